@@ -1,0 +1,410 @@
+"""The knowledge base as pure data: editions, rules, glossary entries, commentary and their links.
+
+Built once by :mod:`kb.build`, saved as ``kb.json`` in the instance folder and read by the CLI,
+the search index and the web app. Nothing here reads a corpus file or does I/O beyond (de)serialising.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from kb.rulenum import RuleNumber, try_parse
+
+LANGS = ("en", "fr", "ja")
+
+
+@dataclass(slots=True)
+class Edition:
+    """One edition of one language: keyed by language and effective date (``en-2025-11-14``).
+
+    ``kind`` is ``full`` (a complete text) or ``partial`` (quotes on a page). ``numbering`` is the
+    id of the English edition whose numbering the rules follow (for English: itself, for a partial
+    text of unknown date: the English editions it ``fits``).
+    """
+
+    id: str
+    lang: str
+    date: str | None
+    kind: str
+    numbering: str | None
+    sources: list[str]
+    version: str | None = None
+    translates: str | None = None
+    fits: list[str] = field(default_factory=list)
+    title: str = ""
+    counts: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class Ref:
+    """A cross-reference found in a text: the span as printed and the number it points to."""
+
+    number: str
+    label: str
+    start: int
+    end: int
+    resolved: bool = True
+    canonical: str | None = None
+
+
+@dataclass(slots=True)
+class Rule:
+    """A numbered node of one edition: section (``1``), rule (``117``) or subrule (``117.3a``)."""
+
+    edition: str
+    lang: str
+    number: str
+    kind: str  # "section" | "rule" | "subrule"
+    text: str
+    title: str | None = None
+    examples: list[str] = field(default_factory=list)
+    parent: str | None = None
+    children: list[str] = field(default_factory=list)
+    refs: list[Ref] = field(default_factory=list)
+    example_refs: list[list[Ref]] = field(default_factory=list)
+    terms: list[str] = field(default_factory=list)  # glossary keys of terms the text uses
+    canonical: str | None = None  # number in the newest English edition; None if deleted
+    change: str | None = None  # vs the previous edition of its language: same/moved/edited/created
+    source: str = ""
+    line: int = 0
+    flags: list[str] = field(default_factory=list)
+
+    @property
+    def key(self) -> RuleNumber:
+        """The parsed number (for ordering)."""
+        num = try_parse(self.number)
+        assert num is not None, self.number
+        return num
+
+
+@dataclass(slots=True)
+class GlossaryEntry:
+    """A glossary entry of one edition; ``key`` is the lower-cased term, used in URLs."""
+
+    edition: str
+    lang: str
+    key: str
+    term: str
+    definition: str
+    aliases: list[str] = field(default_factory=list)
+    obsolete: bool = False
+    see: list[str] = field(default_factory=list)
+    rule_refs: list[str] = field(default_factory=list)
+    refs: list[Ref] = field(default_factory=list)
+    source: str = ""
+    line: int = 0
+
+
+@dataclass(slots=True)
+class Commentary:
+    """Wiki prose about rules or terms: not a rule, attached to the canonical rules it explains."""
+
+    id: str
+    lang: str
+    text: str
+    source: str
+    line: int = 0
+    heading: str | None = None
+    about_rules: list[str] = field(default_factory=list)
+    about_terms: list[str] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class TournamentRule:
+    """One item of the Magic Tournament Rules (MTR), e.g. a tournament shortcut of 4.2."""
+
+    id: str
+    lang: str
+    section: str
+    text: str
+    source: str
+    line: int = 0
+    flags: list[str] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class Term:
+    """One game concept in three languages (priority = priorité = 優先権), from ``terms.toml``."""
+
+    id: str
+    en: list[str]
+    fr: list[str] = field(default_factory=list)
+    ja: list[str] = field(default_factory=list)
+    rules: list[str] = field(default_factory=list)
+
+    def names(self, lang: str) -> list[str]:
+        """The names of the concept in one language (first is preferred)."""
+        return list(getattr(self, lang, []) or [])
+
+
+@dataclass(slots=True)
+class ExampleInfo:
+    """An executable example (``corpus/examples``): its rules, outcome and engine trace."""
+
+    id: str
+    title: str
+    path: str
+    rules: list[str]
+    markdown: str
+    passed: bool
+    trace: list[dict[str, Any]] = field(default_factory=list)
+    trace_text: str = ""
+
+
+@dataclass(slots=True)
+class Change:
+    """What happened to one rule between two editions of a language."""
+
+    change: str  # "same" | "moved" | "edited" | "created" | "deleted"
+    old: str | None
+    new: str | None
+
+
+@dataclass
+class KnowledgeBase:
+    """All editions of all languages and the links between them; read-only once built."""
+
+    editions: dict[str, Edition] = field(default_factory=dict)
+    rules: dict[str, dict[str, Rule]] = field(default_factory=dict)
+    glossary: dict[str, dict[str, GlossaryEntry]] = field(default_factory=dict)
+    commentary: list[Commentary] = field(default_factory=list)
+    tournament: list[TournamentRule] = field(default_factory=list)
+    terms: list[Term] = field(default_factory=list)
+    examples: list[ExampleInfo] = field(default_factory=list)
+    #: canonical number -> {edition id: number in that edition}
+    concordance: dict[str, dict[str, str]] = field(default_factory=dict)
+    #: "from-id..to-id" -> list of changes between two editions of one language
+    changes: dict[str, list[Change]] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+    content_hash: str = ""
+
+    # ---- editions ------------------------------------------------------------------------
+    def editions_of(self, lang: str, *, full_only: bool = False) -> list[Edition]:
+        """Editions of a language, oldest first (undated partial texts first)."""
+        eds = [e for e in self.editions.values() if e.lang == lang]
+        if full_only:
+            eds = [e for e in eds if e.kind == "full"]
+        return sorted(eds, key=lambda e: (e.date or "", e.id))
+
+    def newest(self, lang: str) -> Edition | None:
+        """The newest edition of a language: a full text if there is one, else any."""
+        full = self.editions_of(lang, full_only=True)
+        if full:
+            return full[-1]
+        eds = self.editions_of(lang)
+        return eds[-1] if eds else None
+
+    def edition(self, lang: str, spec: str | None) -> Edition | None:
+        """Find an edition of ``lang`` by id, ISO date or date prefix (``2019-07``); None: newest."""
+        if not spec:
+            return self.newest(lang)
+        spec = spec.strip()
+        if spec in self.editions and self.editions[spec].lang == lang:
+            return self.editions[spec]
+        matches = [
+            e
+            for e in self.editions_of(lang)
+            if e.id == f"{lang}-{spec}" or (e.date and e.date.startswith(spec)) or e.version == spec
+        ]
+        return matches[-1] if matches else None
+
+    # ---- rules ---------------------------------------------------------------------------
+    def rule(self, edition_id: str, number: str) -> Rule | None:
+        """The rule with that number in one edition, or None."""
+        return self.rules.get(edition_id, {}).get(number)
+
+    def in_edition(self, canonical: str, edition_id: str) -> Rule | None:
+        """The rule of one edition that is (or became) the given canonical rule."""
+        number = self.concordance.get(canonical, {}).get(edition_id)
+        return self.rule(edition_id, number) if number else None
+
+    def find(self, lang: str, number: str, edition: str | None = None) -> Rule | None:
+        """Look a rule up by language and number: in a pinned edition, or newest that has it."""
+        if edition:
+            ed = self.edition(lang, edition)
+            return self.rule(ed.id, number) if ed else None
+        for ed in reversed(self.editions_of(lang)):
+            if ed.kind == "full" and number in self.rules.get(ed.id, {}):
+                return self.rules[ed.id][number]
+        for ed in reversed(self.editions_of(lang)):
+            if number in self.rules.get(ed.id, {}):
+                return self.rules[ed.id][number]
+        return None
+
+    def current(self, canonical: str, lang: str) -> Rule | None:
+        """The newest rule of ``lang`` that maps to a canonical number."""
+        editions = self.concordance.get(canonical, {})
+        for ed in reversed(self.editions_of(lang)):
+            if ed.id in editions:
+                return self.rule(ed.id, editions[ed.id])
+        return None
+
+    def subtree(self, rule: Rule) -> list[Rule]:
+        """The rule and everything below it, in document order."""
+        out = [rule]
+        for child in rule.children:
+            node = self.rule(rule.edition, child)
+            if node:
+                out.extend(self.subtree(node))
+        return out
+
+    def neighbours(self, rule: Rule) -> tuple[Rule | None, Rule | None]:
+        """The previous and next rule of the same edition in document order."""
+        numbers = self.ordered_numbers(rule.edition)
+        try:
+            pos = numbers.index(rule.number)
+        except ValueError:
+            return None, None
+        table = self.rules[rule.edition]
+        prev = table[numbers[pos - 1]] if pos > 0 else None
+        nxt = table[numbers[pos + 1]] if pos + 1 < len(numbers) else None
+        return prev, nxt
+
+    def ordered_numbers(self, edition_id: str) -> list[str]:
+        """All numbers of one edition, sorted numerically (cached per edition)."""
+        cache = self.__dict__.setdefault("_order", {})
+        if edition_id not in cache:
+            table = self.rules.get(edition_id, {})
+            cache[edition_id] = sorted(table, key=lambda n: table[n].key.sort_key())
+        return cache[edition_id]
+
+    def nearest(self, lang: str, number: str, edition: str | None = None, n: int = 5) -> list[str]:
+        """Numbers close to an unknown one (same parent first, then by spelling), for suggestions."""
+        ed = self.edition(lang, edition)
+        if ed is None:
+            return []
+        numbers = self.ordered_numbers(ed.id)
+        wanted = try_parse(number)
+        out: list[str] = []
+        if wanted is not None:
+            for anc in wanted.ancestors():
+                if str(anc) in self.rules[ed.id]:
+                    siblings = [str(anc), *self.rules[ed.id][str(anc)].children]
+                    out.extend(s for s in siblings if s not in out)
+                    break
+        out.extend(m for m in difflib.get_close_matches(number, numbers, n=n) if m not in out)
+        return out[:n]
+
+    def history(self, canonical: str, lang: str) -> list[dict[str, Any]]:
+        """The rule across every edition of ``lang``: ``{edition, date, number, change}``."""
+        out: list[dict[str, Any]] = []
+        numbers = self.concordance.get(canonical, {})
+        for ed in self.editions_of(lang):
+            if ed.id in numbers:
+                rule = self.rule(ed.id, numbers[ed.id])
+                out.append(
+                    {
+                        "edition": ed.id,
+                        "date": ed.date,
+                        "number": numbers[ed.id],
+                        "change": rule.change if rule else None,
+                    }
+                )
+        return out
+
+    def referenced_by(self, rule: Rule) -> list[str]:
+        """Numbers of the rules of the same edition whose text refers to this rule."""
+        index = self.__dict__.setdefault("_backrefs", {})
+        if rule.edition not in index:
+            back: dict[str, list[str]] = {}
+            for other in self.rules.get(rule.edition, {}).values():
+                for ref in other.refs:
+                    back.setdefault(ref.number, [])
+                    if other.number not in back[ref.number]:
+                        back[ref.number].append(other.number)
+            index[rule.edition] = back
+        return index[rule.edition].get(rule.number, [])
+
+    def examples_for(self, canonical: str) -> list[ExampleInfo]:
+        """Executable examples that cite this canonical rule (or a rule below it)."""
+        return [
+            ex
+            for ex in self.examples
+            if any(r == canonical or _is_prefix_rule(canonical, r) for r in ex.rules)
+        ]
+
+    # ---- glossary ------------------------------------------------------------------------
+    def glossary_lookup(self, term: str, lang: str, edition: str | None = None) -> GlossaryEntry | None:
+        """A glossary entry by term or alias, case-insensitively, in the newest edition having it."""
+        wanted = term.strip().lower()
+        eds = [self.edition(lang, edition)] if edition else list(reversed(self.editions_of(lang)))
+        for ed in eds:
+            if ed is None:
+                continue
+            table = self.glossary.get(ed.id, {})
+            if wanted in table:
+                return table[wanted]
+            for entry in table.values():
+                if wanted in (a.lower() for a in entry.aliases):
+                    return entry
+        return None
+
+    # ---- (de)serialisation ----------------------------------------------------------------
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready dict of everything (the ``kb.json`` artefact)."""
+        return {
+            "format": 1,
+            "content_hash": self.content_hash,
+            "editions": [asdict(e) for e in self.editions.values()],
+            "rules": {ed: [asdict(r) for r in table.values()] for ed, table in self.rules.items()},
+            "glossary": {
+                ed: [asdict(g) for g in table.values()] for ed, table in self.glossary.items()
+            },
+            "commentary": [asdict(c) for c in self.commentary],
+            "tournament": [asdict(t) for t in self.tournament],
+            "terms": [asdict(t) for t in self.terms],
+            "examples": [asdict(x) for x in self.examples],
+            "concordance": self.concordance,
+            "changes": {k: [asdict(c) for c in v] for k, v in self.changes.items()},
+            "warnings": self.warnings,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> KnowledgeBase:
+        """Rebuild a knowledge base from :meth:`to_json` output."""
+
+        def rule(d: dict[str, Any]) -> Rule:
+            d = dict(d)
+            d["refs"] = [Ref(**r) for r in d["refs"]]
+            d["example_refs"] = [[Ref(**r) for r in refs] for refs in d["example_refs"]]
+            return Rule(**d)
+
+        def gloss(d: dict[str, Any]) -> GlossaryEntry:
+            d = dict(d)
+            d["refs"] = [Ref(**r) for r in d["refs"]]
+            return GlossaryEntry(**d)
+
+        return cls(
+            editions={e["id"]: Edition(**e) for e in data["editions"]},
+            rules={ed: {r["number"]: rule(r) for r in rs} for ed, rs in data["rules"].items()},
+            glossary={
+                ed: {g["key"]: gloss(g) for g in gs} for ed, gs in data["glossary"].items()
+            },
+            commentary=[Commentary(**c) for c in data["commentary"]],
+            tournament=[TournamentRule(**t) for t in data["tournament"]],
+            terms=[Term(**t) for t in data["terms"]],
+            examples=[ExampleInfo(**x) for x in data["examples"]],
+            concordance=data["concordance"],
+            changes={k: [Change(**c) for c in v] for k, v in data["changes"].items()},
+            warnings=data["warnings"],
+            content_hash=data["content_hash"],
+        )
+
+    def save(self, path: Path) -> None:
+        """Write ``kb.json`` (compact UTF-8)."""
+        path.write_text(json.dumps(self.to_json(), ensure_ascii=False), encoding="utf-8")
+
+    @classmethod
+    def load(cls, path: Path) -> KnowledgeBase:
+        """Read ``kb.json``."""
+        return cls.from_json(json.loads(path.read_text(encoding="utf-8")))
+
+
+def _is_prefix_rule(ancestor: str, number: str) -> bool:
+    """True if ``ancestor`` is above ``number`` (the page of 117 shows examples citing 117.3b)."""
+    a, b = try_parse(ancestor), try_parse(number)
+    return bool(a and b and a.is_ancestor_of(b))
