@@ -1,0 +1,517 @@
+"""Reader of the official Comprehensive Rules text file (English, and French/Japanese translations
+published in the same layout) into a :class:`SourceDoc` of rules and glossary entries.
+
+Layout, as published: a title, the effective date, an introduction, a table of contents (which
+repeats the "Glossary" and "Credits" headings), the numbered rules, the glossary, the credits. The
+rules start after the first "Credits" line; the glossary runs from the last "Glossary" line to the
+last "Credits" line. What the reader cannot place is reported as a Problem with file and line.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from kb.rulenum import LETTERS, RuleNumberError, parse, try_parse
+from kb.sources.decode import normalize_text, read_text
+from kb.sources.records import GlossaryRecord, Problem, RuleRecord, SourceDoc, SourceError
+
+__all__ = ["looks_like_cr_text", "read_cr_text"]
+
+GLOSSARY_HEADINGS = {"Glossary": "en", "Glossaire": "fr", "用語集": "ja"}
+CREDITS_HEADINGS = {"Credits": "en", "Crédits": "fr", "クレジット": "ja"}
+
+# A numbered line: "1.", "117.", "117.1.", "117.1a", and the typos "119.1d." and "606.5".
+_NUMBER = re.compile(r"(\d{1,3})\.(?:(\d{1,3})([a-z])?(\.)?)?")
+_EXAMPLE = re.compile(r"(?:Examples?|Exemples?|例)\s*[:：]\s*")
+_ITALICS = re.compile(r"(?<![\w_])_(?=\S)([^_\n]+?)(?<=\S)_(?![\w_])")
+_MARKS = (("(R)", "®"), ("(TM)", "™"))
+
+_MONTHS_EN = {
+    m: i + 1
+    for i, m in enumerate(
+        [
+            "january",
+            "february",
+            "march",
+            "april",
+            "may",
+            "june",
+            "july",
+            "august",
+            "september",
+            "october",
+            "november",
+            "december",
+        ]
+    )
+}
+_MONTHS_FR = {
+    m: i + 1
+    for i, m in enumerate(
+        [
+            "janvier",
+            "février",
+            "mars",
+            "avril",
+            "mai",
+            "juin",
+            "juillet",
+            "août",
+            "septembre",
+            "octobre",
+            "novembre",
+            "décembre",
+        ]
+    )
+}
+_MONTHS_FR |= {"fevrier": 2, "aout": 8, "decembre": 12}
+_DATE_EN = re.compile(
+    r"effective\s+(?:as\s+of|from|on)\s+([A-Za-z]+)\s+(\d{1,2}),?\s+(\d{4})", re.IGNORECASE
+)
+_DATE_FR = re.compile(
+    r"(?:en\s+vigueur|effectives?|applicables?|prennent\s+effet)\D{0,30}?"
+    r"\b(\d{1,2})(?:er)?\s+([a-zéû]+)\s+(\d{4})",
+    re.IGNORECASE,
+)
+_DATE_JA = re.compile(
+    r"(\d{4})\s*年\s*(\d{1,2})\s*月\s*(\d{1,2})\s*日\s*(?:から|より|以降)?\s*(?:有効|発効|施行)"
+)
+_VERSION = re.compile(r"(?:総合ルール|[Vv]ersion)\s*[:：]?\s*((\d{4})(\d{2})(\d{2})\.\d+)")
+
+_OBSOLETE = re.compile(r"\s*[(（]\s*(?:Obsolete|Obsolète|obsolète|廃止)\s*[)）]\s*$")
+# Terms that contain a comma but are one name, not "term, alias" (APNAP and its translations).
+_WHOLE_TERMS = {
+    "Active Player, Nonactive Player Order",
+    "Ordre Joueur actif, Joueur non actif",
+    "Ordre joueur actif, joueur non actif",
+}
+_COMMA_IN_QUOTES = re.compile(r',([”"»])(?=\s|$)')
+_QUOTES = '"“”«»「」『』'
+_SEE = re.compile(r"\b(?:See|Voir)(?:\s+(?:also|aussi))?\s+(.+?)(?:\.[”\"»]?|[”\"»]\.)(?=\s|$)")
+_SEE_JA = re.compile(r"(?<![\w.])「([^」]+)」\s*(?:を)?参照")
+_NUM = r"\d{1,3}(?:\.\d{1,3}[a-z]?)?"
+_NUM_RANGE = rf"{_NUM}(?:\s*[–-]\s*(?:{_NUM}|[a-z]\b))?"
+_REFS = re.compile(
+    rf"(?:\b(?:[Rr]ules?|[Ss]ections?|[Rr]ègles?|See|Voir)\s+|ルール\s*|第)"
+    rf"({_NUM_RANGE}(?:(?:\s*,\s*(?:and\s+|et\s+|or\s+|ou\s+)?|\s+(?:and|et|or|ou)\s+|、)"
+    rf"{_NUM_RANGE})*)"
+)
+_REF_ITEM = re.compile(rf"({_NUM})(?:\s*[–-]\s*({_NUM}|[a-z])\b)?")
+
+
+@dataclass(slots=True)
+class _Regions:
+    rules_start: int  # index of the first numbered line of the rules
+    glossary: int  # index of the last glossary heading
+    credits: int  # index of the last credits heading
+    lang: str
+
+
+def _clean(line: str) -> str:
+    """Readable text from the ASCII-only editions: drop the underscores of _italics_, restore the
+    registered and trademark signs."""
+    if "_" in line:
+        line = _ITALICS.sub(r"\1", line)
+    if "(" in line:
+        for ascii_mark, sign in _MARKS:
+            line = line.replace(ascii_mark, sign)
+    return line
+
+
+def _heading_lines(lines: list[str], headings: dict[str, str]) -> list[int]:
+    return [i for i, line in enumerate(lines) if line.strip() in headings]
+
+
+def looks_like_cr_text(text: str) -> bool:
+    """True for text in the Comprehensive Rules' layout: numbered rules ("100.1." …), a glossary
+    heading and a credits heading in English, French or Japanese."""
+    lines = text.split("\n") if "\n" in text else normalize_text(text).split("\n")
+    if not _heading_lines(lines, GLOSSARY_HEADINGS) or not _heading_lines(lines, CREDITS_HEADINGS):
+        return False
+    numbered = 0
+    for line in lines:
+        if line[:1].isdigit() and re.match(r"\d{3}\.\d{1,3}(?:[a-z]|\.)", line):
+            numbered += 1
+            if numbered >= 10:
+                return True
+    return False
+
+
+def _regions(lines: list[str], path: str) -> _Regions:
+    glossaries = _heading_lines(lines, GLOSSARY_HEADINGS)
+    credits = _heading_lines(lines, CREDITS_HEADINGS)
+    if not credits and not glossaries:
+        raise SourceError(path, "not a Comprehensive Rules text: no Glossary or Credits heading")
+    if not credits:
+        raise SourceError(
+            path,
+            "truncated Comprehensive Rules text: no Credits heading after the glossary",
+            glossaries[-1] + 1,
+        )
+    first_credits = credits[0]
+    glossary = glossaries[-1] if glossaries else -1
+    if glossary > first_credits:
+        begin = first_credits + 1
+    else:
+        # No contents list before the rules: the rules start at the last "1." heading before the
+        # glossary (the contents, if any, hold an earlier one).
+        begin = next(
+            (i for i in range(glossary - 1, -1, -1) if re.match(r"1\.\s+\S", lines[i]) and i > 0),
+            -1,
+        )
+        if glossary < 0 or begin < 0:
+            where = first_credits + 1
+            raise SourceError(
+                path,
+                "truncated Comprehensive Rules text: the rules stop without a Glossary heading "
+                "after them",
+                where if glossary < 0 else None,
+            )
+    last_credits = credits[-1]
+    if last_credits < glossary:
+        raise SourceError(
+            path,
+            "truncated Comprehensive Rules text: no Credits heading after the glossary",
+            len(lines),
+        )
+    start = next((i for i in range(begin, glossary) if _NUMBER.match(lines[i])), None)
+    if start is None:
+        raise SourceError(
+            path, "not a Comprehensive Rules text: no numbered rules before the glossary", begin + 1
+        )
+    lang = GLOSSARY_HEADINGS[lines[glossary].strip()]
+    return _Regions(start, glossary, last_credits, lang)
+
+
+def _sniff_lang(text: str, heading_lang: str) -> str:
+    head = text[:4000]
+    kana = sum(1 for ch in head if "\u3040" <= ch <= "\u30ff" or "\u4e00" <= ch <= "\u9fff")
+    if kana > 20:
+        return "ja"
+    if heading_lang == "fr" or re.search(r"\b(?:règles|Règles|vigueur)\b", head):
+        return "fr"
+    return heading_lang
+
+
+def _iso(year: int, month: int, day: int) -> str | None:
+    if 1 <= month <= 12 and 1 <= day <= 31:
+        return f"{year:04d}-{month:02d}-{day:02d}"
+    return None
+
+
+def _effective_date(text: str) -> str | None:
+    for match in _DATE_EN.finditer(text):
+        month = _MONTHS_EN.get(match[1].lower())
+        if month:
+            return _iso(int(match[3]), month, int(match[2]))
+    for match in _DATE_FR.finditer(text):
+        month = _MONTHS_FR.get(match[2].lower())
+        if month:
+            return _iso(int(match[3]), month, int(match[1]))
+    for match in _DATE_JA.finditer(text):
+        return _iso(int(match[1]), int(match[2]), int(match[3]))
+    return None
+
+
+@dataclass(slots=True)
+class _Numbered:
+    key: str
+    is_heading: bool
+    rest: str
+    typo: str | None
+
+
+def _numbered(line: str) -> _Numbered | None:
+    """Split a numbered line into its number key and the rest; None if the line is not one."""
+    match = _NUMBER.match(line)
+    if not match:
+        return None
+    major, minor, letter, dot = match.groups()
+    rest = line[match.end() :]
+    typo = None
+    if rest and not rest[0].isspace():
+        # "901.4.All": tolerated only when the number itself ended with its period.
+        if not (minor and dot):
+            return None
+        typo = f"no space after the number {line[: match.end()]!r}"
+    if minor is None and len(major) == 2:
+        return None
+    key = f"{major}.{minor}{letter or ''}" if minor else major
+    try:
+        number = parse(key)
+    except RuleNumberError:
+        return None
+    if letter and dot:
+        typo = f"extra period after the number {line[: match.end()]!r}"
+    elif minor and not letter and not dot:
+        typo = f"missing period after the number {line[: match.end()]!r}"
+    return _Numbered(str(number), number.minor is None, rest.strip(), typo)
+
+
+def _read_rules(
+    lines: list[str], regions: _Regions, path: str, problems: list[Problem]
+) -> list[RuleRecord]:
+    rules: list[RuleRecord] = []
+    seen: dict[str, RuleRecord] = {}
+    current: RuleRecord | None = None  # the rule that examples and continuations belong to
+    in_example = False
+    blank_before = False
+    previous = None
+    for index in range(regions.rules_start, regions.glossary):
+        line = lines[index]
+        lineno = index + 1
+        if not line.strip():
+            blank_before = True
+            continue
+        numbered = _numbered(line)
+        example = None if numbered else _EXAMPLE.match(line)
+        if numbered:
+            record = RuleRecord(
+                numbered.key,
+                "" if numbered.is_heading else numbered.rest,
+                lineno,
+                title=numbered.rest if numbered.is_heading else None,
+            )
+            if numbered.typo:
+                record.flags.append("typo-number")
+                problems.append(Problem(path, lineno, f"rule {numbered.key}: {numbered.typo}"))
+            first = seen.get(numbered.key)
+            if first is not None:
+                problems.append(
+                    Problem(
+                        path,
+                        lineno,
+                        f"duplicate rule number {numbered.key} at line {lineno} (first at line "
+                        f"{first.line}); kept the first, dropped this one and its examples",
+                    )
+                )
+            else:
+                number = parse(numbered.key)
+                if previous is not None and number < previous:
+                    problems.append(
+                        Problem(
+                            path, lineno, f"rule {numbered.key} is out of order (after {previous})"
+                        )
+                    )
+                previous = number
+                seen[numbered.key] = record
+                rules.append(record)
+            current = record
+            in_example = False
+        elif example:
+            if current is None:
+                problems.append(
+                    Problem(path, lineno, "example before the first rule; cannot be placed")
+                )
+                continue
+            current.examples.append(line[example.end() :].strip())
+            in_example = True
+        elif current is None:
+            problems.append(
+                Problem(path, lineno, f"unnumbered line before the first rule: {line.strip()!r}")
+            )
+        else:
+            text = line.strip()
+            if in_example:
+                current.examples[-1] += "\n" + text
+            elif current.title is not None:
+                current.title += "\n" + text
+            else:
+                current.text += "\n" + text
+            if blank_before:
+                problems.append(
+                    Problem(
+                        path,
+                        lineno,
+                        f"unnumbered line after a blank line; attached to rule {current.number} "
+                        "as a continuation",
+                    )
+                )
+        blank_before = False
+    return rules
+
+
+def _split_aliases(term: str) -> list[str]:
+    """Split "Kicker, Kicked" at commas outside quotation marks."""
+    # American punctuation puts the separating comma inside the quotes: '“Partner—[text],” “…”'.
+    term = _COMMA_IN_QUOTES.sub(r"\1,", term)
+    parts: list[str] = []
+    depth = 0
+    straight_open = False
+    start = 0
+    for i, ch in enumerate(term):
+        if ch in "“«「":
+            depth += 1
+        elif ch in "”»」":
+            depth = max(0, depth - 1)
+        elif ch == '"':
+            straight_open = not straight_open
+        elif ch in ",、" and depth == 0 and not straight_open:
+            parts.append(term[start:i])
+            start = i + 1
+    parts.append(term[start:])
+    return [p for p in (_unquote(p) for p in parts) if p]
+
+
+def _unquote(text: str) -> str:
+    """'“Partner with [name]”' -> 'Partner with [name]'; quotes inside a name stay."""
+    text = text.strip(" ,")
+    if text[:1] in _QUOTES or text[-1:] in _QUOTES:
+        text = text.strip(_QUOTES + " ,")
+    return text
+
+
+def _expand_ref(first: str, last: str | None) -> Iterator[str]:
+    number = try_parse(first)
+    if number is None:
+        return
+    yield str(number)
+    if not last:
+        return
+    if len(last) == 1 and number.letter and last in LETTERS and number.letter in LETTERS:
+        # "509.1b–c": the letters in between are rules of their own.
+        for letter in LETTERS[LETTERS.index(number.letter) + 1 : LETTERS.index(last) + 1]:
+            yield f"{number.major}.{number.minor}{letter}"
+        return
+    end = try_parse(last)
+    if end is not None:
+        yield str(end)
+
+
+def _rule_refs(definition: str) -> list[str]:
+    refs: list[str] = []
+    for match in _REFS.finditer(definition):
+        for item in _REF_ITEM.finditer(match[1]):
+            for ref in _expand_ref(item[1], item[2]):
+                if ref not in refs:
+                    refs.append(ref)
+    return refs
+
+
+def _see_targets(definition: str) -> list[str]:
+    targets: list[str] = []
+    for match in _SEE.finditer(definition):
+        target = _unquote(match[1])
+        if (
+            not target
+            or target[0].isdigit()
+            or re.match(r"(?i)(rules?|sections?|règles?)\b", target)
+        ):
+            continue
+        targets.append(target)
+    targets.extend(_unquote(m[1]) for m in _SEE_JA.finditer(definition))
+    return targets
+
+
+def _read_glossary(
+    lines: list[str], regions: _Regions, path: str, problems: list[Problem]
+) -> list[GlossaryRecord]:
+    paragraphs: list[list[tuple[int, str]]] = []
+    block: list[tuple[int, str]] = []
+    for index in range(regions.glossary + 1, regions.credits):
+        line = lines[index].strip()
+        if line:
+            block.append((index + 1, line))
+        elif block:
+            paragraphs.append(block)
+            block = []
+    if block:
+        paragraphs.append(block)
+
+    entries: list[GlossaryRecord] = []
+    for block in paragraphs:
+        lineno, head = block[0]
+        body = "\n".join(text for _, text in block[1:])
+        if len(block) == 1:
+            if entries and (head.endswith((".", "。", ")", "）")) or len(head) > 80):
+                entries[-1].definition += "\n" + head
+                problems.append(
+                    Problem(
+                        path,
+                        lineno,
+                        f"glossary line after a blank line; attached to the entry "
+                        f"{entries[-1].term!r} as a continuation",
+                    )
+                )
+                continue
+            problems.append(Problem(path, lineno, f"glossary term {head!r} has no definition"))
+        entry = GlossaryRecord(term=head, definition=body, line=lineno)
+        marker = _OBSOLETE.search(head)
+        if marker:
+            entry.obsolete = True
+            head = head[: marker.start()].strip()
+        entry.term = head
+        entry.rule_refs = _rule_refs(body)
+        entry.see = _see_targets(body)
+        entries.append(entry)
+
+    # A comma splits a term from its aliases unless the whole line is one name: a known one, or
+    # one that other entries point to as a whole ("See Active Player, Nonactive Player Order.").
+    whole = set(_WHOLE_TERMS)
+    for entry in entries:
+        whole.update(entry.see)
+    for entry in entries:
+        if entry.term in whole:
+            continue
+        names = _split_aliases(entry.term)
+        if names:
+            entry.term, entry.aliases = names[0], names[1:]
+    terms = {entry.term for entry in entries} | {a for e in entries for a in e.aliases}
+    for entry in entries:
+        targets: list[str] = []
+        for target in entry.see:
+            pieces = [target] if target in terms else _split_aliases(target)
+            targets.extend(p for p in pieces if p not in targets)
+        entry.see = targets
+    return entries
+
+
+def read_cr_text(path: Path, text: str | None = None) -> SourceDoc:
+    """Read an official Comprehensive Rules text file (EN, or FR/JA in the same layout) into a
+    SourceDoc of kind "cr": rules in document order, glossary entries, edition date and problems.
+
+    Raises SourceError for a file that is not a CR text, is truncated, or has no effective date.
+    """
+    name = str(path)
+    text = read_text(Path(path)) if text is None else normalize_text(text)
+    lines = [_clean(line.rstrip()) for line in text.split("\n")]
+    regions = _regions(lines, name)
+    lang = _sniff_lang(text, regions.lang)
+    problems: list[Problem] = []
+
+    header = "\n".join(lines[: regions.rules_start])
+    trailer = "\n".join(lines[regions.credits :])
+    version_match = _VERSION.search(header) or _VERSION.search(trailer)
+    version = version_match[1] if version_match else None
+    date = _effective_date(header) or _effective_date(trailer)
+    if date is None and version_match:
+        date = _iso(int(version_match[2]), int(version_match[3]), int(version_match[4]))
+    if date is None:
+        raise SourceError(
+            name, "no effective date found (e.g. 'These rules are effective as of …')"
+        )
+    title = next((line.strip() for line in lines if line.strip()), None)
+
+    rules = _read_rules(lines, regions, name, problems)
+    if not any(not parse(rule.number).is_section for rule in rules):
+        raise SourceError(name, "not a Comprehensive Rules text: no numbered rules", None)
+    glossary = _read_glossary(lines, regions, name, problems)
+    if not glossary:
+        problems.append(Problem(name, regions.glossary + 1, "the glossary has no entries"))
+    return SourceDoc(
+        path=name,
+        lang=lang,
+        kind="cr",
+        format="cr-text",
+        date=date,
+        version=version,
+        numbering=date,
+        translates=None if lang == "en" else date,
+        title=title,
+        rules=rules,
+        glossary=glossary,
+        problems=problems,
+    )
