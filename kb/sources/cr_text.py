@@ -25,6 +25,8 @@ CREDITS_HEADINGS = {"Credits": "en", "Crédits": "fr", "クレジット": "ja"}
 
 # A numbered line: "1.", "117.", "117.1.", "117.1a", and the typos "119.1d." and "606.5".
 _NUMBER = re.compile(r"(\d{1,3})\.(?:(\d{1,3})([a-z])?(\.)?)?")
+_SUBRULE = re.compile(r"\d{3}\.\d{1,3}(?:[a-z]|\.)")
+_SECTION_ONE = re.compile(r"1\.\s+\S")
 _EXAMPLE = re.compile(r"(?:Examples?|Exemples?|例)\s*[:：]\s*")
 _ITALICS = re.compile(r"(?<![\w_])_(?=\S)([^_\n]+?)(?<=\S)_(?![\w_])")
 _MARKS = (("(R)", "®"), ("(TM)", "™"))
@@ -133,11 +135,15 @@ def looks_like_cr_text(text: str) -> bool:
         return False
     numbered = 0
     for line in lines:
-        if line[:1].isdigit() and re.match(r"\d{3}\.\d{1,3}(?:[a-z]|\.)", line):
+        if line[:1].isdigit() and _SUBRULE.match(line):
             numbered += 1
             if numbered >= 10:
                 return True
     return False
+
+
+def _first_subrule(lines: list[str], begin: int, end: int) -> int | None:
+    return next((i for i in range(begin, end) if _SUBRULE.match(lines[i])), None)
 
 
 def _regions(lines: list[str], path: str) -> _Regions:
@@ -145,39 +151,41 @@ def _regions(lines: list[str], path: str) -> _Regions:
     credits = _heading_lines(lines, CREDITS_HEADINGS)
     if not credits and not glossaries:
         raise SourceError(path, "not a Comprehensive Rules text: no Glossary or Credits heading")
-    if not credits:
-        raise SourceError(
-            path,
-            "truncated Comprehensive Rules text: no Credits heading after the glossary",
-            glossaries[-1] + 1,
-        )
-    first_credits = credits[0]
+    end = len(lines)
+    first_credits = credits[0] if credits else end
     glossary = glossaries[-1] if glossaries else -1
     if glossary > first_credits:
         begin = first_credits + 1
     else:
-        # No contents list before the rules: the rules start at the last "1." heading before the
-        # glossary (the contents, if any, hold an earlier one).
-        begin = next(
-            (i for i in range(glossary - 1, -1, -1) if re.match(r"1\.\s+\S", lines[i]) and i > 0),
-            -1,
-        )
-        if glossary < 0 or begin < 0:
-            where = first_credits + 1
+        # No glossary after the first Credits heading: either the file stops inside the rules, or
+        # it has no contents list and the rules stand before its only Glossary heading.
+        after = _first_subrule(lines, first_credits + 1, end) if credits else None
+        if after is not None or glossary < 0:
             raise SourceError(
                 path,
-                "truncated Comprehensive Rules text: the rules stop without a Glossary heading "
-                "after them",
-                where if glossary < 0 else None,
+                "truncated Comprehensive Rules text: the rules run to the end of the file "
+                f"(line {end}) without a Glossary heading after them",
+                (after + 1) if after is not None else None,
             )
-    last_credits = credits[-1]
+        if _first_subrule(lines, 0, glossary) is None:
+            raise SourceError(
+                path, "not a Comprehensive Rules text: no numbered rules before the glossary"
+            )
+        begin = 0
+    last_credits = credits[-1] if credits else -1
     if last_credits < glossary:
         raise SourceError(
             path,
-            "truncated Comprehensive Rules text: no Credits heading after the glossary",
-            len(lines),
+            "truncated Comprehensive Rules text: no Credits heading after the glossary "
+            f"(line {glossary + 1})",
+            end,
         )
-    start = next((i for i in range(begin, glossary) if _NUMBER.match(lines[i])), None)
+    start = None
+    if begin == 0:
+        # Without a contents list, the last "1." heading before the glossary opens the rules.
+        start = next((i for i in range(glossary - 1, -1, -1) if _SECTION_ONE.match(lines[i])), None)
+    if start is None:
+        start = next((i for i in range(begin, glossary) if _numbered(lines[i])), None)
     if start is None:
         raise SourceError(
             path, "not a Comprehensive Rules text: no numbered rules before the glossary", begin + 1
@@ -200,6 +208,11 @@ def _iso(year: int, month: int, day: int) -> str | None:
     if 1 <= month <= 12 and 1 <= day <= 31:
         return f"{year:04d}-{month:02d}-{day:02d}"
     return None
+
+
+def _version_date(match: re.Match[str] | None) -> str | None:
+    """The English edition a translation version such as "20231117.0" follows."""
+    return _iso(int(match[2]), int(match[3]), int(match[4])) if match else None
 
 
 def _effective_date(text: str) -> str | None:
@@ -487,8 +500,8 @@ def read_cr_text(path: Path, text: str | None = None) -> SourceDoc:
     version_match = _VERSION.search(header) or _VERSION.search(trailer)
     version = version_match[1] if version_match else None
     date = _effective_date(header) or _effective_date(trailer)
-    if date is None and version_match:
-        date = _iso(int(version_match[2]), int(version_match[3]), int(version_match[4]))
+    if date is None:
+        date = _version_date(version_match)
     if date is None:
         raise SourceError(
             name, "no effective date found (e.g. 'These rules are effective as of …')"
@@ -509,7 +522,7 @@ def read_cr_text(path: Path, text: str | None = None) -> SourceDoc:
         date=date,
         version=version,
         numbering=date,
-        translates=None if lang == "en" else date,
+        translates=None if lang == "en" else (_version_date(version_match) or date),
         title=title,
         rules=rules,
         glossary=glossary,
