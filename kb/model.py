@@ -68,6 +68,7 @@ class Rule:
     example_refs: list[list[Ref]] = field(default_factory=list)
     terms: list[str] = field(default_factory=list)  # glossary keys of terms the text uses
     canonical: str | None = None  # number in the newest English edition; None if deleted
+    lineage: str = ""  # groups the rule across editions: canonical, or "<edition>:<number>"
     change: str | None = None  # vs the previous edition of its language: same/moved/edited/created
     source: str = ""
     line: int = 0
@@ -328,7 +329,9 @@ class KnowledgeBase:
         ]
 
     # ---- glossary ------------------------------------------------------------------------
-    def glossary_lookup(self, term: str, lang: str, edition: str | None = None) -> GlossaryEntry | None:
+    def glossary_lookup(
+        self, term: str, lang: str, edition: str | None = None
+    ) -> GlossaryEntry | None:
         """A glossary entry by term or alias, case-insensitively, in the newest edition having it."""
         wanted = term.strip().lower()
         eds = [self.edition(lang, edition)] if edition else list(reversed(self.editions_of(lang)))
@@ -381,9 +384,7 @@ class KnowledgeBase:
         return cls(
             editions={e["id"]: Edition(**e) for e in data["editions"]},
             rules={ed: {r["number"]: rule(r) for r in rs} for ed, rs in data["rules"].items()},
-            glossary={
-                ed: {g["key"]: gloss(g) for g in gs} for ed, gs in data["glossary"].items()
-            },
+            glossary={ed: {g["key"]: gloss(g) for g in gs} for ed, gs in data["glossary"].items()},
             commentary=[Commentary(**c) for c in data["commentary"]],
             tournament=[TournamentRule(**t) for t in data["tournament"]],
             terms=[Term(**t) for t in data["terms"]],

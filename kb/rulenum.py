@@ -12,7 +12,7 @@ import unicodedata
 from dataclasses import dataclass
 from functools import total_ordering
 
-__all__ = ["RuleNumber", "RuleNumberError", "parse", "try_parse", "LETTERS"]
+__all__ = ["LETTERS", "RuleNumber", "RuleNumberError", "parse", "try_parse"]
 
 #: Subrule letters in the order the rules use them (no "l", no "o").
 LETTERS = "abcdefghijkmnpqrstuvwxyz"

@@ -1,0 +1,661 @@
+"""Build: corpus files -> records -> knowledge base -> artefacts (``kb.json`` and the search index).
+
+The build reads the embedded corpus plus the paths a user added, links and aligns everything, runs
+the executable examples, and writes the instance folder atomically: a new build is made beside the
+old one and swapped in by renaming, so a failed build leaves the previous one intact. When the
+content hash of every input (and of the code that builds) is unchanged, nothing is rebuilt.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import sys
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from kb import concordance
+from kb.model import (
+    Commentary,
+    Edition,
+    ExampleInfo,
+    GlossaryEntry,
+    KnowledgeBase,
+    Ref,
+    Rule,
+    TournamentRule,
+)
+from kb.paths import CORPUS_DIR, EXAMPLES_DIR, PACKAGE_DIR
+from kb.rulenum import try_parse
+from kb.sources.records import Problem, SourceDoc, SourceError
+
+FORMAT_VERSION = "1"
+KB_FILE = "kb.json"
+BUILD_FILE = "build.json"
+CORPUS_FILE = "corpus.json"
+INDEX_DIR = "index"
+
+Progress = Callable[[str, int, int], None]
+
+
+class BuildError(Exception):
+    """A build that cannot be made; the message names the file (and line) at fault."""
+
+
+@dataclass
+class BuildReport:
+    """What a build did: counts, timings and the problems it reported."""
+
+    instance: Path
+    skipped: bool
+    content_hash: str
+    seconds: float = 0.0
+    timings: dict[str, float] = field(default_factory=dict)
+    editions: list[dict[str, Any]] = field(default_factory=list)
+    totals: dict[str, int] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def summary(self) -> str:
+        """A human summary: editions, counts, references, warnings with file:line."""
+        lines = []
+        if self.skipped:
+            lines.append(
+                f"Up to date ({self.content_hash[:12]}): nothing to rebuild in {self.instance}"
+            )
+        else:
+            lines.append(
+                f"Built {self.instance} in {self.seconds:.2f} s ({self.content_hash[:12]})"
+            )
+        for ed in self.editions:
+            lines.append(
+                f"  {ed['id']:<32} {ed['kind']:<8} rules {ed['rules']:>5}  examples "
+                f"{ed['examples']:>4}  glossary {ed['glossary']:>4}  unresolved refs {ed['unresolved_refs']}"
+            )
+        t = self.totals
+        lines.append(
+            f"Editions {t.get('editions', 0)}, rules {t.get('rules', 0)}, rule examples "
+            f"{t.get('examples', 0)}, glossary entries {t.get('glossary', 0)}, references resolved "
+            f"{t.get('refs_resolved', 0)} / unresolved {t.get('refs_unresolved', 0)}, executable "
+            f"examples {t.get('engine_examples', 0)}, commentary {t.get('commentary', 0)}, "
+            f"tournament rules {t.get('tournament', 0)}"
+        )
+        lines.extend(f"Note: {n}" for n in self.notes)
+        lines.append(f"Warnings: {len(self.problems)}")
+        lines.extend(f"  {p}" for p in self.problems)
+        return "\n".join(lines)
+
+
+# ---- inputs ---------------------------------------------------------------------------------
+def corpus_inputs(extra_paths: Iterable[Path] = ()) -> list[tuple[Path, dict[str, Any] | None]]:
+    """The embedded corpus (with manifest entries) and the added files, in reading order."""
+    from kb.sources.registry import iter_corpus_files, load_manifest
+
+    manifest = load_manifest(CORPUS_DIR)
+    inputs: list[tuple[Path, dict[str, Any] | None]] = []
+    for name, entry in sorted(manifest.items()):
+        inputs.append((CORPUS_DIR / "sources" / name, entry))
+    seen = {p.resolve() for p, _ in inputs}
+    for extra in extra_paths:
+        for path in iter_corpus_files(Path(extra)):
+            if path.resolve() not in seen:
+                seen.add(path.resolve())
+                inputs.append((path, None))
+    return inputs
+
+
+def content_hash(inputs: Iterable[tuple[Path, dict[str, Any] | None]]) -> str:
+    """Hash of every input byte, the term base, the examples and the code that builds them."""
+    digest = hashlib.sha256(FORMAT_VERSION.encode())
+    files: list[Path] = [p for p, _ in inputs]
+    files += sorted(CORPUS_DIR.glob("*.toml"))
+    files += sorted(EXAMPLES_DIR.glob("**/*.md")) if EXAMPLES_DIR.is_dir() else []
+    files += sorted(PACKAGE_DIR.glob("**/*.py"))
+    for path in files:
+        digest.update(str(path.name).encode())
+        try:
+            digest.update(path.read_bytes())
+        except OSError as exc:
+            raise BuildError(f"{path}: cannot read: {exc.strerror}") from exc
+    return digest.hexdigest()
+
+
+# ---- knowledge base -------------------------------------------------------------------------
+def read_all(
+    inputs: list[tuple[Path, dict[str, Any] | None]], progress: Progress | None = None
+) -> tuple[list[SourceDoc], list[Problem]]:
+    """Read every input with its reader; a file that cannot be read raises :class:`BuildError`."""
+    from kb.sources.registry import read_source
+
+    docs: list[SourceDoc] = []
+    problems: list[Problem] = []
+    for i, (path, entry) in enumerate(inputs, 1):
+        if progress:
+            progress(f"reading {path.name}", i, len(inputs))
+        try:
+            got = read_source(path, entry)
+        except SourceError as exc:
+            raise BuildError(str(exc.problem)) from exc
+        for doc in got:
+            problems.extend(doc.problems)
+        docs.extend(got)
+    return docs, problems
+
+
+def assemble(docs: list[SourceDoc], problems: list[Problem]) -> KnowledgeBase:
+    """Records -> editions, rules, glossary, commentary and tournament rules (not yet linked)."""
+    kb = KnowledgeBase()
+    full = {f"{d.lang}-{d.date}": d for d in docs if d.kind == "cr" and d.date}
+    quote_editions: dict[str, str] = {}  # path of a multi-part page -> id of its English quote
+    for doc in sorted(docs, key=lambda d: (d.kind != "cr", d.lang != "en")):
+        if doc.kind == "cr":
+            _add_full(kb, doc, problems)
+        elif doc.kind == "cr-partial":
+            ed_id = f"{doc.lang}-{doc.date}" if doc.date else f"{doc.lang}-{Path(doc.path).stem}"
+            if ed_id in full and full[ed_id] is not doc:
+                _check_quote(kb.rules.get(ed_id, {}), doc, problems)
+                kb.editions[ed_id].sources.append(doc.path)
+                continue
+            _add_partial(kb, ed_id, doc, problems)
+            if doc.lang == "en":
+                quote_editions[doc.path] = ed_id
+    for doc in docs:
+        if doc.kind == "commentary":
+            for c in doc.commentary:
+                kb.commentary.append(
+                    Commentary(
+                        id=f"{Path(doc.path).stem}-{c.key}",
+                        lang=doc.lang,
+                        text=c.text,
+                        source=doc.path,
+                        line=c.line,
+                        heading=c.heading,
+                        about_rules=list(c.about_rules),
+                        about_terms=list(c.about_terms),
+                    )
+                )
+        elif doc.kind == "mtr":
+            for t in doc.tournament:
+                kb.tournament.append(
+                    TournamentRule(
+                        id=f"{doc.lang}-{t.key}",
+                        lang=doc.lang,
+                        section=t.section,
+                        text=t.text,
+                        source=doc.path,
+                        line=t.line,
+                        flags=list(t.flags),
+                    )
+                )
+    # A translation quoted beside its English original (seed 000) translates that quote.
+    for ed in kb.editions.values():
+        if ed.lang != "en" and ed.translates is None:
+            src = ed.sources[0] if ed.sources else ""
+            ed.translates = quote_editions.get(src)
+    for ed_id in kb.rules:
+        _link_tree(kb.rules[ed_id])
+    return kb
+
+
+def _add_full(kb: KnowledgeBase, doc: SourceDoc, problems: list[Problem]) -> None:
+    ed_id = f"{doc.lang}-{doc.date}"
+    if ed_id in kb.editions:
+        problems.append(
+            Problem(
+                doc.path,
+                None,
+                f"edition {ed_id} is already read from {kb.editions[ed_id].sources[0]}; this copy is ignored",
+            )
+        )
+        return
+    kb.editions[ed_id] = Edition(
+        id=ed_id,
+        lang=doc.lang,
+        date=doc.date,
+        kind="full",
+        numbering=f"en-{doc.translates}" if doc.lang != "en" and doc.translates else ed_id,
+        sources=[doc.path],
+        version=doc.version,
+        translates=f"en-{doc.translates}" if doc.translates else None,
+        title=doc.title or "",
+    )
+    kb.rules[ed_id] = _rules(ed_id, doc, problems)
+    kb.glossary[ed_id] = _glossary(ed_id, doc, problems)
+
+
+def _add_partial(kb: KnowledgeBase, ed_id: str, doc: SourceDoc, problems: list[Problem]) -> None:
+    if ed_id not in kb.editions:
+        kb.editions[ed_id] = Edition(
+            id=ed_id,
+            lang=doc.lang,
+            date=doc.date,
+            kind="partial",
+            numbering=doc.numbering,
+            sources=[],
+            version=doc.version,
+            translates=f"en-{doc.translates}" if doc.translates else None,
+            title=doc.title or "",
+        )
+        kb.rules[ed_id] = {}
+        kb.glossary[ed_id] = {}
+    kb.editions[ed_id].sources.append(doc.path)
+    for number, rule in _rules(ed_id, doc, problems).items():
+        kb.rules[ed_id].setdefault(number, rule)
+    for key, entry in _glossary(ed_id, doc, problems).items():
+        kb.glossary[ed_id].setdefault(key, entry)
+
+
+def _rules(ed_id: str, doc: SourceDoc, problems: list[Problem]) -> dict[str, Rule]:
+    table: dict[str, Rule] = {}
+    for rec in doc.rules:
+        num = try_parse(rec.number)
+        if num is None:
+            problems.append(Problem(doc.path, rec.line, f"not a rule number: {rec.number!r}"))
+            continue
+        key = str(num)
+        if key in table:
+            problems.append(
+                Problem(
+                    doc.path,
+                    rec.line,
+                    f"duplicate rule {key} (first at line {table[key].line}); kept the first",
+                )
+            )
+            continue
+        table[key] = Rule(
+            edition=ed_id,
+            lang=doc.lang,
+            number=key,
+            kind=("section", "rule", "subrule", "subrule")[num.depth],
+            text=rec.text,
+            title=rec.title,
+            examples=list(rec.examples),
+            source=doc.path,
+            line=rec.line,
+            flags=list(rec.flags),
+        )
+    return table
+
+
+def _glossary(ed_id: str, doc: SourceDoc, problems: list[Problem]) -> dict[str, GlossaryEntry]:
+    table: dict[str, GlossaryEntry] = {}
+    for rec in doc.glossary:
+        key = rec.term.strip().lower()
+        if key in table:
+            problems.append(
+                Problem(
+                    doc.path, rec.line, f"duplicate glossary entry {rec.term!r}; kept the first"
+                )
+            )
+            continue
+        table[key] = GlossaryEntry(
+            edition=ed_id,
+            lang=doc.lang,
+            key=key,
+            term=rec.term,
+            definition=rec.definition,
+            aliases=list(rec.aliases),
+            obsolete=rec.obsolete,
+            see=list(rec.see),
+            rule_refs=list(rec.rule_refs),
+            source=doc.path,
+            line=rec.line,
+        )
+    return table
+
+
+def _check_quote(full: dict[str, Rule], doc: SourceDoc, problems: list[Problem]) -> None:
+    """A quote of an edition that is present in full: report where it differs, keep the full text."""
+    for rec in doc.rules:
+        num = try_parse(rec.number)
+        rule = full.get(str(num)) if num else None
+        if rule is None:
+            problems.append(
+                Problem(doc.path, rec.line, f"quotes rule {rec.number}, absent from the full text")
+            )
+        elif concordance.normalize(rule.text) != concordance.normalize(rec.text):
+            problems.append(
+                Problem(
+                    doc.path,
+                    rec.line,
+                    f"quote of rule {rule.number} differs from the full text ({Path(rule.source).name}:{rule.line})",
+                )
+            )
+
+
+def _link_tree(table: dict[str, Rule]) -> None:
+    for rule in table.values():
+        rule.children = []
+    for number in sorted(table, key=lambda n: table[n].key.sort_key()):
+        rule = table[number]
+        for anc in rule.key.ancestors():
+            if str(anc) in table:
+                rule.parent = str(anc)
+                table[str(anc)].children.append(number)
+                break
+
+
+def link(kb: KnowledgeBase) -> None:
+    """Cross-references (resolved within their own edition) and glossary terms used by each rule."""
+    from kb.link import TermMatcher, find_refs
+
+    matchers: dict[str, Any] = {}
+    newest_glossary = {lang: _newest_glossary(kb, lang) for lang in ("en", "fr", "ja")}
+    for ed_id, table in kb.rules.items():
+        ed = kb.editions[ed_id]
+        glossary = kb.glossary.get(ed_id) or newest_glossary.get(ed.lang) or {}
+        if id(glossary) not in matchers:
+            matchers[id(glossary)] = TermMatcher(
+                {k: [g.term, *g.aliases] for k, g in glossary.items()}, ed.lang
+            )
+        matcher = matchers[id(glossary)]
+        for rule in table.values():
+            rule.refs = _resolve(find_refs(rule.text, ed.lang), table)
+            rule.example_refs = [_resolve(find_refs(x, ed.lang), table) for x in rule.examples]
+            rule.terms = matcher.keys_in(rule.text) if glossary else []
+        for entry in kb.glossary.get(ed_id, {}).values():
+            entry.refs = _resolve(find_refs(entry.definition, ed.lang), table)
+
+
+def _newest_glossary(kb: KnowledgeBase, lang: str) -> dict[str, GlossaryEntry]:
+    for ed in reversed(kb.editions_of(lang)):
+        if kb.glossary.get(ed.id):
+            return kb.glossary[ed.id]
+    return {}
+
+
+def _resolve(refs: list[Ref], table: dict[str, Rule]) -> list[Ref]:
+    for ref in refs:
+        ref.resolved = ref.number in table
+    return refs
+
+
+def canonicalise_refs(kb: KnowledgeBase) -> None:
+    """After the concordance: each reference learns the canonical number of what it points to."""
+    for table in kb.rules.values():
+        for rule in table.values():
+            for ref in [*rule.refs, *(r for refs in rule.example_refs for r in refs)]:
+                target = table.get(ref.number)
+                ref.canonical = target.canonical if target else None
+    for ed_id, table in kb.glossary.items():
+        for entry in table.values():
+            for ref in entry.refs:
+                target = kb.rules.get(ed_id, {}).get(ref.number)
+                ref.canonical = target.canonical if target else None
+
+
+def attach_commentary(kb: KnowledgeBase) -> None:
+    """Commentary names rules in its page's numbering: point it at canonical numbers."""
+    for c in kb.commentary:
+        eds = [e for e in kb.editions.values() if c.source in e.sources]
+        mapped = []
+        for number in c.about_rules:
+            canon = next(
+                (kb.rules[e.id][number].canonical for e in eds if number in kb.rules[e.id]), None
+            )
+            mapped.append(canon or number)
+        c.about_rules = list(dict.fromkeys(mapped))
+
+
+def count(kb: KnowledgeBase) -> None:
+    """Per-edition counts for ``kb editions`` (rules: three-digit numbers, headings included)."""
+    for ed_id, ed in kb.editions.items():
+        table = kb.rules.get(ed_id, {})
+        ed.counts = {
+            "rules": sum(1 for r in table.values() if r.kind != "section"),
+            "examples": sum(len(r.examples) for r in table.values()),
+            "glossary": len(kb.glossary.get(ed_id, {})),
+            "unresolved_refs": sum(1 for r in table.values() for ref in r.refs if not ref.resolved),
+            "refs": sum(len(r.refs) for r in table.values()),
+        }
+
+
+def run_examples(kb: KnowledgeBase) -> list[str]:
+    """Run every executable example; return failures (the build fails on any)."""
+    from kb.engine import run_examples as run
+
+    if not EXAMPLES_DIR.is_dir():
+        return []
+    failures: list[str] = []
+    for res in run([EXAMPLES_DIR]):
+        kb.examples.append(
+            ExampleInfo(
+                id=res.id,
+                title=res.title,
+                path=str(Path(res.path).relative_to(CORPUS_DIR.parent))
+                if Path(res.path).is_relative_to(CORPUS_DIR.parent)
+                else res.path,
+                rules=list(res.rules),
+                markdown=res.markdown,
+                passed=res.passed,
+                trace=list(res.trace),
+                trace_text=res.trace_text,
+            )
+        )
+        failures.extend(res.failures)
+    return failures
+
+
+def build_kb(
+    extra_paths: Iterable[Path] = (),
+    *,
+    run_examples_too: bool = True,
+    progress: Progress | None = None,
+    timings: dict[str, float] | None = None,
+) -> tuple[KnowledgeBase, list[Problem], list[str]]:
+    """Read, assemble, link and align: the whole knowledge base in memory (no files written).
+
+    Returns the knowledge base, the reader/build problems and notes on how partial texts were placed.
+    """
+    from kb.terms import load_terms, merge_harvested
+
+    timings = timings if timings is not None else {}
+    t0 = time.perf_counter()
+    inputs = corpus_inputs(extra_paths)
+    docs, problems = read_all(inputs, progress)
+    timings["read"] = time.perf_counter() - t0
+    t = time.perf_counter()
+    kb = assemble(docs, problems)
+    terms = load_terms(CORPUS_DIR / "terms.toml")
+    pairs = [p for d in docs for p in d.term_pairs]
+    kb.terms, messages = merge_harvested(terms, pairs)
+    problems.extend(Problem(str(CORPUS_DIR / "terms.toml"), None, m) for m in messages)
+    if progress:
+        progress("linking references and terms", 1, 3)
+    link(kb)
+    timings["link"] = time.perf_counter() - t
+    t = time.perf_counter()
+    if progress:
+        progress("aligning editions", 2, 3)
+    notes = concordance.compute(
+        kb, concordance.load_overrides(CORPUS_DIR / "concordance-overrides.toml")
+    )
+    canonicalise_refs(kb)
+    attach_commentary(kb)
+    count(kb)
+    timings["concordance"] = time.perf_counter() - t
+    if run_examples_too:
+        t = time.perf_counter()
+        if progress:
+            progress("running executable examples", 3, 3)
+        failures = run_examples(kb)
+        timings["examples"] = time.perf_counter() - t
+        if failures:
+            raise BuildError("executable examples failed:\n  " + "\n  ".join(failures))
+    kb.warnings = [str(p) for p in problems]
+    return kb, problems, notes
+
+
+# ---- instance -------------------------------------------------------------------------------
+def remembered_paths(instance: Path) -> list[Path]:
+    """The corpus paths added to this instance by earlier ``kb build --corpus`` runs."""
+    path = instance / CORPUS_FILE
+    if not path.is_file():
+        return []
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise BuildError(f"{path}: unreadable list of added corpus paths ({exc})") from exc
+    return [Path(p) for p in data.get("paths", [])]
+
+
+def build(
+    instance: Path,
+    extra_paths: Iterable[Path] = (),
+    *,
+    force: bool = False,
+    progress: Progress | None = None,
+    run_examples_too: bool = True,
+) -> BuildReport:
+    """Build the instance (kb.json, search index) unless its inputs are unchanged."""
+    started = time.perf_counter()
+    instance = Path(instance)
+    added = []
+    for p in extra_paths:
+        p = Path(p).expanduser()
+        if not p.exists():
+            raise BuildError(f"{p}: no such file or folder (corpus path not added)")
+        added.append(p.resolve())
+    paths = list(dict.fromkeys([*remembered_paths(instance), *added]))
+    for p in paths:
+        if not p.exists():
+            raise BuildError(f"{p}: a corpus path remembered by {instance} no longer exists")
+    inputs = corpus_inputs(paths)
+    digest = content_hash(inputs)
+    current = read_build_info(instance)
+    if not force and current.get("content_hash") == digest and (instance / KB_FILE).is_file():
+        report = BuildReport(instance, True, digest)
+        report.editions = current.get("editions", [])
+        report.totals = current.get("totals", {})
+        report.problems = current.get("problems", [])
+        return report
+
+    timings: dict[str, float] = {}
+    kb, problems, notes = build_kb(
+        paths, run_examples_too=run_examples_too, progress=progress, timings=timings
+    )
+    kb.content_hash = digest
+    report = BuildReport(instance, False, digest, timings=timings, notes=notes)
+    report.problems = [str(p) for p in problems]
+    report.editions = [
+        {"id": e.id, "lang": e.lang, "date": e.date, "kind": e.kind, **e.counts}
+        for e in sorted(kb.editions.values(), key=lambda e: (e.lang, e.date or "", e.id))
+    ]
+    report.totals = totals(kb)
+
+    instance.parent.mkdir(parents=True, exist_ok=True)
+    staging = instance.parent / f".{instance.name}.building-{os.getpid()}"
+    shutil.rmtree(staging, ignore_errors=True)
+    staging.mkdir()
+    try:
+        t = time.perf_counter()
+        kb.save(staging / KB_FILE)
+        timings["save"] = time.perf_counter() - t
+        t = time.perf_counter()
+        from kb.search import build_index
+
+        if progress:
+            progress("building the search index", 1, 1)
+        report.notes.append(f"search index: {build_index(kb, staging / INDEX_DIR)}")
+        timings["index"] = time.perf_counter() - t
+        (staging / CORPUS_FILE).write_text(
+            json.dumps({"paths": [str(p) for p in paths]}, indent=1), encoding="utf-8"
+        )
+        report.seconds = time.perf_counter() - started
+        info = {
+            "content_hash": digest,
+            "built_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            "seconds": round(report.seconds, 3),
+            "timings": {k: round(v, 3) for k, v in timings.items()},
+            "editions": report.editions,
+            "totals": report.totals,
+            "problems": report.problems,
+        }
+        (staging / BUILD_FILE).write_text(
+            json.dumps(info, indent=1, ensure_ascii=False), encoding="utf-8"
+        )
+        _swap(staging, instance)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return report
+
+
+def _swap(staging: Path, instance: Path) -> None:
+    """Replace the instance by the staging folder with renames (readers never see half a build)."""
+    old = instance.parent / f".{instance.name}.old-{os.getpid()}"
+    if instance.exists():
+        instance.rename(old)
+    staging.rename(instance)
+    shutil.rmtree(old, ignore_errors=True)
+
+
+def totals(kb: KnowledgeBase) -> dict[str, int]:
+    """Counts over the whole knowledge base, for the build summary."""
+    eds = kb.editions.values()
+    return {
+        "editions": len(kb.editions),
+        "rules": sum(e.counts.get("rules", 0) for e in eds),
+        "examples": sum(e.counts.get("examples", 0) for e in eds),
+        "glossary": sum(e.counts.get("glossary", 0) for e in eds),
+        "refs_resolved": sum(
+            e.counts.get("refs", 0) - e.counts.get("unresolved_refs", 0) for e in eds
+        ),
+        "refs_unresolved": sum(e.counts.get("unresolved_refs", 0) for e in eds),
+        "engine_examples": len(kb.examples),
+        "commentary": len(kb.commentary),
+        "tournament": len(kb.tournament),
+    }
+
+
+def read_build_info(instance: Path) -> dict[str, Any]:
+    """``build.json`` of an instance ({} when there is none or it is unreadable)."""
+    try:
+        return json.loads((Path(instance) / BUILD_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+
+
+def is_stale(instance: Path) -> bool:
+    """True when the instance is missing or its inputs changed since it was built."""
+    instance = Path(instance)
+    if not (instance / KB_FILE).is_file():
+        return True
+    try:
+        inputs = corpus_inputs(remembered_paths(instance))
+        return read_build_info(instance).get("content_hash") != content_hash(inputs)
+    except (BuildError, SourceError):
+        return True
+
+
+def load(instance: Path) -> KnowledgeBase:
+    """The built knowledge base of an instance; :class:`BuildError` if there is none."""
+    path = Path(instance) / KB_FILE
+    if not path.is_file():
+        raise BuildError(f"{instance}: no knowledge base built here yet (run `kb build`)")
+    try:
+        return KnowledgeBase.load(path)
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise BuildError(
+            f"{path}: unreadable knowledge base ({exc}); rebuild with `kb build --force`"
+        ) from exc
+
+
+def terminal_progress(stream: Any = None) -> Progress | None:
+    """A one-line progress display on a terminal (None when output is not a terminal)."""
+    stream = stream or sys.stderr
+    if not stream.isatty():
+        return None
+
+    def show(label: str, done: int, total: int) -> None:
+        width = 24
+        filled = int(width * done / max(total, 1))
+        stream.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {label[:60]:<60}")
+        stream.flush()
+
+    return show

@@ -1,0 +1,381 @@
+"""Concordance: follows each rule through renumberings and across languages, computed from the texts.
+
+Two editions of a language are aligned in three passes: headings whose titles agree (which gives
+the renumbering of whole rules, e.g. 116 -> 117 in July 2019), then rules whose text is equal once
+rule references are masked, then fuzzy matches among what remains near the expected place. A small
+override file (``corpus/concordance-overrides.toml``) fixes what the texts cannot tell. Every rule
+gets a *lineage* (the canonical number in the newest English edition, or ``<edition>:<number>`` for
+a rule deleted since) and translations follow the English numbering they translate.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import unicodedata
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from itertools import pairwise
+from pathlib import Path
+
+from kb.model import Change, Edition, KnowledgeBase, Rule
+from kb.rulenum import try_parse
+
+#: Minimum similarity (difflib ratio of masked texts) for a fuzzy match to count as the same rule.
+FUZZY_MIN = 0.72
+#: A rule whose number stayed and whose text is at least this similar is "edited", not replaced.
+IN_PLACE_MIN = 0.45
+
+_REF = re.compile(r"\b\d{3}(?:\.\d{1,3}[a-z]?)?(?:[–-](?:\d{1,3}[a-z]?|[a-z]))?\b")
+_QUOTES = str.maketrans({"‘": "'", "’": "'", "“": '"', "”": '"', "«": '"', "»": '"', "‑": "-"})
+_SPACE = re.compile(r"\s+")
+# The texts switched from "he or she" to "they" in 2019; treat the two as equal wording.
+_PRONOUNS = [
+    (re.compile(r"\bhe or she is\b"), "they are"),
+    (re.compile(r"\bhe or she has\b"), "they have"),
+    (re.compile(r"\bhe or she\b"), "they"),
+    (re.compile(r"\bhis or her\b"), "their"),
+    (re.compile(r"\bhim or her\b"), "them"),
+    (re.compile(r"\bhimself or herself\b"), "themselves"),
+]
+
+
+def normalize(text: str) -> str:
+    """Text for comparison: NFKC, straight quotes, single spaces, lower case."""
+    text = unicodedata.normalize("NFKC", text).translate(_QUOTES).replace("_", "")
+    return _SPACE.sub(" ", text).strip().lower()
+
+
+def mask(text: str) -> str:
+    """Normalised text with rule references masked, so a renumbered reference is no edit."""
+    masked = _REF.sub("#", normalize(text))
+    for pattern, repl in _PRONOUNS:
+        masked = pattern.sub(repl, masked)
+    return masked
+
+
+def rule_key(rule: Rule) -> str:
+    """What identifies a rule's content: its title for a heading, else its masked text."""
+    if rule.title:
+        return "title:" + mask(rule.title)
+    return mask(rule.text)
+
+
+@dataclass
+class Alignment:
+    """The result of aligning an older edition with a newer one: old number -> new number."""
+
+    pairs: dict[str, str] = field(default_factory=dict)
+    #: old rule major -> new rule major, learnt from the matched rules (``116`` -> ``117``).
+    shifts: dict[int, int] = field(default_factory=dict)
+
+    def shifted(self, number: str) -> str | None:
+        """The number with its rule part renumbered as its siblings were (for unmatched rules)."""
+        num = try_parse(number)
+        if num is None or num.is_section or num.major not in self.shifts:
+            return None
+        new_major = self.shifts[num.major]
+        return str(type(num)(new_major, num.minor, num.letter))
+
+
+def align(
+    old: Mapping[str, Rule], new: Mapping[str, Rule], overrides: Mapping[str, str] = {}
+) -> Alignment:
+    """Align the rules of two editions of one language (older first); see the module docstring."""
+    result = Alignment()
+    taken: set[str] = set()
+
+    def pair(a: str, b: str) -> None:
+        result.pairs[a] = b
+        taken.add(b)
+
+    for a, b in overrides.items():
+        if a in old and b in new:
+            pair(a, b)
+
+    # Pass 1 and 2: equal headings and equal masked texts that are unique on both sides.
+    new_by_key: dict[str, list[str]] = {}
+    for number, rule in new.items():
+        new_by_key.setdefault(rule_key(rule), []).append(number)
+    old_by_key: dict[str, list[str]] = {}
+    for number, rule in old.items():
+        old_by_key.setdefault(rule_key(rule), []).append(number)
+    ambiguous: list[str] = []
+    for key, olds in old_by_key.items():
+        news = new_by_key.get(key, [])
+        if len(olds) == 1 and len(news) == 1:
+            if olds[0] not in result.pairs and news[0] not in taken:
+                pair(olds[0], news[0])
+        elif news:
+            ambiguous.extend(olds)
+
+    result.shifts = _learn_shifts(result.pairs)
+
+    # Equal texts seen more than once: take the one at the expected place.
+    for number in ambiguous:
+        if number in result.pairs:
+            continue
+        expected = result.shifted(number) or number
+        if (
+            expected in new
+            and expected not in taken
+            and rule_key(new[expected]) == rule_key(old[number])
+        ):
+            pair(number, expected)
+
+    # Pass 3: fuzzy matches near the expected place (same renumbered parent).
+    unmatched_new: dict[str, list[str]] = {}
+    for number in new:
+        if number not in taken:
+            parent = _parent(number)
+            unmatched_new.setdefault(parent, []).append(number)
+    for number in sorted(old, key=_order):
+        if number in result.pairs:
+            continue
+        expected = result.shifted(number) or number
+        old_key = rule_key(old[number])
+        if (
+            expected in new
+            and expected not in taken
+            and _ratio(old_key, rule_key(new[expected])) >= IN_PLACE_MIN
+        ):
+            pair(number, expected)
+            continue
+        parent = _parent(expected)
+        mapped_parent = result.pairs.get(_parent(number))
+        candidates = set(unmatched_new.get(parent, [])) | set(
+            unmatched_new.get(mapped_parent or "", [])
+        )
+        best, best_score = None, FUZZY_MIN
+        for cand in candidates:
+            if cand in taken:
+                continue
+            score = _ratio(old_key, rule_key(new[cand]))
+            if score > best_score:
+                best, best_score = cand, score
+        if best is not None:
+            pair(number, best)
+    return result
+
+
+def _ratio(a: str, b: str) -> float:
+    matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
+    if matcher.real_quick_ratio() < FUZZY_MIN * 0.5:
+        return 0.0
+    if matcher.quick_ratio() < IN_PLACE_MIN:
+        return matcher.quick_ratio()
+    return matcher.ratio()
+
+
+def _parent(number: str) -> str:
+    num = try_parse(number)
+    parent = num.parent if num else None
+    return str(parent) if parent else ""
+
+
+def _order(number: str) -> tuple[int, int, int]:
+    num = try_parse(number)
+    return num.sort_key() if num else (0, 0, 0)
+
+
+def _learn_shifts(pairs: Mapping[str, str]) -> dict[int, int]:
+    votes: dict[int, Counter[int]] = {}
+    for a, b in pairs.items():
+        na, nb = try_parse(a), try_parse(b)
+        if na and nb and not na.is_section and not nb.is_section:
+            votes.setdefault(na.major, Counter())[nb.major] += 1
+    return {major: counter.most_common(1)[0][0] for major, counter in votes.items()}
+
+
+def change_between(old: Rule | None, new: Rule | None) -> str:
+    """Classify one rule between two editions: same / moved / edited / created / deleted."""
+    if old is None:
+        return "created"
+    if new is None:
+        return "deleted"
+    if rule_key(old) != rule_key(new) or [mask(e) for e in old.examples] != [
+        mask(e) for e in new.examples
+    ]:
+        return "edited"
+    return "same" if old.number == new.number else "moved"
+
+
+def load_overrides(path: Path) -> dict[str, dict[str, str]]:
+    """``corpus/concordance-overrides.toml``: ``["en-2011-09-30..en-2016-11-11"] "702.1" = "702.2"``."""
+    import tomllib
+
+    if not path.is_file():
+        return {}
+    with path.open("rb") as handle:
+        data = tomllib.load(handle)
+    return {pair: {str(k): str(v) for k, v in table.items()} for pair, table in data.items()}
+
+
+def compute(kb: KnowledgeBase, overrides: Mapping[str, Mapping[str, str]] = {}) -> list[str]:
+    """Fill in lineage/canonical/change of every rule, ``kb.concordance`` and ``kb.changes``.
+
+    Returns notes for the build summary (e.g. which full editions a partial quote fits).
+    """
+    notes: list[str] = []
+    english = kb.editions_of("en")
+    full = [e for e in english if e.kind == "full"]
+    reference = full[-1] if full else (english[-1] if english else None)
+    lineage: dict[str, dict[str, str]] = {ed_id: {} for ed_id in kb.rules}
+
+    if reference is not None:
+        ref_rules = kb.rules[reference.id]
+        for number in ref_rules:
+            lineage[reference.id][number] = number
+        # Full editions, newest to oldest: each inherits its successor's lineage.
+        for older, newer in zip(reversed(full[:-1]), reversed(full[1:]), strict=True):
+            key = f"{older.id}..{newer.id}"
+            al = align(kb.rules[older.id], kb.rules[newer.id], overrides.get(key, {}))
+            for number in kb.rules[older.id]:
+                target = al.pairs.get(number)
+                lineage[older.id][number] = (
+                    lineage[newer.id][target] if target else f"{older.id}:{number}"
+                )
+        # Partial English quotes: by number where they fit a full edition, else by text.
+        for ed in english:
+            if ed.kind == "full" or ed.id == reference.id:
+                continue
+            lineage[ed.id] = _place_partial(kb, ed, full, reference, lineage, overrides, notes)
+
+    # Translations follow the English edition (or numbering) they translate, by number.
+    for ed in kb.editions.values():
+        if ed.lang == "en":
+            continue
+        lineage[ed.id] = _place_translation(kb, ed, english, reference, lineage, notes)
+
+    kb.concordance = {}
+    for ed_id, table in kb.rules.items():
+        for number, rule in table.items():
+            lin = lineage.get(ed_id, {}).get(number) or f"{ed_id}:{number}"
+            rule.canonical = None if ":" in lin else lin
+            rule.lineage = lin
+            kb.concordance.setdefault(lin, {})[ed_id] = number
+    _fill_changes(kb)
+    return notes
+
+
+def lineage_of(rule: Rule) -> str:
+    """The id that groups this rule across editions: its canonical number, or edition:number."""
+    return rule.lineage or f"{rule.edition}:{rule.number}"
+
+
+def _place_partial(
+    kb: KnowledgeBase,
+    ed: Edition,
+    full: list[Edition],
+    reference: Edition,
+    lineage: dict[str, dict[str, str]],
+    overrides: Mapping[str, Mapping[str, str]],
+    notes: list[str],
+) -> dict[str, str]:
+    rules = kb.rules[ed.id]
+    fits = _fits(rules, [kb.rules[f.id] for f in full], full)
+    if fits:
+        ed.fits = [f.id for f in fits]
+        notes.append(f"{ed.id}: its wording fits {', '.join(ed.fits)}")
+        base = fits[-1]
+        return {n: lineage[base.id].get(n) or f"{ed.id}:{n}" for n in rules}
+    al = align(rules, kb.rules[reference.id], overrides.get(f"{ed.id}..{reference.id}", {}))
+    out = {}
+    for number in rules:
+        target = al.pairs.get(number) or al.shifted(number)
+        out[number] = target if target else f"{ed.id}:{number}"
+    return out
+
+
+def _fits(
+    rules: Mapping[str, Rule], fulls: list[Mapping[str, Rule]], eds: list[Edition]
+) -> list[Edition]:
+    """The full editions whose rules of the same numbers read exactly as the quoted ones."""
+    scored = []
+    for ed, table in zip(eds, fulls, strict=True):
+        shared = [n for n in rules if n in table]
+        if not shared:
+            continue
+        exact = sum(1 for n in shared if normalize(table[n].text) == normalize(rules[n].text))
+        scored.append((exact / len(rules), ed))
+    if not scored:
+        return []
+    best = max(score for score, _ in scored)
+    if best < 0.5:
+        return []
+    return [ed for score, ed in scored if score == best]
+
+
+def _place_translation(
+    kb: KnowledgeBase,
+    ed: Edition,
+    english: list[Edition],
+    reference: Edition | None,
+    lineage: dict[str, dict[str, str]],
+    notes: list[str],
+) -> dict[str, str]:
+    ids = {e.id for e in english}
+    base_id = ed.translates if ed.translates in ids else None
+    if base_id is None and ed.date:
+        # The English text it translates is not in the corpus: use the nearest English edition.
+        dated = [e for e in english if e.kind == "full" and e.date]
+        if dated:
+            base_id = min(dated, key=lambda e: abs(_days(e.date) - _days(ed.date))).id
+            notes.append(
+                f"{ed.id}: the English edition it follows is absent; numbering of {base_id} assumed"
+            )
+    out: dict[str, str] = {}
+    for number in kb.rules[ed.id]:
+        lin = lineage.get(base_id, {}).get(number) if base_id else None
+        if lin is None and reference is not None and reference.kind == "partial":
+            # No full English text at all: the numbers are taken as the newest numbering's.
+            lin = number
+        out[number] = lin or f"{ed.id}:{number}"
+    return out
+
+
+def _days(iso: str | None) -> int:
+    if not iso:
+        return 0
+    y, m, d = (int(x) for x in iso.split("-"))
+    return y * 372 + m * 31 + d
+
+
+def _fill_changes(kb: KnowledgeBase) -> None:
+    """Per rule: its change since the previous edition of its language having it; per edition pair."""
+    kb.changes = {}
+    for lang in {e.lang for e in kb.editions.values()}:
+        eds = kb.editions_of(lang)
+        seen: dict[str, Rule] = {}
+        for ed in eds:
+            for rule in kb.rules.get(ed.id, {}).values():
+                lin = lineage_of(rule)
+                rule.change = change_between(seen.get(lin), rule)
+                seen[lin] = rule
+        full = [e for e in eds if e.kind == "full"]
+        for older, newer in pairwise(full):
+            kb.changes[f"{older.id}..{newer.id}"] = diff_editions(kb, older.id, newer.id)
+
+
+def diff_editions(kb: KnowledgeBase, old_id: str, new_id: str) -> list[Change]:
+    """Every rule that was moved, edited, created or deleted between two editions (any two)."""
+    old_by = {lineage_of(r): r for r in kb.rules.get(old_id, {}).values()}
+    new_by = {lineage_of(r): r for r in kb.rules.get(new_id, {}).values()}
+    out: list[Change] = []
+    for lin in _ordered(set(old_by) | set(new_by), old_by, new_by):
+        a, b = old_by.get(lin), new_by.get(lin)
+        kind = change_between(a, b)
+        if kind != "same":
+            out.append(Change(kind, a.number if a else None, b.number if b else None))
+    return out
+
+
+def _ordered(
+    lins: Iterable[str], old_by: Mapping[str, Rule], new_by: Mapping[str, Rule]
+) -> list[str]:
+    def key(lin: str) -> tuple[tuple[int, int, int], int]:
+        rule = new_by.get(lin) or old_by[lin]
+        return (_order(rule.number), 0 if lin in new_by else 1)
+
+    return sorted(lins, key=key)

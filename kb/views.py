@@ -1,0 +1,110 @@
+"""JSON views of knowledge-base nodes, shared by the CLI and the web API so both say the same thing."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from typing import Any
+
+from kb.model import Edition, GlossaryEntry, KnowledgeBase, Rule
+
+
+def edition_json(ed: Edition) -> dict[str, Any]:
+    """An edition with its counts (``kb editions``): lang, date, source, numbering and counts."""
+    return {
+        "id": ed.id,
+        "lang": ed.lang,
+        "date": ed.date,
+        "kind": ed.kind,
+        "source": ed.sources[0] if ed.sources else None,
+        "sources": list(ed.sources),
+        "numbering": ed.numbering,
+        "version": ed.version,
+        "translates": ed.translates,
+        "fits": list(ed.fits),
+        "rules": ed.counts.get("rules", 0),
+        "examples": ed.counts.get("examples", 0),
+        "glossary": ed.counts.get("glossary", 0),
+        "unresolved_refs": ed.counts.get("unresolved_refs", 0),
+    }
+
+
+def rule_brief(rule: Rule) -> dict[str, Any]:
+    """Number, edition and text of a rule, for lists and previews."""
+    return {
+        "number": rule.number,
+        "lang": rule.lang,
+        "edition": rule.edition,
+        "canonical": rule.canonical,
+        "title": rule.title,
+        "text": rule.text,
+    }
+
+
+def translations(kb: KnowledgeBase, rule: Rule) -> dict[str, dict[str, Any]]:
+    """The same rule in the other languages: newest edition of each that has it."""
+    out: dict[str, dict[str, Any]] = {}
+    lineage = rule.lineage or rule.canonical
+    if not lineage:
+        return out
+    for lang in ("en", "fr", "ja"):
+        if lang == rule.lang:
+            continue
+        other = kb.current(lineage, lang)
+        if other is not None:
+            ed = kb.editions[other.edition]
+            out[lang] = {
+                "edition": other.edition,
+                "date": ed.date,
+                "number": other.number,
+                "title": other.title,
+                "text": other.text,
+            }
+    return out
+
+
+def rule_json(kb: KnowledgeBase, rule: Rule) -> dict[str, Any]:
+    """Everything about one rule: tree, references, history, translations, terms, examples."""
+    ed = kb.editions[rule.edition]
+    lineage = rule.lineage or rule.canonical or ""
+    refs = [asdict(r) for r in rule.refs]
+    return {
+        "number": rule.number,
+        "lang": rule.lang,
+        "edition": rule.edition,
+        "edition_date": ed.date,
+        "edition_kind": ed.kind,
+        "kind": rule.kind,
+        "title": rule.title,
+        "text": rule.text,
+        "examples": list(rule.examples),
+        "parent": rule.parent,
+        "children": list(rule.children),
+        "refs": refs,
+        "referenced_by": kb.referenced_by(rule),
+        "canonical": rule.canonical,
+        "deleted": rule.canonical is None,
+        "change": rule.change,
+        "history": kb.history(lineage, rule.lang) if lineage else [],
+        "translations": translations(kb, rule),
+        "terms": list(rule.terms),
+        "engine_examples": [
+            {
+                "id": x.id,
+                "title": x.title,
+                "rules": x.rules,
+                "passed": x.passed,
+                "trace": x.trace,
+                "trace_text": x.trace_text,
+            }
+            for x in (kb.examples_for(rule.canonical) if rule.canonical else [])
+        ],
+        "source": {"file": rule.source, "line": rule.line},
+        "flags": list(rule.flags),
+    }
+
+
+def glossary_json(entry: GlossaryEntry) -> dict[str, Any]:
+    """A glossary entry with its references."""
+    data = asdict(entry)
+    data["refs"] = [asdict(r) for r in entry.refs]
+    return data
