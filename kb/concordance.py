@@ -47,19 +47,24 @@ def normalize(text: str) -> str:
     return _SPACE.sub(" ", text).strip().lower()
 
 
-def mask(text: str) -> str:
-    """Normalised text with rule references masked, so a renumbered reference is no edit."""
+def mask(text: str, *, wording: bool = True) -> str:
+    """Normalised text with rule references masked, so a renumbered reference is no edit.
+
+    With ``wording`` the 2019 pronoun change is folded too: right for finding the same rule, wrong
+    for telling whether its text changed.
+    """
     masked = _REF.sub("#", normalize(text))
-    for pattern, repl in _PRONOUNS:
-        masked = pattern.sub(repl, masked)
+    if wording:
+        for pattern, repl in _PRONOUNS:
+            masked = pattern.sub(repl, masked)
     return masked
 
 
-def rule_key(rule: Rule) -> str:
+def rule_key(rule: Rule, *, wording: bool = True) -> str:
     """What identifies a rule's content: its title for a heading, else its masked text."""
     if rule.title:
-        return "title:" + mask(rule.title)
-    return mask(rule.text)
+        return "title:" + mask(rule.title, wording=wording)
+    return mask(rule.text, wording=wording)
 
 
 @dataclass
@@ -194,9 +199,9 @@ def change_between(old: Rule | None, new: Rule | None) -> str:
         return "created"
     if new is None:
         return "deleted"
-    if rule_key(old) != rule_key(new) or [mask(e) for e in old.examples] != [
-        mask(e) for e in new.examples
-    ]:
+    if rule_key(old, wording=False) != rule_key(new, wording=False) or [
+        mask(e, wording=False) for e in old.examples
+    ] != [mask(e, wording=False) for e in new.examples]:
         return "edited"
     return "same" if old.number == new.number else "moved"
 

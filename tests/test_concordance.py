@@ -1,0 +1,165 @@
+"""Concordance on small hand-made editions: renumbering, edits, creations, deletions, translations."""
+
+from __future__ import annotations
+
+from kb.concordance import align, change_between, compute, diff_editions, mask
+from kb.model import Edition, KnowledgeBase, Rule
+from kb.rulenum import parse
+
+
+def _rule(ed: str, number: str, text: str = "", title: str | None = None, lang: str = "en") -> Rule:
+    depth = parse(number).depth
+    return Rule(ed, lang, number, ("section", "rule", "subrule", "subrule")[depth], text, title)
+
+
+def _edition(
+    kb: KnowledgeBase, ed_id: str, date: str | None, rules: list[Rule], **kw: object
+) -> None:
+    lang = ed_id[:2]
+    kb.editions[ed_id] = Edition(
+        ed_id, lang, date, kw.pop("kind", "full"), ed_id, [f"{ed_id}.txt"], **kw
+    )  # type: ignore[arg-type]
+    kb.rules[ed_id] = {r.number: r for r in rules}
+
+
+OLD = "en-2019-06-14"
+NEW = "en-2019-07-12"
+
+
+def _two_editions() -> KnowledgeBase:
+    kb = KnowledgeBase()
+    _edition(
+        kb,
+        OLD,
+        "2019-06-14",
+        [
+            _rule(OLD, "1", title="Game Concepts"),
+            _rule(OLD, "115", title="Special Actions"),
+            _rule(OLD, "115.2a", 'Playing a land is a special action. See rule 305, "Lands."'),
+            _rule(OLD, "116", title="Timing and Priority"),
+            _rule(
+                OLD,
+                "116.3b",
+                "The active player receives priority after a spell or ability (other than a mana ability) resolves.",
+            ),
+            _rule(
+                OLD,
+                "116.3d",
+                "If a player has priority and chooses not to take any actions, that player passes. If any mana is in that player's mana pool, he or she announces what mana is there.",
+            ),
+            _rule(
+                OLD,
+                "116.5",
+                "Each time a player would receive priority, the game first performs all applicable state-based actions. See rule 116.3.",
+            ),
+            _rule(OLD, "116.9", "A rule about ante that was removed entirely from the game."),
+        ],
+    )
+    _edition(
+        kb,
+        NEW,
+        "2019-07-12",
+        [
+            _rule(NEW, "1", title="Game Concepts"),
+            _rule(NEW, "111", title="Tokens"),
+            _rule(NEW, "116", title="Special Actions"),
+            _rule(NEW, "116.2a", 'Playing a land is a special action. See rule 305, "Lands."'),
+            _rule(NEW, "117", title="Timing and Priority"),
+            _rule(
+                NEW,
+                "117.3b",
+                "The active player receives priority after a spell or ability (other than a mana ability) resolves.",
+            ),
+            _rule(
+                NEW,
+                "117.3d",
+                "If a player has priority and chooses not to take any actions, that player passes. If any mana is in that player's mana pool, they announce what mana is there.",
+            ),
+            _rule(
+                NEW,
+                "117.5",
+                "Each time a player would receive priority, the game first performs all applicable state-based actions, as a single event. See rule 117.3.",
+            ),
+            _rule(NEW, "117.10", "A brand new rule about something else entirely."),
+        ],
+    )
+    return kb
+
+
+def test_mask_hides_references_and_pronoun_change() -> None:
+    assert mask("See rule 116.3b.") == mask("See rule 117.3b.")
+    assert mask("he or she announces") == mask("they announce".replace("announce", "announces"))
+    assert mask("“Lands.”") == mask('"Lands."')
+
+
+def test_align_follows_the_renumbering() -> None:
+    kb = _two_editions()
+    al = align(kb.rules[OLD], kb.rules[NEW])
+    assert al.pairs["116"] == "117"
+    assert al.pairs["115"] == "116"
+    assert al.pairs["116.3b"] == "117.3b"
+    assert al.pairs["115.2a"] == "116.2a"
+    assert al.pairs["116.5"] == "117.5"  # fuzzy: text edited and reference renumbered
+    assert al.shifts[116] == 117 and al.shifts[115] == 116
+    assert "116.9" not in al.pairs
+
+
+def test_compute_canonical_changes_and_lists() -> None:
+    kb = _two_editions()
+    compute(kb)
+    assert kb.rules[OLD]["116.3b"].canonical == "117.3b"
+    assert kb.rules[OLD]["115.2a"].canonical == "116.2a"
+    assert kb.rules[OLD]["116.9"].canonical is None  # deleted since
+    assert kb.rules[NEW]["117.3b"].change == "moved"
+    assert kb.rules[NEW]["117.3d"].change == "edited"  # "he or she" -> "they" is a real edit
+    assert kb.rules[NEW]["117.5"].change == "edited"
+    assert kb.rules[NEW]["117.10"].change == "created"
+    assert kb.rules[NEW]["1"].change == "same"
+    kinds = {(c.change, c.old, c.new) for c in diff_editions(kb, OLD, NEW)}
+    assert ("deleted", "116.9", None) in kinds
+    assert ("created", None, "117.10") in kinds
+    assert ("moved", "116.3b", "117.3b") in kinds
+    assert ("edited", "116.5", "117.5") in kinds
+    assert ("edited", "116.3d", "117.3d") in kinds
+    assert not any(c[0] == "same" for c in kinds)
+    assert kb.concordance["117.3b"] == {OLD: "116.3b", NEW: "117.3b"}
+    history = kb.history("117.3b", "en")
+    assert [(h["edition"], h["number"]) for h in history] == [(OLD, "116.3b"), (NEW, "117.3b")]
+
+
+def test_translation_follows_its_english_edition_by_number() -> None:
+    kb = _two_editions()
+    _edition(
+        kb,
+        "fr-2019-06-14",
+        "2019-06-14",
+        [_rule("fr-2019-06-14", "116.3b", "Le joueur actif reçoit la priorité…", lang="fr")],
+        translates=OLD,
+    )
+    compute(kb)
+    assert kb.rules["fr-2019-06-14"]["116.3b"].canonical == "117.3b"
+
+
+def test_partial_quote_placed_by_the_editions_it_fits() -> None:
+    kb = _two_editions()
+    _edition(
+        kb,
+        "en-quote",
+        None,
+        [_rule("en-quote", "116.3b", kb.rules[OLD]["116.3b"].text)],
+        kind="partial",
+    )
+    notes = compute(kb)
+    assert kb.editions["en-quote"].fits == [OLD]
+    assert kb.rules["en-quote"]["116.3b"].canonical == "117.3b"
+    assert any("en-quote" in n for n in notes)
+
+
+def test_change_between_examples_count_as_edits() -> None:
+    a = _rule(OLD, "117.1", "Same text.")
+    b = _rule(NEW, "117.1", "Same text.")
+    assert change_between(a, b) == "same"
+    b.examples = ["A new example."]
+    assert change_between(a, b) == "edited"
+    assert change_between(None, b) == "created"
+    assert change_between(a, None) == "deleted"
