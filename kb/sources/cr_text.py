@@ -106,6 +106,7 @@ _REF_ITEM = re.compile(rf"({_NUM})(?:\s*[–-]\s*({_NUM}|[a-z])\b)?")
 
 @dataclass(slots=True)
 class _Regions:
+    begin: int  # index of the first line after the contents list
     rules_start: int  # index of the first numbered line of the rules
     glossary: int  # index of the last glossary heading
     credits: int  # index of the last credits heading
@@ -130,14 +131,14 @@ def _heading_lines(lines: list[str], headings: dict[str, str]) -> list[int]:
 def looks_like_cr_text(text: str) -> bool:
     """True for text in the Comprehensive Rules' layout: numbered rules ("100.1." …), a glossary
     heading and a credits heading in English, French or Japanese."""
-    lines = text.split("\n") if "\n" in text else normalize_text(text).split("\n")
+    lines = normalize_text(text).split("\n")
     if not _heading_lines(lines, GLOSSARY_HEADINGS) or not _heading_lines(lines, CREDITS_HEADINGS):
         return False
     numbered = 0
     for line in lines:
         if line[:1].isdigit() and _SUBRULE.match(line):
             numbered += 1
-            if numbered >= 10:
+            if numbered >= 3:
                 return True
     return False
 
@@ -191,7 +192,7 @@ def _regions(lines: list[str], path: str) -> _Regions:
             path, "not a Comprehensive Rules text: no numbered rules before the glossary", begin + 1
         )
     lang = GLOSSARY_HEADINGS[lines[glossary].strip()]
-    return _Regions(start, glossary, last_credits, lang)
+    return _Regions(begin, start, glossary, last_credits, lang)
 
 
 def _sniff_lang(text: str, heading_lang: str) -> str:
@@ -273,6 +274,13 @@ def _read_rules(
     in_example = False
     blank_before = False
     previous = None
+    for index in range(regions.begin, regions.rules_start):
+        line = lines[index].strip()
+        # The end of the contents list ("Customer Service Information" in 2011) is expected here.
+        if line and (_EXAMPLE.match(line) or len(line) > 60 or line.endswith((".", "。"))):
+            problems.append(
+                Problem(path, index + 1, f"line before the first rule, not placed: {line[:80]!r}")
+            )
     for index in range(regions.rules_start, regions.glossary):
         line = lines[index]
         lineno = index + 1
