@@ -1,0 +1,192 @@
+"""Which reader reads which file: the corpus manifest, format sniffing and dispatch.
+
+The build calls :func:`read_source` for every file: the format comes from the file's entry in
+``corpus/manifest.toml`` or, for a file added on the command line, from :func:`sniff`, which
+recognises each known format by its own marks. A file nothing recognises is an error naming the
+file, never a guess. The manifest also states what the text does not (numbering, MTR section).
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from kb.sources import mtr, seed_en_wiki, seed_fr_wiki, seed_ja_wiki, seed_site
+from kb.sources.records import Problem, SourceDoc, SourceError
+
+Reader = Callable[[Path, str], list[SourceDoc]]
+
+MANIFEST = "manifest.toml"
+LANGS = ("en", "fr", "ja")
+#: Keys of a manifest entry that fill a document's fields where the text does not say.
+FILLED_FIELDS = ("date", "numbering", "version", "translates", "title")
+
+
+def _read_cr(path: Path, text: str) -> list[SourceDoc]:
+    from kb.sources.cr_text import read_cr_text
+
+    return [read_cr_text(path, text)]
+
+
+#: Format name -> reader(path, decoded text).
+FORMATS: dict[str, Reader] = {
+    "cr": _read_cr,
+    "fr-wiki": seed_fr_wiki.read,
+    "en-wiki": seed_en_wiki.read,
+    "ja-mtgwiki": seed_ja_wiki.read,
+    "bilingual-site": seed_site.read,
+    "mtr-bullets": mtr.read_bullets,
+    "mtr-en": mtr.read_mtr_en,
+}
+
+
+def _looks_like_cr(text: str) -> bool:
+    from kb.sources.cr_text import looks_like_cr_text
+
+    return looks_like_cr_text(text)
+
+
+#: Sniffers in the order they are tried: the most specific marks first.
+SNIFFERS: tuple[tuple[str, Callable[[str], bool]], ...] = (
+    ("cr", _looks_like_cr),
+    ("fr-wiki", seed_fr_wiki.looks_like),
+    ("ja-mtgwiki", seed_ja_wiki.looks_like),
+    ("bilingual-site", seed_site.looks_like),
+    ("mtr-en", mtr.looks_like_mtr_en),
+    ("en-wiki", seed_en_wiki.looks_like),
+    ("mtr-bullets", mtr.looks_like_bullets),
+)
+
+
+def sniff(path: Path, text: str) -> str | None:
+    """The format of a decoded text, from its own marks (the path is not used), or None."""
+    del path  # a file's name says nothing reliable about its content
+    for name, test in SNIFFERS:
+        if test(text):
+            return name
+    return None
+
+
+def read_source(path: Path, entry: dict[str, Any] | None = None) -> list[SourceDoc]:
+    """Decode a file and read it with the reader of its manifest format, or of its sniffed one.
+
+    Raises :class:`SourceError` (file, why, line) when the file is empty, binary or of no known
+    format. Manifest values fill what the text does not say; where both say, the text wins and
+    a disagreement is reported as a warning on the document.
+    """
+    from kb.sources.decode import read_text
+
+    path = Path(path)
+    name = str(path)
+    text = read_text(path)
+    fmt = (entry or {}).get("format")
+    if fmt is not None:
+        if fmt not in FORMATS:
+            raise SourceError(
+                name, f"manifest format {fmt!r} is not one of {', '.join(sorted(FORMATS))}"
+            )
+    else:
+        fmt = sniff(path, text)
+        if fmt is None:
+            first = next((i for i, x in enumerate(text.split("\n"), 1) if x.strip()), 1)
+            raise SourceError(
+                name,
+                "unknown format: not an official rules text, nor a known wiki, site or "
+                "tournament rules page (describe it in corpus/manifest.toml with a format)",
+                first,
+            )
+    docs = FORMATS[fmt](path, text)
+    if entry:
+        for doc in docs:
+            _apply_entry(doc, entry)
+    return docs
+
+
+def _apply_entry(doc: SourceDoc, entry: dict[str, Any]) -> None:
+    """Fill a document from its manifest entry (a ``parts.<part>`` table overrides per part)."""
+    values = dict(entry)
+    parts = entry.get("parts", {})
+    if doc.part and isinstance(parts, dict) and isinstance(parts.get(doc.part), dict):
+        values.update(parts[doc.part])
+    for key in FILLED_FIELDS:
+        wanted = values.get(key)
+        if wanted is None:
+            continue
+        have = getattr(doc, key)
+        if have is None:
+            setattr(doc, key, str(wanted))
+        elif str(have) != str(wanted) and key != "title":
+            doc.problems.append(
+                Problem(doc.path, None, f"manifest says {key} = {wanted!r}, the text {have!r}")
+            )
+    langs = values.get("langs")
+    if isinstance(langs, list) and doc.lang not in langs:
+        doc.problems.append(
+            Problem(doc.path, None, f"language {doc.lang!r} not among the manifest's {langs}")
+        )
+    section = values.get("section")
+    if section and doc.kind == "mtr" and doc.format == mtr.BULLETS_FORMAT:
+        mtr.set_section(doc, str(section))
+
+
+def load_manifest(corpus_dir: Path) -> dict[str, dict[str, Any]]:
+    """File name (under ``corpus_dir/sources``) -> its manifest entry; {} without a manifest.
+
+    A broken TOML or an entry missing its format or languages raises :class:`SourceError` naming
+    the manifest and the line.
+    """
+    path = Path(corpus_dir) / MANIFEST
+    if not path.is_file():
+        return {}
+    raw = path.read_text(encoding="utf-8")
+    try:
+        data = tomllib.loads(raw)
+    except tomllib.TOMLDecodeError as exc:
+        found = re.search(r"at line (\d+)", str(exc))
+        raise SourceError(
+            str(path), f"not valid TOML: {exc}", int(found[1]) if found else None
+        ) from None
+    out: dict[str, dict[str, Any]] = {}
+    sources = Path(corpus_dir) / "sources"
+    for name, entry in data.items():
+        line = _table_line(raw, name)
+        if not isinstance(entry, dict):
+            raise SourceError(str(path), f"{name!r} must be a table ([{name!r}])", line)
+        fmt = entry.get("format")
+        if fmt not in FORMATS:
+            raise SourceError(
+                str(path),
+                f"[{name}]: format {fmt!r} is not one of {', '.join(sorted(FORMATS))}",
+                line,
+            )
+        langs = entry.get("langs")
+        if not isinstance(langs, list) or not langs or any(x not in LANGS for x in langs):
+            raise SourceError(
+                str(path), f"[{name}]: langs must be a list drawn from {list(LANGS)}", line
+            )
+        if sources.is_dir() and not (sources / name).is_file():
+            raise SourceError(str(path), f"[{name}]: no such file in {sources}", line)
+        out[name] = entry
+    return out
+
+
+def _table_line(raw: str, name: str) -> int | None:
+    """The line of ``["name"]`` in the manifest, for error messages."""
+    pattern = re.compile(r'^\s*\[\s*["\']?' + re.escape(name) + r'["\']?\s*\]')
+    for number, line in enumerate(raw.split("\n"), 1):
+        if pattern.match(line):
+            return number
+    return None
+
+
+def iter_corpus_files(path: Path) -> list[Path]:
+    """A file as given, or the ``.txt`` files of a folder, sorted by name."""
+    path = Path(path)
+    if path.is_file():
+        return [path]
+    if path.is_dir():
+        return sorted(p for p in path.iterdir() if p.is_file() and p.suffix.lower() == ".txt")
+    raise SourceError(str(path), "no such file or folder")
