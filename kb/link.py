@@ -1,0 +1,548 @@
+"""Cross-references and glossary-term linking inside rule text.
+
+:func:`find_refs` finds the rule references a text prints ("See rule 117.3a", "rules 601.2f–h",
+"Cf. règle 603", "rule 702.62〔待機〕参照"); :class:`TermMatcher` finds glossary terms ("Pass in
+Succession", "targeted", "capacités déclenchées"); :func:`link_html` turns both into safe HTML links.
+
+Offsets always index the text as given: the folding applied before matching (full-width digits to
+ASCII, case) never changes a text's length, so ``text[ref.start:ref.end] == ref.label``.
+
+A range ("601.2f–h", "509.1–3") gives one :class:`~kb.model.Ref` per number it covers, all sharing
+the label, start and end of the whole printed span; :func:`link_html` renders such a group as one
+link to its first number, listing every number in ``data-rules``.
+"""
+
+from __future__ import annotations
+
+import html
+import itertools
+import re
+import unicodedata
+from collections.abc import Callable, Iterable, Sequence
+
+from kb.model import LANGS, Ref
+from kb.rulenum import RuleNumber, RuleNumberError, parse
+
+__all__ = [
+    "MAX_RANGE",
+    "RangeError",
+    "TermMatcher",
+    "expand_range",
+    "find_refs",
+    "fold",
+    "link_html",
+]
+
+#: The longest range :func:`expand_range` expands; a longer one is a typo or hostile text.
+MAX_RANGE = 60
+
+ALPHABET = "abcdefghijklmnopqrstuvwxyz"
+
+
+class RangeError(ValueError):
+    """Two rule numbers that do not make a range ("117.3b"–"a", "117.3"–"205.1")."""
+
+
+# ---- folding ----------------------------------------------------------------------------------
+
+
+def _fold_table() -> dict[int, str]:
+    """NFKC for the characters whose NFKC is one character: full-width ASCII, half-width kana."""
+    table: dict[int, str] = {0x3000: " "}
+    for cp in range(0xFF01, 0xFFEF):
+        norm = unicodedata.normalize("NFKC", chr(cp))
+        if len(norm) == 1 and norm != chr(cp):
+            table[cp] = norm
+    return table
+
+
+_FOLD = _fold_table()
+
+
+_NEEDS_FOLD = re.compile("[\u3000\uff01-\uffee]")
+
+
+def fold(text: str) -> str:
+    """A length-preserving NFKC subset (``１１７．３ａ`` -> ``117.3a``), so offsets stay valid."""
+    return text.translate(_FOLD) if _NEEDS_FOLD.search(text) else text
+
+
+def _lower_same_length(text: str) -> str:
+    """Lower-case without changing the length (``"İ".lower()`` is two characters)."""
+    low = text.lower()
+    if len(low) != len(text):
+        low = "".join(lc if len(lc := c.lower()) == 1 else c for c in text)
+    # Glossary terms are stored with the straight apostrophe ("player's", "l'attaquant").
+    return low.replace("’", "'") if "’" in low else low
+
+
+def _check_lang(lang: str) -> None:
+    if lang not in LANGS:
+        raise ValueError(f"unknown language {lang!r} (expected one of {', '.join(LANGS)})")
+
+
+# ---- ranges -----------------------------------------------------------------------------------
+
+
+def expand_range(first: str, last: str) -> list[str]:
+    """Every number from ``first`` to ``last``: ``("603.7d", "f")`` -> 603.7d, 603.7e, 603.7f.
+
+    ``last`` is a full number or the part that changes: a letter ("f"), a subrule ("3" after
+    "509.1") or a rule ("119" after "117"). Letters skip ``l`` and ``o`` as the rules do.
+    Raises :class:`RangeError` when the two do not make an ascending range of siblings.
+    """
+    try:
+        a = parse(first)
+    except RuleNumberError as exc:
+        raise RangeError(f"bad range start: {exc}") from None
+    tail = fold(last).strip().lower()
+    try:
+        if re.fullmatch(r"[a-z]", tail):
+            if a.letter is None:
+                raise RangeError(f"bad range {first!r}–{last!r}: a letter follows a number")
+            b = RuleNumber(a.major, a.minor, tail)
+        elif re.fullmatch(r"\d{1,3}", tail):
+            if a.letter is not None:
+                raise RangeError(f"bad range {first!r}–{last!r}: a number follows a letter")
+            b = RuleNumber(a.major, int(tail)) if a.minor is not None else parse(tail)
+        else:
+            b = parse(tail)
+    except RuleNumberError as exc:
+        raise RangeError(f"bad range end: {exc}") from None
+    if a.depth != b.depth or a.parent != b.parent:
+        raise RangeError(f"bad range {first!r}–{last!r}: the ends are not siblings")
+    if not a < b:
+        raise RangeError(f"bad range {first!r}–{last!r}: the end is not after the start")
+    if a.letter is not None and b.letter is not None:
+        lo, hi = ALPHABET.index(a.letter), ALPHABET.index(b.letter)
+        # The texts never use l or o, but a range that names one as an end keeps it.
+        letters = [c for c in ALPHABET[lo : hi + 1] if c in _LETTERS or c in (a.letter, b.letter)]
+        out = [RuleNumber(a.major, a.minor, c) for c in letters]
+    elif a.minor is not None and b.minor is not None:
+        out = [RuleNumber(a.major, m) for m in range(a.minor, b.minor + 1)]
+    else:
+        out = [RuleNumber(m) for m in range(a.major, b.major + 1)]
+    if len(out) > MAX_RANGE:
+        raise RangeError(
+            f"range {first!r}–{last!r} covers {len(out)} numbers (at most {MAX_RANGE})"
+        )
+    return [str(n) for n in out]
+
+
+_LETTERS = frozenset("abcdefghijkmnpqrstuvwxyz")
+
+# ---- references -------------------------------------------------------------------------------
+
+# A number as printed after "rule": the lookahead keeps "1170" and "117.3ab" out.
+_NUM = re.compile(r"(\d{1,3})(?:\.(\d{1,3})([a-z])?)?(?![0-9A-Za-z])")
+# "–f", "-h", "–3", "–903.11", "~h" (Japanese ～ folds to ~), "à 119.8" in French.
+_RANGE = re.compile(r"(?:[-–‐‑~〜]|\s+à\s+)(\d{1,3}(?:\.\d{1,3}[a-z]?)?|[a-z])(?![0-9A-Za-z])")
+# A title after the number: ', “Dash,”', ', « Actions spéciales »', '〔待機〕'.
+_TITLE = re.compile(r",?\s*(?:[“\"«]\s*([^”\"»\n]{1,120}?)\s*[”\"»]|〔([^〕\n]{0,80})〕)")
+_SEP = re.compile(
+    r"\s*,\s*(?:(?:and|or|et|ou)\s+)?|\s+(?:and|or|et|ou)\s+|\s*(?:、|・|と|および|及び|または|又は)\s*"
+)
+_SEP_AFTER_COMMA = re.compile(r"\s+(?:(?:and|or|et|ou)\s+)?")
+# After a number that ends a list item, a bare rule number must be followed by one of these to
+# count: "rules 614 and 615." is a list, "rule 120.3 and 100 damage" is not.
+_LIST_END = re.compile(r"\s*(?:[,.;:)\]）」〕〔”\"»、・参と]|$|(?:and|or|et|ou)\b)")
+_LETTER = re.compile(r"([a-z])(?![0-9A-Za-z'’\-])")
+# A dotted number ("in 101.4a", "exception to 608.2h") is a rule number wherever it stands;
+# a bare "100" needs a word in front ("rule 100"). The leading lookahead lets the regex engine
+# skip quickly over characters that cannot start an anchor.
+_ANCHOR_WORDS = r"""
+        \b(?P<rule>rules?|r[èe]gles?)\s+
+      | \b(?P<section>sections?)\s+
+      | \b(?:see|cf\.|voir)\s+(?=\d{3}(?!\d))
+      | (?<![0-9A-Za-z.,$€£/])(?=\d{3}\.\d{1,3}[a-z]?(?![0-9A-Za-z])(?!\.\d))"""
+_ANCHOR = re.compile(rf"(?=[rscv0-9])(?:{_ANCHOR_WORDS})", re.IGNORECASE | re.VERBOSE)
+# Japanese also writes "603.2参照" and "第603項" without "rule".
+_ANCHOR_JA = re.compile(
+    rf"""(?=[rscv0-9第])(?:{_ANCHOR_WORDS}
+      | (?P<dai>第)(?=\d{{3}}(?!\d))
+      | (?<![0-9A-Za-z.])(?P<bare>)(?=\d{{3}}(?!\d)))""",
+    re.IGNORECASE | re.VERBOSE,
+)
+_DIGIT = re.compile(r"\d")
+_SANSHO = re.compile(r"\s*参照")
+_DAI_END = re.compile(r"\s*[項条]")
+
+
+def _valid(m: re.Match[str], section: bool) -> RuleNumber | None:
+    """The number a match spells if it fits its anchor: sections 1-9, rules 100-999."""
+    major = m.group(1)
+    if section:
+        if len(major) != 1 or major == "0" or m.group(2) is not None:
+            return None
+        return RuleNumber(int(major))
+    if len(major) != 3 or major[0] == "0":
+        return None
+    minor = int(m.group(2)) if m.group(2) is not None else None
+    return RuleNumber(int(major), minor, m.group(3) or None)
+
+
+def _item(text: str, folded: str, num: RuleNumber, start: int, end: int) -> tuple[list[Ref], int]:
+    """The refs of one list item: a number, or a range starting at that number."""
+    rng = _RANGE.match(folded, end)
+    if rng:
+        try:
+            numbers = expand_range(str(num), rng.group(1))
+        except RangeError:
+            numbers = []
+        if numbers:
+            label = text[start : rng.end()]
+            return [Ref(n, label, start, rng.end()) for n in numbers], rng.end()
+    return [Ref(str(num), text[start:end], start, end)], end
+
+
+def _scan(text: str, folded: str, pos: int, section: bool) -> tuple[list[Ref], int, int]:
+    """Read a list of numbers at ``pos``: the refs, the end of the last ref, the end of its title."""
+    m = _NUM.match(folded, pos)
+    num = _valid(m, section) if m else None
+    if m is None or num is None:
+        return [], pos, pos
+    refs: list[Ref] = []
+    item, end = _item(text, folded, num, m.start(), m.end())
+    while True:
+        refs.extend(item)
+        tail = end
+        title = _TITLE.match(folded, end)
+        if title:
+            tail = title.end()
+            inner = title.group(1)
+            # 'rule 116, "Special Actions."' ends the list; 'rules 702.109, "Dash," 702.152' not.
+            if inner is not None and not inner.endswith(",") and not folded.startswith(",", tail):
+                return refs, end, tail
+        sep = _SEP.match(folded, tail)
+        if not sep and title and title.group(1) is not None:
+            # The comma inside '“Dash,”' already separates the items.
+            sep = _SEP_AFTER_COMMA.match(folded, tail)
+        if not sep:
+            return refs, end, tail
+        nxt = _NUM.match(folded, sep.end())
+        cand = _valid(nxt, section) if nxt else None
+        if nxt and cand is not None:
+            if not section and cand.minor is None and num.minor is not None:
+                rng = _RANGE.match(folded, nxt.end())
+                if not _LIST_END.match(folded, rng.end() if rng else nxt.end()):
+                    return refs, end, tail
+            num = cand
+            item, end = _item(text, folded, cand, nxt.start(), nxt.end())
+            continue
+        # "rules 608.3a and b": a lone later letter continues the previous subrule.
+        let = _LETTER.match(folded, sep.end())
+        if let and num.letter is not None and let.group(1) > num.letter:
+            num = RuleNumber(num.major, num.minor, let.group(1))
+            item, end = [Ref(str(num), text[let.start() : let.end()], *let.span())], let.end()
+            continue
+        return refs, end, tail
+
+
+def find_refs(text: str, lang: str) -> list[Ref]:
+    """Every rule reference in ``text``, in order; a range gives one Ref per number it covers.
+
+    Numbers count as references after "rule(s)", "règle(s)", "section(s)" (sections 1-9), after
+    "See"/"Cf."/"Voir" (bare rule numbers), in lists continuing those ("rules 613.2, 707.2, and
+    707.3") and, in Japanese, before "参照" or inside "第…項". Other numbers ("100 damage") are not.
+    """
+    _check_lang(lang)
+    folded = fold(text)
+    if not _DIGIT.search(folded):
+        return []
+    anchors = _ANCHOR_JA if lang == "ja" else _ANCHOR
+    refs: list[Ref] = []
+    consumed = 0
+    for a in anchors.finditer(folded):
+        if a.start() < consumed:
+            continue
+        found, end, tail = _scan(text, folded, a.end(), a.group("section") is not None)
+        if not found:
+            continue
+        if lang == "ja":
+            if a.group("bare") is not None and not _SANSHO.match(folded, tail):
+                continue
+            if a.group("dai") is not None and not _DAI_END.match(folded, end):
+                continue
+        refs.extend(found)
+        consumed = end
+    return refs
+
+
+# ---- glossary terms ---------------------------------------------------------------------------
+
+_VOWELS = frozenset("aeiou")
+_FR_FUNCTION_WORDS = frozenset(
+    {"de", "du", "des", "la", "le", "les", "à", "au", "aux", "en", "et", "ou", "un", "une"}
+    | {"sur", "par", "pour", "avec", "sans", "dans"}
+)
+_MAX_VARIANTS = 256
+
+
+def _en_word_forms(word: str) -> set[str]:
+    """English inflections of one word: plural and 3rd person -s/-es, -ed, -ing (e-drop, y->ies)."""
+    forms = {word}
+    if not word.isalpha() or len(word) < 2:
+        return forms
+    bases = {word}
+    # A term printed in the plural or 3rd person ("Attacks", "Dies") also inflects its base.
+    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        if word.endswith("ies") and len(word) > 4:
+            bases.add(word[:-3] + "y")
+        elif word.endswith(("sses", "shes", "ches", "xes", "zes")):
+            bases.add(word[:-2])
+        else:
+            bases.add(word[:-1])
+    for b in bases:
+        forms.add(b)
+        if b.endswith("y") and len(b) > 2 and b[-2] not in _VOWELS:
+            forms |= {b[:-1] + "ies", b[:-1] + "ied", b + "ing"}
+        elif b.endswith("ie"):
+            forms |= {b + "s", b + "d", b[:-2] + "ying"}
+        elif b.endswith("ee"):
+            forms |= {b + "s", b + "d", b + "ing"}
+        elif b.endswith("e"):
+            forms |= {b + "s", b + "d", b[:-1] + "ing"}
+        elif b.endswith(("s", "x", "z", "ch", "sh")):
+            forms |= {b + "es", b + "ed", b + "ing"}
+        else:
+            forms |= {b + "s", b + "ed", b + "ing"}
+            # "untap" -> "untapped": we cannot tell stress, so both spellings are accepted.
+            cvc = b[-3] not in _VOWELS and b[-2] in _VOWELS and b[-1] not in _VOWELS
+            if len(b) >= 3 and cvc and b[-1] not in "wxy":
+                forms |= {b + b[-1] + "ed", b + b[-1] + "ing"}
+    return forms
+
+
+def _fr_word_forms(word: str) -> set[str]:
+    """French plural (-s, -x, -al -> -aux) and feminine (-e, -es, -if -> -ive, -er -> -ère) forms."""
+    forms = {word}
+    if not word.isalpha() or word in _FR_FUNCTION_WORDS or word.endswith(("s", "x", "z")):
+        return forms
+    forms.add(word + "s")
+    if word.endswith(("au", "eu")):
+        forms.add(word + "x")
+    if word.endswith("al"):
+        forms.add(word[:-2] + "aux")
+    if not word.endswith("e"):
+        forms |= {word + "e", word + "es"}
+    if word.endswith("if"):
+        forms |= {word[:-1] + "ve", word[:-1] + "ves"}
+    if word.endswith("er"):
+        forms |= {word[:-2] + "ère", word[:-2] + "ères"}
+    if word.endswith(("el", "en", "on")):
+        forms |= {word + word[-1] + "e", word + word[-1] + "es"}
+    return forms
+
+
+def _variants(form: str, lang: str) -> set[str]:
+    """Inflected spellings of a normalised term (words separated by single spaces)."""
+    if lang == "ja":
+        return {form}
+    words = form.split(" ")
+    forms_of = _en_word_forms if lang == "en" else _fr_word_forms
+    if len(words) == 1:
+        return forms_of(words[0])
+    if lang == "en":
+        # English inflects the head noun at the end or the verb in front ("players pass in
+        # succession"); the middle words stay put.
+        slots = [forms_of(words[0]), *({w} for w in words[1:-1]), forms_of(words[-1])]
+    else:
+        slots = [forms_of(w) for w in words]
+        total = 1
+        for s in slots:
+            total *= len(s)
+        if total > _MAX_VARIANTS:
+            slots = [slots[0], *({w} for w in words[1:-1]), slots[-1]]
+    return {" ".join(p) for p in itertools.product(*slots)}
+
+
+def _normalize_form(form: str) -> str:
+    """A surface form as matched: NFKC, lower case, single spaces."""
+    return " ".join(_lower_same_length(fold(unicodedata.normalize("NFKC", form))).split())
+
+
+def _trie_regex(strings: Iterable[str]) -> str:
+    """One regex matching any of the strings, factored by common prefixes so it stays fast.
+
+    A space in a string matches any run of whitespace. At each node the longer continuations
+    are tried before stopping, so the regex prefers the longest string at a given position.
+    """
+    trie: dict[str, dict] = {}
+    for s in strings:
+        node = trie
+        for ch in s:
+            node = node.setdefault(ch, {})
+        node[""] = {}
+
+    def render(node: dict[str, dict]) -> str:
+        alternatives: list[str] = []
+        leaves: list[str] = []
+        for ch in sorted(k for k in node if k):
+            child = node[ch]
+            token = r"\s+" if ch == " " else re.escape(ch)
+            if list(child) == [""] and ch != " ":
+                leaves.append(token)
+            else:
+                alternatives.append(token + render(child))
+        if len(leaves) == 1:
+            alternatives.append(leaves[0])
+        elif leaves:
+            alternatives.append("[" + "".join(leaves) + "]")
+        ends = "" in node
+        if not alternatives:
+            return ""
+        body = "|".join(alternatives)
+        if len(alternatives) > 1 or (ends and len(body) > 1):
+            body = f"(?:{body})"
+        return body + "?" if ends else body
+
+    return render(trie)
+
+
+class TermMatcher:
+    """Finds glossary terms in rule text: longest match, word boundaries, simple inflections.
+
+    ``terms`` maps a glossary key to its surface forms (the term and its aliases). English matches
+    plural/3rd person, -ed and -ing forms; French plural and feminine forms; Japanese matches the
+    NFKC text without word boundaries. A spelling that two keys share goes to the key that prints
+    it exactly, else to the first key given.
+    """
+
+    def __init__(self, terms: dict[str, list[str]], lang: str) -> None:
+        _check_lang(lang)
+        self.lang = lang
+        lookup: dict[str, tuple[int, str]] = {}
+        for key, forms in terms.items():
+            for form in forms or [key]:
+                norm = _normalize_form(form)
+                if not any(c.isalnum() for c in norm):
+                    continue
+                for variant in _variants(norm, lang):
+                    rank = 0 if variant == norm else 1
+                    if variant not in lookup or rank < lookup[variant][0]:
+                        lookup[variant] = (rank, key)
+        self._lookup = {v: key for v, (_, key) in lookup.items()}
+        body = _trie_regex(self._lookup) if self._lookup else None
+        if body is None:
+            self._regex = None
+        elif lang == "ja":
+            self._regex = re.compile(body)
+        else:
+            self._regex = re.compile(rf"(?<!\w)(?:{body})(?!\w)")
+
+    def find(self, text: str, skip: Sequence[tuple[int, int]] = ()) -> list[tuple[str, int, int]]:
+        """``(key, start, end)`` of each term, leftmost-longest and non-overlapping.
+
+        ``skip`` lists spans (such as rule reference labels) no term may overlap.
+        """
+        if self._regex is None:
+            return []
+        low = _lower_same_length(fold(text))
+        out: list[tuple[str, int, int]] = []
+        for m in self._regex.finditer(low):
+            start, end = m.span()
+            if any(s < end and start < e for s, e in skip):
+                continue
+            key = self._lookup.get(" ".join(m.group().split()))
+            if key is not None:
+                out.append((key, start, end))
+        return out
+
+    def keys_in(self, text: str) -> list[str]:
+        """The distinct keys of the terms a text uses, in order of first use."""
+        return list(dict.fromkeys(key for key, _, _ in self.find(text)))
+
+
+# ---- HTML -------------------------------------------------------------------------------------
+
+# Relative URLs and http(s) only: a link must never carry a "javascript:" or "data:" scheme.
+_SAFE_HREF = re.compile(r"(?:https?://|[/#?.]|[^:/?#\s]*(?:[/?#]|$))", re.IGNORECASE)
+
+
+def _safe_href(url: str | None) -> str | None:
+    if not url or not isinstance(url, str) or not _SAFE_HREF.match(url):
+        return None
+    if any(ord(c) < 0x20 or c.isspace() for c in url):
+        return None
+    return url
+
+
+def _no_href(_key: str) -> str | None:
+    return None
+
+
+def _esc(text: str) -> str:
+    return html.escape(text, quote=True)
+
+
+def link_html(
+    text: str,
+    refs: list[Ref],
+    href: Callable[[Ref], str | None],
+    terms: Sequence[tuple[str, int, int]] = (),
+    term_href: Callable[[str], str | None] = _no_href,
+) -> str:
+    """HTML-escaped ``text`` with a link around each reference and each glossary term.
+
+    A reference becomes ``<a class="ref" data-rule="117.3a">``; a range group (refs sharing a span)
+    links to its first number with every number in ``data-rules``. When ``href`` gives no URL the
+    reference is a ``<span class="ref unresolved">``. A term becomes ``<a class="term"
+    data-term="key">`` when ``term_href`` gives a URL, else stays plain text. Spans that overlap
+    an earlier one or fall outside the text are ignored; terms never overlap references.
+    """
+    size = len(text)
+    groups: dict[tuple[int, int], list[Ref]] = {}
+    for ref in refs:
+        if 0 <= ref.start < ref.end <= size:
+            groups.setdefault((ref.start, ref.end), []).append(ref)
+    spans: list[tuple[int, int, str]] = []
+    last = 0
+    for (start, end), group in sorted(groups.items()):
+        if start < last:
+            continue
+        spans.append((start, end, _ref_html(text[start:end], group, href)))
+        last = end
+    ref_spans = [(s, e) for s, e, _ in spans]
+    last = 0
+    for key, start, end in sorted(terms, key=lambda t: (t[1], -t[2])):
+        if not 0 <= start < end <= size or start < last:
+            continue
+        if any(s < end and start < e for s, e in ref_spans):
+            continue
+        url = _safe_href(term_href(key))
+        last = end
+        if url is None:
+            continue
+        spans.append(
+            (
+                start,
+                end,
+                f'<a class="term" href="{_esc(url)}" data-term="{_esc(key)}">'
+                f"{_esc(text[start:end])}</a>",
+            )
+        )
+    spans.sort()
+    out: list[str] = []
+    pos = 0
+    for start, end, piece in spans:
+        out.append(_esc(text[pos:start]))
+        out.append(piece)
+        pos = end
+    out.append(_esc(text[pos:]))
+    return "".join(out)
+
+
+def _ref_html(label: str, group: list[Ref], href: Callable[[Ref], str | None]) -> str:
+    """One reference (or range group) as a link, or as an unresolved span."""
+    url = None
+    for ref in group:
+        url = _safe_href(href(ref))
+        if url is not None:
+            break
+    first = group[0].number
+    extra = ""
+    if len(group) > 1:
+        extra = f' data-rules="{_esc(" ".join(r.number for r in group))}"'
+    if url is None:
+        return f'<span class="ref unresolved" data-rule="{_esc(first)}"{extra}>{_esc(label)}</span>'
+    return f'<a class="ref" href="{_esc(url)}" data-rule="{_esc(first)}"{extra}>{_esc(label)}</a>'
