@@ -30,3 +30,39 @@ def cr_en_dir() -> Path:
 def corpus_dir() -> Path:
     """The embedded corpus shipped with the project."""
     return CORPUS_DIR
+
+
+@pytest.fixture(scope="session")
+def embedded_instance(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """An instance built once per test session from the embedded corpus alone."""
+    from kb.build import build
+
+    instance = tmp_path_factory.mktemp("embedded") / "instance"
+    build(instance)
+    return instance
+
+
+@pytest.fixture(scope="session")
+def full_instance(tmp_path_factory: pytest.TempPathFactory, cr_en_dir: Path) -> Path:
+    """An instance built once per session from the embedded corpus plus the six shared editions."""
+    from kb.build import build
+
+    instance = tmp_path_factory.mktemp("full") / "instance"
+    build(instance, [cr_en_dir])
+    return instance
+
+
+@pytest.fixture(scope="session")
+def full_kb(full_instance: Path):
+    """The knowledge base of :func:`full_instance`."""
+    from kb.build import load
+
+    return load(full_instance)
+
+
+@pytest.fixture(scope="session")
+def embedded_kb(embedded_instance: Path):
+    """The knowledge base of :func:`embedded_instance`."""
+    from kb.build import load
+
+    return load(embedded_instance)

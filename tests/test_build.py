@@ -1,0 +1,74 @@
+"""The build on the embedded corpus: editions, links across languages, atomic and cached rebuilds."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from kb.build import BUILD_FILE, KB_FILE, build, load
+
+
+def test_embedded_editions_and_languages(embedded_kb) -> None:
+    langs = {e.lang for e in embedded_kb.editions.values()}
+    assert langs == {"en", "fr", "ja"}
+    ja = embedded_kb.newest("ja")
+    assert ja.version == "20231117.0" and ja.date == "2023-11-17"
+    assert embedded_kb.edition("en", "2024-07-30").kind == "partial"
+
+
+def test_seed_000_and_001_are_one_rule(embedded_kb) -> None:
+    kb = embedded_kb
+    fr = next(e for e in kb.editions_of("fr") if e.kind == "partial" and "116.3b" in kb.rules[e.id])
+    en_old = next(e for e in kb.editions_of("en") if "116.3b" in kb.rules[e.id])
+    en_new = kb.edition("en", "2024-07-30")
+    assert kb.rules[fr.id]["116.3b"].canonical == "117.3b"
+    assert kb.rules[en_old.id]["116.3b"].canonical == "117.3b"
+    assert kb.rules[en_new.id]["117.3b"].canonical == "117.3b"
+    assert fr.translates == en_old.id
+    lineage = kb.concordance["117.3b"]
+    assert {fr.id, en_old.id, en_new.id} <= set(lineage)
+
+
+def test_references_resolve_within_their_edition(embedded_kb) -> None:
+    kb = embedded_kb
+    en_old = next(e for e in kb.editions_of("en") if "116.2a" in kb.rules[e.id])
+    refs = {r.number: r for r in kb.rules[en_old.id]["116.2a"].refs}
+    assert set(refs) >= {"603", "116.5"}
+    assert refs["116.5"].resolved and refs["116.5"].canonical == "117.5"
+    assert not refs["603"].resolved  # a quote holds only rule 116
+
+
+def test_tournament_rules_and_the_lost_symbol(embedded_kb) -> None:
+    items = [t for t in embedded_kb.tournament if t.lang == "fr"]
+    assert len(items) >= 10
+    flagged = [t for t in items if "lost-symbol" in t.flags]
+    assert len(flagged) == 1 and "dans son coût de mana" in flagged[0].text
+    assert any("lost" in w.lower() or "symbol" in w.lower() for w in embedded_kb.warnings)
+
+
+def test_commentary_attached_to_canonical_rules(embedded_kb) -> None:
+    assert {c.lang for c in embedded_kb.commentary} >= {"fr", "ja"}
+    about = {r for c in embedded_kb.commentary for r in c.about_rules}
+    assert about & {"117", "116"}
+
+
+def test_term_base_is_trilingual(embedded_kb) -> None:
+    terms = embedded_kb.terms
+    assert len(terms) >= 40
+    priority = next(t for t in terms if "priority" in [n.lower() for n in t.en])
+    assert "priorité" in priority.fr and "優先権" in priority.ja
+
+
+def test_unchanged_inputs_skip_the_build(embedded_instance: Path) -> None:
+    before = (embedded_instance / KB_FILE).stat().st_mtime_ns
+    report = build(embedded_instance)
+    assert report.skipped
+    assert (embedded_instance / KB_FILE).stat().st_mtime_ns == before
+    assert "Up to date" in report.summary()
+
+
+def test_build_info_and_summary(embedded_instance: Path) -> None:
+    info = json.loads((embedded_instance / BUILD_FILE).read_text(encoding="utf-8"))
+    assert info["totals"]["editions"] == len(load(embedded_instance).editions)
+    assert info["totals"]["engine_examples"] >= 40
+    assert all(ed["rules"] >= 0 for ed in info["editions"])

@@ -1,0 +1,117 @@
+"""The build with the six official English editions of ../shared/corpus-raw (skipped where absent)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from kb.concordance import diff_editions
+
+
+def test_editions_dates(full_kb) -> None:
+    dates = [e.date for e in full_kb.editions_of("en", full_only=True)]
+    assert dates == [
+        "2011-09-30",
+        "2016-11-11",
+        "2019-06-14",
+        "2019-07-12",
+        "2023-11-17",
+        "2025-11-14",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("edition", "number", "canonical"),
+    [
+        ("2011-09-30", "116.3b", "117.3b"),  # Timing and Priority 116 -> 117
+        ("2016-11-11", "116", "117"),
+        ("2019-06-14", "115.2a", "116.2a"),  # Special Actions 115 -> 116
+        ("2019-06-14", "115", "116"),
+        ("2019-07-12", "117.3b", "117.3b"),
+    ],
+)
+def test_renumbering_followed(full_kb, edition: str, number: str, canonical: str) -> None:
+    ed = full_kb.edition("en", edition)
+    assert full_kb.rules[ed.id][number].canonical == canonical
+
+
+def test_history_of_timing_and_priority(full_kb) -> None:
+    history = full_kb.history("117.3b", "en")
+    numbers = {h["date"]: h["number"] for h in history if h["date"]}
+    assert numbers["2011-09-30"] == "116.3b" and numbers["2019-06-14"] == "116.3b"
+    assert numbers["2019-07-12"] == "117.3b" and numbers["2025-11-14"] == "117.3b"
+
+
+def test_japanese_follows_the_english_it_translates(full_kb) -> None:
+    ja = full_kb.newest("ja")
+    assert ja.translates == "en-2023-11-17"
+    rule = full_kb.rules[ja.id]["116.2a"]
+    en = full_kb.rules["en-2023-11-17"]["116.2a"]
+    assert rule.lineage == en.lineage
+
+
+def test_unchanged_rules_marked_same(full_kb) -> None:
+    changes = diff_editions(full_kb, "en-2019-07-12", "en-2025-11-14")
+    changed_new = {c.new for c in changes}
+    old = full_kb.rules["en-2019-07-12"]
+    new = full_kb.rules["en-2025-11-14"]
+    # 117.1 (Timing and Priority) reads the same in both: no change listed, "same" on the rule.
+    assert old["117.1"].text == new["117.1"].text
+    assert "117.1" not in changed_new
+    same = [n for n, r in new.items() if r.change == "same"]
+    assert len(same) > 1000
+
+
+def test_created_rule_marked_created(full_kb) -> None:
+    # Rule 111 (Tokens) appears in July 2019: created then, and absent before.
+    rule = full_kb.rules["en-2019-07-12"]["111"]
+    assert rule.change == "created"
+    changes = diff_editions(full_kb, "en-2019-06-14", "en-2019-07-12")
+    assert any(c.change == "created" and c.new == "111" for c in changes)
+
+
+def test_quote_of_a_present_edition_is_checked_not_duplicated(full_kb) -> None:
+    ed = full_kb.edition("en", "2011-09-30")
+    assert ed.kind == "full"
+    assert any("en-site-rule-505" in s for s in ed.sources)
+    assert not [
+        e
+        for e in full_kb.editions.values()
+        if e.id != ed.id and e.date == "2011-09-30" and e.lang == "en"
+    ]
+
+
+def test_undated_quote_fits_editions(full_kb) -> None:
+    quote = next(e for e in full_kb.editions_of("en") if e.date is None)
+    assert quote.fits, "the English quote of the French wiki page fits no edition"
+    assert all(f.startswith("en-201") for f in quote.fits)
+
+
+# References that really dangle in the published texts (the rules refer to numbers that do not
+# exist in that edition), found by reading them: edition date -> numbers.
+DANGLING = {
+    "2011-09-30": set(),
+    "2016-11-11": set(),
+    "2019-06-14": set(),
+    "2019-07-12": set(),
+    "2023-11-17": set(),
+    "2025-11-14": set(),
+}
+
+
+def test_every_rule_reference_resolves(full_kb) -> None:
+    for ed in full_kb.editions_of("en", full_only=True):
+        unresolved = {
+            ref.number for r in full_kb.rules[ed.id].values() for ref in r.refs if not ref.resolved
+        }
+        assert unresolved == DANGLING[ed.date], ed.id
+
+
+def test_references_counted_against_raw_text(full_kb, cr_en_dir) -> None:
+    # Independent count: "rule NNN" mentions in the raw rules region of the newest edition.
+    raw = (cr_en_dir / "MagicCompRules-2025-11-14.txt").read_text(encoding="utf-8-sig")
+    body = raw[raw.index("Credits") + 7 : raw.rindex("Glossary")]
+    mentions = len(re.findall(r"\brules? \d{3}", body))
+    refs = sum(len(r.refs) for r in full_kb.rules["en-2025-11-14"].values())
+    assert refs >= mentions

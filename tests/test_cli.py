@@ -1,0 +1,197 @@
+"""The ``kb`` command: each subcommand's output, JSON shape, and clear errors without tracebacks."""
+
+from __future__ import annotations
+
+import io
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from kb.build import KB_FILE
+from kb.cli import main
+
+
+def run(*argv: str) -> tuple[int, str]:
+    out = io.StringIO()
+    code = main(list(argv), out=out)
+    return code, out.getvalue()
+
+
+def test_rule_json_shape(embedded_instance: Path) -> None:
+    code, out = run("rule", "117.3b", "--json", "--instance", str(embedded_instance))
+    assert code == 0
+    data = json.loads(out)
+    for key in (
+        "number",
+        "lang",
+        "edition",
+        "kind",
+        "title",
+        "text",
+        "examples",
+        "parent",
+        "children",
+        "refs",
+        "referenced_by",
+        "canonical",
+        "history",
+        "translations",
+        "terms",
+    ):
+        assert key in data, key
+    assert data["number"] == "117.3b" and data["canonical"] == "117.3b"
+    assert data["translations"]["fr"]["number"] == "116.3b"
+    assert all({"edition", "number", "change"} <= set(h) for h in data["history"])
+    assert data["engine_examples"], "examples citing 117.3b are attached"
+    assert data["engine_examples"][0]["trace"]
+
+
+def test_rule_any_spelling_and_old_number(embedded_instance: Path) -> None:
+    code, out = run("rule", "１１７．３ｂ", "--instance", str(embedded_instance))
+    assert code == 0 and "117.3b" in out
+    code, out = run(
+        "rule", "116.3b", "--lang", "fr", "--json", "--instance", str(embedded_instance)
+    )
+    assert code == 0 and json.loads(out)["canonical"] == "117.3b"
+
+
+def test_unknown_rule_is_a_clear_error(
+    embedded_instance: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _ = run("rule", "117.9z", "--instance", str(embedded_instance))
+    err = capsys.readouterr().err
+    assert code == 1
+    assert "no rule 117.9z" in err and "nearest" in err and "Traceback" not in err
+    code, _ = run("rule", "banana", "--instance", str(embedded_instance))
+    assert code == 1 and "not a rule number" in capsys.readouterr().err
+    code, _ = run("rule", "117.3b", "--edition", "1999-01-01", "--instance", str(embedded_instance))
+    assert code == 1 and "no en edition" in capsys.readouterr().err
+
+
+def test_glossary_aliases_and_case(
+    embedded_instance: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out = run(
+        "glossary", "pass in succession", "--json", "--instance", str(embedded_instance)
+    )
+    assert code == 0 and json.loads(out)["term"] == "Pass in Succession"
+    code, _ = run("glossary", "no such term", "--instance", str(embedded_instance))
+    assert code == 1 and "no glossary entry" in capsys.readouterr().err
+
+
+def test_editions_json(embedded_instance: Path) -> None:
+    code, out = run("editions", "--json", "--instance", str(embedded_instance))
+    rows = json.loads(out)
+    assert code == 0
+    for row in rows:
+        assert {
+            "lang",
+            "date",
+            "source",
+            "numbering",
+            "rules",
+            "examples",
+            "glossary",
+            "unresolved_refs",
+        } <= set(row)
+    ja = next(r for r in rows if r["lang"] == "ja")
+    assert ja["date"] == "2023-11-17"
+    # rules counts three-digit numbers, headings included: the JA quote has 116 and 116.1 … 116.3.
+    assert ja["rules"] == 14
+
+
+def test_concordance_command(full_instance: Path) -> None:
+    code, out = run(
+        "concordance", "2019-06-14", "2019-07-12", "--json", "--instance", str(full_instance)
+    )
+    data = json.loads(out)
+    assert code == 0
+    assert {"old": "116.3b", "new": "117.3b"} in data["moved"]
+    assert any(item["new"] == "111" for item in data["created"])
+
+
+def test_editions_counts_full(full_instance: Path) -> None:
+    _code, out = run("editions", "--json", "--instance", str(full_instance))
+    rows = {r["date"]: r for r in json.loads(out) if r["lang"] == "en" and r["date"]}
+    assert rows["2025-11-14"]["rules"] > 3000 and rows["2025-11-14"]["glossary"] > 700
+
+
+def test_python_dash_m_works(embedded_instance: Path) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "kb", "rule", "117.3c", "--instance", str(embedded_instance)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert proc.returncode == 0 and "117.3c" in proc.stdout
+
+
+# ---- bad input: a clear message naming the file, no traceback, the instance left intact --------
+BAD_FILES = {
+    "empty.txt": b"",
+    "binary.txt": bytes(range(256)) * 8,
+    "unknown.txt": b"Just some notes about my deck.\nNothing to see here.\n",
+}
+
+
+@pytest.fixture()
+def private_instance(embedded_instance: Path, tmp_path: Path) -> Path:
+    copy = tmp_path / "instance"
+    shutil.copytree(embedded_instance, copy)
+    return copy
+
+
+def _truncated_cr(cr_en_dir: Path) -> bytes:
+    data = (cr_en_dir / "MagicCompRules-2025-11-14.txt").read_bytes()
+    return data[: len(data) // 3]
+
+
+@pytest.mark.parametrize("name", sorted(BAD_FILES))
+def test_bad_file_rejected_instance_intact(
+    name: str, private_instance: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bad = tmp_path / name
+    bad.write_bytes(BAD_FILES[name])
+    before = (private_instance / KB_FILE).read_bytes()
+    code, _ = run("build", "--corpus", str(bad), "--instance", str(private_instance))
+    err = capsys.readouterr().err
+    assert code == 1
+    assert name in err and "Traceback" not in err
+    assert (private_instance / KB_FILE).read_bytes() == before
+    assert (
+        "paths" not in (private_instance / "corpus.json").read_text()
+        or name not in (private_instance / "corpus.json").read_text()
+    )
+
+
+def test_truncated_cr_rejected(
+    cr_en_dir: Path, private_instance: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bad = tmp_path / "MagicCompRules-truncated.txt"
+    bad.write_bytes(_truncated_cr(cr_en_dir))
+    code, _ = run("build", "--corpus", str(bad), "--instance", str(private_instance))
+    err = capsys.readouterr().err
+    assert code == 1 and "MagicCompRules-truncated.txt" in err and "Traceback" not in err
+
+
+def test_duplicate_rule_number_reported(
+    private_instance: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fixture = Path(__file__).parent / "fixtures" / "cr"
+    dup = next(fixture.glob("*dup*"), None)
+    if dup is None:
+        pytest.fail("tests/fixtures/cr has no duplicate-number fixture")
+    code, out = run("build", "--corpus", str(dup), "--instance", str(private_instance))
+    assert code == 0
+    assert "duplicate" in out and dup.name in out
+
+
+def test_missing_corpus_path(private_instance: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _ = run("build", "--corpus", "/no/such/folder", "--instance", str(private_instance))
+    err = capsys.readouterr().err
+    assert code == 1 and "/no/such/folder" in err and "no such file" in err
