@@ -9,6 +9,7 @@ last "Credits" line. What the reader cannot place is reported as a Problem with 
 
 from __future__ import annotations
 
+import datetime
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -91,7 +92,8 @@ _WHOLE_TERMS = {
     "Ordre joueur actif, joueur non actif",
 }
 _COMMA_IN_QUOTES = re.compile(r',([”"»])(?=\s|$)')
-_QUOTES = '"“”«»「」『』'
+_OPENING = '"“«「『'
+_CLOSING = '"”»」』'
 _SEE = re.compile(r"\b(?:See|Voir)(?:\s+(?:also|aussi))?\s+(.+?)(?:\.[”\"»]?|[”\"»]\.)(?=\s|$)")
 _SEE_JA = re.compile(r"(?<![\w.])「([^」]+)」\s*(?:を)?参照")
 _NUM = r"\d{1,3}(?:\.\d{1,3}[a-z]?)?"
@@ -192,7 +194,8 @@ def _regions(lines: list[str], path: str) -> _Regions:
             path, "not a Comprehensive Rules text: no numbered rules before the glossary", begin + 1
         )
     lang = GLOSSARY_HEADINGS[lines[glossary].strip()]
-    return _Regions(begin, start, glossary, last_credits, lang)
+    # Without a contents list, the lines before the rules are the introduction, not contents.
+    return _Regions(start if begin == 0 else begin, start, glossary, last_credits, lang)
 
 
 def _sniff_lang(text: str, heading_lang: str) -> str:
@@ -206,9 +209,10 @@ def _sniff_lang(text: str, heading_lang: str) -> str:
 
 
 def _iso(year: int, month: int, day: int) -> str | None:
-    if 1 <= month <= 12 and 1 <= day <= 31:
-        return f"{year:04d}-{month:02d}-{day:02d}"
-    return None
+    try:
+        return datetime.date(year, month, day).isoformat()
+    except ValueError:
+        return None
 
 
 def _version_date(match: re.Match[str] | None) -> str | None:
@@ -288,7 +292,7 @@ def _read_rules(
             blank_before = True
             continue
         numbered = _numbered(line)
-        example = None if numbered else _EXAMPLE.match(line)
+        example = None if numbered else _EXAMPLE.match(line.lstrip())
         if numbered:
             record = RuleRecord(
                 numbered.key,
@@ -328,7 +332,7 @@ def _read_rules(
                     Problem(path, lineno, "example before the first rule; cannot be placed")
                 )
                 continue
-            current.examples.append(line[example.end() :].strip())
+            current.examples.append(line.lstrip()[example.end() :].strip())
             in_example = True
         elif current is None:
             problems.append(
@@ -378,10 +382,17 @@ def _split_aliases(term: str) -> list[str]:
 
 
 def _unquote(text: str) -> str:
-    """'“Partner with [name]”' -> 'Partner with [name]'; quotes inside a name stay."""
+    """'“Partner with [name]”' -> 'Partner with [name]'; quotes inside a name ('Intervening “If”
+    Clause') stay. A lone opening quote is dropped too: "See “Enters the Battlefield.”" loses its
+    closing quote with the sentence's period."""
     text = text.strip(" ,")
-    if text[:1] in _QUOTES or text[-1:] in _QUOTES:
-        text = text.strip(_QUOTES + " ,")
+    if text[:1] in _OPENING and (
+        text[-1:] in _CLOSING or not any(ch in _CLOSING for ch in text[1:])
+    ):
+        text = text[1:]
+        if text[-1:] in _CLOSING:
+            text = text[:-1]
+        text = text.strip(" ,")
     return text
 
 

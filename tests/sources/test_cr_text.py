@@ -494,3 +494,36 @@ def test_glossary_redirects_and_aliases() -> None:
     assert glossary["Layer"].rule_refs == ["613"]
     assert glossary["Champion"].aliases == ["Championed"]
     assert glossary["Champion"].rule_refs == ["205.1a", "205.1b", "205.1c", "903.6", "903.11"]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Example: Text.",
+        "Exemple : Text.",
+        "Exemple\u00a0: Text.",
+        "例：Text.",
+        "例: Text.",
+        "  Example: Text.",
+    ],
+)
+def test_example_prefixes(line: str) -> None:
+    doc = _doc(f"1. Game Concepts\n\n100.1. Rule.\n{line}\n")
+    assert _rules(doc)["100.1"].examples == ["Text."]
+
+
+def test_rules_without_a_contents_list() -> None:
+    text = (
+        "Magic: The Gathering Comprehensive Rules\n\nThese rules are effective as of May 5, 2024.\n\n"
+        "This introduction ends with a period.\n\n1. Game Concepts\n\n100.1. Text.\n" + GLOSSARY
+    )
+    doc = read_cr_text(Path("mem.txt"), text)
+    assert [r.number for r in doc.rules] == ["1", "100.1"]
+    assert [g.term for g in doc.glossary] == ["Kicker"]
+    assert doc.problems == []
+
+
+def test_invalid_calendar_date_is_not_a_date() -> None:
+    head = HEAD.replace("March 3, 2024", "February 30, 2024")
+    with pytest.raises(SourceError, match="no effective date"):
+        _doc("1. Game Concepts\n\n100.1. Text.\n", head=head)
