@@ -1,0 +1,296 @@
+"""The multilingual term base: game concepts named in English, French and Japanese.
+
+``corpus/terms.toml`` lists the concepts (priority = priorité = 優先権) with the rules that define
+them; readers harvest more pairings from the seeds (「優先権/Priority」), merged here without ever
+dropping a curated name. :func:`translate_query_terms` lets the search turn "優先権" into
+"priority" or "state-based actions" into "action basée sur un état".
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+import unicodedata
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from kb.model import LANGS, Term
+from kb.rulenum import try_parse
+from kb.sources.records import SourceError, TermPair
+
+__all__ = ["load_terms", "merge_harvested", "normalize_name", "translate_query_terms"]
+
+_KEYS = {"id", "en", "fr", "ja", "rules", "source"}
+
+
+def load_terms(path: Path) -> list[Term]:
+    """Read ``terms.toml``; a broken file raises :class:`SourceError` naming the file and line."""
+    path = Path(path)
+    try:
+        raw = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise SourceError(str(path), f"cannot read the term base: {exc.strerror or exc}") from None
+    try:
+        data = tomllib.loads(raw)
+    except tomllib.TOMLDecodeError as exc:
+        found = re.search(r"at line (\d+)", str(exc))
+        raise SourceError(
+            str(path), f"not valid TOML: {exc}", int(found[1]) if found else None
+        ) from None
+    entries = data.get("term")
+    if not isinstance(entries, list) or not entries:
+        raise SourceError(str(path), "no [[term]] table")
+    starts = [i for i, line in enumerate(raw.split("\n"), 1) if line.strip() == "[[term]]"]
+    terms: list[Term] = []
+    seen: dict[str, int | None] = {}
+    for index, entry in enumerate(entries):
+        line = starts[index] if index < len(starts) else None
+        terms.append(_term(entry, str(path), line))
+        if terms[-1].id in seen:
+            raise SourceError(
+                str(path),
+                f"term id {terms[-1].id!r} repeated (first at line {seen[terms[-1].id]})",
+                line,
+            )
+        seen[terms[-1].id] = line
+    return terms
+
+
+def _term(entry: dict[str, Any], path: str, line: int | None) -> Term:
+    """Validate one ``[[term]]`` table."""
+    tid = entry.get("id")
+    if not isinstance(tid, str) or not re.fullmatch(r"[a-z0-9]+(?:-[a-z0-9]+)*", tid):
+        raise SourceError(path, f"term without a valid id (an English slug): {tid!r}", line)
+    unknown = sorted(set(entry) - _KEYS)
+    if unknown:
+        raise SourceError(path, f"term {tid!r}: unknown key(s) {', '.join(unknown)}", line)
+    names: dict[str, list[str]] = {}
+    for lang in LANGS:
+        value = entry.get(lang, [])
+        if isinstance(value, str):
+            value = [value]
+        if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
+            raise SourceError(path, f"term {tid!r}: {lang} must be a list of names", line)
+        names[lang] = [v.strip() for v in value]
+    if not names["en"]:
+        raise SourceError(path, f"term {tid!r}: no English name (en)", line)
+    rules = entry.get("rules", [])
+    if not isinstance(rules, list) or any(try_parse(str(r)) is None for r in rules):
+        raise SourceError(path, f"term {tid!r}: rules must be a list of rule numbers", line)
+    return Term(
+        id=tid,
+        en=names["en"],
+        fr=names["fr"],
+        ja=names["ja"],
+        rules=[str(try_parse(str(r))) for r in rules],
+    )
+
+
+def sources_of(path: Path) -> dict[str, list[str]]:
+    """Term id -> where its pairing comes from ("curated", "seed ja-mtgwiki", …)."""
+    data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+    out: dict[str, list[str]] = {}
+    for entry in data.get("term", []):
+        source = entry.get("source", "curated")
+        out[entry["id"]] = [source] if isinstance(source, str) else list(source)
+    return out
+
+
+# ---- normalisation -------------------------------------------------------------------------
+
+
+def _strip_accents(text: str) -> str:
+    return "".join(c for c in unicodedata.normalize("NFD", text) if unicodedata.category(c) != "Mn")
+
+
+def _stem_en(word: str) -> str:
+    """A light English stemmer: plural and -ing/-ed endings, then a final e (resolve ~ resolving)."""
+    if len(word) > 4 and word.endswith("ies"):
+        word = word[:-3] + "y"
+    elif word.endswith(("sses", "ches", "shes", "xes")):
+        word = word[:-2]
+    elif len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        word = word[:-1]
+    if len(word) > 5 and word.endswith("ing"):
+        word = word[:-3]
+    elif len(word) > 4 and word.endswith("ed"):
+        word = word[:-2]
+    if len(word) > 3 and word.endswith("e"):
+        word = word[:-1]
+    return word
+
+
+def _stem_fr(word: str) -> str:
+    """A light French stemmer on accent-free words: plural s/x, then a feminine e."""
+    if len(word) > 3 and word.endswith(("s", "x")):
+        word = word[:-1]
+    if len(word) > 3 and word.endswith("e"):
+        word = word[:-1]
+    return word
+
+
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+def _tokens(text: str, lang: str) -> list[str]:
+    """Comparable word stems of an English or French text (case- and accent-insensitive)."""
+    folded = _strip_accents(unicodedata.normalize("NFKC", text).lower())
+    words = _WORD.findall(folded)
+    stem = _stem_fr if lang == "fr" else _stem_en
+    return [stem(w) for w in words]
+
+
+def _ja_form(text: str) -> str:
+    """NFKC, without the middle dots and spaces that writers put in or leave out."""
+    folded = unicodedata.normalize("NFKC", text).lower()
+    return re.sub(r"[\s・･]", "", folded)
+
+
+def normalize_name(name: str, lang: str) -> str:
+    """The comparison key of a name: stems for EN/FR, NFKC without dots for JA."""
+    return _ja_form(name) if lang == "ja" else " ".join(_tokens(name, lang))
+
+
+# ---- harvested pairs -------------------------------------------------------------------------
+
+
+def merge_harvested(terms: list[Term], pairs: list[TermPair]) -> tuple[list[Term], list[str]]:
+    """Add harvested names where the term base lacks them; return the new list and messages.
+
+    A pair with an English name adds its other-language name to that concept (or a new concept);
+    a pair whose name already belongs to another concept is a conflict and only reported. A term
+    without English (a French wiki link) must match some concept, else it is reported. Curated
+    names are never dropped or reordered.
+    """
+    out = [Term(t.id, list(t.en), list(t.fr), list(t.ja), list(t.rules)) for t in terms]
+    messages: list[str] = []
+    for pair in pairs:
+        if pair.lang not in LANGS or pair.lang == "en":
+            continue
+        key = normalize_name(pair.term, pair.lang)
+        owners = [
+            t for t in out if key in {normalize_name(n, pair.lang) for n in t.names(pair.lang)}
+        ]
+        if pair.en is None:
+            if not owners:
+                messages.append(
+                    f"harvested {pair.lang} term {pair.term!r} (line {pair.line}) matches no concept"
+                )
+            continue
+        en_key = normalize_name(pair.en, "en")
+        concept = next((t for t in out if en_key in {normalize_name(n, "en") for n in t.en}), None)
+        if concept is None:
+            if owners:
+                messages.append(
+                    f"conflict: harvested {pair.lang} {pair.term!r}/{pair.en!r} (line {pair.line}) "
+                    f"but {pair.term!r} names {owners[0].id!r} here"
+                )
+                continue
+            out.append(_new_concept(pair, out))
+            continue
+        if concept in owners:
+            continue
+        if owners:
+            messages.append(
+                f"conflict: harvested {pair.lang} {pair.term!r}/{pair.en!r} (line {pair.line}) "
+                f"but {pair.term!r} names {owners[0].id!r}, not {concept.id!r}"
+            )
+            continue
+        getattr(concept, pair.lang).append(pair.term)
+    return out, messages
+
+
+def _new_concept(pair: TermPair, terms: list[Term]) -> Term:
+    """A concept for a harvested pair whose English name the term base does not know."""
+    assert pair.en is not None
+    base = re.sub(r"[^a-z0-9]+", "-", _strip_accents(pair.en.lower())).strip("-") or "term"
+    tid, n = base, 2
+    while any(t.id == tid for t in terms):
+        tid, n = f"{base}-{n}", n + 1
+    term = Term(tid, [pair.en.lower()])
+    getattr(term, pair.lang).append(pair.term)
+    return term
+
+
+# ---- cross-language query terms ------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class _Index:
+    """Names of every concept in one language, as comparable keys, longest first per start."""
+
+    by_first: dict[str, list[tuple[tuple[str, ...], int]]] = field(default_factory=dict)
+    ja: list[tuple[str, int]] = field(default_factory=list)
+
+
+@lru_cache(maxsize=32)
+def _index(key: tuple[tuple[str, tuple[str, ...]], ...], lang: str) -> _Index:
+    index = _Index()
+    for pos, (_tid, names) in enumerate(key):
+        for name in names:
+            if lang == "ja":
+                form = _ja_form(name)
+                if form:
+                    index.ja.append((form, pos))
+            else:
+                tokens = tuple(_tokens(name, lang))
+                if tokens:
+                    index.by_first.setdefault(tokens[0], []).append((tokens, pos))
+    index.ja.sort(key=lambda item: -len(item[0]))
+    for entries in index.by_first.values():
+        entries.sort(key=lambda item: -len(item[0]))
+    return index
+
+
+def _matched(text: str, lang: str, terms: list[Term]) -> list[int]:
+    """Positions (in ``terms``) of the concepts named in ``text``, longest match first."""
+    key = tuple((t.id, tuple(t.names(lang))) for t in terms)
+    index = _index(key, lang)
+    found: list[int] = []
+    if lang == "ja":
+        form = _ja_form(text)
+        i = 0
+        while i < len(form):
+            hit = next((item for item in index.ja if form.startswith(item[0], i)), None)
+            if hit:
+                found.append(hit[1])
+                i += len(hit[0])
+            else:
+                i += 1
+        return found
+    tokens = _tokens(text, lang)
+    i = 0
+    while i < len(tokens):
+        hit = next(
+            (
+                item
+                for item in index.by_first.get(tokens[i], [])
+                if tuple(tokens[i : i + len(item[0])]) == item[0]
+            ),
+            None,
+        )
+        if hit:
+            found.append(hit[1])
+            i += len(hit[0])
+        else:
+            i += 1
+    return found
+
+
+def translate_query_terms(text: str, src: str, dst: str, terms: list[Term]) -> list[str]:
+    """The ``dst`` names (preferred first name) of the concepts whose ``src`` name occurs in text.
+
+    Matching takes the longest name at each place ("state-based actions" is one concept, not
+    "state"); EN/FR ignore case, accents and simple plural or verb endings, JA is NFKC-folded and
+    ignores middle dots. Each concept is returned once, in order of appearance.
+    """
+    if src not in LANGS or dst not in LANGS:
+        raise ValueError(f"languages are {', '.join(LANGS)}: got {src!r} -> {dst!r}")
+    out: list[str] = []
+    for pos in _matched(text, src, terms):
+        names = terms[pos].names(dst)
+        if names and names[0] not in out:
+            out.append(names[0])
+    return out
