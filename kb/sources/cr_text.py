@@ -90,6 +90,7 @@ _WHOLE_TERMS = {
     "Active Player, Nonactive Player Order",
     "Ordre Joueur actif, Joueur non actif",
     "Ordre joueur actif, joueur non actif",
+    "アクティブ・プレイヤー、非アクティブ・プレイヤー順",
 }
 _COMMA_IN_QUOTES = re.compile(r',([”"»])(?=\s|$)')
 _OPENING = '"“«「『'

@@ -9,6 +9,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from kb.paths import CORPUS_DIR
 from kb.rulenum import parse
@@ -527,3 +529,41 @@ def test_invalid_calendar_date_is_not_a_date() -> None:
     head = HEAD.replace("March 3, 2024", "February 30, 2024")
     with pytest.raises(SourceError, match="no effective date"):
         _doc("1. Game Concepts\n\n100.1. Text.\n", head=head)
+
+
+_PIECES = [
+    "",
+    "Glossary",
+    "Credits",
+    "Crédits",
+    "用語集",
+    "1. Game Concepts",
+    "100. General",
+    "100.1. Text.",
+    "100.1a Text.",
+    "100.1a. Text.",
+    "100.1 Text",
+    "100.2.Text",
+    "Example: Text.",
+    "例：テキスト。",
+    "   indented continuation",
+    "Kicker, Kicked",
+    '"Quoted", “Other,” «Third»',
+    "See rules 1.2–3 and 999.999z.",
+    "These rules are effective as of June 31, 2019.",
+    "Ces règles entrent en vigueur le 1er mai 2024.",
+    "総合ルール 20231117.0",
+    "Random words (Obsolete)",
+    "12. Not a section",
+]
+
+
+@given(st.lists(st.sampled_from(_PIECES), max_size=40))
+@settings(max_examples=300, deadline=None)
+def test_any_arrangement_reads_or_fails_cleanly(pieces: list[str]) -> None:
+    try:
+        doc = read_cr_text(Path("fuzz.txt"), "\n".join(pieces))
+    except SourceError as exc:
+        assert exc.problem.path == "fuzz.txt" and exc.problem.severity == "error"
+        return
+    assert doc.date and doc.rules and all(p.path == "fuzz.txt" for p in doc.problems)
