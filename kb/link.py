@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import html
 import itertools
+import math
 import re
 import unicodedata
 from collections.abc import Callable, Iterable, Sequence
@@ -307,8 +308,8 @@ def _en_word_forms(word: str) -> set[str]:
         else:
             forms |= {b + "s", b + "ed", b + "ing"}
             # "untap" -> "untapped": we cannot tell stress, so both spellings are accepted.
-            cvc = b[-3] not in _VOWELS and b[-2] in _VOWELS and b[-1] not in _VOWELS
-            if len(b) >= 3 and cvc and b[-1] not in "wxy":
+            cvc = len(b) >= 3 and b[-3] not in _VOWELS and b[-2] in _VOWELS
+            if cvc and b[-1] not in _VOWELS and b[-1] not in "wxy":
                 forms |= {b + b[-1] + "ed", b + b[-1] + "ing"}
     return forms
 
@@ -334,67 +335,100 @@ def _fr_word_forms(word: str) -> set[str]:
     return forms
 
 
-def _variants(form: str, lang: str) -> set[str]:
-    """Inflected spellings of a normalised term (words separated by single spaces)."""
-    if lang == "ja":
-        return {form}
+def _slots(form: str, lang: str) -> list[set[str]]:
+    """The spellings each word of a normalised term may take (words separated by single spaces)."""
     words = form.split(" ")
+    if lang == "ja":
+        return [{form}]
     forms_of = _en_word_forms if lang == "en" else _fr_word_forms
-    if len(words) == 1:
-        return forms_of(words[0])
-    if lang == "en":
+    slots = [forms_of(w) for w in words]
+    if len(words) > 2 and lang == "en":
         # English inflects the head noun at the end or the verb in front ("players pass in
         # succession"); the middle words stay put.
-        slots = [forms_of(words[0]), *({w} for w in words[1:-1]), forms_of(words[-1])]
-    else:
-        slots = [forms_of(w) for w in words]
-        total = 1
-        for s in slots:
-            total *= len(s)
-        if total > _MAX_VARIANTS:
-            slots = [slots[0], *({w} for w in words[1:-1]), slots[-1]]
-    return {" ".join(p) for p in itertools.product(*slots)}
+        slots = [slots[0], *({w} for w in words[1:-1]), slots[-1]]
+    elif lang == "fr" and math.prod(len(s) for s in slots) > _MAX_VARIANTS:
+        slots = [slots[0], *({w} for w in words[1:-1]), slots[-1]]
+    return slots
+
+
+def _variants(form: str, lang: str) -> set[str]:
+    """Every inflected spelling of a normalised term."""
+    return {" ".join(p) for p in itertools.product(*_slots(form, lang))}
+
+
+def _common_prefix(words: set[str]) -> str:
+    """The longest prefix all the words share."""
+    low, high = min(words), max(words)
+    size = 0
+    while size < len(low) and low[size] == high[size]:
+        size += 1
+    return low[:size]
+
+
+def _tokens(form: str, lang: str) -> list[str | tuple[str, ...]]:
+    """A term as trie tokens: characters, " " for whitespace, a tuple for a word's endings.
+
+    "pass in succession" -> p, a, s, s, ("ing", "es", "ed", ""), " ", i, n, ... so the regex
+    lists each word's endings once instead of once per spelling of the whole term.
+    """
+    out: list[str | tuple[str, ...]] = []
+    for i, slot in enumerate(_slots(form, lang)):
+        if i:
+            out.append(" ")
+        stem = _common_prefix(slot)
+        out.extend(stem)
+        if len(slot) > 1:
+            out.append(tuple(sorted({f[len(stem) :] for f in slot}, key=lambda e: (-len(e), e))))
+    return out
 
 
 def _normalize_form(form: str) -> str:
-    """A surface form as matched: NFKC, lower case, single spaces."""
-    return " ".join(_lower_same_length(fold(unicodedata.normalize("NFKC", form))).split())
+    """A surface form as matched: NFKC, lower case, single spaces, no surrounding quotes."""
+    norm = _lower_same_length(fold(unicodedata.normalize("NFKC", form)))
+    return " ".join(norm.strip().strip('"“”«»').split())
 
 
-def _trie_regex(strings: Iterable[str]) -> str:
-    """One regex matching any of the strings, factored by common prefixes so it stays fast.
+def _trie_regex(sequences: Iterable[Sequence[str | tuple[str, ...]]]) -> str:
+    """One regex matching any of the token sequences, factored by common prefixes for speed.
 
-    A space in a string matches any run of whitespace. At each node the longer continuations
-    are tried before stopping, so the regex prefers the longest string at a given position.
+    A " " token matches any run of whitespace; a tuple token matches one of its endings. At each
+    node letters are tried before endings and stopping comes last, so the regex prefers the
+    longest term at a given position ("attacking creature" over "attack" + "ing").
     """
-    trie: dict[str, dict] = {}
-    for s in strings:
+    trie: dict = {}
+    for seq in sequences:
         node = trie
-        for ch in s:
-            node = node.setdefault(ch, {})
-        node[""] = {}
+        for tok in seq:
+            node = node.setdefault(tok, {})
+        node[None] = {}
 
-    def render(node: dict[str, dict]) -> str:
+    def piece(tok: str | tuple[str, ...]) -> str:
+        if isinstance(tok, tuple):
+            alts = "|".join(re.escape(e) for e in tok if e)
+            return f"(?:{alts})?" if "" in tok else f"(?:{alts})"
+        return r"\s+" if tok == " " else re.escape(tok)
+
+    def render(node: dict) -> str:
         alternatives: list[str] = []
         leaves: list[str] = []
-        for ch in sorted(k for k in node if k):
-            child = node[ch]
-            token = r"\s+" if ch == " " else re.escape(ch)
-            if list(child) == [""] and ch != " ":
-                leaves.append(token)
+        keys = [k for k in node if k is not None]
+        keys.sort(key=lambda k: (isinstance(k, tuple), k if isinstance(k, str) else "\x00".join(k)))
+        for tok in keys:
+            child = node[tok]
+            if list(child) == [None] and isinstance(tok, str) and tok != " ":
+                leaves.append(re.escape(tok))
             else:
-                alternatives.append(token + render(child))
+                alternatives.append(piece(tok) + render(child))
         if len(leaves) == 1:
-            alternatives.append(leaves[0])
+            alternatives.insert(0, leaves[0])
         elif leaves:
-            alternatives.append("[" + "".join(leaves) + "]")
-        ends = "" in node
+            alternatives.insert(0, "[" + "".join(leaves) + "]")
         if not alternatives:
             return ""
         body = "|".join(alternatives)
-        if len(alternatives) > 1 or (ends and len(body) > 1):
+        if len(alternatives) > 1 or None in node:
             body = f"(?:{body})"
-        return body + "?" if ends else body
+        return body + "?" if None in node else body
 
     return render(trie)
 
@@ -412,17 +446,19 @@ class TermMatcher:
         _check_lang(lang)
         self.lang = lang
         lookup: dict[str, tuple[int, str]] = {}
+        sequences: list[list[str | tuple[str, ...]]] = []
         for key, forms in terms.items():
             for form in forms or [key]:
                 norm = _normalize_form(form)
                 if not any(c.isalnum() for c in norm):
                     continue
+                sequences.append(_tokens(norm, lang))
                 for variant in _variants(norm, lang):
                     rank = 0 if variant == norm else 1
                     if variant not in lookup or rank < lookup[variant][0]:
                         lookup[variant] = (rank, key)
         self._lookup = {v: key for v, (_, key) in lookup.items()}
-        body = _trie_regex(self._lookup) if self._lookup else None
+        body = _trie_regex(sequences) if sequences else None
         if body is None:
             self._regex = None
         elif lang == "ja":
@@ -455,29 +491,30 @@ class TermMatcher:
 
 # ---- HTML -------------------------------------------------------------------------------------
 
-# Relative URLs and http(s) only: a link must never carry a "javascript:" or "data:" scheme.
-_SAFE_HREF = re.compile(r"(?:https?://|[/#?.]|[^:/?#\s]*(?:[/?#]|$))", re.IGNORECASE)
+# Relative URLs and http(s) only: a link must never carry a "javascript:" or "data:" scheme,
+# nor whitespace or control characters.
+_SAFE_HREF = re.compile(
+    r"(?:https?://|[/#?.]|[^:/?#\s\x00-\x1f\x7f]*(?=[/?#]|\Z))[^\s\x00-\x1f\x7f]*\Z", re.IGNORECASE
+)
 
 
-def _safe_href(url: str | None) -> str | None:
-    if not url or not isinstance(url, str) or not _SAFE_HREF.match(url):
-        return None
-    if any(ord(c) < 0x20 or c.isspace() for c in url):
-        return None
-    return url
+def _safe_href(url: object) -> str | None:
+    """The URL if it is safe to put in an ``href``, else None."""
+    if isinstance(url, str) and url and _SAFE_HREF.match(url):
+        return url
+    return None
 
 
 def _no_href(_key: str) -> str | None:
     return None
 
 
-def _esc(text: str) -> str:
-    return html.escape(text, quote=True)
+_esc = html.escape
 
 
 def link_html(
     text: str,
-    refs: list[Ref],
+    refs: Sequence[Ref],
     href: Callable[[Ref], str | None],
     terms: Sequence[tuple[str, int, int]] = (),
     term_href: Callable[[str], str | None] = _no_href,
@@ -498,30 +535,30 @@ def link_html(
     spans: list[tuple[int, int, str]] = []
     last = 0
     for (start, end), group in sorted(groups.items()):
-        if start < last:
-            continue
-        spans.append((start, end, _ref_html(text[start:end], group, href)))
-        last = end
-    ref_spans = [(s, e) for s, e, _ in spans]
-    last = 0
-    for key, start, end in sorted(terms, key=lambda t: (t[1], -t[2])):
-        if not 0 <= start < end <= size or start < last:
-            continue
-        if any(s < end and start < e for s, e in ref_spans):
-            continue
-        url = _safe_href(term_href(key))
-        last = end
-        if url is None:
-            continue
-        spans.append(
-            (
-                start,
-                end,
-                f'<a class="term" href="{_esc(url)}" data-term="{_esc(key)}">'
-                f"{_esc(text[start:end])}</a>",
-            )
-        )
-    spans.sort()
+        if start >= last:
+            spans.append((start, end, _ref_html(text[start:end], group, href)))
+            last = end
+    if terms:
+        ref_spans = [(s, e) for s, e, _ in spans]
+        openings: dict[str, str | None] = {}
+        last = 0
+        for key, start, end in sorted(terms, key=lambda t: (t[1], -t[2])):
+            if not 0 <= start < end <= size or start < last:
+                continue
+            if ref_spans and any(s < end and start < e for s, e in ref_spans):
+                continue
+            last = end
+            if key not in openings:
+                url = _safe_href(term_href(key))
+                openings[key] = (
+                    None
+                    if url is None
+                    else f'<a class="term" href="{_esc(url)}" data-term="{_esc(str(key))}">'
+                )
+            opening = openings[key]
+            if opening is not None:
+                spans.append((start, end, f"{opening}{_esc(text[start:end])}</a>"))
+        spans.sort()
     out: list[str] = []
     pos = 0
     for start, end, piece in spans:
