@@ -163,6 +163,20 @@ def align(
                 best, best_score = cand, score
         if best is not None:
             pair(number, best)
+
+    # Pass 4: a renamed heading (716 "Ending the Turn" -> 720 "Ending Turns and Phases") goes
+    # where most of its children went.
+    for number in sorted(old, key=_order, reverse=True):
+        if number in result.pairs:
+            continue
+        depth = try_parse(number).depth  # type: ignore[union-attr]
+        votes = Counter(
+            _ancestor_at(result.pairs[c], depth) for c in old[number].children if c in result.pairs
+        )
+        if votes:
+            target, count = votes.most_common(1)[0]
+            if target in new and target not in taken and count * 2 > len(old[number].children):
+                pair(number, target)
     return result
 
 
@@ -179,6 +193,13 @@ def _ratio(a: str, b: str) -> float:
 @lru_cache(maxsize=1 << 16)
 def _words(text: str) -> tuple[str, ...]:
     return tuple(text.split())
+
+
+def _ancestor_at(number: str, depth: int) -> str:
+    num = try_parse(number)
+    while num is not None and num.depth > depth:
+        num = num.parent
+    return str(num) if num else ""
 
 
 def _parent(number: str) -> str:

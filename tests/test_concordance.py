@@ -163,3 +163,37 @@ def test_change_between_examples_count_as_edits() -> None:
     assert change_between(a, b) == "edited"
     assert change_between(None, b) == "created"
     assert change_between(a, None) == "deleted"
+
+
+def test_renamed_heading_follows_its_children() -> None:
+    old = {
+        "716": _rule(OLD, "716", title="Ending the Turn"),
+        "716.1": _rule(
+            OLD,
+            "716.1",
+            "Some effects can end the turn, skipping everything else that would happen.",
+        ),
+        "716.2": _rule(
+            OLD,
+            "716.2",
+            "When a turn ends this way, any spells on the stack are exiled from the game at once.",
+        ),
+    }
+    new = {
+        "720": _rule(NEW, "720", title="Ending Turns and Phases"),
+        "720.1": _rule(
+            NEW,
+            "720.1",
+            "Some effects can end the turn, skipping everything else that would happen.",
+        ),
+        "720.2": _rule(
+            NEW,
+            "720.2",
+            "When a turn ends this way, any spells on the stack are exiled from the game at once.",
+        ),
+    }
+    for table in (old, new):
+        head = next(r for r in table.values() if r.title)
+        head.children = [n for n in table if n != head.number]
+    al = align(old, new)
+    assert al.pairs == {"716": "720", "716.1": "720.1", "716.2": "720.2"}
