@@ -1,0 +1,127 @@
+"""The JSON API: ``POST /api/linkify`` links every rule reference in a text."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, Response, g, jsonify, request, url_for
+from markupsafe import escape
+
+from kb.model import LANGS, KnowledgeBase, Ref
+from kb.rulenum import try_parse
+from kb.web import views
+from kb.web.mdext import RULE_REF_PATTERN
+from kb.web.resources import get_kb
+from kb.web.views import PageError
+
+try:
+    from kb.link import find_refs as _find_refs
+except ImportError:  # pragma: no cover - kb.link is written in parallel
+    _find_refs = None
+
+bp = Blueprint("api", __name__, url_prefix="/api")
+
+MAX_TEXT_CHARS = 100_000
+
+
+def find_refs(text: str, lang: str) -> list[Ref]:
+    """Rule references in free text: :func:`kb.link.find_refs`, or our Markdown pattern."""
+    if _find_refs is not None:
+        return list(_find_refs(text, lang))
+    import re
+
+    refs = []
+    for m in re.finditer(RULE_REF_PATTERN, text):
+        num = try_parse(m.group("number"))
+        if num is None or (m.group("word") is None and num.minor is None):
+            continue
+        refs.append(Ref(number=str(num), label=m.group(0), start=m.start(), end=m.end()))
+    return refs
+
+
+def resolve(kb: KnowledgeBase, ref: Ref, lang: str, edition: str | None) -> str | None:
+    """The canonical number a reference points to (through ``edition`` for old numbers)."""
+    if edition:
+        ed = views.resolve_edition(kb, edition, lang)
+        old = kb.rule(ed.id, ref.number) if ed else None
+        return old.canonical if old else None
+    if ref.canonical:
+        return ref.canonical
+    if ref.number in kb.concordance:
+        return ref.number
+    found = views.lookup_rule(kb, lang, ref.number)
+    return found[0].canonical if found else None
+
+
+@bp.route("/linkify", methods=["POST", "OPTIONS"])
+def linkify() -> Response:
+    """Link rule references in a text; JSON by default, an HTML fragment with ``format=html``.
+
+    Body: JSON ``{"text": ..., "lang": "en", "edition": null}`` or the same as form fields.
+    """
+    g.is_json = True
+    if request.method == "OPTIONS":
+        response = Response(status=204)
+        response.headers["Access-Control-Allow-Methods"] = "POST, OPTIONS"
+        response.headers["Access-Control-Allow-Headers"] = "Content-Type"
+        response.headers["Access-Control-Max-Age"] = "86400"
+        return response
+    payload: dict[str, Any]
+    if request.is_json:
+        body = request.get_json(silent=True)
+        if not isinstance(body, dict):
+            raise PageError(400, "The body is not a JSON object.")
+        payload = body
+    else:
+        payload = request.form.to_dict()
+    text, lang = payload.get("text"), payload.get("lang") or "en"
+    edition = payload.get("edition") or None
+    if not isinstance(text, str):
+        raise PageError(400, "Missing 'text': the text to link, as a string.")
+    if len(text) > MAX_TEXT_CHARS:
+        raise PageError(
+            400, f"The text is too long ({len(text)} characters, at most {MAX_TEXT_CHARS})."
+        )
+    if lang not in LANGS:
+        raise PageError(400, f"Unknown language {str(lang)[:20]!r}: use en, fr or ja.")
+    if edition is not None and not isinstance(edition, str):
+        raise PageError(400, "'edition' must be a string.")
+    kb = get_kb()
+    base = request.host_url.rstrip("/")
+    out: list[str] = []
+    links: list[dict[str, Any]] = []
+    pos = 0
+    for ref in sorted(find_refs(text, lang), key=lambda r: r.start):
+        if ref.start < pos:
+            continue
+        canonical = resolve(kb, ref, lang, edition)
+        out.append(str(escape(text[pos : ref.start])))
+        label = escape(text[ref.start : ref.end])
+        if canonical:
+            url = base + url_for("pages.rule", locale=lang, number=canonical)
+            out.append(
+                f'<a class="ref" href="{escape(url)}" data-rule="{escape(canonical)}">{label}</a>'
+            )
+        else:
+            url = None
+            out.append(str(label))
+        links.append(
+            {
+                "label": text[ref.start : ref.end],
+                "number": ref.number,
+                "canonical": canonical,
+                "url": url,
+                "start": ref.start,
+                "end": ref.end,
+            }
+        )
+        pos = ref.end
+    out.append(str(escape(text[pos:])))
+    html = "".join(out)
+    wants_html = request.args.get("format") == "html" or payload.get("format") == "html"
+    if wants_html:
+        g.is_json = False
+        response = Response(html, mimetype="text/html")
+        response.headers["Access-Control-Allow-Origin"] = "*"
+        return response
+    return jsonify({"ok": True, "lang": lang, "html": html, "refs": links})

@@ -1,0 +1,278 @@
+"""The Flask application factory, shared response policy (headers, caching, errors) and entry points."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+from flask import Flask, Response, g, jsonify, render_template, request
+from werkzeug.exceptions import HTTPException
+
+import kb
+from kb.paths import TEMPLATES_DIR, default_instance
+from kb.web import i18n, resources
+from kb.web.views import PageError
+
+log = logging.getLogger(__name__)
+
+STATIC_DIR = Path(__file__).resolve().parent / "static"
+
+CONTENT_SECURITY_POLICY = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; "
+    "form-action 'self'; frame-ancestors 'none'"
+)
+SECURITY_HEADERS = {
+    "Content-Security-Policy": CONTENT_SECURITY_POLICY,
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "strict-origin-when-cross-origin",
+    "X-Frame-Options": "DENY",
+    "Cross-Origin-Opener-Policy": "same-origin",
+}
+#: Pages change only with a rebuild; a short max-age plus an ETag keeps revalidation cheap.
+CACHE_CONTROL = "public, max-age=300"
+CACHE_ENTRIES = 4096
+MAX_URL_CHARS = 2048
+
+
+def _code_version() -> str:
+    """A digest of the templates, static files and app code: part of every ETag."""
+    digest = hashlib.sha256(kb.__version__.encode())
+    roots = [TEMPLATES_DIR, STATIC_DIR, Path(__file__).resolve().parent]
+    for root in roots:
+        for path in sorted(root.rglob("*")):
+            if path.is_file() and path.suffix in {".html", ".xml", ".css", ".js", ".py", ".po"}:
+                digest.update(path.name.encode())
+                digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def create_app(test_config: dict[str, Any] | None = None) -> Flask:
+    """Build the web app: defaults, then the test config; load the knowledge base once.
+
+    Config: ``INSTANCE`` (the built instance folder; default :func:`kb.paths.default_instance`),
+    optionally ``KB`` (a ready :class:`~kb.model.KnowledgeBase`, for tests), ``INDEX_DIR``
+    (the search index, default ``INSTANCE/index``) and ``PAGE_CACHE`` (default True).
+    """
+    app = Flask(
+        __name__,
+        template_folder=str(TEMPLATES_DIR),
+        static_folder=str(STATIC_DIR),
+        static_url_path="/static",
+    )
+    app.config.from_mapping(
+        INSTANCE=default_instance(), PAGE_CACHE=True, MAX_CONTENT_LENGTH=1 << 20
+    )
+    if test_config:
+        app.config.update(test_config)
+    app.json.sort_keys = False  # type: ignore[attr-defined]
+    app.json.ensure_ascii = False  # type: ignore[attr-defined]
+    app.url_map.strict_slashes = True
+
+    resources.init_app(app)
+    knowledge = app.extensions["kb"]
+    app.config["CODE_VERSION"] = _code_version()
+    app.config["ETAG_SEED"] = f"{knowledge.content_hash}:{app.config['CODE_VERSION']}"
+
+    _init_jinja(app)
+
+    from kb.web import api, links, pages
+
+    app.register_blueprint(pages.bp)
+    app.register_blueprint(links.bp)
+    app.register_blueprint(api.bp)
+
+    app.before_request(_before_request)
+    app.after_request(_after_request)
+    app.register_error_handler(PageError, _page_error)
+    app.register_error_handler(HTTPException, _http_error)
+    app.register_error_handler(Exception, _unexpected_error)
+    if app.config["PAGE_CACHE"]:
+        app.wsgi_app = PageCache(app.wsgi_app)  # type: ignore[method-assign]
+    return app
+
+
+# ---- templates ---------------------------------------------------------------------------------
+def _gettext(message: str, **variables: Any) -> str:
+    text = i18n.translations(_locale()).ugettext(message)
+    return text % variables if variables else text
+
+
+def _ngettext(singular: str, plural: str, n: int, **variables: Any) -> str:
+    text = i18n.translations(_locale()).ungettext(singular, plural, n)
+    variables.setdefault("num", n)
+    return text % variables
+
+
+def _locale() -> str:
+    return getattr(g, "locale", None) or i18n.DEFAULT_LOCALE
+
+
+def _init_jinja(app: Flask) -> None:
+    app.jinja_env.add_extension("jinja2.ext.i18n")
+    # Callables that read the request's locale: one shared environment serves all three languages.
+    app.jinja_env.install_gettext_callables(_gettext, _ngettext, newstyle=False)  # type: ignore[attr-defined]
+    app.jinja_env.trim_blocks = True
+    app.jinja_env.lstrip_blocks = True
+    app.jinja_env.filters["day"] = lambda iso: i18n.format_day(iso, _locale())
+    app.jinja_env.filters["num"] = lambda n: i18n.format_number(n, _locale())
+    app.jinja_env.globals.update(
+        LANGUAGE_NAMES=i18n.LANGUAGE_NAMES,
+        LOCALES=i18n.LOCALES,
+        static_version=lambda: app.config["CODE_VERSION"],
+    )
+
+
+# ---- per request -------------------------------------------------------------------------------
+def _before_request() -> Response | None:
+    view_args = request.view_args or {}
+    first = request.path.split("/", 2)[1] if request.path.count("/") >= 1 else ""
+    g.locale_from_url = first in i18n.LOCALES
+    g.locale = view_args.get("locale") or (
+        first if g.locale_from_url else i18n.negotiate(request.accept_languages)
+    )
+    g.is_json = request.path.endswith(".json") or request.path.startswith("/api/")
+    if len(request.full_path) > MAX_URL_CHARS:
+        raise PageError(414, "The address is too long.")
+    if request.method in ("GET", "HEAD") and etag_for_request() in request.if_none_match:
+        response = Response(status=304)
+        response.set_etag(etag_for_request())
+        response.headers["Cache-Control"] = CACHE_CONTROL
+        return response
+    return None
+
+
+def etag_for_request() -> str:
+    """The ETag of the resource at this URL: the build's content hash, the code and the URL."""
+    from flask import current_app
+
+    seed = current_app.config["ETAG_SEED"]
+    return hashlib.sha1(f"{seed}:{request.full_path}".encode(), usedforsecurity=False).hexdigest()
+
+
+def _after_request(response: Response) -> Response:
+    for name, value in SECURITY_HEADERS.items():
+        response.headers.setdefault(name, value)
+    if getattr(g, "is_json", False) or response.mimetype == "application/json":
+        response.headers["Access-Control-Allow-Origin"] = "*"
+    if (
+        request.method in ("GET", "HEAD")
+        and response.status_code == 200
+        and not getattr(g, "uncacheable", False)
+        and "Cache-Control" not in response.headers
+    ):
+        response.set_etag(etag_for_request())
+        response.headers["Cache-Control"] = CACHE_CONTROL
+        request.environ["kb.cacheable"] = True
+    elif (
+        response.status_code == 404
+        and request.method in ("GET", "HEAD")
+        and getattr(g, "locale_from_url", False)
+        and not getattr(g, "uncacheable", False)
+    ):
+        request.environ["kb.cacheable"] = True
+    if "Cache-Control" not in response.headers:
+        response.headers["Cache-Control"] = "no-cache"
+    return response
+
+
+# ---- errors ------------------------------------------------------------------------------------
+def error_response(status: int, message: str, **data: Any) -> Response:
+    """The error page, or its JSON envelope for JSON and API URLs."""
+    if getattr(g, "is_json", request.path.endswith(".json")):
+        response = jsonify({"ok": False, "error": message, "status": status, **data})
+    else:
+        html = render_template(
+            "errors/error.html", status=status, message=message, data=data, alternates={}
+        )
+        response = Response(html, mimetype="text/html")
+    response.status_code = status
+    return response
+
+
+def _page_error(error: PageError) -> Response:
+    return error_response(error.status, error.message, **error.data)
+
+
+def _http_error(error: HTTPException) -> Response:
+    status = error.code or 500
+    if status == 404:
+        message = "No page at this address."
+    elif status == 405:
+        message = f"Method {request.method} is not allowed here."
+    elif status == 413:
+        message = "The request body is too large."
+    else:
+        message = error.description or error.name
+    response = error_response(status, message)
+    if status == 405 and error.get_headers():
+        for name, value in error.get_headers():
+            if name.lower() == "allow":
+                response.headers["Allow"] = value
+    return response
+
+
+def _unexpected_error(error: Exception) -> Response:
+    log.exception("unexpected error on %s", request.path)
+    g.setdefault("locale", i18n.DEFAULT_LOCALE)
+    return error_response(500, "Something went wrong on our side.")
+
+
+# ---- in-process page cache ---------------------------------------------------------------------
+class PageCache:
+    """Keeps rendered GET responses keyed by URL (the knowledge base never changes in a process).
+
+    Only responses the app marked cacheable (200s with an ETag, and 404s) are kept; a hit skips
+    Flask entirely, which is what lets one process serve rule pages at a thousand requests/s.
+    """
+
+    def __init__(self, app: Callable[..., Iterable[bytes]], size: int = CACHE_ENTRIES) -> None:
+        self.app = app
+        self.size = size
+        self.entries: OrderedDict[str, tuple[str, list[tuple[str, str]], bytes, str]] = (
+            OrderedDict()
+        )
+        self.lock = threading.Lock()
+
+    def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Any:
+        method = environ.get("REQUEST_METHOD", "GET")
+        if method not in ("GET", "HEAD"):
+            return self.app(environ, start_response)
+        key = f"{environ.get('PATH_INFO', '')}?{environ.get('QUERY_STRING', '')}"
+        with self.lock:
+            hit = self.entries.get(key)
+            if hit is not None:
+                self.entries.move_to_end(key)
+        if hit is not None:
+            status, headers, body, etag = hit
+            if etag and etag in environ.get("HTTP_IF_NONE_MATCH", ""):
+                kept = [
+                    (k, v)
+                    for k, v in headers
+                    if k.lower() not in {"content-length", "content-type"}
+                ]
+                start_response("304 NOT MODIFIED", kept)
+                return [b""]
+            start_response(status, headers)
+            return [b"" if method == "HEAD" else body]
+        captured: dict[str, Any] = {}
+
+        def capture(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Any:
+            captured["status"], captured["headers"] = status, headers
+            return start_response(status, headers, exc_info)
+
+        chunks = list(self.app(environ, capture))
+        body = b"".join(chunks)
+        if environ.get("kb.cacheable") and method == "GET":
+            headers = captured["headers"]
+            etag = next((v for k, v in headers if k.lower() == "etag"), "")
+            with self.lock:
+                self.entries[key] = (captured["status"], headers, body, etag)
+                while len(self.entries) > self.size:
+                    self.entries.popitem(last=False)
+        return [body]

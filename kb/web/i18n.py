@@ -1,0 +1,72 @@
+"""Interface languages: Babel catalogs compiled at start-up, locale negotiation and formatting.
+
+The catalogs are read from the ``.po`` files and compiled in memory when the app starts, so a
+checkout never serves a stale ``.mo`` (only the ``.po`` files are committed).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import io
+from collections.abc import Iterable
+from functools import cache
+from pathlib import Path
+
+from babel import Locale
+from babel.dates import format_date
+from babel.messages.mofile import write_mo
+from babel.messages.pofile import read_po
+from babel.numbers import format_decimal
+from babel.support import Translations
+
+LOCALES = ("en", "fr", "ja")
+DEFAULT_LOCALE = "en"
+TRANSLATIONS_DIR = Path(__file__).resolve().parent / "translations"
+DOMAIN = "messages"
+
+#: The name of each interface language in itself, for the switcher.
+LANGUAGE_NAMES = {"en": "English", "fr": "Français", "ja": "日本語"}
+
+
+def po_path(locale: str) -> Path:
+    """Where the catalog of one locale lives."""
+    return TRANSLATIONS_DIR / locale / "LC_MESSAGES" / f"{DOMAIN}.po"
+
+
+@cache
+def translations(locale: str) -> Translations:
+    """The compiled catalog of a locale (English falls back to the message ids)."""
+    path = po_path(locale)
+    if not path.is_file():
+        return Translations()
+    with path.open("rb") as fp:
+        catalog = read_po(fp, locale=locale, domain=DOMAIN)
+    buf = io.BytesIO()
+    write_mo(buf, catalog, use_fuzzy=False)
+    buf.seek(0)
+    return Translations(buf, domain=DOMAIN)
+
+
+def negotiate(accept_language: Iterable[tuple[str, float]]) -> str:
+    """Pick the interface locale from Accept-Language pairs (best first); English by default."""
+    for value, _quality in accept_language:
+        tag = value.replace("_", "-").split("-")[0].lower()
+        if tag in LOCALES:
+            return tag
+    return DEFAULT_LOCALE
+
+
+def format_day(iso: str | None, locale: str) -> str:
+    """An ISO date the way the locale writes it (``2025年11月14日``, ``14 novembre 2025``)."""
+    if not iso:
+        return ""
+    try:
+        day = dt.date.fromisoformat(iso)
+    except ValueError:
+        return iso
+    return format_date(day, format="long", locale=Locale.parse(locale))
+
+
+def format_number(value: int | float, locale: str) -> str:
+    """A number with the locale's grouping (``1,234`` / ``1 234``)."""
+    return format_decimal(value, locale=Locale.parse(locale))

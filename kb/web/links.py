@@ -1,0 +1,102 @@
+"""Links for other tools: the bare ``/``, permalinks ``/r/<number>``, OpenSearch and suggestions."""
+
+from __future__ import annotations
+
+from flask import Blueprint, Response, g, jsonify, redirect, render_template, request, url_for
+
+from kb.model import LANGS
+from kb.web import search_view, views
+from kb.web.i18n import LOCALES, negotiate
+from kb.web.resources import get_kb
+from kb.web.views import PageError
+
+bp = Blueprint("links", __name__)
+
+
+def _visitor_locale() -> str:
+    """``?lang=`` if given, else Accept-Language (so a shared link opens in the reader's language)."""
+    wanted = request.args.get("lang", "")
+    if wanted in LOCALES:
+        return wanted
+    return negotiate(request.accept_languages)
+
+
+def _vary(response: Response) -> Response:
+    g.uncacheable = True
+    response.headers["Vary"] = "Accept-Language"
+    response.headers["Cache-Control"] = "no-cache"
+    return response
+
+
+@bp.get("/")
+def root() -> Response:
+    """Pick an interface language from Accept-Language."""
+    return _vary(redirect(url_for("pages.home", locale=_visitor_locale()), 302))
+
+
+@bp.get("/r/")
+def permalink_form() -> Response:
+    """Map a Yawgatog anchor (``/r/#R1173a``, by a tiny script) or a typed number to a rule."""
+    number = request.args.get("number", "")
+    if number:
+        return permalink(number)
+    g.locale = _visitor_locale()
+    return _vary(
+        Response(render_template("pages/permalink.html", alternates={}), mimetype="text/html")
+    )
+
+
+@bp.get("/r/<number>")
+def permalink(number: str) -> Response:
+    """The current rule in the visitor's language; with ``?edition=`` an old number is mapped."""
+    locale = _visitor_locale()
+    g.locale = locale
+    g.uncacheable = True
+    as_json = number.endswith(".json")
+    number = number.removesuffix(".json")
+    g.is_json = as_json
+    kb = get_kb()
+    num = views.parse_number(number)
+    if num is None:
+        raise PageError(404, f"{number[:40]!r} is not a rule number.", suggestions=[])
+    key = str(num)
+    edition = request.args.get("edition")
+    if edition:
+        ed = views.resolve_edition(kb, edition, locale)
+        if ed is None:
+            raise PageError(400, f"Unknown edition {edition[:40]!r}.")
+        old = kb.rule(ed.id, key)
+        if old is None:
+            raise views.not_found_rule(kb, locale, key, ed.id)
+        target = (
+            url_for("pages.rule", locale=locale, number=old.canonical)
+            if old.canonical
+            else url_for("pages.rule_pinned", locale=locale, edition=ed.id, number=key)
+        )
+    else:
+        if views.lookup_rule(kb, locale, key) is None:
+            raise views.not_found_rule(kb, locale, key, None)
+        target = url_for("pages.rule", locale=locale, number=key)
+    if as_json:
+        target += ".json"
+    return _vary(redirect(target, 302))
+
+
+@bp.get("/opensearch.xml")
+@bp.get("/<locale:locale>/opensearch.xml")
+def opensearch(locale: str | None = None) -> Response:
+    """The OpenSearch description: browsers offer the site as a search engine."""
+    g.locale = locale or "en"
+    xml = render_template("opensearch.xml", locale=g.locale, base=request.host_url.rstrip("/"))
+    return Response(xml, mimetype="application/opensearchdescription+xml")
+
+
+@bp.get("/<locale:locale>/suggest")
+def suggest(locale: str) -> Response:
+    """OpenSearch suggestions: ``[query, [completions]]``."""
+    g.is_json = True
+    q = request.args.get("q", "")
+    lang = request.args.get("lang", locale)
+    if lang not in LANGS:
+        raise PageError(400, f"Unknown language {lang[:20]!r}: use en, fr or ja.")
+    return jsonify([q[:200], search_view.suggestions(get_kb(), q, lang)])

@@ -1,0 +1,169 @@
+"""The search page: checks the query, asks :mod:`kb.search`, groups the hits by rule."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from flask import url_for
+
+from kb.model import LANGS, KnowledgeBase
+from kb.rulenum import try_parse
+from kb.web import views
+from kb.web.resources import SearchError, get_search
+from kb.web.views import Page, PageError
+
+MAX_QUERY_CHARS = 200
+MAX_PAGE = 500
+PER_PAGE = 10
+KINDS = ("rule", "glossary", "example", "commentary", "tournament")
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+
+
+def _checked(args: Mapping[str, str]) -> dict[str, Any]:
+    """The query parameters, or a 400 naming what is wrong."""
+    q = args.get("q", "")
+    if len(q) > MAX_QUERY_CHARS:
+        raise PageError(
+            400, f"The query is too long ({len(q)} characters, at most {MAX_QUERY_CHARS})."
+        )
+    if _CONTROL.search(q):
+        raise PageError(400, "The query contains control characters.")
+    if "\ufffd" in q:
+        raise PageError(400, "The query is not valid UTF-8.")
+    lang = args.get("lang", "")
+    if lang and lang not in LANGS:
+        raise PageError(400, f"Unknown language {lang[:20]!r}: use en, fr or ja.")
+    kind = args.get("kind", "")
+    if kind and kind not in KINDS:
+        raise PageError(400, f"Unknown kind {kind[:20]!r}: use one of {', '.join(KINDS)}.")
+    edition = args.get("edition", "")
+    if len(edition) > 40 or _CONTROL.search(edition):
+        raise PageError(400, "Unknown edition.")
+    raw_page = args.get("page", "1")
+    if not raw_page.isdigit() or not 1 <= int(raw_page) <= MAX_PAGE:
+        raise PageError(400, f"The page must be a number from 1 to {MAX_PAGE}.")
+    return {"q": q.strip(), "lang": lang, "kind": kind, "edition": edition, "page": int(raw_page)}
+
+
+def _search_url(locale: str, params: dict[str, Any], **changes: Any) -> str:
+    merged = {k: v for k, v in {**params, **changes}.items() if v not in ("", None, 1)}
+    return url_for("pages.search", locale=locale, **merged)
+
+
+def _hit_url(kb: KnowledgeBase, locale: str, hit: dict[str, Any]) -> str:
+    kind = hit.get("kind", "rule")
+    number = str(hit.get("number") or "")
+    if kind == "glossary":
+        return url_for("pages.glossary_entry", locale=locale, key=number.lower() or "-")
+    if kind == "example":
+        return url_for("pages.example", locale=locale, example_id=number or "-")
+    canonical = hit.get("canonical")
+    lang = hit.get("lang") or locale
+    newest = kb.newest(lang)
+    edition = hit.get("edition")
+    if canonical and (edition is None or (newest and newest.id == edition) or lang != locale):
+        return views.rule_url(locale, canonical)
+    if edition and try_parse(number):
+        return views.rule_url(locale, number, edition)
+    return views.rule_url(locale, canonical or number)
+
+
+def search(kb: KnowledgeBase, locale: str, args: Mapping[str, str]) -> Page:
+    """Run a search (or show the empty form) and group the hits by rule."""
+    params = _checked(args)
+    pool = get_search()
+    data: dict[str, Any] = {
+        "query": params["q"],
+        "filters": {k: params[k] for k in ("lang", "kind", "edition")},
+        "languages": list(LANGS),
+        "kinds": list(KINDS),
+        "editions": [e.id for lang in LANGS for e in kb.editions_of(lang)],
+        "available": pool.available,
+        "total": 0,
+        "groups": [],
+        "suggestion": None,
+        "page": params["page"],
+        "pages": 0,
+        "page_links": [],
+        "message": None,
+    }
+    if not pool.available:
+        data["message"] = "Search is unavailable: " + (pool.error or "no index") + "."
+        return Page("pages/search.html", data, status=503 if params["q"] else 200)
+    if not params["q"]:
+        return Page("pages/search.html", data)
+    try:
+        result = pool.get().search(
+            params["q"],
+            lang=params["lang"] or None,
+            edition=params["edition"] or None,
+            kind=params["kind"] or None,
+            limit=PER_PAGE,
+            page=params["page"],
+        )
+    except SearchError as error:
+        raise PageError(400, f"Bad query: {error}", query=params["q"]) from None
+    found = result.to_json()
+    groups: dict[str, dict[str, Any]] = {}
+    for hit in found.get("hits", []):
+        key = f"{hit.get('kind')}:{hit.get('canonical') or hit.get('lang')}:{hit.get('number')}"
+        url = _hit_url(kb, locale, hit)
+        group = groups.setdefault(
+            key,
+            {
+                "kind": hit.get("kind"),
+                "canonical": hit.get("canonical"),
+                "number": hit.get("canonical") or hit.get("number"),
+                "title": hit.get("title"),
+                "lang": hit.get("lang"),
+                "url": url,
+                "hits": [],
+            },
+        )
+        group["hits"].append({**hit, "url": url})
+    suggestion = found.get("suggestion")
+    data.update(
+        total=found.get("total", 0),
+        groups=list(groups.values()),
+        suggestion=(
+            {"query": suggestion, "url": _search_url(locale, params, q=suggestion, page=1)}
+            if suggestion
+            else None
+        ),
+        pages=found.get("pages", 0),
+        message=found.get("message"),
+    )
+    data["page_links"] = [
+        {"page": n, "url": _search_url(locale, params, page=n), "current": n == params["page"]}
+        for n in range(
+            max(1, params["page"] - 4), min(found.get("pages", 0), params["page"] + 4) + 1
+        )
+    ]
+    return Page("pages/search.html", data)
+
+
+def suggestions(kb: KnowledgeBase, prefix: str, lang: str, limit: int = 8) -> list[str]:
+    """Completions for the browser's search box: index terms, else rule and glossary titles."""
+    prefix = prefix.strip()
+    if not prefix or len(prefix) > MAX_QUERY_CHARS or _CONTROL.search(prefix):
+        return []
+    pool = get_search()
+    if pool.available:
+        try:
+            return list(pool.get().suggest(prefix, lang, limit=limit))[:limit]
+        except SearchError:
+            return []
+    wanted = prefix.lower()
+    out: list[str] = []
+    for ed in reversed(kb.editions_of(lang)):
+        for entry in kb.glossary.get(ed.id, {}).values():
+            if entry.term.lower().startswith(wanted) and entry.term not in out:
+                out.append(entry.term)
+        for rule in kb.rules.get(ed.id, {}).values():
+            if rule.title and rule.title.lower().startswith(wanted) and rule.title not in out:
+                out.append(rule.title)
+        if len(out) >= limit:
+            break
+    return out[:limit]

@@ -1,0 +1,102 @@
+// Small enhancements only: every page works without this script.
+(function () {
+  "use strict";
+
+  // Yawgatog-style anchors (#R1173a) never reach the server: send them to /r/R1173a.
+  var map = document.getElementById("anchor-map");
+  if (map && /^#R\d{3}\d{0,3}[a-z]?$/i.test(location.hash)) {
+    location.replace(map.dataset.target + encodeURIComponent(location.hash.slice(1)) +
+      "?lang=" + encodeURIComponent(map.dataset.lang));
+    return;
+  }
+
+  // "Copy link": the absolute permalink to the clipboard.
+  document.querySelectorAll("button.copy-link").forEach(function (btn) {
+    btn.hidden = false;
+    btn.addEventListener("click", function () {
+      var url = new URL(btn.dataset.href, location.href).href;
+      var done = function () { btn.textContent = btn.dataset.done; };
+      if (navigator.clipboard) { navigator.clipboard.writeText(url).then(done, done); } else { done(); }
+    });
+  });
+
+  // Hover previews of references and glossary terms, from the lists on the page (else fetched JSON).
+  var previews = {};
+  document.querySelectorAll("[data-preview]").forEach(function (li) {
+    var text = li.querySelector(".preview-text");
+    var title = li.querySelector("a");
+    previews[li.dataset.preview] = (title ? title.textContent.trim() + " — " : "") + (text ? text.textContent : "");
+  });
+  var terms = {};
+  document.querySelectorAll("dl.terms dt[data-term]").forEach(function (dt) {
+    var dd = dt.nextElementSibling;
+    terms[dt.dataset.term] = dt.textContent.trim() + ": " + (dd ? dd.textContent : "");
+  });
+  var pop = null;
+  function hide() { if (pop) { pop.remove(); pop = null; } }
+  function show(link, text) {
+    hide();
+    pop = document.createElement("div");
+    pop.className = "popover";
+    pop.setAttribute("role", "tooltip");
+    pop.id = "popover";
+    pop.textContent = text;
+    document.body.appendChild(pop);
+    var r = link.getBoundingClientRect();
+    pop.style.left = Math.max(4, Math.min(r.left + scrollX, scrollX + document.documentElement.clientWidth - pop.offsetWidth - 4)) + "px";
+    pop.style.top = (r.bottom + scrollY + 6) + "px";
+    link.setAttribute("aria-describedby", "popover");
+  }
+  function lookup(link) {
+    if (link.classList.contains("term")) {
+      var t = terms[link.dataset.term];
+      if (t) { show(link, t); }
+      return;
+    }
+    var path = link.getAttribute("href").split("#")[0];
+    if (previews[path]) { show(link, previews[path]); return; }
+    if (path.charAt(0) !== "/") { return; }
+    fetch(path + ".json", { headers: { Accept: "application/json" } })
+      .then(function (r) { return r.ok ? r.json() : null; })
+      .then(function (data) {
+        if (!data || !data.rule) { return; }
+        previews[path] = data.rule.number + " " + (data.rule.title || "") + " — " + data.rule.text.slice(0, 280);
+        show(link, previews[path]);
+      })
+      .catch(function () {});
+  }
+  function onEnter(ev) {
+    var link = ev.target.closest && ev.target.closest("a.ref, a.term");
+    if (link) { lookup(link); }
+  }
+  function onLeave(ev) {
+    var link = ev.target.closest && ev.target.closest("a.ref, a.term");
+    if (link) { link.removeAttribute("aria-describedby"); hide(); }
+  }
+  document.addEventListener("mouseover", onEnter);
+  document.addEventListener("focusin", onEnter);
+  document.addEventListener("mouseout", onLeave);
+  document.addEventListener("focusout", onLeave);
+  document.addEventListener("keydown", function (ev) { if (ev.key === "Escape") { hide(); } });
+
+  // The trace player: one step at a time (all steps stay visible without the script).
+  document.querySelectorAll(".trace-player").forEach(function (box) {
+    var steps = Array.prototype.slice.call(box.querySelectorAll(".trace .step"));
+    var controls = box.querySelector(".player-controls");
+    if (!steps.length || !controls) { return; }
+    var pos = box.querySelector(".trace-pos");
+    var at = 0;
+    function render() {
+      steps.forEach(function (s, i) {
+        s.classList.toggle("future", at >= 0 && i > at);
+        s.classList.toggle("current", i === at);
+      });
+      pos.textContent = at >= 0 ? pos.dataset.label + " " + (at + 1) + " / " + steps.length : "";
+    }
+    controls.hidden = false;
+    box.querySelector(".trace-next").addEventListener("click", function () { at = Math.min(at + 1, steps.length - 1); render(); });
+    box.querySelector(".trace-prev").addEventListener("click", function () { at = Math.max(at - 1, 0); render(); });
+    box.querySelector(".trace-all").addEventListener("click", function () { at = steps.length - 1; render(); });
+    render();
+  });
+})();

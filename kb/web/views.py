@@ -1,0 +1,650 @@
+"""What each page shows, as plain data: one function per page, shared by its HTML and JSON forms.
+
+Views read the knowledge base and return a :class:`Page` (template name and a JSON-ready dict);
+they never build HTML by hand except through :mod:`kb.web.render`, which escapes everything.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field
+from typing import Any
+
+from flask import url_for
+
+from kb.model import LANGS, Edition, ExampleInfo, GlossaryEntry, KnowledgeBase, Ref, Rule
+from kb.rulenum import RuleNumber, try_parse
+from kb.web.i18n import LANGUAGE_NAMES, format_day
+from kb.web.render import markdown_html, rule_html, word_diff
+
+PREVIEW_CHARS = 280
+MAX_PAGE_EXAMPLES = 4
+MAX_CHANGES_SHOWN = 400
+
+
+@dataclass
+class Page:
+    """A page's template and data (the data is also the body of the JSON twin)."""
+
+    template: str
+    data: dict[str, Any]
+    status: int = 200
+    #: The same page in each interface locale, for the language switcher.
+    alternates: dict[str, str] = field(default_factory=dict)
+
+
+class PageError(Exception):
+    """A visitor error (404, 400) with a message and extra data such as suggestions."""
+
+    def __init__(self, status: int, message: str, **data: Any) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+        self.data = data
+
+
+# ---- URLs --------------------------------------------------------------------------------------
+def rule_url(locale: str, number: str, edition: str | None = None) -> str:
+    """The page of a rule: current (by canonical number) or pinned to an edition."""
+    if edition:
+        return url_for("pages.rule_pinned", locale=locale, edition=edition, number=number)
+    return url_for("pages.rule", locale=locale, number=number)
+
+
+def anchor(number: str) -> str:
+    """The HTML id of a rule (``R1173a``): dotted numbers never serve as ids."""
+    num = try_parse(number)
+    return num.anchor if num else "R" + "".join(c for c in number if c.isalnum())
+
+
+def short(text: str, limit: int = PREVIEW_CHARS) -> str:
+    """A text cut at a word boundary for previews."""
+    if len(text) <= limit:
+        return text
+    cut = text[:limit].rsplit(" ", 1)[0]
+    return cut + "…"
+
+
+def edition_info(ed: Edition | None, locale: str) -> dict[str, Any] | None:
+    """The public facts about an edition."""
+    if ed is None:
+        return None
+    return {
+        "id": ed.id,
+        "lang": ed.lang,
+        "language": LANGUAGE_NAMES.get(ed.lang, ed.lang),
+        "date": ed.date,
+        "date_display": format_day(ed.date, locale),
+        "kind": ed.kind,
+        "version": ed.version,
+        "translates": ed.translates,
+        "numbering": ed.numbering,
+        "title": ed.title,
+        "counts": ed.counts,
+    }
+
+
+def resolve_edition(kb: KnowledgeBase, spec: str, lang: str) -> Edition | None:
+    """An edition by id (any language), else by date in ``lang``, else in English."""
+    spec = spec.strip()
+    if spec in kb.editions:
+        return kb.editions[spec]
+    return kb.edition(lang, spec) or kb.edition("en", spec)
+
+
+def lag(kb: KnowledgeBase, ed: Edition) -> dict[str, Any]:
+    """How far an edition is behind the newest English one: which it follows, editions and days."""
+    newest_en = kb.newest("en")
+    ref_id = ed.translates or ed.numbering or (ed.fits[-1] if ed.fits else None) or ed.id
+    ref = kb.editions.get(ref_id, ed)
+    out: dict[str, Any] = {"follows": ref.id, "follows_date": ref.date, "editions": 0, "days": 0}
+    if newest_en is None or not ref.date or not newest_en.date:
+        return out
+    out["editions"] = sum(
+        1 for e in kb.editions_of("en", full_only=True) if e.date and e.date > ref.date
+    )
+    out["days"] = max(
+        0, (dt.date.fromisoformat(newest_en.date) - dt.date.fromisoformat(ref.date)).days
+    )
+    return out
+
+
+# ---- the table of contents -----------------------------------------------------------------------
+def toc_edition(kb: KnowledgeBase, locale: str) -> Edition | None:
+    """The edition whose sections and rules make the table of contents for a locale."""
+    own = kb.newest(locale)
+    if own is not None and own.kind == "full":
+        return own
+    return kb.newest("en") or own
+
+
+def title_for(kb: KnowledgeBase, rule: Rule, locale: str) -> tuple[str, str]:
+    """A rule's title in the locale's language where a translation has it: (title, lang)."""
+    if rule.lang != locale and rule.canonical:
+        mine = kb.current(rule.canonical, locale)
+        if mine is not None and mine.title:
+            return mine.title, mine.lang
+    return rule.title or short(rule.text, 80), rule.lang
+
+
+def toc(kb: KnowledgeBase, locale: str, with_rules: bool = True) -> list[dict[str, Any]]:
+    """Sections 1-9 and their rules, from the locale's table-of-contents edition."""
+    ed = toc_edition(kb, locale)
+    if ed is None:
+        return []
+    table = kb.rules.get(ed.id, {})
+    sections: dict[int, dict[str, Any]] = {}
+    for number in kb.ordered_numbers(ed.id):
+        rule = table[number]
+        num = try_parse(number)
+        if num is None or num.depth > 1:
+            continue
+        sec = sections.setdefault(
+            num.section,
+            {"number": str(num.section), "title": "", "lang": ed.lang, "url": None, "rules": []},
+        )
+        title, lang = title_for(kb, rule, locale)
+        url = rule_url(locale, rule.canonical or number) if rule.canonical else None
+        if num.is_section:
+            sec.update(title=title, lang=lang, url=url)
+        elif with_rules:
+            sec["rules"].append({"number": number, "title": title, "lang": lang, "url": url})
+    return [sections[k] for k in sorted(sections)]
+
+
+# ---- home --------------------------------------------------------------------------------------
+def home(kb: KnowledgeBase, locale: str) -> Page:
+    """Search box, the newest edition of each language and the table of contents."""
+    newest = [edition_info(kb.newest(lang), locale) for lang in LANGS if kb.newest(lang)]
+    ed = toc_edition(kb, locale)
+    return Page(
+        "pages/home.html",
+        {
+            "newest": newest,
+            "toc_edition": edition_info(ed, locale),
+            "toc": toc(kb, locale),
+            "examples": len(kb.examples),
+        },
+    )
+
+
+def rules_index(kb: KnowledgeBase, locale: str) -> Page:
+    """Every section and rule of the table-of-contents edition (and the anchor mapper)."""
+    ed = toc_edition(kb, locale)
+    return Page(
+        "pages/rules_index.html",
+        {"toc_edition": edition_info(ed, locale), "toc": toc(kb, locale)},
+    )
+
+
+# ---- rules -------------------------------------------------------------------------------------
+def lookup_rule(kb: KnowledgeBase, locale: str, key: str) -> tuple[Rule, bool] | None:
+    """The current rule for a canonical number in the locale's language (or English, flagged)."""
+    if key in kb.concordance:
+        for lang in (locale, "en", *LANGS):
+            rule = kb.current(key, lang)
+            if rule is not None:
+                return rule, rule.lang != locale
+    rule = kb.find(locale, key)
+    if rule is not None:
+        return rule, False
+    rule = kb.find("en", key)
+    if rule is not None:
+        return rule, locale != "en"
+    return None
+
+
+def not_found_rule(kb: KnowledgeBase, locale: str, number: str, edition: str | None) -> PageError:
+    """A 404 that names the nearest rules."""
+    ed = resolve_edition(kb, edition, locale) if edition else toc_edition(kb, locale)
+    lang = ed.lang if ed else locale
+    near = kb.nearest(lang, number, ed.id if ed else None) if ed else []
+    pinned = edition if edition else None
+    return PageError(
+        404,
+        f"No rule {number} in {ed.id if ed else 'this knowledge base'}.",
+        number=number,
+        suggestions=[
+            {"number": n, "url": rule_url(locale, n, pinned) if pinned else rule_url(locale, n)}
+            for n in near
+        ],
+    )
+
+
+def _ref_href(locale: str, rule: Rule, pinned: str | None):  # type: ignore[no-untyped-def]
+    def href(ref: Ref) -> str:
+        if pinned or not ref.canonical:
+            # Without a canonical number the reference only makes sense in its own edition.
+            return rule_url(locale, ref.number, pinned or rule.edition)
+        return rule_url(locale, ref.canonical)
+
+    return href
+
+
+def _node(kb: KnowledgeBase, rule: Rule, locale: str, pinned: str | None, depth0: int) -> dict:
+    num = try_parse(rule.number)
+    href = _ref_href(locale, rule, pinned)
+    term_href = lambda key: url_for("pages.glossary_entry", locale=locale, key=key)  # noqa: E731
+    examples = []
+    for i, text in enumerate(rule.examples):
+        refs = rule.example_refs[i] if i < len(rule.example_refs) else []
+        examples.append({"text": text, "html": rule_html(text, refs, href)})
+    return {
+        "number": rule.number,
+        "display": num.display if num else rule.number,
+        "anchor": anchor(rule.number),
+        "depth": (num.depth if num else 0) - depth0,
+        "kind": rule.kind,
+        "title": rule.title,
+        "text": rule.text,
+        "html": rule_html(rule.text, rule.refs, href, terms=rule.terms, term_href=term_href),
+        "examples": examples,
+        "canonical": rule.canonical,
+        "change": rule.change,
+    }
+
+
+def _previews(kb: KnowledgeBase, rules: list[Rule], locale: str, pinned: str | None) -> list[dict]:
+    """The rules this subtree refers to, with a short text: shown as a list, used for hovers."""
+    seen: dict[str, dict[str, Any]] = {}
+    for rule in rules:
+        href = _ref_href(locale, rule, pinned)
+        for ref in [*rule.refs, *(r for refs in rule.example_refs for r in refs)]:
+            if not ref.resolved:
+                continue
+            url = href(ref)
+            if url in seen:
+                continue
+            target = kb.rule(rule.edition, ref.number)
+            if target is None:
+                continue
+            seen[url] = {
+                "url": url,
+                "number": ref.number,
+                "title": target.title,
+                "text": short(target.text),
+                "lang": target.lang,
+            }
+    return list(seen.values())
+
+
+def _terms(kb: KnowledgeBase, rules: list[Rule], locale: str) -> list[dict[str, Any]]:
+    keys: list[str] = []
+    for rule in rules:
+        keys.extend(k for k in rule.terms if k not in keys)
+    out = []
+    lang = rules[0].lang if rules else locale
+    for key in keys:
+        entry = kb.glossary_lookup(key, lang) or kb.glossary_lookup(key, "en")
+        if entry is None:
+            continue
+        out.append(
+            {
+                "key": key,
+                "term": entry.term,
+                "definition": short(entry.definition, 400),
+                "lang": entry.lang,
+                "url": url_for("pages.glossary_entry", locale=locale, key=entry.key),
+            }
+        )
+    return out
+
+
+def _history(kb: KnowledgeBase, canonical: str, locale: str) -> list[dict[str, Any]]:
+    """Per language: the rule in every edition, a word diff where its text changed."""
+    out = []
+    for lang in LANGS:
+        entries = kb.history(canonical, lang)
+        if not entries:
+            continue
+        rows = []
+        prev: Rule | None = None
+        for entry in entries:
+            rule = kb.rule(entry["edition"], entry["number"])
+            if rule is None:
+                continue
+            row = {
+                **entry,
+                "date_display": format_day(entry["date"], locale),
+                "url": rule_url(locale, entry["number"], entry["edition"]),
+                "renumbered_from": None,
+                "diff": None,
+            }
+            if prev is not None:
+                if prev.number != rule.number:
+                    row["renumbered_from"] = prev.number
+                old = f"{prev.title or ''} {prev.text}".strip()
+                new = f"{rule.title or ''} {rule.text}".strip()
+                if old != new:
+                    row["diff"] = word_diff(old, new)
+            rows.append(row)
+            prev = rule
+        out.append({"lang": lang, "language": LANGUAGE_NAMES[lang], "entries": rows})
+    return out
+
+
+def _old_numbers(kb: KnowledgeBase, canonical: str, locale: str) -> list[dict[str, Any]]:
+    """Numbers the rule had before (``116.3b until 2019-06-14``), from the English editions."""
+    numbers = kb.concordance.get(canonical, {})
+    spans: dict[str, dict[str, Any]] = {}
+    for ed in kb.editions_of("en"):
+        number = numbers.get(ed.id)
+        if number is None or number == canonical:
+            continue
+        span = spans.setdefault(number, {"number": number, "from": ed.date, "until": ed.date})
+        span["until"] = ed.date or span["until"]
+    for span in spans.values():
+        span["from_display"] = format_day(span["from"], locale)
+        span["until_display"] = format_day(span["until"], locale)
+    return list(spans.values())
+
+
+def _translations(kb: KnowledgeBase, rule: Rule, locale: str) -> list[dict[str, Any]]:
+    """The same rule in the other languages, with their edition and how far it lags."""
+    if not rule.canonical:
+        return []
+    out = []
+    for lang in LANGS:
+        if lang == rule.lang:
+            continue
+        other = kb.current(rule.canonical, lang)
+        if other is None:
+            out.append({"lang": lang, "language": LANGUAGE_NAMES[lang], "missing": True})
+            continue
+        ed = kb.editions[other.edition]
+        href = _ref_href(locale, other, None)
+        out.append(
+            {
+                "lang": lang,
+                "language": LANGUAGE_NAMES[lang],
+                "missing": False,
+                "number": other.number,
+                "title": other.title,
+                "text": other.text,
+                "html": rule_html(other.text, other.refs, href),
+                "edition": edition_info(ed, locale),
+                "lag": lag(kb, ed),
+                "url": rule_url(lang, rule.canonical),
+            }
+        )
+    return out
+
+
+def example_summary(ex: ExampleInfo, locale: str) -> dict[str, Any]:
+    """An example's title, link and outcome."""
+    return {
+        "id": ex.id,
+        "title": ex.title,
+        "passed": ex.passed,
+        "rules": ex.rules,
+        "url": url_for("pages.example", locale=locale, example_id=ex.id),
+    }
+
+
+def trace_rows(ex: ExampleInfo, locale: str) -> list[dict[str, Any]]:
+    """The engine's trace of an example: each event with links to the rules it applied."""
+    rows = []
+    for i, event in enumerate(ex.trace, start=1):
+        rules = [str(r) for r in event.get("rules", []) or []]
+        rows.append(
+            {
+                "step": i,
+                "text": str(event.get("text", "")),
+                "rules": [{"number": r, "url": rule_url(locale, r)} for r in rules],
+            }
+        )
+    return rows
+
+
+def rule_page(
+    kb: KnowledgeBase, locale: str, rule: Rule, fallback: bool, pinned: str | None = None
+) -> Page:
+    """A rule and its subtree with everything around it."""
+    nodes = kb.subtree(rule)
+    num = try_parse(rule.number)
+    depth0 = num.depth if num else 0
+    ed = kb.editions[rule.edition]
+
+    def link(r: Rule | None) -> dict[str, Any] | None:
+        if r is None:
+            return None
+        url = rule_url(locale, r.number, pinned) if pinned or not r.canonical else None
+        url = url or rule_url(locale, r.canonical or r.number)
+        return {"number": r.number, "title": r.title or short(r.text, 60), "url": url}
+
+    crumbs = []
+    if num is not None:
+        for anc in reversed(num.ancestors()):
+            parent = kb.rule(rule.edition, str(anc))
+            if parent is not None:
+                crumbs.append(link(parent))
+    prev, nxt = kb.neighbours(rule)
+    canonical = rule.canonical
+    examples = kb.examples_for(canonical) if canonical else []
+    shown = []
+    for ex in examples[:MAX_PAGE_EXAMPLES]:
+        item = example_summary(ex, locale)
+        item["trace"] = trace_rows(ex, locale)
+        shown.append(item)
+    permalink = (
+        url_for("links.permalink", number=canonical)
+        if canonical
+        else url_for("pages.rule_pinned", locale=locale, edition=rule.edition, number=rule.number)
+    )
+    alternates = {
+        loc: (
+            url_for("pages.rule_pinned", locale=loc, edition=pinned, number=rule.number)
+            if pinned
+            else url_for("pages.rule", locale=loc, number=canonical or rule.number)
+        )
+        for loc in LANGS
+    }
+    data = {
+        "rule": _node(kb, rule, locale, pinned, depth0),
+        "lang": rule.lang,
+        "language": LANGUAGE_NAMES.get(rule.lang, rule.lang),
+        "fallback": fallback,
+        "pinned": bool(pinned),
+        "edition": edition_info(ed, locale),
+        "current_url": rule_url(locale, canonical) if canonical else None,
+        "subtree": [_node(kb, n, locale, pinned, depth0) for n in nodes[1:]],
+        "breadcrumbs": crumbs,
+        "prev": link(prev),
+        "next": link(nxt),
+        "previews": _previews(kb, nodes, locale, pinned),
+        "terms": _terms(kb, nodes, locale),
+        "translations": _translations(kb, rule, locale),
+        "history": _history(kb, canonical, locale) if canonical else [],
+        "old_numbers": _old_numbers(kb, canonical, locale) if canonical else [],
+        "referenced_by": [link(kb.rule(rule.edition, n)) for n in kb.referenced_by(rule)[:20]],
+        "examples": shown,
+        "more_examples": max(0, len(examples) - MAX_PAGE_EXAMPLES),
+        "permalink": permalink,
+    }
+    return Page("pages/rule.html", data, alternates=alternates)
+
+
+# ---- glossary ----------------------------------------------------------------------------------
+def glossary_edition(kb: KnowledgeBase, locale: str) -> Edition | None:
+    """The newest edition of the locale's language that has a glossary (else English)."""
+    for lang in (locale, "en"):
+        for ed in reversed(kb.editions_of(lang)):
+            if kb.glossary.get(ed.id):
+                return ed
+    return None
+
+
+def glossary_index(kb: KnowledgeBase, locale: str) -> Page:
+    """Every entry of the glossary, alphabetically."""
+    ed = glossary_edition(kb, locale)
+    entries = sorted(kb.glossary.get(ed.id, {}).values(), key=lambda e: e.key) if ed else []
+    return Page(
+        "pages/glossary_index.html",
+        {
+            "edition": edition_info(ed, locale),
+            "entries": [
+                {
+                    "key": e.key,
+                    "term": e.term,
+                    "lang": e.lang,
+                    "obsolete": e.obsolete,
+                    "url": url_for("pages.glossary_entry", locale=locale, key=e.key),
+                }
+                for e in entries
+            ],
+        },
+    )
+
+
+def find_glossary(kb: KnowledgeBase, locale: str, key: str) -> GlossaryEntry | None:
+    """An entry by key or alias, in the locale's language first."""
+    for lang in (locale, "en", *LANGS):
+        entry = kb.glossary_lookup(key, lang)
+        if entry is not None:
+            return entry
+    return None
+
+
+def glossary_page(kb: KnowledgeBase, locale: str, entry: GlossaryEntry) -> Page:
+    """One glossary entry, its references and the same concept in the other languages."""
+
+    def href(ref: Ref) -> str:
+        return rule_url(locale, ref.canonical or ref.number)
+
+    names = {entry.term.lower(), *(a.lower() for a in entry.aliases)}
+    equivalents = []
+    for term in kb.terms:
+        if names & {n.lower() for n in term.names(entry.lang)}:
+            for lang in LANGS:
+                if lang != entry.lang and term.names(lang):
+                    equivalents.append({"lang": lang, "names": term.names(lang)})
+            break
+    return Page(
+        "pages/glossary_entry.html",
+        {
+            "entry": {
+                "key": entry.key,
+                "term": entry.term,
+                "lang": entry.lang,
+                "definition": entry.definition,
+                "html": rule_html(entry.definition, entry.refs, href),
+                "aliases": entry.aliases,
+                "obsolete": entry.obsolete,
+                "see": [
+                    {"term": s, "url": url_for("pages.glossary_entry", locale=locale, key=s)}
+                    for s in entry.see
+                ],
+                "rules": [{"number": n, "url": rule_url(locale, n)} for n in entry.rule_refs],
+            },
+            "edition": edition_info(kb.editions.get(entry.edition), locale),
+            "equivalents": equivalents,
+        },
+        alternates={
+            loc: url_for("pages.glossary_entry", locale=loc, key=entry.key) for loc in LANGS
+        },
+    )
+
+
+# ---- editions ----------------------------------------------------------------------------------
+def editions(kb: KnowledgeBase, locale: str) -> Page:
+    """Every edition per language, with links to what changed between neighbours."""
+    groups = []
+    for lang in LANGS:
+        eds = kb.editions_of(lang)
+        if not eds:
+            continue
+        rows = []
+        for prev, ed in zip([None, *eds[:-1]], eds, strict=True):
+            info = edition_info(ed, locale)
+            assert info is not None
+            key = f"{prev.id}..{ed.id}" if prev else None
+            info["changes_url"] = (
+                url_for("pages.changes", locale=locale, span=key)
+                if key and key in kb.changes
+                else None
+            )
+            info["lag"] = lag(kb, ed) if lang != "en" else None
+            rows.append(info)
+        groups.append({"lang": lang, "language": LANGUAGE_NAMES[lang], "editions": rows})
+    spans = [
+        {"span": k, "url": url_for("pages.changes", locale=locale, span=k)} for k in kb.changes
+    ]
+    return Page("pages/editions.html", {"languages": groups, "comparisons": spans})
+
+
+def changes(kb: KnowledgeBase, locale: str, span: str) -> Page:
+    """What changed between two editions: moved, edited, created and deleted rules."""
+    if span not in kb.changes:
+        raise PageError(
+            404,
+            f"No comparison {span!r}; compare two editions of one language as FROM..TO.",
+            comparisons=[
+                {"span": k, "url": url_for("pages.changes", locale=locale, span=k)}
+                for k in kb.changes
+            ],
+        )
+    old_id, new_id = span.split("..", 1)
+    groups: dict[str, list[dict[str, Any]]] = {
+        k: [] for k in ("moved", "edited", "created", "deleted")
+    }
+    for change in kb.changes[span]:
+        if change.change not in groups:
+            continue
+        item: dict[str, Any] = {"old": change.old, "new": change.new}
+        if change.new:
+            item["url"] = rule_url(locale, change.new, new_id)
+        if change.old:
+            item["old_url"] = rule_url(locale, change.old, old_id)
+        if change.change == "edited" and len(groups["edited"]) < MAX_CHANGES_SHOWN:
+            old, new = kb.rule(old_id, change.old or ""), kb.rule(new_id, change.new or "")
+            if old and new:
+                item["diff"] = word_diff(old.text, new.text)
+        groups[change.change].append(item)
+    for items in groups.values():
+        items.sort(key=lambda i: _sort_key(i.get("new") or i.get("old")))
+    return Page(
+        "pages/changes.html",
+        {
+            "from": edition_info(kb.editions.get(old_id), locale),
+            "to": edition_info(kb.editions.get(new_id), locale),
+            "span": span,
+            "counts": {k: len(v) for k, v in groups.items()},
+            "changes": groups,
+            "limit": MAX_CHANGES_SHOWN,
+        },
+        alternates={loc: url_for("pages.changes", locale=loc, span=span) for loc in LANGS},
+    )
+
+
+def _sort_key(number: str | None) -> tuple[int, int, int]:
+    num = try_parse(number or "")
+    return num.sort_key() if num else (10**6, 0, 0)
+
+
+# ---- examples ----------------------------------------------------------------------------------
+def examples_index(kb: KnowledgeBase, locale: str) -> Page:
+    """Every executable example with its outcome."""
+    return Page(
+        "pages/examples_index.html",
+        {"examples": [example_summary(ex, locale) for ex in kb.examples]},
+    )
+
+
+def example_page(kb: KnowledgeBase, locale: str, ex: ExampleInfo) -> Page:
+    """One example: its prose (Markdown, sanitised) and the engine's trace, step by step."""
+    data = example_summary(ex, locale)
+    data["html"] = markdown_html(ex.markdown, lambda n: rule_url(locale, n))
+    data["trace"] = trace_rows(ex, locale)
+    data["rule_links"] = [{"number": r, "url": rule_url(locale, r)} for r in ex.rules]
+    return Page(
+        "pages/example.html",
+        {"example": data},
+        alternates={loc: url_for("pages.example", locale=loc, example_id=ex.id) for loc in LANGS},
+    )
+
+
+def parse_number(text: str) -> RuleNumber | None:
+    """A rule number from a URL segment (any spelling), or None."""
+    if len(text) > 40:
+        return None
+    return try_parse(text)
