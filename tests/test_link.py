@@ -1,0 +1,465 @@
+"""Rule references, ranges, glossary-term matching and HTML linking (kb.link)."""
+
+from __future__ import annotations
+
+import itertools
+import re
+
+import pytest
+
+from kb.link import RangeError, TermMatcher, expand_range, find_refs, fold, link_html
+from kb.model import Ref
+
+# ---- references -------------------------------------------------------------------------------
+
+REFS = [
+    # English: single numbers, trailing periods, titles
+    ("The active player receives priority. See rule 117.3a.", "en", ["117.3a"]),
+    ("See rule 117.5.", "en", ["117.5"]),
+    ("This is explained in rule 603.", "en", ["603"]),
+    ("(See rule 603, “Handling Triggered Abilities.”) Then 200 damage.", "en", ["603"]),
+    ('See rule 116, "Special Actions."', "en", ["116"]),
+    ("This ability uses the stack (see rule 514.3).", "en", ["514.3"]),
+    ("Rule 702.147b applies.", "en", ["702.147b"]),
+    ("See section 6, “Spells, Abilities, and Effects.”", "en", ["6"]),
+    ("See section 3, “Card Types,” and section 6.", "en", ["3", "6"]),
+    # English: lists
+    ("See rules 110.2 and 112.2.", "en", ["110.2", "112.2"]),
+    ("See rules 613.2, 707.2, and 707.3.", "en", ["613.2", "707.2", "707.3"]),
+    ("See rules 103.5 and 103.5a.", "en", ["103.5", "103.5a"]),
+    ("See rules 614 and 615.", "en", ["614", "615"]),
+    ("rules 614 and 615 apply", "en", ["614", "615"]),
+    (
+        "(See rules 702.109, “Dash,” 702.152, “Blitz,” and 702.185, “Warp.”)",
+        "en",
+        ["702.109", "702.152", "702.185"],
+    ),
+    ("See rules 701.42, “Meld,” and 729, “Merging with Permanents.”", "en", ["701.42", "729"]),
+    ("(See rule 604, “Handling Static Abilities,” and rule 613.)", "en", ["604", "613"]),
+    (
+        "The instructions in rules 608.3a and b are always performed first.",
+        "en",
+        ["608.3a", "608.3b"],
+    ),
+    ("rule 117.3a or 117.3c", "en", ["117.3a", "117.3c"]),
+    # English: ranges, with en dash and hyphen, inside lists
+    ("See rules 601.2f-h.", "en", ["601.2f", "601.2g", "601.2h"]),
+    ("as described in rules 603.7d–f.", "en", ["603.7d", "603.7e", "603.7f"]),
+    ("(see rules 509.1–3)", "en", ["509.1", "509.2", "509.3"]),
+    ("(see rules 119.9–10)", "en", ["119.9", "119.10"]),
+    ("See rules 903.6–903.11.", "en", ["903.6", "903.7", "903.8", "903.9", "903.10", "903.11"]),
+    ("See rules 702.19c–d and 702.19e.", "en", ["702.19c", "702.19d", "702.19e"]),
+    ("See rules 601.2b and 601.2f–h.", "en", ["601.2b", "601.2f", "601.2g", "601.2h"]),
+    (
+        "rules 111.10j–r",
+        "en",
+        ["111.10j", "111.10k", "111.10m", "111.10n", "111.10p", "111.10q", "111.10r"],
+    ),
+    # English: bare numbers after "See" and dotted numbers anywhere
+    ("For the shared team turns option, see 805.8.", "en", ["805.8"]),
+    ("See 718, “Prototype Cards.”", "en", ["718"]),
+    ("This is an exception to 608.2h.", "en", ["608.2h"]),
+    (
+        "follows steps 601.2a–h of rule 601",
+        "en",
+        ["601.2a", "601.2b", "601.2c", "601.2d", "601.2e", "601.2f", "601.2g", "601.2h", "601"],
+    ),
+    # English: not references
+    ("Example: A spell deals 100 damage to each player with 20 life.", "en", []),
+    ("Each player starts with a 200-card deck and draws 7.", "en", []),
+    ("These rules are effective as of November 14, 2025.", "en", []),
+    ("If a player has 100 or more poison counters, see the rules.", "en", []),
+    ("A rule or effect may ask for 100 mana.", "en", []),
+    ("rule 120.3 and 100 damage", "en", ["120.3"]),
+    ("See rule 704.5a, 2 creatures", "en", ["704.5a"]),
+    ("Magic Tournament Rules section 4.2 and rules 4.2", "en", []),
+    ("The address is 192.168.1.1 and 1170 cards.", "en", []),
+    ("rule 1170 and rule 99", "en", []),
+    # French
+    ("(Cf. règle 603, « Gérer les capacités déclenchées »)", "fr", ["603"]),
+    ("Cf. règle 116.5.", "fr", ["116.5"]),
+    ("Voir règle 117.3a.", "fr", ["117.3a"]),
+    ("Voir 117.3a.", "fr", ["117.3a"]),
+    ("Voir les règles 110.2 et 112.2.", "fr", ["110.2", "112.2"]),
+    ("Voir les règles 613.2, 707.2 et 707.3.", "fr", ["613.2", "707.2", "707.3"]),
+    ("pendant l'étape de nettoyage (cf. règle 514.3)", "fr", ["514.3"]),
+    ("Cf. règle 115, « Actions spéciales. »", "fr", ["115"]),
+    ("Cf. Règles 601.2f-h.", "fr", ["601.2f", "601.2g", "601.2h"]),
+    ("Le joueur perd 20 points de vie et pioche 100 cartes.", "fr", []),
+    # Japanese
+    ("誘発型能力を処理する（rule 603〔誘発型能力の取り扱い〕参照）。", "ja", ["603"]),
+    ("(rule 703〔ターン起因処理〕、rule 704〔状況起因処理〕参照)", "ja", ["703", "704"]),
+    ("この処理を行うことができる。rule 702.62〔待機〕参照。", "ja", ["702.62"]),
+    (
+        "先権を持っているときならいつでもこの処理を行うことができる。rule 905.4a 参照。",
+        "ja",
+        ["905.4a"],
+    ),
+    ("詳しくは603.2参照。", "ja", ["603.2"]),
+    ("詳しくは６０３．２ａ参照。", "ja", ["603.2a"]),
+    ("詳しくは704〔状況起因処理〕参照。", "ja", ["704"]),
+    ("第603項を見よ。", "ja", ["603"]),
+    ("rule 110.2と112.2参照", "ja", ["110.2", "112.2"]),
+    ("rule 601.2f～h参照", "ja", ["601.2f", "601.2g", "601.2h"]),
+    ("プレイヤーは20点のライフと100枚のデッキで始める。", "ja", []),
+    ("603点のダメージを与える。", "ja", []),
+]
+
+
+@pytest.mark.parametrize(("text", "lang", "expected"), REFS)
+def test_find_refs(text: str, lang: str, expected: list[str]) -> None:
+    refs = find_refs(text, lang)
+    assert [r.number for r in refs] == expected
+    for ref in refs:
+        assert text[ref.start : ref.end] == ref.label
+        assert ref.label.strip() == ref.label and ref.label
+
+
+def test_trailing_period_is_not_part_of_the_label() -> None:
+    (ref,) = find_refs("See rule 117.5.", "en")
+    assert (ref.number, ref.label) == ("117.5", "117.5")
+
+
+def test_a_range_shares_one_label_span() -> None:
+    text = "See rules 601.2b and 601.2f–h."
+    refs = find_refs(text, "en")
+    spans = {(r.start, r.end) for r in refs[1:]}
+    assert len(spans) == 1
+    ((start, end),) = spans
+    assert text[start:end] == "601.2f–h"
+    assert refs[0].label == "601.2b"
+
+
+def test_letter_continuation_labels_the_letter() -> None:
+    text = "The instructions in rules 608.3a and b are always performed first."
+    second = find_refs(text, "en")[1]
+    assert (second.number, second.label, text[second.start : second.end]) == ("608.3b", "b", "b")
+
+
+def test_full_width_offsets_index_the_original_text() -> None:
+    text = "ルール（rule １１７．３ａ参照）"
+    (ref,) = find_refs(text, "ja")
+    assert ref.number == "117.3a"
+    assert ref.label == "１１７．３ａ"
+
+
+def test_fold_keeps_the_length() -> None:
+    text = "１１７．３ａ　ｶｰﾄﾞ and İstanbul"
+    assert len(fold(text)) == len(text)
+    assert fold("１１７．３ａ") == "117.3a"
+
+
+def test_unknown_language_is_a_clear_error() -> None:
+    with pytest.raises(ValueError, match="unknown language 'de'"):
+        find_refs("rule 117", "de")
+    with pytest.raises(ValueError, match="unknown language"):
+        TermMatcher({}, "xx")
+
+
+# ---- ranges -----------------------------------------------------------------------------------
+
+RANGES = [
+    ("603.7d", "f", ["603.7d", "603.7e", "603.7f"]),
+    ("509.1", "3", ["509.1", "509.2", "509.3"]),
+    ("601.2f", "601.2h", ["601.2f", "601.2g", "601.2h"]),
+    ("111.10j", "r", ["111.10j", "111.10k", "111.10m", "111.10n", "111.10p", "111.10q", "111.10r"]),
+    ("903.6", "903.11", ["903.6", "903.7", "903.8", "903.9", "903.10", "903.11"]),
+    ("614", "616", ["614", "615", "616"]),
+    ("117.3k", "m", ["117.3k", "117.3m"]),
+    ("117.3l", "m", ["117.3l", "117.3m"]),
+    ("601.2f", "ｈ", ["601.2f", "601.2g", "601.2h"]),
+]
+
+
+@pytest.mark.parametrize(("first", "last", "expected"), RANGES)
+def test_expand_range(first: str, last: str, expected: list[str]) -> None:
+    assert expand_range(first, last) == expected
+
+
+@pytest.mark.parametrize(
+    ("first", "last", "message"),
+    [
+        ("117.3b", "a", "not after the start"),
+        ("117.3", "205.1", "not siblings"),
+        ("117", "117.3", "not siblings"),
+        ("117.3", "b", "a letter follows a number"),
+        ("117.3a", "4", "a number follows a letter"),
+        ("100", "199", "covers 100 numbers"),
+        ("banana", "c", "bad range start"),
+        ("117.3a", "zz", "bad range end"),
+    ],
+)
+def test_expand_range_rejects(first: str, last: str, message: str) -> None:
+    with pytest.raises(RangeError, match=message):
+        expand_range(first, last)
+
+
+def test_a_bad_range_in_text_keeps_the_first_number() -> None:
+    assert [r.number for r in find_refs("See rule 117.3b-a.", "en")] == ["117.3b"]
+
+
+# ---- glossary terms ---------------------------------------------------------------------------
+
+EN_TERMS = {
+    "pass": ["Pass"],
+    "pass in succession": ["Pass in Succession"],
+    "active player": ["Active Player"],
+    "nonactive player": ["Nonactive Player"],
+    "target": ["Target"],
+    "activate": ["Activate"],
+    "activated ability": ["Activated Ability"],
+    "ability": ["Ability"],
+    "untap": ["Untap"],
+    "attacks": ["Attacks"],
+    "attacking creature": ["Attacking Creature"],
+    "dies": ["Dies"],
+    "bands with other": ["“Bands with Other”"],
+    "player": ["Player"],
+    "two-headed giant": ["Two-Headed Giant", "2HG"],
+}
+
+EN_CASES = [
+    ("All players pass in succession.", ["player", "pass in succession"]),
+    ("If all players pass, the top object resolves.", ["player", "pass"]),
+    ("The player passes priority.", ["player", "pass"]),
+    ("A passenger holds a compass; trespass.", []),
+    ("The ACTIVE PLAYER acts first.", ["active player"]),
+    ("Active players and nonactive players", ["active player", "nonactive player"]),
+    ("It targets a creature; a targeted creature; targeting.", ["target"]),
+    ("Activating an activated ability: activates, activated.", ["activate", "activated ability"]),
+    ("two activated abilities", ["activated ability"]),
+    ("It untapped, then untaps, while untapping.", ["untap"]),
+    ("It attacked; an attacking creature; it attacks.", ["attacks", "attacking creature"]),
+    ("When it dies or died, or is dying", ["dies"]),
+    ("A creature with bands with other can band.", ["bands with other"]),
+    ("the player’s ability", ["player", "ability"]),
+    ("In a Two-Headed Giant game (2HG)", ["two-headed giant"]),
+    ("Nothing here.", []),
+]
+
+
+@pytest.fixture(scope="module")
+def en_matcher() -> TermMatcher:
+    return TermMatcher(EN_TERMS, "en")
+
+
+@pytest.mark.parametrize(("text", "expected"), EN_CASES)
+def test_term_matcher_en(en_matcher: TermMatcher, text: str, expected: list[str]) -> None:
+    assert en_matcher.keys_in(text) == expected
+
+
+def test_longest_match_wins(en_matcher: TermMatcher) -> None:
+    text = "Players pass in succession."
+    found = en_matcher.find(text)
+    assert [(k, text[s:e]) for k, s, e in found] == [
+        ("player", "Players"),
+        ("pass in succession", "pass in succession"),
+    ]
+
+
+def test_term_spans_do_not_overlap_and_follow_the_text(en_matcher: TermMatcher) -> None:
+    text = "The active player passes; the nonactive player attacks with an attacking creature."
+    found = en_matcher.find(text)
+    assert [k for k, _, _ in found] == [
+        "active player",
+        "pass",
+        "nonactive player",
+        "attacks",
+        "attacking creature",
+    ]
+    for (_, _, end), (_, start, _) in itertools.pairwise(found):
+        assert end <= start
+
+
+def test_whitespace_inside_a_term_may_vary(en_matcher: TermMatcher) -> None:
+    assert en_matcher.keys_in("the active\n  player") == ["active player"]
+
+
+def test_skip_keeps_terms_out_of_reference_labels() -> None:
+    matcher = TermMatcher({"rule": ["Rule"], "six": ["6"]}, "en")
+    text = "See section 6."
+    refs = find_refs(text, "en")
+    assert matcher.find(text) == [("six", 12, 13)]
+    assert matcher.find(text, skip=[(r.start, r.end) for r in refs]) == []
+
+
+def test_exact_spelling_beats_an_inflection() -> None:
+    matcher = TermMatcher({"attack": ["Attack"], "attacks": ["Attacks"]}, "en")
+    assert matcher.keys_in("it attacks") == ["attacks"]
+    assert matcher.keys_in("an attack") == ["attack"]
+
+
+FR_TERMS = {
+    "capacité déclenchée": ["capacité déclenchée"],
+    "joueur actif": ["joueur actif"],
+    "priorité": ["priorité"],
+    "jeton": ["jeton"],
+    "rituel": ["rituel"],
+    "attaquant": ["attaquant"],
+}
+
+FR_CASES = [
+    ("Les capacités déclenchées sont mises sur la pile.", ["capacité déclenchée"]),
+    ("Le joueur actif reçoit la priorité.", ["joueur actif", "priorité"]),
+    ("Les joueurs actifs et la joueuse active", ["joueur actif"]),
+    ("Deux jetons, un sort de rituel, les rituels.", ["jeton", "rituel"]),
+    ("la créature attaquante et l'attaquant", ["attaquant"]),
+    ("PRIORITÉ", ["priorité"]),
+    ("prioritaire, jetonnage", []),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), FR_CASES)
+def test_term_matcher_fr(text: str, expected: list[str]) -> None:
+    assert TermMatcher(FR_TERMS, "fr").keys_in(text) == expected
+
+
+JA_TERMS = {
+    "priority": ["優先権"],
+    "pass": ["パス"],
+    "pass in succession": ["連続してパス"],
+    "active player": ["アクティブ・プレイヤー"],
+    "player": ["プレイヤー"],
+    "mana ability": ["マナ能力"],
+}
+
+JA_CASES = [
+    (
+        "すべてのプレイヤーが優先権を連続してパスした。",
+        ["player", "priority", "pass in succession"],
+    ),
+    ("アクティブ・プレイヤーはパスする。", ["active player", "pass"]),
+    ("マナ能力はスタックを使わない。", ["mana ability"]),
+    ("ﾌﾟﾚｲﾔｰ", []),
+    ("ＡＢＣ優先権", ["priority"]),
+    ("なにもない。", []),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), JA_CASES)
+def test_term_matcher_ja(text: str, expected: list[str]) -> None:
+    assert TermMatcher(JA_TERMS, "ja").keys_in(text) == expected
+
+
+def test_ja_full_width_latin_terms_match_nfkc() -> None:
+    matcher = TermMatcher({"pt": ["Ｐ／Ｔ"]}, "ja")
+    text = "そのP/Tを見る"
+    assert [(k, text[s:e]) for k, s, e in matcher.find(text)] == [("pt", "P/T")]
+
+
+def test_empty_or_punctuation_terms_are_ignored() -> None:
+    matcher = TermMatcher({"dot": ["."], "empty": [""], "pass": ["Pass"]}, "en")
+    assert matcher.keys_in("Pass. ...") == ["pass"]
+    assert TermMatcher({}, "en").find("anything") == []
+
+
+def test_terms_with_regex_characters_are_literal() -> None:
+    matcher = TermMatcher({"plus": ["+1/+1 Counter"], "star": ["*"]}, "en")
+    assert matcher.keys_in("put a +1/+1 counter on it; 1 1 counter") == ["plus"]
+
+
+# ---- HTML -------------------------------------------------------------------------------------
+
+
+def _href(ref: Ref) -> str | None:
+    return None if ref.number.startswith("9") else f"/en/rule/{ref.number}"
+
+
+def test_link_html_links_refs_and_terms(en_matcher: TermMatcher) -> None:
+    text = "The active player passes (see rule 117.3a)."
+    refs = find_refs(text, "en")
+    terms = en_matcher.find(text, skip=[(r.start, r.end) for r in refs])
+    out = link_html(text, refs, _href, terms, lambda key: f"/en/glossary/{key.replace(' ', '-')}")
+    assert out == (
+        'The <a class="term" href="/en/glossary/active-player" data-term="active player">'
+        'active player</a> <a class="term" href="/en/glossary/pass" data-term="pass">passes</a>'
+        ' (see rule <a class="ref" href="/en/rule/117.3a" data-rule="117.3a">117.3a</a>).'
+    )
+
+
+def test_link_html_unresolved_ref_is_not_a_link() -> None:
+    text = "See rule 903.11a."
+    out = link_html(text, find_refs(text, "en"), _href)
+    assert out == 'See rule <span class="ref unresolved" data-rule="903.11a">903.11a</span>.'
+    assert "<a" not in out
+
+
+def test_link_html_range_is_one_link_listing_every_number() -> None:
+    text = "See rules 601.2f–h."
+    out = link_html(text, find_refs(text, "en"), _href)
+    assert out == (
+        'See rules <a class="ref" href="/en/rule/601.2f" data-rule="601.2f"'
+        ' data-rules="601.2f 601.2g 601.2h">601.2f–h</a>.'
+    )
+
+
+def test_link_html_escapes_hostile_text() -> None:
+    text = '<script>alert("x")</script> & rule 117.3a <img src=x onerror=alert(1)>'
+    refs = find_refs(text, "en")
+    out = link_html(text, refs, _href)
+    assert "<script" not in out and "<img" not in out
+    assert "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; rule " in out
+    assert re.findall(r"<(\w+)", out) == ["a"]
+
+
+def test_link_html_escapes_hostile_keys_and_refuses_unsafe_urls() -> None:
+    text = "pass"
+    terms = [('"><script>', 0, 4)]
+    out = link_html(text, [], _href, terms, lambda key: "/g/x")
+    assert "<script" not in out and 'data-term="&quot;&gt;&lt;script&gt;"' in out
+    for url in [
+        "javascript:alert(1)",
+        "JAVASCRIPT:x",
+        " javascript:x",
+        "data:text/html,x",
+        "/ok\nx",
+        "",
+    ]:
+        assert link_html(text, [], _href, [("k", 0, 4)], lambda key, u=url: u) == "pass"
+    refs = [Ref("117", "pass", 0, 4)]
+    assert "unresolved" in link_html(text, refs, lambda ref: "javascript:alert(1)")
+    assert 'href="https://x.test/r?a=1&amp;b=2"' in link_html(
+        text, refs, lambda ref: "https://x.test/r?a=1&b=2"
+    )
+
+
+def test_link_html_ignores_bad_and_overlapping_spans() -> None:
+    text = "rule 117 and more"
+    refs = [
+        Ref("117", "117", 5, 8),
+        Ref("117", "x", 6, 9),
+        Ref("1", "x", -1, 2),
+        Ref("2", "x", 10, 99),
+    ]
+    terms = [("more", 13, 17), ("over", 7, 12), ("bad", 15, 40)]
+    out = link_html(text, refs, _href, terms, lambda key: f"/g/{key}")
+    assert out == (
+        'rule <a class="ref" href="/en/rule/117" data-rule="117">117</a> and '
+        '<a class="term" href="/g/more" data-term="more">more</a>'
+    )
+
+
+def test_link_html_without_anything_only_escapes() -> None:
+    assert link_html("a < b", [], _href) == "a &lt; b"
+
+
+# ---- the official text ------------------------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_every_rule_reference_of_the_2025_edition_is_found(cr_en_dir) -> None:
+    path = cr_en_dir / "MagicCompRules-2025-11-14.txt"
+    if not path.exists():
+        pytest.skip(f"{path} is absent")
+    lines = path.read_text(encoding="utf-8-sig").splitlines()
+    simple = re.compile(r"\b[Rr]ules? (\d{3}(?:\.\d+[a-z]?)?)(?![\w])")
+    checked = 0
+    for number, line in enumerate(lines, 1):
+        refs = find_refs(line, "en")
+        found = {(r.start, r.number) for r in refs}
+        for m in simple.finditer(line):
+            assert (m.start(1), m.group(1)) in found, f"line {number}: {line!r}"
+            checked += 1
+        for ref in refs:
+            assert line[ref.start : ref.end] == ref.label, f"line {number}"
+    assert checked > 1000
