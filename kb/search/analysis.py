@@ -1,0 +1,550 @@
+"""Per-language text analysis for the search index: English, French and Japanese.
+
+Every function here turns a text into index terms, and the same functions analyse the queries, so
+that a word typed by a player meets the word printed in the rules. Each analyser returns *spans*
+``(term, start, end)`` over the caller's text, which the highlighter uses to mark matches.
+
+All analysers first apply NFKC (full-width ``１１７．３ａ`` is ``117.3a``, ``ＭＴＧ`` is ``mtg``)
+and lower-case. Then:
+
+- English (:func:`analyze_en`): stop words out, possessive ``'s`` off, Snowball stemming.
+- French (:func:`analyze_fr`): elision (``l'``, ``d'``, ``qu'`` ...) off, stop words out, accents
+  folded (``é`` -> ``e``) *before* stemming so that ``déclenchée`` and ``declenchee`` meet.
+- Japanese (:func:`analyze_ja`): a morphological analyser (janome by default, see
+  :data:`JA_BACKENDS`) keeps content words in their dictionary form; :func:`bigrams_ja` adds
+  overlapping character bigrams for recall where the analyser splits differently from the query.
+- Unstemmed companions (:func:`plain_en`, :func:`plain_fr`) keep whole words: fuzzy matching and
+  suggestions need real spellings, which a stemmed field does not have.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import threading
+import unicodedata
+from collections.abc import Callable, Iterator
+from functools import lru_cache
+from typing import Any
+
+from whoosh.analysis import Token, Tokenizer
+from whoosh.lang.snowball.english import EnglishStemmer
+from whoosh.lang.snowball.french import FrenchStemmer
+
+Span = tuple[str, int, int]
+
+# Words of a Latin-script language; a rule number such as 117.3a stays one token.
+_LATIN = re.compile(r"\d+(?:\.\d+[a-z]?)?|[^\W\d_]+(?:['’][^\W\d_]+)*")
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f々〆ー]")
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+# Question words are stop words too: players ask "when can I ...", "what happens if ...".
+EN_STOP = frozenset(
+    [
+        "a",
+        "about",
+        "after",
+        "an",
+        "and",
+        "any",
+        "are",
+        "as",
+        "at",
+        "be",
+        "been",
+        "being",
+        "but",
+        "by",
+        "can",
+        "could",
+        "did",
+        "do",
+        "does",
+        "doing",
+        "for",
+        "from",
+        "had",
+        "has",
+        "have",
+        "having",
+        "he",
+        "her",
+        "him",
+        "his",
+        "how",
+        "i",
+        "if",
+        "in",
+        "into",
+        "is",
+        "it",
+        "its",
+        "me",
+        "my",
+        "of",
+        "on",
+        "or",
+        "she",
+        "should",
+        "so",
+        "than",
+        "that",
+        "the",
+        "their",
+        "them",
+        "then",
+        "there",
+        "these",
+        "they",
+        "this",
+        "those",
+        "to",
+        "too",
+        "us",
+        "was",
+        "we",
+        "were",
+        "what",
+        "when",
+        "where",
+        "which",
+        "while",
+        "who",
+        "whom",
+        "why",
+        "will",
+        "with",
+        "would",
+        "you",
+        "your",
+        "yours",
+        "happen",
+        "happens",
+        "get",
+    ]
+)
+FR_STOP = frozenset(
+    [
+        "a",
+        "ai",
+        "au",
+        "aux",
+        "avec",
+        "c",
+        "ce",
+        "ces",
+        "cet",
+        "cette",
+        "d",
+        "de",
+        "des",
+        "du",
+        "elle",
+        "en",
+        "est",
+        "et",
+        "etre",
+        "il",
+        "ils",
+        "j",
+        "je",
+        "l",
+        "la",
+        "le",
+        "les",
+        "leur",
+        "lui",
+        "m",
+        "ma",
+        "me",
+        "mes",
+        "moi",
+        "mon",
+        "n",
+        "ne",
+        "nous",
+        "on",
+        "ou",
+        "par",
+        "pas",
+        "pour",
+        "qu",
+        "que",
+        "quel",
+        "quelle",
+        "quand",
+        "qui",
+        "s",
+        "sa",
+        "se",
+        "ses",
+        "son",
+        "sont",
+        "sur",
+        "t",
+        "ta",
+        "te",
+        "tes",
+        "toi",
+        "ton",
+        "tu",
+        "un",
+        "une",
+        "vous",
+        "y",
+        "est-ce",
+        "estce",
+        "comment",
+        "peut",
+        "peux",
+        "puis-je",
+        "dois",
+        "doit",
+        "faut",
+        "lorsque",
+        "lorsqu",
+        "quoi",
+        "cela",
+        "ca",
+        "ceci",
+    ]
+)
+# Elided articles and pronouns: l'étape, d'éphémère, qu'un, jusqu'à, lorsqu'il.
+_ELISION = re.compile(r"^(?:l|d|j|m|n|s|t|c|qu|jusqu|lorsqu|puisqu|quoiqu)['’]")
+JA_STOP = frozenset(
+    [
+        "する",
+        "ある",
+        "いる",
+        "なる",
+        "こと",
+        "もの",
+        "これ",
+        "それ",
+        "その",
+        "この",
+        "ため",
+        "よう",
+        "られる",
+        "れる",
+    ]
+)
+_JA_SKIP_POS = ("助詞", "助動詞", "記号")
+
+
+def normalize(text: str) -> str:
+    """NFKC, skipped when the text is already normal (most rule texts are)."""
+    if unicodedata.is_normalized("NFKC", text):
+        return text
+    return unicodedata.normalize("NFKC", text)
+
+
+def normalize_mapped(text: str) -> tuple[str, list[int]]:
+    """NFKC character by character, with the offset in ``text`` of every output character.
+
+    The highlighter analyses the normalised text but marks the original one.
+
+    >>> normalize_mapped("ﬁ１")
+    ('fi1', [0, 0, 1])
+    """
+    if unicodedata.is_normalized("NFKC", text):
+        return text, list(range(len(text)))
+    out: list[str] = []
+    offsets: list[int] = []
+    for i, ch in enumerate(text):
+        norm = unicodedata.normalize("NFKC", ch)
+        out.append(norm)
+        offsets.extend([i] * len(norm))
+    return "".join(out), offsets
+
+
+def clean_query(text: str) -> str:
+    """NFKC and control characters to spaces: what a query is before parsing."""
+    return _CONTROL.sub(" ", normalize(text))
+
+
+@lru_cache(maxsize=65536)
+def fold_accents(word: str) -> str:
+    """Drop diacritics: ``déclenchée`` -> ``declenchee``, ``reçoit`` -> ``recoit``."""
+    if word.isascii():
+        return word
+    decomposed = unicodedata.normalize("NFD", word)
+    return "".join(c for c in decomposed if not unicodedata.combining(c)).replace("œ", "oe")
+
+
+_EN_STEMMER = EnglishStemmer()
+_FR_STEMMER = FrenchStemmer()
+
+
+@lru_cache(maxsize=65536)
+def stem_en(word: str) -> str:
+    """Snowball English stem of a lower-case word (cached: the vocabulary is small)."""
+    return _EN_STEMMER.stem(word) if word.isalpha() else word
+
+
+@lru_cache(maxsize=65536)
+def stem_fr(word: str) -> str:
+    """Snowball French stem of an accent-folded word."""
+    return _FR_STEMMER.stem(word) if word.isalpha() else word
+
+
+def _latin_words(text: str) -> list[tuple[str, int, int]]:
+    low = text.lower()
+    if len(low) != len(text):  # a few letters lower-case to two characters: keep offsets right
+        return [(m.group().lower(), m.start(), m.end()) for m in _LATIN.finditer(text)]
+    if "’" in low:
+        low = low.replace("’", "'")
+    return [(m.group(), m.start(), m.end()) for m in _LATIN.finditer(low)]
+
+
+def _en_word(word: str) -> str | None:
+    if word.endswith("'s"):
+        word = word[:-2]
+    if not word or word in EN_STOP:
+        return None
+    return word
+
+
+def _fr_word(word: str) -> str | None:
+    word = _ELISION.sub("", word)
+    if not word or word in FR_STOP:
+        return None
+    word = fold_accents(word)
+    return None if word in FR_STOP else word
+
+
+def analyze_en(text: str) -> list[Span]:
+    """English index terms: stop words out, stemmed.
+
+    >>> [t for t, _, _ in analyze_en("The player's triggered abilities (see rule 117.3a)")]
+    ['player', 'trigger', 'abil', 'see', 'rule', '117.3a']
+    """
+    out: list[Span] = []
+    for word, start, end in _latin_words(normalize(text)):
+        kept = _en_word(word)
+        if kept is not None:
+            out.append((stem_en(kept), start, end))
+    return out
+
+
+def plain_en(text: str) -> list[Span]:
+    """English words as spelled (lower-case, no stemming): fuzzy matching and suggestions.
+
+    >>> [t for t, _, _ in plain_en("The player's triggered abilities")]
+    ['player', 'triggered', 'abilities']
+    """
+    out: list[Span] = []
+    for word, start, end in _latin_words(normalize(text)):
+        kept = _en_word(word)
+        if kept is not None:
+            out.append((kept, start, end))
+    return out
+
+
+def analyze_fr(text: str) -> list[Span]:
+    """French index terms: elision, stop words, accent folding, then stemming.
+
+    >>> [t for t, _, _ in analyze_fr("L'étape de nettoyage : qu'un joueur reçoive la priorité")]
+    ['etap', 'nettoyag', 'joueur', 'recoiv', 'priorit']
+    """
+    out: list[Span] = []
+    for word, start, end in _latin_words(normalize(text)):
+        kept = _fr_word(word)
+        if kept is not None:
+            out.append((stem_fr(kept), start, end))
+    return out
+
+
+def plain_fr(text: str) -> list[Span]:
+    """French words without stemming (elision off, accents folded).
+
+    >>> [t for t, _, _ in plain_fr("d'éphémère à tout moment")]
+    ['ephemere', 'tout', 'moment']
+    """
+    out: list[Span] = []
+    for word, start, end in _latin_words(normalize(text)):
+        kept = _fr_word(word)
+        if kept is not None:
+            out.append((kept, start, end))
+    return out
+
+
+# ---- Japanese -------------------------------------------------------------------------------
+
+#: A Japanese backend maps a text to ``(surface, dictionary form, part of speech)`` morphemes.
+JaBackend = Callable[[str], list[tuple[str, str, str]]]
+_backend_lock = threading.Lock()
+_backends: dict[str, JaBackend] = {}
+
+
+def _janome() -> JaBackend:
+    from janome.tokenizer import Tokenizer as JanomeTokenizer
+
+    tokenizer = JanomeTokenizer()
+
+    def run(text: str) -> list[tuple[str, str, str]]:
+        out = []
+        for tok in tokenizer.tokenize(text):
+            base = tok.base_form if tok.base_form != "*" else tok.surface
+            out.append((tok.surface, base, tok.part_of_speech.split(",", 1)[0]))
+        return out
+
+    return run
+
+
+def _sudachi() -> JaBackend:
+    from sudachipy import dictionary, tokenizer  # optional: not a declared dependency
+
+    tok = dictionary.Dictionary().create()
+    mode = tokenizer.Tokenizer.SplitMode.A
+
+    def run(text: str) -> list[tuple[str, str, str]]:
+        return [
+            (m.surface(), m.dictionary_form(), m.part_of_speech()[0])
+            for m in tok.tokenize(text, mode)
+        ]
+
+    return run
+
+
+#: Pluggable morphological analysers, by name; janome is the default (see the package README).
+JA_BACKENDS: dict[str, Callable[[], JaBackend]] = {"janome": _janome, "sudachi": _sudachi}
+JA_DEFAULT = os.environ.get("KB_JA_ANALYZER", "janome")
+
+
+def ja_backend(name: str = JA_DEFAULT) -> JaBackend:
+    """The morphological analyser called ``name``, created once per process (it loads a dictionary)."""
+    with _backend_lock:
+        if name not in _backends:
+            _backends[name] = JA_BACKENDS[name]()
+        return _backends[name]
+
+
+@lru_cache(maxsize=4096)
+def _morphemes(text: str, backend: str) -> tuple[tuple[str, str, str], ...]:
+    return tuple(ja_backend(backend)(text))
+
+
+def analyze_ja(text: str, backend: str = JA_DEFAULT) -> list[Span]:
+    """Japanese content words in dictionary form; particles, auxiliaries and symbols dropped.
+
+    >>> [t for t, _, _ in analyze_ja("マナ能力はスタックを使うか")]
+    ['マナ', '能力', 'スタック', '使う']
+    """
+    norm = normalize(text).lower()
+    out: list[Span] = []
+    pos = 0
+    for surface, base, part in _morphemes(norm, backend):
+        start = norm.find(surface, pos)
+        if start < 0:
+            start = pos
+        end = start + len(surface)
+        pos = end
+        if part in _JA_SKIP_POS or not surface.strip() or base in JA_STOP:
+            continue
+        out.append((base, start, end))
+    return out
+
+
+def bigrams_ja(text: str) -> list[Span]:
+    """Overlapping character bigrams of each run of Japanese characters (one-character runs kept).
+
+    >>> [t for t, _, _ in bigrams_ja("優先権を得る")]
+    ['優先', '先権', '権を', 'を得', '得る']
+    """
+    norm = normalize(text).lower()
+    out: list[Span] = []
+    run_start = -1
+    for i in range(len(norm) + 1):
+        is_cjk = i < len(norm) and _CJK.match(norm[i]) is not None
+        if is_cjk and run_start < 0:
+            run_start = i
+        elif not is_cjk and run_start >= 0:
+            if i - run_start == 1:
+                out.append((norm[run_start], run_start, i))
+            for j in range(run_start, i - 1):
+                out.append((norm[j : j + 2], j, j + 2))
+            run_start = -1
+    return out
+
+
+def has_cjk(text: str) -> bool:
+    """True if the text has Japanese (or other CJK) characters."""
+    return _CJK.search(text) is not None
+
+
+#: The analysers by name, as the schema and the query compiler refer to them.
+ANALYZERS: dict[str, Callable[[str], list[Span]]] = {
+    "en": analyze_en,
+    "en_plain": plain_en,
+    "fr": analyze_fr,
+    "fr_plain": plain_fr,
+    "ja": analyze_ja,
+    "ja_gram": bigrams_ja,
+}
+
+
+def terms(text: str, analyzer: str) -> list[str]:
+    """Just the terms of :func:`analyze` (for queries and tests)."""
+    return [t for t, _, _ in ANALYZERS[analyzer](text)]
+
+
+def detect_lang(text: str) -> str | None:
+    """Guess the language of a query: Japanese by script, French by accents or stop words.
+
+    Returns None when nothing tells English from French (``priority`` could be either).
+    """
+    if has_cjk(text):
+        return "ja"
+    words = [w for w, _, _ in _latin_words(text)]
+    if not words:
+        return None
+    if re.search(r"[éèêàçùœâîôû«»]", text.lower()):
+        return "fr"
+    fr = sum(1 for w in words if w in FR_STOP or _ELISION.match(w))
+    en = sum(1 for w in words if w in EN_STOP)
+    if fr > en:
+        return "fr"
+    if en > fr:
+        return "en"
+    return None
+
+
+class SpanTokenizer(Tokenizer):
+    """A Whoosh tokenizer running one of :data:`ANALYZERS` (positions and character offsets)."""
+
+    def __init__(self, analyzer: str) -> None:
+        self.analyzer = analyzer
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, SpanTokenizer) and other.analyzer == self.analyzer
+
+    def __hash__(self) -> int:
+        return hash(self.analyzer)
+
+    def __call__(  # type: ignore[override]
+        self,
+        value: str,
+        positions: bool = False,
+        chars: bool = False,
+        keeporiginal: bool = False,
+        removestops: bool = True,
+        start_pos: int = 0,
+        start_char: int = 0,
+        tokenize: bool = True,
+        mode: str = "",
+        **kwargs: Any,
+    ) -> Iterator[Token]:
+        token = Token(positions, chars, removestops=removestops, mode=mode, **kwargs)
+        for pos, (text, start, end) in enumerate(ANALYZERS[self.analyzer](value), start_pos):
+            token.text = text
+            token.boost = 1.0
+            token.stopped = False
+            if keeporiginal:
+                token.original = text
+            if positions:
+                token.pos = pos
+            if chars:
+                token.startchar = start_char + start
+                token.endchar = start_char + end
+            yield token

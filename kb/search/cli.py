@@ -1,0 +1,61 @@
+"""``kb search QUERY``: the search from the command line, as text or JSON."""
+
+from __future__ import annotations
+
+import json
+import re
+from html import unescape
+from pathlib import Path
+from typing import TextIO
+
+from kb.model import KnowledgeBase
+
+
+def run_search_command(
+    instance: Path,
+    query: str,
+    lang: str | None,
+    edition: str | None,
+    kind: str | None,
+    limit: int,
+    as_json: bool,
+    out: TextIO,
+) -> int:
+    """Search a built instance and print the result; 0 on success, 2 on a refused request."""
+    from kb.search.searcher import Searcher, SearchError
+
+    instance = Path(instance)
+    kb = KnowledgeBase.load(instance / "kb.json")
+    try:
+        with Searcher(instance / "index", kb) as searcher:
+            result = searcher.search(query, lang=lang, edition=edition, kind=kind, limit=limit)
+    except SearchError as exc:
+        if as_json:
+            out.write(json.dumps({"ok": False, "error": str(exc), "status": 400}) + "\n")
+        else:
+            out.write(f"error: {exc}\n")
+        return 2
+    except FileNotFoundError as exc:
+        out.write(f"error: {exc}\n")
+        return 1
+    if as_json:
+        out.write(json.dumps(result.to_json(), ensure_ascii=False, indent=1) + "\n")
+        return 0
+    if result.message:
+        out.write(result.message + "\n")
+    if result.suggestion and result.hits:
+        out.write(f"Did you mean: {result.suggestion}\n")
+    out.write(f"{result.total} result(s)\n")
+    for hit in result.hits:
+        label = hit.number or hit.key
+        where = hit.edition or hit.kind
+        extra = " (other language)" if hit.cross_language else ""
+        out.write(f"\n{hit.kind} {label} [{hit.lang}, {where}]{extra} {hit.title}\n")
+        out.write("  " + _plain(hit.snippet) + "\n")
+    return 0
+
+
+def _plain(snippet: str) -> str:
+    """The snippet for a terminal: marks as [brackets], entities decoded."""
+    text = snippet.replace("<mark>", "[").replace("</mark>", "]")
+    return unescape(re.sub(r"<[^>]+>", "", text))

@@ -1,0 +1,82 @@
+"""Snippets: the part of a text where the query's terms are densest, matches in ``<mark>``.
+
+The text is analysed with the same analyser as its index field, so ``triggered`` is marked for the
+query ``trigger`` and ``priorité`` for ``priorite``; everything else is HTML-escaped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from html import escape
+
+from kb.search.analysis import Span, normalize_mapped
+
+#: Characters of context shown around the matches.
+WIDTH = 220
+
+
+def highlight(
+    text: str,
+    wanted: set[str],
+    analyzers: list[Callable[[str], list[Span]]],
+    width: int = WIDTH,
+) -> str:
+    """An HTML snippet of ``text`` of about ``width`` characters, ``wanted`` terms marked.
+
+    >>> from kb.search.analysis import analyze_en
+    >>> highlight("If <x> triggers, it triggered.", {"trigger"}, [analyze_en], width=80)
+    'If &lt;x&gt; <mark>triggers</mark>, it <mark>triggered</mark>.'
+    """
+    if not text:
+        return ""
+    norm, offsets = normalize_mapped(text)
+    spans: list[tuple[int, int]] = []
+    if wanted:
+        for analyze in analyzers:
+            for term, start, end in analyze(norm):
+                if term in wanted:
+                    spans.append((offsets[start], offsets[end - 1] + 1))
+    spans = _merge(sorted(spans))
+    start, end = _window(text, spans, width)
+    out: list[str] = ["…" if start > 0 else ""]
+    pos = start
+    for s, e in spans:
+        if e <= start or s >= end:
+            continue
+        s, e = max(s, start), min(e, end)
+        out.append(escape(text[pos:s], quote=False))
+        out.append(f"<mark>{escape(text[s:e], quote=False)}</mark>")
+        pos = e
+    out.append(escape(text[pos:end], quote=False))
+    if end < len(text):
+        out.append("…")
+    return "".join(out)
+
+
+def _merge(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    merged: list[tuple[int, int]] = []
+    for s, e in spans:
+        if merged and s <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(e, merged[-1][1]))
+        else:
+            merged.append((s, e))
+    return merged
+
+
+def _window(text: str, spans: list[tuple[int, int]], width: int) -> tuple[int, int]:
+    """The window of ``width`` characters holding the most marks, widened to word boundaries."""
+    if len(text) <= width:
+        return 0, len(text)
+    best_start, best_count = 0, -1
+    for i, (s, _e) in enumerate(spans):
+        count = sum(1 for s2, _ in spans[i:] if s2 < s + width)
+        if count > best_count:
+            best_start, best_count = s, count
+    start = max(0, best_start - width // 4) if best_count > 0 else 0
+    end = min(len(text), start + width)
+    start = max(0, end - width)
+    while start > 0 and not text[start - 1].isspace() and best_start - start < width // 2:
+        start -= 1
+    while end < len(text) and not text[end].isspace() and end - start < width + 30:
+        end += 1
+    return start, end

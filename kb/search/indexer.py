@@ -1,0 +1,223 @@
+"""The Whoosh index: its schema, the documents made from a knowledge base, and building it.
+
+One document per distinct text: a rule whose number and wording did not change across five
+editions is indexed once and lists the five editions (the build stays fast with every edition
+loaded). Next to the Whoosh files, ``meta.json`` lists every document in document-number order
+(reference, kind, language, editions, group, current) so the searcher filters and groups
+with plain sets and never reads stored fields.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from whoosh import index as whoosh_index
+from whoosh.fields import ID, KEYWORD, TEXT, Schema
+
+from kb.model import LANGS, KnowledgeBase, Rule
+from kb.search.analysis import JA_DEFAULT, SpanTokenizer
+
+#: Bumped whenever the schema, the analysers or the documents change meaning.
+FORMAT = 1
+META_FILE = "meta.json"
+INDEX_NAME = "kb"
+
+#: Kinds of documents; ``rule`` as a filter also covers sections and subrules.
+KINDS = ("section", "rule", "subrule", "glossary", "commentary", "tournament", "example")
+RULE_KINDS = ("section", "rule", "subrule")
+
+
+def ja_backend_name() -> str:
+    """The Japanese analyser for new indexes: ``$KB_JA_ANALYZER`` or janome."""
+    return JA_DEFAULT
+
+
+def make_schema() -> Schema:
+    """Filter fields, then per language a title, a stemmed body and an unstemmed companion."""
+    fields: dict[str, Any] = {
+        "ref": ID(stored=True, unique=True),
+        "kind": ID,
+        "lang": ID,
+        "editions": KEYWORD,
+        "number": ID,
+        "canonical": ID,
+    }
+    for lang in ("en", "fr"):
+        fields[f"title_{lang}"] = TEXT(analyzer=SpanTokenizer(lang), field_boost=2.0)
+        fields[f"body_{lang}"] = TEXT(analyzer=SpanTokenizer(lang))
+        fields[f"plain_{lang}"] = TEXT(analyzer=SpanTokenizer(f"{lang}_plain"), phrase=False)
+    fields["title_ja"] = TEXT(analyzer=SpanTokenizer("ja"), field_boost=2.0)
+    fields["body_ja"] = TEXT(analyzer=SpanTokenizer("ja"))
+    fields["gram_ja"] = TEXT(analyzer=SpanTokenizer("ja_gram"), field_boost=0.5)
+    return Schema(**fields)
+
+
+@dataclass(slots=True)
+class Doc:
+    """One indexed document and what the searcher needs to know about it without the index."""
+
+    ref: str  # "r|edition|number", "g|edition|key", "c|id", "t|id", "x|id"
+    kind: str
+    lang: str
+    group: str  # hits with the same group are one result (a rule across editions/languages)
+    title: str
+    body: str
+    number: str = ""
+    canonical: str = ""
+    editions: list[str] = field(default_factory=list)
+    current: bool = True
+
+    def meta(self) -> list[Any]:
+        """The compact row of ``meta.json``."""
+        return [self.ref, self.kind, self.lang, self.group, self.editions, self.current]
+
+
+def rule_group(rule: Rule) -> str:
+    """Group key of a rule: its canonical number, or its own address when it has none."""
+    return (
+        f"r:{rule.canonical}" if rule.canonical else f"r:{rule.lang}:{rule.edition}:{rule.number}"
+    )
+
+
+def documents(kb: KnowledgeBase) -> list[Doc]:
+    """Every searchable node of the knowledge base, one document per distinct text."""
+    docs: list[Doc] = []
+    by_text: dict[tuple[Any, ...], Doc] = {}
+    newest_by_group: dict[tuple[str, str], tuple[str, Doc]] = {}
+    order = {e.id: (e.date or "", e.id) for e in kb.editions.values()}
+    # Oldest edition first, so a document's reference ends up in the newest edition having it.
+    for ed_id in sorted(kb.rules, key=lambda e: order.get(e, ("", e))):
+        for rule in kb.rules[ed_id].values():
+            body = "\n".join([rule.text, *rule.examples])
+            key = ("r", rule.lang, rule.number, rule.canonical, rule.title, body)
+            doc = by_text.get(key)
+            if doc is None:
+                doc = Doc(
+                    ref="",
+                    kind=rule.kind,
+                    lang=rule.lang,
+                    group=rule_group(rule),
+                    title=rule.title or "",
+                    body=body,
+                    number=rule.number,
+                    canonical=rule.canonical or "",
+                    current=False,
+                )
+                by_text[key] = doc
+                docs.append(doc)
+            doc.ref = f"r|{ed_id}|{rule.number}"
+            doc.editions.append(ed_id)
+            newest_by_group[(rule.lang, doc.group)] = (ed_id, doc)
+    for ed_id in sorted(kb.glossary, key=lambda e: order.get(e, ("", e))):
+        for entry in kb.glossary[ed_id].values():
+            title = " ; ".join([entry.term, *entry.aliases])
+            key = ("g", entry.lang, entry.key, title, entry.definition)
+            doc = by_text.get(key)
+            if doc is None:
+                doc = Doc(
+                    ref="",
+                    kind="glossary",
+                    lang=entry.lang,
+                    group=f"g:{entry.lang}:{entry.key}",
+                    title=title,
+                    body=entry.definition,
+                    current=False,
+                )
+                by_text[key] = doc
+                docs.append(doc)
+            doc.ref = f"g|{ed_id}|{entry.key}"
+            doc.editions.append(ed_id)
+            newest_by_group[(entry.lang, doc.group)] = (ed_id, doc)
+    # Default searches see, for each rule (or term) and language, its newest version only.
+    for _ed, doc in newest_by_group.values():
+        doc.current = True
+    for com in kb.commentary:
+        docs.append(
+            Doc(f"c|{com.id}", "commentary", com.lang, f"c:{com.id}", com.heading or "", com.text)
+        )
+    for item in kb.tournament:
+        docs.append(
+            Doc(f"t|{item.id}", "tournament", item.lang, f"t:{item.id}", item.section, item.text)
+        )
+    for ex in kb.examples:
+        docs.append(Doc(f"x|{ex.id}", "example", "en", f"x:{ex.id}", ex.title, ex.markdown))
+    return docs
+
+
+def _fields(doc: Doc) -> dict[str, str]:
+    out = {
+        "ref": doc.ref,
+        "kind": doc.kind,
+        "lang": doc.lang,
+        "editions": " ".join(doc.editions),
+        "number": doc.number,
+        "canonical": doc.canonical,
+    }
+    if doc.lang == "ja":
+        out.update(title_ja=doc.title, body_ja=doc.body, gram_ja=f"{doc.title}\n{doc.body}")
+    elif doc.lang in LANGS:
+        out[f"title_{doc.lang}"] = doc.title
+        out[f"body_{doc.lang}"] = doc.body
+        if doc.current:
+            # The spelling vocabulary is today's: old editions only add obsolete words.
+            out[f"plain_{doc.lang}"] = f"{doc.title}\n{doc.body}"
+    return {k: v for k, v in out.items() if v}
+
+
+def index_is_current(kb: KnowledgeBase, index_dir: Path) -> bool:
+    """True if ``index_dir`` holds an index of exactly this knowledge base (same content hash)."""
+    try:
+        meta = json.loads((Path(index_dir) / META_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return (
+        bool(kb.content_hash)
+        and meta.get("format") == FORMAT
+        and meta.get("content_hash") == kb.content_hash
+        and meta.get("ja_analyzer") == ja_backend_name()
+        and whoosh_index.exists_in(str(index_dir), indexname=INDEX_NAME)
+    )
+
+
+def build_index(kb: KnowledgeBase, index_dir: Path) -> dict[str, Any]:
+    """Write the index of ``kb`` into ``index_dir``; skipped if it is already current.
+
+    Returns ``{"docs", "seconds", "bytes", "skipped"}``.
+    """
+    started = time.perf_counter()
+    index_dir = Path(index_dir)
+    if index_is_current(kb, index_dir):
+        return {"docs": None, "seconds": 0.0, "bytes": _size(index_dir), "skipped": True}
+    index_dir.mkdir(parents=True, exist_ok=True)
+    for old in index_dir.iterdir():
+        # Only our own files: a whoosh index (toc, segments, lock) and meta.json.
+        if old.is_file() and (old.name == META_FILE or old.suffix in (".toc", ".seg", ".pst")):
+            old.unlink()
+    docs = documents(kb)
+    ix = whoosh_index.create_in(str(index_dir), make_schema(), indexname=INDEX_NAME)
+    writer = ix.writer(limitmb=256)
+    for doc in docs:
+        writer.add_document(**_fields(doc))
+    writer.commit()
+    ix.close()
+    meta = {
+        "format": FORMAT,
+        "content_hash": kb.content_hash,
+        "ja_analyzer": ja_backend_name(),
+        "docs": [d.meta() for d in docs],
+    }
+    (index_dir / META_FILE).write_text(json.dumps(meta, ensure_ascii=False), encoding="utf-8")
+    return {
+        "docs": len(docs),
+        "seconds": round(time.perf_counter() - started, 3),
+        "bytes": _size(index_dir),
+        "skipped": False,
+    }
+
+
+def _size(index_dir: Path) -> int:
+    return sum(p.stat().st_size for p in Path(index_dir).iterdir() if p.is_file())

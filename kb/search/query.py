@@ -1,0 +1,219 @@
+"""The query language: words, ``"phrases"``, ``AND``/``OR``/``NOT`` (or ``-word``), ``prefix*``.
+
+:func:`parse` turns any text into a small tree and never raises: an unbalanced quote closes at
+the end, stray parentheses are dropped, unknown ``field:value`` syntax searches both words. What it
+had to repair is reported in :attr:`Parsed.notes`, for the message shown to the user.
+
+Words next to each other are alternatives ranked by relevance (a player's question is not a
+conjunction of all its words); ``AND`` makes both required, ``NOT``/``-`` excludes.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+#: Longest query we read; the rest is cut off (with a note).
+MAX_QUERY = 500
+#: Fewest characters before ``*`` in a prefix query, and most words a prefix may expand to.
+MIN_PREFIX = 3
+MAX_NODES = 64
+
+
+@dataclass(frozen=True, slots=True)
+class Word:
+    """A word as typed (``prefix`` if it ended with ``*``)."""
+
+    text: str
+    prefix: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Phrase:
+    """Words in quotes: they must appear together, in order."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Group:
+    """Items side by side: ``positive`` ranked together, ``required`` all present, ``negative`` out."""
+
+    positive: tuple[Node, ...] = ()
+    required: tuple[Node, ...] = ()
+    negative: tuple[Node, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class AnyOf:
+    """``a OR b``: either."""
+
+    items: tuple[Node, ...]
+
+
+Node = Word | Phrase | Group | AnyOf
+
+
+@dataclass(slots=True)
+class Parsed:
+    """A parsed query: the tree (None if nothing searchable is left) and repair notes."""
+
+    tree: Node | None
+    notes: list[str] = field(default_factory=list)
+
+
+_TOKEN = re.compile(r'"[^"]*"?|\(|\)|[^\s()"]+')
+_OPERATORS = {"AND", "OR", "NOT", "&&", "||"}
+
+
+def _lex(text: str, notes: list[str]) -> list[str]:
+    tokens: list[str] = []
+    for raw in _TOKEN.findall(text):
+        if raw.startswith('"') and (len(raw) == 1 or not raw.endswith('"')):
+            notes.append("an unbalanced quote was closed at the end of the query")
+            raw = raw + '"'
+        if ":" in raw and not raw.startswith('"') and not re.match(r"^\d", raw):
+            notes.append(f"field syntax is not supported: searched {raw!r} as plain words")
+            tokens.extend(p for p in raw.split(":") if p)
+            continue
+        tokens.append(raw)
+    return tokens
+
+
+class _Parser:
+    def __init__(self, tokens: list[str], notes: list[str]) -> None:
+        self.tokens = tokens
+        self.pos = 0
+        self.notes = notes
+        self.nodes = 0
+
+    def peek(self) -> str | None:
+        return self.tokens[self.pos] if self.pos < len(self.tokens) else None
+
+    def take(self) -> str:
+        tok = self.tokens[self.pos]
+        self.pos += 1
+        return tok
+
+    def parse_or(self, depth: int) -> Node | None:
+        items = [self.parse_seq(depth)]
+        while self.peek() in ("OR", "||"):
+            self.take()
+            items.append(self.parse_seq(depth))
+        kept = tuple(i for i in items if i is not None)
+        if not kept:
+            return None
+        return kept[0] if len(kept) == 1 else AnyOf(kept)
+
+    def parse_seq(self, depth: int) -> Node | None:
+        positive: list[Node] = []
+        required: list[Node] = []
+        negative: list[Node] = []
+        pending_and = False
+        while True:
+            tok = self.peek()
+            if tok is None or tok in ("OR", "||"):
+                break
+            if tok == ")":
+                if depth > 0:
+                    break
+                self.take()
+                self.notes.append("an unmatched ')' was ignored")
+                continue
+            if tok in ("AND", "&&"):
+                self.take()
+                if positive:
+                    required.append(positive.pop())
+                pending_and = True
+                continue
+            negate = False
+            if tok == "NOT" or (tok.startswith("-") and len(tok) > 1 and not tok[1:2].isdigit()):
+                negate = True
+                if tok == "NOT":
+                    self.take()
+                else:
+                    self.tokens[self.pos] = tok[1:]
+            node = self.parse_atom(depth)
+            if node is None:
+                continue
+            if negate:
+                negative.append(node)
+            elif pending_and:
+                required.append(node)
+            else:
+                positive.append(node)
+            pending_and = False
+        if not (positive or required or negative):
+            return None
+        if len(positive) == 1 and not required and not negative:
+            return positive[0]
+        return Group(tuple(positive), tuple(required), tuple(negative))
+
+    def parse_atom(self, depth: int) -> Node | None:
+        if self.peek() is None:
+            return None
+        tok = self.take()
+        if tok == "(":
+            node = self.parse_or(depth + 1)
+            if self.peek() == ")":
+                self.take()
+            else:
+                self.notes.append("an unclosed '(' was closed at the end of the query")
+            return node
+        if tok in _OPERATORS:
+            return None
+        self.nodes += 1
+        if self.nodes > MAX_NODES:
+            if self.nodes == MAX_NODES + 1:
+                self.notes.append(f"only the first {MAX_NODES} words were searched")
+            return None
+        if tok.startswith('"'):
+            inner = tok.strip('"').strip()
+            return Phrase(inner) if inner else None
+        if tok.endswith("*"):
+            stem = tok.rstrip("*")
+            if len(stem) < MIN_PREFIX:
+                self.notes.append(
+                    f"{tok!r}: a wildcard needs at least {MIN_PREFIX} characters before '*'"
+                )
+                return None
+            return Word(stem, prefix=True)
+        tok = tok.replace("*", "")
+        return Word(tok) if tok else None
+
+
+def parse(text: str) -> Parsed:
+    """Parse a cleaned query text (see :func:`kb.search.analysis.clean_query`)."""
+    notes: list[str] = []
+    if len(text) > MAX_QUERY:
+        notes.append(f"the query was cut to its first {MAX_QUERY} characters")
+        text = text[:MAX_QUERY]
+    parser = _Parser(_lex(text, notes), notes)
+    tree = parser.parse_or(0)
+    while parser.peek() is not None:  # a stray ')' at top level stops parse_or; keep going
+        parser.take()
+        parser.notes.append("an unmatched ')' was ignored")
+        more = parser.parse_or(0)
+        if more is not None:
+            tree = more if tree is None else Group((tree, more))
+    return Parsed(tree, list(dict.fromkeys(notes)))
+
+
+def words(node: Node | None) -> list[Word | Phrase]:
+    """The leaves of a tree (words and phrases), left to right."""
+    if node is None:
+        return []
+    if isinstance(node, Word | Phrase):
+        return [node]
+    if isinstance(node, AnyOf):
+        return [leaf for item in node.items for leaf in words(item)]
+    return [leaf for item in (*node.positive, *node.required) for leaf in words(item)]
+
+
+def is_simple(node: Node | None) -> bool:
+    """True for plain words side by side (no operator, phrase or prefix): what typos apply to."""
+    if isinstance(node, Word):
+        return not node.prefix
+    if isinstance(node, Group):
+        return not node.required and not node.negative and all(is_simple(n) for n in node.positive)
+    return False

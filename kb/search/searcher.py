@@ -1,0 +1,778 @@
+"""Searching the index: query compilation per language, cross-language expansion, grouping, paging.
+
+One :class:`Searcher` keeps one Whoosh searcher open for its lifetime (opening a reader costs far
+more than a query) and answers from any thread under a lock. Filters are plain sets of document
+numbers computed once from ``meta.json``; rule-number queries never touch the index.
+
+Default edition: a search without an edition sees, for each rule (and glossary term) and language,
+its newest version in that language. The French and Japanese texts are partial quotes, so a rule
+quoted only in an older French edition is still found in French.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from whoosh import index as whoosh_index
+from whoosh import query as wq
+
+from kb.model import LANGS, Edition, KnowledgeBase, Rule
+from kb.rulenum import try_parse
+from kb.search import query as qp
+from kb.search.analysis import (
+    ANALYZERS,
+    bigrams_ja,
+    clean_query,
+    detect_lang,
+    fold_accents,
+    has_cjk,
+    normalize,
+    terms,
+)
+from kb.search.highlight import highlight
+from kb.search.indexer import INDEX_NAME, KINDS, META_FILE, RULE_KINDS
+from kb.search.spelling import Speller
+
+MAX_LIMIT = 100
+_NUMBER_TOKEN = re.compile(
+    r"^(?:r|rule|règle|regle)?\d{1,3}(?:\.\d{1,3}[a-z]?)?\.?$", re.IGNORECASE
+)
+# "rule 117.3b", "117.3 b": spellings kb.rulenum.parse reads as one number.
+_NUMBER_QUERY = re.compile(
+    r"^\s*(?:rules?|r[eè]gles?|r)?\s*\.?\s*\d{1,3}(?:\.\s*\d{0,3})?\s*[a-z]?\.?\s*$", re.IGNORECASE
+)
+
+
+class SearchError(ValueError):
+    """A request the caller must refuse (HTTP 400): an unknown language or edition."""
+
+
+@dataclass(slots=True)
+class Hit:
+    """One result: a rule (with its editions), a glossary entry, commentary, MTR item or example."""
+
+    kind: str
+    number: str | None
+    lang: str
+    edition: str | None
+    editions: list[str]
+    canonical: str | None
+    title: str
+    snippet: str
+    score: float
+    cross_language: bool = False
+    key: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        """The documented JSON shape of a hit."""
+        return {
+            "kind": self.kind,
+            "number": self.number,
+            "key": self.key,
+            "lang": self.lang,
+            "edition": self.edition,
+            "editions": self.editions,
+            "canonical": self.canonical,
+            "title": self.title,
+            "snippet": self.snippet,
+            "score": round(self.score, 4),
+            "cross_language": self.cross_language,
+        }
+
+
+@dataclass(slots=True)
+class SearchResult:
+    """A page of results, with the total number of (grouped) results and a message."""
+
+    query: str
+    lang: str | None
+    total: int = 0
+    hits: list[Hit] = field(default_factory=list)
+    page: int = 1
+    pages: int = 0
+    suggestion: str | None = None
+    message: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"query", "lang", "total", "suggestion", "hits", "page", "pages", "message"}``."""
+        return {
+            "query": self.query,
+            "lang": self.lang,
+            "total": self.total,
+            "suggestion": self.suggestion,
+            "hits": [h.to_json() for h in self.hits],
+            "page": self.page,
+            "pages": self.pages,
+            "message": self.message,
+        }
+
+
+@dataclass(slots=True)
+class _Compiled:
+    """A query compiled for the index, and what the result page needs to know about it."""
+
+    query: wq.Query | None
+    marks: dict[str, set[str]] = field(default_factory=dict)  # analyser name -> terms
+    corrections: dict[str, str] = field(default_factory=dict)
+    unknown: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    src: str | None = None
+    glossary: list[int] = field(default_factory=list)  # docnums pinned first
+
+
+class Searcher:
+    """Searches one built index; open once per process, :meth:`close` when done."""
+
+    def __init__(self, index_dir: Path, kb: KnowledgeBase) -> None:
+        index_dir = Path(index_dir)
+        meta_path = index_dir / META_FILE
+        try:
+            meta = json.loads(meta_path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise FileNotFoundError(f"{meta_path}: no search index here (run `kb build`)") from exc
+        self.kb = kb
+        self._ix = whoosh_index.open_dir(str(index_dir), indexname=INDEX_NAME)
+        self._searcher = self._ix.searcher()
+        self._lock = threading.RLock()
+        rows = meta["docs"]
+        self._refs: list[str] = [r[0] for r in rows]
+        self._kinds: list[str] = [r[1] for r in rows]
+        self._langs: list[str] = [r[2] for r in rows]
+        self._groups: list[str] = [r[3] for r in rows]
+        self._doc_editions: list[list[str]] = [r[4] for r in rows]
+        self._current: list[bool] = [r[5] for r in rows]
+        if self._searcher.doc_count_all() != len(rows):
+            raise FileNotFoundError(f"{meta_path}: does not describe the index next to it")
+        self._group_editions: dict[str, set[str]] = {}
+        for group, eds in zip(self._groups, self._doc_editions, strict=True):
+            self._group_editions.setdefault(group, set()).update(eds)
+        self._filters: dict[tuple[Any, ...], set[int]] = {}
+        self._glossary: dict[tuple[str, str], list[int]] = {}
+        for doc, (kind, ref) in enumerate(zip(self._kinds, self._refs, strict=True)):
+            if kind == "glossary":
+                _, ed_id, key = ref.split("|", 2)
+                entry = kb.glossary.get(ed_id, {}).get(key)
+                if entry is None:
+                    continue
+                for name in (entry.term, *entry.aliases):
+                    self._glossary.setdefault((entry.lang, _term_key(name, entry.lang)), []).append(
+                        doc
+                    )
+        self._speller = Speller(self._searcher.reader())
+        self._cache: OrderedDict[tuple[Any, ...], _Compiled] = OrderedDict()
+        self._term_names = _TermNames(kb)
+
+    # ---- public API ----------------------------------------------------------------------
+    def close(self) -> None:
+        """Release the index files."""
+        self._searcher.close()
+        self._ix.close()
+
+    def __enter__(self) -> Searcher:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def search(
+        self,
+        query: str,
+        lang: str | None = None,
+        edition: str | None = None,
+        kind: str | None = None,
+        limit: int = 10,
+        page: int = 1,
+    ) -> SearchResult:
+        """Search; raises :class:`SearchError` only for an unknown language or edition."""
+        if lang is not None and lang not in LANGS:
+            raise SearchError(f"unknown language {lang!r} (use one of {', '.join(LANGS)})")
+        ed = self._edition(lang, edition)
+        limit = max(1, min(int(limit or 10), MAX_LIMIT))
+        page = max(1, int(page or 1))
+        text = clean_query(query or "")
+        result = SearchResult(query=query or "", lang=lang, page=page)
+        if kind is not None and kind not in (*KINDS, "rules"):
+            result.message = f"unknown kind {kind!r}: use one of {', '.join(KINDS)}"
+            return result
+        if not text.strip():
+            result.message = "Type words, a rule number or a glossary term to search for."
+            return result
+        if _NUMBER_QUERY.match(text) and kind in (None, *RULE_KINDS, "rules"):
+            number = try_parse(text[: qp.MAX_QUERY])
+            if number is not None:
+                return self._number_search(str(number), lang, ed, limit, page, result)
+        with self._lock:
+            return self._text_search(text, lang, ed, kind, limit, page, result)
+
+    def suggest(self, prefix: str, lang: str, limit: int = 8) -> list[str]:
+        """Completions of the last word of ``prefix`` (glossary terms first), for OpenSearch."""
+        if lang not in LANGS:
+            raise SearchError(f"unknown language {lang!r} (use one of {', '.join(LANGS)})")
+        text = clean_query(prefix or "")[: qp.MAX_QUERY]
+        if not text.strip():
+            return []
+        out: list[str] = []
+        low = text.strip().lower()
+        entries = self.kb.glossary.get(
+            (self.kb.newest(lang).id if self.kb.newest(lang) else ""), {}
+        ).values()
+        out.extend(sorted(e.term for e in entries if e.term.lower().startswith(low)))
+        head, _, last = text.rpartition(" ")
+        if len(last) >= 2:
+            field_name = "body_ja" if lang == "ja" else f"plain_{lang}"
+            key = last.lower() if lang != "fr" else fold_accents(last.lower())
+            with self._lock:
+                words = self._speller.completions(field_name, key, limit)
+            out.extend(f"{head} {w}".strip() for w in words)
+        return list(dict.fromkeys(out))[:limit]
+
+    # ---- editions and filters -------------------------------------------------------------
+    def _edition(self, lang: str | None, spec: str | None) -> Edition | None:
+        if not spec:
+            return None
+        spec = spec.strip()
+        if lang:
+            ed = self.kb.edition(lang, spec)
+            if ed is None:
+                known = ", ".join(e.id for e in self.kb.editions_of(lang)) or "none"
+                raise SearchError(f"unknown {lang} edition {spec!r} (known: {known})")
+            return ed
+        if spec in self.kb.editions:
+            return self.kb.editions[spec]
+        for code in LANGS:
+            ed = self.kb.edition(code, spec)
+            if ed is not None and spec != "":
+                return ed
+        raise SearchError(
+            f"unknown edition {spec!r} (known: {', '.join(sorted(self.kb.editions))})"
+        )
+
+    def _allowed(self, lang: str | None, ed: Edition | None, kind: str | None) -> set[int]:
+        # A set (not frozenset): Whoosh accepts only set or DocIdSet as a filter; never mutated.
+        key = (lang, ed.id if ed else None, kind)
+        cached = self._filters.get(key)
+        if cached is not None:
+            return cached
+        kinds = RULE_KINDS if kind in ("rule", "rules") else (kind,) if kind else None
+        out = []
+        for doc in range(len(self._refs)):
+            if lang and self._langs[doc] != lang:
+                continue
+            if kinds and self._kinds[doc] not in kinds:
+                continue
+            if ed is not None:
+                if ed.id not in self._doc_editions[doc]:
+                    continue
+            elif not self._current[doc]:
+                continue
+            out.append(doc)
+        result = set(out)
+        self._filters[key] = result
+        return result
+
+    # ---- rule numbers ----------------------------------------------------------------------
+    def _number_search(
+        self,
+        number: str,
+        lang: str | None,
+        ed: Edition | None,
+        limit: int,
+        page: int,
+        result: SearchResult,
+    ) -> SearchResult:
+        kb = self.kb
+        rule: Rule | None = None
+        if ed is not None:
+            rule = kb.rule(ed.id, number)
+        elif lang is not None:
+            rule = kb.find(lang, number)
+        else:
+            for code in LANGS:
+                rule = kb.current(number, code) if number in kb.concordance else None
+                rule = rule or kb.find(code, number)
+                if rule is not None:
+                    break
+        if rule is None:
+            where = ed.id if ed else (f"the {lang} editions" if lang else "any edition")
+            near = kb.nearest(lang or "en", number, ed.id if ed else None)
+            result.message = f"No rule {number} in {where}."
+            if near:
+                result.message += " Nearby: " + ", ".join(near) + "."
+                result.suggestion = near[0]
+            return result
+        nodes = kb.subtree(rule)
+        if rule.canonical and rule.canonical != rule.number:
+            now = kb.current(rule.canonical, "en")
+            title = f" ({now.title or _ancestor_title(kb, now)})" if now else ""
+            result.message = (
+                f"Rule {rule.number} of {rule.edition} is rule {rule.canonical}{title} today."
+            )
+        elif rule.canonical is None and ed is not None:
+            result.message = f"Rule {rule.number} of {rule.edition} is no longer in the rules."
+        result.total = len(nodes)
+        result.pages = math.ceil(len(nodes) / limit)
+        scope = (lang,) if lang else LANGS
+        for node in nodes[(page - 1) * limit : page * limit]:
+            hit = self._rule_hit(node, scope, 1.0, "")
+            hit.snippet = highlight(node.text, set(), [])
+            result.hits.append(hit)
+        return result
+
+    # ---- full text ----------------------------------------------------------------------------
+    def _text_search(
+        self,
+        text: str,
+        lang: str | None,
+        ed: Edition | None,
+        kind: str | None,
+        limit: int,
+        page: int,
+        result: SearchResult,
+    ) -> SearchResult:
+        scope = (lang,) if lang else LANGS
+        compiled = self._compile(text, scope, lang)
+        notes = list(compiled.notes)
+        if compiled.query is None:
+            result.message = " ".join(
+                [*notes, "Nothing to search for: only common words or exclusions were given."]
+            ).strip()
+            return result
+        allowed = self._allowed(lang, ed, kind)
+        fetch = page * limit * 2 + 10
+        found = self._searcher.search(compiled.query, limit=fetch, filter=allowed)
+        scored = [(score, doc) for score, doc in found.top_n]
+        top = scored[0][0] if scored else 1.0
+        pinned = [d for d in compiled.glossary if d in allowed]
+        ordered = [(top * 2 + 1.0, d) for d in pinned] + scored
+        groups: dict[str, tuple[float, int]] = {}
+        for score, doc in ordered:
+            group = self._groups[doc]
+            if group not in groups:
+                groups[group] = (score, doc)
+        if len(scored) < fetch:
+            total = len(groups)
+        else:
+            matched = set(self._searcher.docs_for_query(compiled.query)) & allowed
+            total = len({self._groups[d] for d in matched} | set(groups))
+        result.total = total
+        result.pages = math.ceil(total / limit)
+        picked = list(groups.values())[(page - 1) * limit : page * limit]
+        for score, doc in picked:
+            result.hits.append(self._hit(doc, score, compiled, scope, ed))
+        weak = total < 3 or bool(compiled.unknown)
+        if compiled.corrections and weak:
+            suggestion = text
+            for wrong, right in compiled.corrections.items():
+                suggestion = re.sub(rf"(?<!\w){re.escape(wrong)}(?!\w)", right, suggestion)
+            if suggestion != text:
+                result.suggestion = suggestion
+        if not result.hits:
+            notes.append("No results.")
+            if result.suggestion:
+                notes.append(f"Did you mean “{result.suggestion}”?")
+            elif page > 1 and total:
+                notes[-1] = f"No results on page {page} (there are {result.pages})."
+        result.message = " ".join(notes)
+        return result
+
+    def _compile(self, text: str, scope: tuple[str, ...], lang: str | None) -> _Compiled:
+        key = (text, scope)
+        hit = self._cache.get(key)
+        if hit is not None:
+            self._cache.move_to_end(key)
+            return hit
+        parsed = qp.parse(text)
+        out = _Compiled(None, notes=list(parsed.notes))
+        out.src = detect_lang(text) or self._term_names.language_of(text) or lang
+        if parsed.tree is not None:
+            parts = []
+            for code in scope:
+                native = self._node(parsed.tree, code, out)
+                extra = self._translations(text, code, out)
+                if native is not None and extra:
+                    native = wq.Or([native, *extra])
+                elif extra:
+                    native = wq.Or(extra) if len(extra) > 1 else extra[0]
+                if native is not None:
+                    parts.append(native)
+            if parts:
+                out.query = parts[0] if len(parts) == 1 else wq.Or(parts)
+            self._pin_glossary(parsed, scope, out)
+        self._cache[key] = out
+        if len(self._cache) > 2048:
+            self._cache.popitem(last=False)
+        return out
+
+    def _node(self, node: qp.Node, code: str, out: _Compiled) -> wq.Query | None:
+        if isinstance(node, qp.Word):
+            return self._word(node, code, out)
+        if isinstance(node, qp.Phrase):
+            return self._phrase(node.text, code, out)
+        if isinstance(node, qp.AnyOf):
+            items = [q for q in (self._node(n, code, out) for n in node.items) if q is not None]
+            return wq.Or(items) if len(items) > 1 else (items[0] if items else None)
+        positive = [q for q in (self._node(n, code, out) for n in node.positive) if q is not None]
+        required = [q for q in (self._node(n, code, out) for n in node.required) if q is not None]
+        negative = [q for q in (self._node(n, code, out) for n in node.negative) if q is not None]
+        if len(required) < len(node.required):
+            return None  # a required word that cannot match in this language: nothing can
+        base: wq.Query | None
+        if required:
+            base = wq.And(required) if len(required) > 1 else required[0]
+            if positive:
+                base = wq.AndMaybe(base, wq.Or(positive))
+        elif positive:
+            base = wq.Or(positive) if len(positive) > 1 else positive[0]
+        else:
+            return None
+        if negative:
+            base = wq.AndNot(base, wq.Or(negative))
+        return base
+
+    def _mark(self, out: _Compiled, analyzer: str, items: list[str]) -> None:
+        out.marks.setdefault(analyzer, set()).update(items)
+
+    def _word(self, word: qp.Word, code: str, out: _Compiled) -> wq.Query | None:
+        text = word.text
+        if code != "ja" and has_cjk(text):
+            return None
+        if word.prefix:
+            return self._prefix(text, code, out)
+        clauses: list[wq.Query] = []
+        if _NUMBER_TOKEN.match(text):
+            number = try_parse(text)
+            if number is not None:
+                clauses.append(wq.Term("number", str(number), boost=4.0))
+        if code == "ja":
+            toks = terms(text, "ja")
+            for tok in toks:
+                clauses.append(self._ja_token(tok, out))
+            if not toks and not clauses:
+                return None
+        else:
+            toks = terms(text, code)
+            if not toks:
+                return wq.Or(clauses) if clauses else None
+            self._mark(out, code, toks)
+            if len(toks) > 1:
+                clauses.append(wq.Phrase(f"body_{code}", toks))
+                clauses.append(wq.Phrase(f"title_{code}", toks))
+            else:
+                tok = toks[0]
+                clauses.append(wq.Term(f"body_{code}", tok))
+                clauses.append(wq.Term(f"title_{code}", tok))
+                if (
+                    tok.isalpha()
+                    and self._speller.frequency(f"body_{code}", tok) == 0
+                    and self._speller.frequency(f"title_{code}", tok) == 0
+                ):
+                    clauses.extend(self._fuzzy(text, code, out))
+        if not clauses:
+            return None
+        return clauses[0] if len(clauses) == 1 else wq.Or(clauses)
+
+    def _fuzzy(self, text: str, code: str, out: _Compiled) -> list[wq.Query]:
+        spelled = terms(text, f"{code}_plain")
+        if len(spelled) != 1 or len(spelled[0]) < 4:
+            return []
+        fixes = self._speller.corrections(f"plain_{code}", spelled[0])
+        if not fixes:
+            if text not in out.unknown:
+                out.unknown.append(text)
+            return []
+        best = fixes[0]
+        if text not in out.corrections:
+            out.corrections[text] = best
+        clauses: list[wq.Query] = []
+        for fix in fixes[:3]:
+            for tok in terms(fix, code):
+                self._mark(out, code, [tok])
+                clauses.append(wq.Term(f"body_{code}", tok, boost=0.8))
+        return clauses
+
+    def _prefix(self, text: str, code: str, out: _Compiled) -> wq.Query | None:
+        key = normalize(text).lower()
+        if code == "fr":
+            key = fold_accents(key)
+        field_name = "body_ja" if code == "ja" else f"plain_{code}"
+        words = self._speller.completions(field_name, key, 32)
+        stems: list[str] = []
+        for w in words:
+            stems.extend(terms(w, code) if code != "ja" else [w])
+        stems = list(dict.fromkeys(stems))
+        if not stems:
+            return None
+        self._mark(out, code, stems)
+        body = "body_ja" if code == "ja" else f"body_{code}"
+        return wq.Or([wq.Term(body, s) for s in stems])
+
+    def _ja_token(self, tok: str, out: _Compiled) -> wq.Query:
+        self._mark(out, "ja", [tok])
+        clauses: list[wq.Query] = [wq.Term("body_ja", tok), wq.Term("title_ja", tok)]
+        grams = [g for g, _, _ in bigrams_ja(tok)]
+        if len(grams) > 1:
+            clauses.append(wq.Phrase("gram_ja", grams))
+            self._mark(out, "ja_gram", grams)
+        elif grams and len(grams[0]) == 2:
+            clauses.append(wq.Term("gram_ja", grams[0]))
+            self._mark(out, "ja_gram", grams)
+        return wq.Or(clauses)
+
+    def _phrase(self, text: str, code: str, out: _Compiled) -> wq.Query | None:
+        if code != "ja" and has_cjk(text):
+            return None
+        if code == "ja":
+            toks = terms(text, "ja")
+            grams = [g for g, _, _ in bigrams_ja(text)]
+            clauses: list[wq.Query] = []
+            if len(toks) > 1:
+                clauses.append(wq.Phrase("body_ja", toks))
+            elif toks:
+                clauses.append(wq.Term("body_ja", toks[0]))
+            if len(grams) > 1:
+                clauses.append(wq.Phrase("gram_ja", grams))
+            self._mark(out, "ja", toks)
+            self._mark(out, "ja_gram", grams)
+            return wq.Or(clauses) if clauses else None
+        toks = terms(text, code)
+        if not toks:
+            return None
+        self._mark(out, code, toks)
+        if len(toks) == 1:
+            return wq.Or([wq.Term(f"body_{code}", toks[0]), wq.Term(f"title_{code}", toks[0])])
+        return wq.Or([wq.Phrase(f"body_{code}", toks), wq.Phrase(f"title_{code}", toks)])
+
+    def _translations(self, text: str, code: str, out: _Compiled) -> list[wq.Query]:
+        names: list[str] = []
+        for src in LANGS:
+            if src != code:
+                names.extend(self._term_names.translate(text, src, code))
+        clauses = []
+        for name in dict.fromkeys(names):
+            clause = self._phrase(name, code, out)
+            if clause is not None:
+                clauses.append(clause)
+        return clauses
+
+    def _pin_glossary(self, parsed: qp.Parsed, scope: tuple[str, ...], out: _Compiled) -> None:
+        """A query that is a glossary term (or its translation) shows that entry first."""
+        if parsed.tree is None or (
+            not qp.is_simple(parsed.tree) and not isinstance(parsed.tree, qp.Phrase)
+        ):
+            return
+        phrase = " ".join(w.text for w in qp.words(parsed.tree))
+        for code in scope:
+            candidates = [phrase]
+            for src in LANGS:
+                if src != code:
+                    candidates.extend(self._term_names.translate(phrase, src, code, whole=True))
+            for cand in candidates:
+                for doc in self._glossary.get((code, _term_key(cand, code)), []):
+                    if doc not in out.glossary:
+                        out.glossary.append(doc)
+
+    # ---- hits --------------------------------------------------------------------------------
+    def _hit(
+        self,
+        doc: int,
+        score: float,
+        compiled: _Compiled,
+        scope: tuple[str, ...],
+        ed: Edition | None,
+    ) -> Hit:
+        ref = self._refs[doc]
+        kind, _, rest = ref.partition("|")
+        lang = self._langs[doc]
+        marks = compiled.marks
+        if lang == "ja":
+            wanted = marks.get("ja", set()) | marks.get("ja_gram", set())
+            analyzers = [ANALYZERS["ja"], ANALYZERS["ja_gram"]]
+        else:
+            wanted = marks.get(lang, set())
+            analyzers = [ANALYZERS[lang]]
+        cross = compiled.src is not None and compiled.src != lang
+        if kind == "r":
+            ed_id, number = rest.split("|", 1)
+            if ed is not None:
+                ed_id = ed.id
+            rule = self.kb.rules[ed_id][number]
+            hit = self._rule_hit(rule, scope, score, "")
+            body = "\n".join([rule.text, *rule.examples])
+            hit.snippet = highlight(body, wanted, analyzers)
+        elif kind == "g":
+            ed_id, key = rest.split("|", 1)
+            if ed is not None and key in self.kb.glossary.get(ed.id, {}):
+                ed_id = ed.id
+            entry = self.kb.glossary[ed_id][key]
+            hit = Hit(
+                "glossary",
+                None,
+                lang,
+                ed_id,
+                self._editions(self._groups[doc], scope),
+                None,
+                entry.term,
+                highlight(entry.definition, wanted, analyzers),
+                score,
+                key=key,
+            )
+        else:
+            hit = self._other_hit(kind, rest, lang, score, wanted, analyzers)
+        hit.cross_language = cross
+        return hit
+
+    def _other_hit(
+        self, kind: str, ident: str, lang: str, score: float, wanted: set[str], analyzers: list[Any]
+    ) -> Hit:
+        if kind == "c":
+            com = next(c for c in self.kb.commentary if c.id == ident)
+            title = com.heading or ", ".join(com.about_rules) or com.source
+            return Hit(
+                "commentary",
+                None,
+                lang,
+                None,
+                [],
+                com.about_rules[0] if com.about_rules else None,
+                title,
+                highlight(com.text, wanted, analyzers),
+                score,
+                key=ident,
+            )
+        if kind == "t":
+            item = next(t for t in self.kb.tournament if t.id == ident)
+            return Hit(
+                "tournament",
+                item.section,
+                lang,
+                None,
+                [],
+                None,
+                f"MTR {item.section}",
+                highlight(item.text, wanted, analyzers),
+                score,
+                key=ident,
+            )
+        ex = next(x for x in self.kb.examples if x.id == ident)
+        return Hit(
+            "example",
+            None,
+            lang,
+            None,
+            [],
+            ex.rules[0] if ex.rules else None,
+            ex.title,
+            highlight(ex.markdown, wanted, analyzers),
+            score,
+            key=ident,
+        )
+
+    def _rule_hit(self, rule: Rule, scope: tuple[str, ...], score: float, snippet: str) -> Hit:
+        group = f"r:{rule.canonical}" if rule.canonical else None
+        editions = self._editions(group, scope) if group else [rule.edition]
+        return Hit(
+            rule.kind,
+            rule.number,
+            rule.lang,
+            rule.edition,
+            editions or [rule.edition],
+            rule.canonical,
+            rule.title or _ancestor_title(self.kb, rule),
+            snippet,
+            score,
+            key=rule.number,
+        )
+
+    def _editions(self, group: str, scope: tuple[str, ...]) -> list[str]:
+        eds = self._group_editions.get(group, set())
+        known = self.kb.editions
+        return sorted(
+            (e for e in eds if e in known and known[e].lang in scope),
+            key=lambda e: (LANGS.index(known[e].lang), known[e].date or "", e),
+        )
+
+
+def _ancestor_title(kb: KnowledgeBase, rule: Rule) -> str:
+    """The title of the nearest titled rule above (a subrule shows its rule's title)."""
+    number = try_parse(rule.number)
+    for anc in number.ancestors() if number else []:
+        node = kb.rule(rule.edition, str(anc))
+        if node is not None and node.title:
+            return node.title
+    return ""
+
+
+def _term_key(name: str, lang: str) -> str:
+    """How a glossary term or a query is compared: the unstemmed analysed words."""
+    if lang == "ja":
+        return normalize(name).strip().lower()
+    return " ".join(terms(name, f"{lang}_plain"))
+
+
+class _TermNames:
+    """The term base as analysed token sequences, for cross-language expansion.
+
+    Uses :func:`kb.terms.translate_query_terms` when that module provides it, else matches the
+    names itself: a name occurs in a query when its analysed words appear there in a row.
+    """
+
+    def __init__(self, kb: KnowledgeBase) -> None:
+        self.terms = kb.terms
+        self.names: dict[str, list[tuple[tuple[str, ...], int]]] = {code: [] for code in LANGS}
+        for i, term in enumerate(kb.terms):
+            for code in LANGS:
+                for name in term.names(code):
+                    toks = tuple(terms(name, code)) if code != "ja" else (normalize(name),)
+                    if toks:
+                        self.names[code].append((toks, i))
+        try:
+            from kb.terms import translate_query_terms  # type: ignore[attr-defined]
+        except ImportError:
+            translate_query_terms = None
+        self._external = translate_query_terms
+
+    def _found(self, text: str, src: str, whole: bool = False) -> list[int]:
+        if src == "ja":
+            norm = normalize(text)
+            return [
+                i for (name,), i in self.names["ja"] if (norm == name if whole else name in norm)
+            ]
+        toks = tuple(terms(text, src))
+        if not toks:
+            return []
+        out = []
+        for name, i in self.names[src]:
+            if whole:
+                if toks == name:
+                    out.append(i)
+            elif any(toks[j : j + len(name)] == name for j in range(len(toks) - len(name) + 1)):
+                out.append(i)
+        return out
+
+    def translate(self, text: str, src: str, dst: str, whole: bool = False) -> list[str]:
+        """Names in ``dst`` of the concepts named in ``text`` in ``src``."""
+        if src == "ja" and not has_cjk(text):
+            return []
+        if src != "ja" and has_cjk(text):
+            return []
+        if self._external is not None and not whole:
+            try:
+                return list(self._external(text, src, dst, self.terms))
+            except Exception:  # another module's bug must not break search: fall back
+                pass
+        names: list[str] = []
+        for i in self._found(text, src, whole):
+            names.extend(self.terms[i].names(dst)[:2])
+        return list(dict.fromkeys(names))
+
+    def language_of(self, text: str) -> str | None:
+        """The one language whose term names occur in ``text``, if exactly one does."""
+        found = [code for code in LANGS if self._found(text, code)]
+        return found[0] if len(found) == 1 else None
