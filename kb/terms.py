@@ -19,6 +19,7 @@ from typing import Any
 from kb.model import LANGS, Term
 from kb.rulenum import try_parse
 from kb.sources.records import SourceError, TermPair
+from kb.sources.registry import toml_error_line
 
 __all__ = ["load_terms", "merge_harvested", "normalize_name", "translate_query_terms"]
 
@@ -35,10 +36,7 @@ def load_terms(path: Path) -> list[Term]:
     try:
         data = tomllib.loads(raw)
     except tomllib.TOMLDecodeError as exc:
-        found = re.search(r"at line (\d+)", str(exc))
-        raise SourceError(
-            str(path), f"not valid TOML: {exc}", int(found[1]) if found else None
-        ) from None
+        raise SourceError(str(path), f"not valid TOML: {exc}", toml_error_line(exc, raw)) from None
     entries = data.get("term")
     if not isinstance(entries, list) or not entries:
         raise SourceError(str(path), "no [[term]] table")

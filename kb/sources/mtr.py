@@ -96,7 +96,7 @@ def _section_for(path: Path, text: str, doc: SourceDoc) -> str:
     match = SECTION_IN_NAME.search(path.name)
     if match:
         return match["section"]
-    if re.search(r"passer la priorité|raccourci", text, re.IGNORECASE):
+    if re.search(r"\bpass\w* la priorité|raccourci", text, re.IGNORECASE):
         doc.problems.append(
             Problem(
                 doc.path,

@@ -145,10 +145,7 @@ def load_manifest(corpus_dir: Path) -> dict[str, dict[str, Any]]:
     try:
         data = tomllib.loads(raw)
     except tomllib.TOMLDecodeError as exc:
-        found = re.search(r"at line (\d+)", str(exc))
-        raise SourceError(
-            str(path), f"not valid TOML: {exc}", int(found[1]) if found else None
-        ) from None
+        raise SourceError(str(path), f"not valid TOML: {exc}", toml_error_line(exc, raw)) from None
     out: dict[str, dict[str, Any]] = {}
     sources = Path(corpus_dir) / "sources"
     for name, entry in data.items():
@@ -171,6 +168,16 @@ def load_manifest(corpus_dir: Path) -> dict[str, dict[str, Any]]:
             raise SourceError(str(path), f"[{name}]: no such file in {sources}", line)
         out[name] = entry
     return out
+
+
+def toml_error_line(exc: tomllib.TOMLDecodeError, raw: str) -> int | None:
+    """The line a TOML error points at ("at line 3", or the last line "at end of document")."""
+    found = re.search(r"at line (\d+)", str(exc))
+    if found:
+        return int(found[1])
+    if "end of document" in str(exc):
+        return raw.count("\n") + (0 if raw.endswith("\n") else 1) or 1
+    return None
 
 
 def _table_line(raw: str, name: str) -> int | None:

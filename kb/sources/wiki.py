@@ -150,12 +150,18 @@ JA_PAIR = re.compile(
 )
 
 
+#: Particles that end the words before a term ("プレイヤーは優先権/Priority" names 優先権 only).
+_JA_PARTICLES = re.compile(r"[はがをにでともやのへ]")
+
+
 def harvest_ja_pairs(lines: Iterable[Line]) -> list[TermPair]:
     """Japanese/English pairs such as ``優先権/Priority`` written by the Japanese wiki."""
     out: list[TermPair] = []
     for line in lines:
         for match in JA_PAIR.finditer(line.text):
-            out.append(TermPair("ja", match["ja"], match["en"].strip(), line.number))
+            term = _JA_PARTICLES.split(match["ja"])[-1]
+            if term:
+                out.append(TermPair("ja", term, match["en"].strip(), line.number))
     return out
 
 
