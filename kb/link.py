@@ -154,7 +154,7 @@ _LETTER = re.compile(r"([a-z])(?![0-9A-Za-z'’\-])")
 _ANCHOR_WORDS = r"""
         \b(?P<rule>rules?|r[èe]gles?)\s+
       | \b(?P<section>sections?)\s+
-      | \b(?:see|cf\.|voir)\s+(?=\d{3}(?!\d))
+      | \b(?:see|cf\.|voir)\s+(?P<see>)(?=\d{3}(?!\d))
       | (?<![0-9A-Za-z.,$€£/])(?=\d{3}\.\d{1,3}[a-z]?(?![0-9A-Za-z])(?!\.\d))"""
 _ANCHOR = re.compile(rf"(?=[rscv0-9])(?:{_ANCHOR_WORDS})", re.IGNORECASE | re.VERBOSE)
 # Japanese also writes "603.2参照" and "第603項" without "rule".
@@ -258,6 +258,11 @@ def find_refs(text: str, lang: str) -> list[Ref]:
             continue
         found, end, tail = _scan(text, folded, a.end(), a.group("section") is not None)
         if not found:
+            continue
+        first = found[0]
+        # "See 718, “Prototype Cards.”" is a reference, "you see 100 cards" is not.
+        bare_see = a.group("see") is not None and "." not in first.number
+        if bare_see and not _LIST_END.match(folded, first.end):
             continue
         if lang == "ja":
             if a.group("bare") is not None and not _SANSHO.match(folded, tail):

@@ -71,6 +71,7 @@ REFS = [
     ("If a player has 100 or more poison counters, see the rules.", "en", []),
     ("A rule or effect may ask for 100 mana.", "en", []),
     ("rule 120.3 and 100 damage", "en", ["120.3"]),
+    ("Then you see 100 cards and see 117.3a.", "en", ["117.3a"]),
     ("See rule 704.5a, 2 creatures", "en", ["704.5a"]),
     ("Magic Tournament Rules section 4.2 and rules 4.2", "en", []),
     ("The address is 192.168.1.1 and 1170 cards.", "en", []),
@@ -84,6 +85,8 @@ REFS = [
     ("Voir les règles 613.2, 707.2 et 707.3.", "fr", ["613.2", "707.2", "707.3"]),
     ("pendant l'étape de nettoyage (cf. règle 514.3)", "fr", ["514.3"]),
     ("Cf. règle 115, « Actions spéciales. »", "fr", ["115"]),
+    ("Voir les règles 601.2f à 601.2h.", "fr", ["601.2f", "601.2g", "601.2h"]),
+    ("Cf. section 5, « Structure du tour ».", "fr", ["5"]),
     ("Cf. Règles 601.2f-h.", "fr", ["601.2f", "601.2g", "601.2h"]),
     ("Le joueur perd 20 points de vie et pioche 100 cartes.", "fr", []),
     # Japanese
