@@ -1,0 +1,366 @@
+"""Executable examples: Markdown files whose ```` ```game ```` blocks run on the engine.
+
+Each file has a title (its first ``# `` heading), a ``rules: 117.3b, 117.4`` line, prose for
+players, and one or more scenarios. :func:`run_example_file` runs them and checks every
+expectation; it never raises for a bad file: ``failures`` says what went wrong, with file:line.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
+
+from kb.engine.cards import CardError, CardPool, default_pool
+from kb.engine.game import Event, Game, IllegalAction, ScenarioError
+from kb.engine.mana import format_mana, parse_mana
+from kb.engine.script import Statement, parse_block, split_list
+from kb.engine.steps import Step
+from kb.paths import EXAMPLES_DIR
+
+DEFAULT_EXAMPLES_DIR = EXAMPLES_DIR
+_RULES_LINE = re.compile(r"^\s*(?:\*\*)?rules(?:\*\*)?\s*:\s*(?:\*\*)?\s*(.+)$", re.I | re.M)
+_RULE_TOKEN = re.compile(r"\b\d{3}(?:\.\d+[a-z]?)?\b|\bMTR\s*\d+(?:\.\d+)*\b", re.I)
+
+
+@dataclass
+class ExampleResult:
+    """The outcome of one example file (maps onto :class:`kb.model.ExampleInfo`)."""
+
+    id: str
+    title: str
+    path: str
+    rules: list[str]
+    markdown: str
+    passed: bool
+    trace: list[dict[str, Any]] = field(default_factory=list)
+    trace_text: str = ""
+    failures: list[str] = field(default_factory=list)
+
+
+def parse_rules_line(markdown: str) -> list[str]:
+    """The rules a file cites on its ``rules:`` line, as short keys (``117.3b``, ``MTR 4.2``)."""
+    m = _RULES_LINE.search(markdown)
+    if not m:
+        return []
+    out = []
+    for token in _RULE_TOKEN.findall(m.group(1)):
+        key = re.sub(r"\s+", " ", token.strip()).rstrip(".")
+        key = "MTR " + key[3:].strip() if key.upper().startswith("MTR") else key
+        if key not in out:
+            out.append(key)
+    return out
+
+
+def _blocks(markdown: str) -> list[list[tuple[int, str]]]:
+    """The ``game`` fenced blocks, as numbered lines (1-based line numbers of the file)."""
+    blocks: list[list[tuple[int, str]]] = []
+    current: list[tuple[int, str]] | None = None
+    for lineno, line in enumerate(markdown.splitlines(), 1):
+        stripped = line.strip()
+        if current is None:
+            if re.fullmatch(r"```+\s*game\s*", stripped):
+                current = []
+        elif stripped.startswith("```"):
+            blocks.append(current)
+            current = None
+        else:
+            current.append((lineno, line))
+    if current is not None:
+        blocks.append(current)
+    return blocks
+
+
+class _Run:
+    """One scenario being played: the game, the last action's events, and the failures."""
+
+    def __init__(self, where: str, pool: CardPool) -> None:
+        self.where = where
+        self.pool = pool.copy()
+        self.game: Game | None = None
+        self.setup: dict[str, Any] = {"players": None, "mode": "strict", "turn": None, "has": []}
+        self.failures: list[str] = []
+        self.last: list[Event] = []
+        self.last_line = 0
+
+    def fail(self, line: int, message: str) -> None:
+        self.failures.append(f"{self.where}:{line}: {message}")
+
+    def start(self, line: int) -> bool:
+        if self.game is not None:
+            return True
+        s = self.setup
+        try:
+            game = Game(s["players"], self.pool, s["mode"])
+            for st in s["has"]:
+                who = st.data["player"]
+                for zone, value in st.data["zones"].items():
+                    if zone == "life":
+                        game.player(who).life = value
+                    elif zone == "pool":
+                        game.player(who).pool.add(value)
+                    elif zone == "library" and isinstance(value, int):
+                        game.set_library_count(who, value)
+                    else:
+                        if zone == "library":
+                            game.player(who).library = []
+                        game.put(who, zone, value)
+            for pl in game.players:
+                if not any(
+                    "library" in st.data["zones"]
+                    for st in s["has"]
+                    if st.data["player"].lower() == pl.name.lower()
+                ):
+                    game.set_library_count(pl.name, 20)
+            who, step, number = s["turn"] or (s["players"][0], Step.PRECOMBAT_MAIN, 2)
+            game.start(who, step, number)
+        except (ScenarioError, CardError) as err:
+            self.fail(line, f"setup: {err}")
+            return False
+        self.game = game
+        self.last = list(game.events)
+        return True
+
+    def run(self, statements: list[Statement]) -> None:
+        for i, st in enumerate(statements):
+            if st.kind == "players":
+                if self.game is not None:
+                    self.fail(st.line, "'players:' comes before the first action")
+                    return
+                self.setup["players"] = st.data["players"]
+                continue
+            if st.kind in ("mode", "turn", "has", "card"):
+                if self.game is not None:
+                    self.fail(st.line, f"setup line after the game started: {st.text!r}")
+                    return
+                if st.kind == "mode":
+                    self.setup["mode"] = st.data["mode"]
+                elif st.kind == "turn":
+                    self.setup["turn"] = (st.data["player"], st.data["step"], st.data["number"])
+                elif st.kind == "card":
+                    self.pool.add(st.data["card"])
+                else:
+                    self.setup["has"].append(st)
+                continue
+            if not self.start(st.line):
+                return
+            game = self.game
+            assert game is not None
+            if st.kind == "action":
+                self.last = game.perform(st.data["action"])
+                self.last_line = st.line
+                rejected = [e for e in self.last if e.kind == "rejected"]
+                nxt = statements[i + 1] if i + 1 < len(statements) else None
+                expects_rejection = (
+                    nxt is not None and nxt.kind == "expect" and nxt.data["what"] == "rejected"
+                )
+                if rejected and not expects_rejection:
+                    self.fail(
+                        st.line,
+                        f"action rejected: {rejected[0].text} ({', '.join(rejected[0].rules)})",
+                    )
+                    return
+            elif st.kind == "advance":
+                try:
+                    self.last = game.advance_to(st.data["player"], st.data["step"])
+                except ScenarioError as err:
+                    self.fail(st.line, f"advance: {err}")
+                    return
+                self.last_line = st.line
+            elif st.kind == "expect":
+                self.expect(st)
+        if self.game is None and self.setup["players"]:
+            self.start(statements[-1].line if statements else 0)
+
+    # ---- expectations -----------------------------------------------------------------------
+    def expect(self, st: Statement) -> None:
+        game = self.game
+        assert game is not None
+        what = st.data["what"]
+        value = st.data.get("value", "")
+        subject = st.data.get("subject")
+
+        def check(expected: str, actual: str) -> None:
+            if expected.lower() != actual.lower():
+                self.fail(
+                    st.line,
+                    f"expected {what}{' ' + subject if subject else ''}: {expected}, got {actual}",
+                )
+
+        if what == "priority":
+            check(value, game.priority_player or "none")
+        elif what == "step":
+            actual = f"{game.players[game.active].name} {game.step.value}"
+            expected = f"{st.data['player']} {st.data['step'].value}"
+            check(expected, actual)
+        elif what == "stack":
+            expected_names = split_list(value)
+            actual_names = game.stack_names()
+            if [n.lower() for n in expected_names] != [n.lower() for n in actual_names]:
+                check(_show(expected_names), _show(actual_names))
+        elif what == "resolved":
+            resolved = [e.data.get("resolved", "") for e in self.last if e.kind == "resolve"]
+            if value.lower() not in (r.lower() for r in resolved):
+                check(value, "nothing resolved" if not resolved else ", ".join(resolved))
+        elif what == "life":
+            assert subject is not None
+            check(value, str(game.player(subject).life))
+        elif what in ("hand", "battlefield", "graveyard"):
+            assert subject is not None
+            objs = game.zone(subject, what)
+            expected_names = split_list(value)
+            actual_names = [o.name for o in objs]
+            if sorted(n.lower() for n in expected_names) != sorted(n.lower() for n in actual_names):
+                check(_show(expected_names), _show([o.label for o in objs]))
+        elif what == "library":
+            assert subject is not None
+            check(value, str(len(game.player(subject).library)))
+        elif what == "pool":
+            assert subject is not None
+            expected_pool = {} if value.lower() in ("{}", "empty") else parse_mana(value)
+            check(format_mana(expected_pool), format_mana(game.player(subject).pool.amounts))
+        elif what == "lost":
+            pl = game.player(value)
+            if not pl.lost:
+                check(f"{pl.name} lost", f"{pl.name} is still in the game")
+        elif what == "game":
+            if game.game_over:
+                actual = (
+                    "draw" if game.winner is None else f"won by {game.players[game.winner].name}"
+                )
+            else:
+                actual = "on"
+            check(value, actual)
+        elif what == "rejected":
+            rejected = [e for e in self.last if e.kind == "rejected"]
+            if not rejected:
+                check(
+                    f"a rejection citing {value}",
+                    f"the action at line {self.last_line} was accepted",
+                )
+                return
+            event = rejected[0]
+            if value in event.rules or value.lower() in event.text.lower():
+                return
+            check(value, f"{event.text} ({', '.join(event.rules)})")
+        elif what == "log":
+            if not any(value.lower() in e.line().lower() for e in self.last):
+                check(
+                    f"a trace line containing {value!r}",
+                    f"the last action's {len(self.last)} events do not mention it",
+                )
+        elif what in ("tapped", "untapped"):
+            try:
+                obj = game.find_permanent(value)
+            except (IllegalAction, ScenarioError) as err:
+                self.fail(st.line, f"expected {what}: {value}, got {err}")
+                return
+            actual = "tapped" if obj.tapped else "untapped"
+            if actual != what:
+                self.fail(st.line, f"expected {value} {what}, got {actual}")
+
+
+def _show(names: list[str]) -> str:
+    return "[" + ", ".join(names) + "]" if names else "empty"
+
+
+def run_example_file(path: Path, pool: CardPool | None = None) -> ExampleResult:
+    """Run every scenario of one example file; never raises for a bad file."""
+    path = Path(path)
+    where = str(path)
+    try:
+        markdown = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as err:
+        return ExampleResult(
+            path.stem, path.stem, where, [], "", False, failures=[f"{where}: {err}"]
+        )
+    title_match = re.search(r"^#\s+(.+?)\s*$", markdown, re.M)
+    title = title_match.group(1) if title_match else path.stem
+    rules = parse_rules_line(markdown)
+    failures: list[str] = []
+    if not title_match:
+        failures.append(f"{where}:1: no title (a first '# ' heading)")
+    if not rules:
+        failures.append(f"{where}:1: no 'rules: …' line naming the rules the example shows")
+    try:
+        card_pool = pool or default_pool()
+    except CardError as err:
+        return ExampleResult(path.stem, title, where, rules, markdown, False, failures=[str(err)])
+    blocks = _blocks(markdown)
+    if not blocks:
+        failures.append(f"{where}:1: no ```game block")
+    trace: list[dict[str, Any]] = []
+    texts: list[str] = []
+    for n, lines in enumerate(blocks, 1):
+        statements, problems = parse_block(lines)
+        if problems:
+            failures.extend(f"{where}:{p.line}: syntax error: {p.message}" for p in problems)
+            continue
+        run = _Run(where, card_pool)
+        run.run(statements)
+        failures.extend(run.failures)
+        if run.game is not None:
+            for event in run.game.events:
+                data = event.to_dict()
+                data["scenario"] = n
+                trace.append(data)
+            if len(blocks) > 1:
+                texts.append(f"-- scenario {n} --")
+            texts.append(run.game.trace_text())
+    return ExampleResult(
+        id=path.stem,
+        title=title,
+        path=where,
+        rules=rules,
+        markdown=markdown,
+        passed=not failures,
+        trace=trace,
+        trace_text="\n".join(texts),
+        failures=failures,
+    )
+
+
+def expand_paths(paths: list[Path]) -> list[Path]:
+    """Folders expand to their ``*.md`` files (sorted); files stay as given."""
+    out: list[Path] = []
+    for path in paths:
+        path = Path(path)
+        if path.is_dir():
+            out.extend(sorted(p for p in path.glob("*.md") if p.name.lower() != "readme.md"))
+        else:
+            out.append(path)
+    return out
+
+
+def run_examples(paths: list[Path]) -> list[ExampleResult]:
+    """Run many example files (a folder expands to its ``*.md`` files)."""
+    return [run_example_file(p) for p in expand_paths(paths)]
+
+
+def examples_cli(paths: list[str], trace: bool = False, out: TextIO | None = None) -> int:
+    """``kb examples run``: one line per example, ``N passed, N failed``; 0 if all pass."""
+    out = out or sys.stdout
+    targets = [Path(p) for p in paths] if paths else [DEFAULT_EXAMPLES_DIR]
+    missing = [str(p) for p in targets if not p.exists()]
+    if missing:
+        print(f"no such file or folder: {', '.join(missing)}", file=out)
+        return 1
+    results = run_examples(targets)
+    passed = failed = 0
+    for result in results:
+        cited = f" ({', '.join(result.rules)})" if result.rules else ""
+        if result.passed:
+            passed += 1
+            print(f"PASS {result.id}{cited}", file=out)
+        else:
+            failed += 1
+            print(f"FAIL {result.id}{cited}: {result.failures[0]}", file=out)
+            for more in result.failures[1:]:
+                print(f"     {more}", file=out)
+        if trace and result.trace_text:
+            print(result.trace_text, file=out)
+            print(file=out)
+    print(f"{passed} passed, {failed} failed", file=out)
+    return 0 if failed == 0 and results else 1

@@ -1,0 +1,406 @@
+"""The example language: one statement per line inside a ```` ```game ```` block.
+
+:func:`parse_block` turns the lines into :class:`Statement` objects (setup, actions,
+expectations) and reports every syntax error with its line; it never raises for bad input.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from kb.engine.cards import CardError, parse_card_line
+from kb.engine.game import SHORTCUTS, Action
+from kb.engine.mana import ManaError, parse_mana
+from kb.engine.steps import Step, parse_step
+
+EXPECT_KEYS = (
+    "priority",
+    "step",
+    "stack",
+    "resolved",
+    "life",
+    "hand",
+    "battlefield",
+    "graveyard",
+    "library",
+    "pool",
+    "lost",
+    "game",
+    "rejected",
+    "log",
+    "tapped",
+    "untapped",
+)
+
+
+@dataclass(slots=True)
+class Statement:
+    """One line of a scenario: ``kind`` is setup (players, mode, turn, has, card), action,
+    advance or expect; ``data`` holds what was parsed."""
+
+    line: int
+    kind: str
+    text: str
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class SyntaxProblem:
+    """A line the parser could not read."""
+
+    line: int
+    message: str
+
+
+def split_list(text: str) -> list[str]:
+    """``[A, B (tapped)]`` or ``A, B`` into names; ``[]``/``empty``/``none`` into nothing."""
+    text = text.strip()
+    if text.startswith("[") and text.endswith("]"):
+        text = text[1:-1]
+    if text.lower() in ("", "empty", "none", "nothing"):
+        return []
+    out: list[str] = []
+    depth = 0
+    current = ""
+    for ch in text:
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        if ch == "," and depth == 0:
+            out.append(current.strip())
+            current = ""
+        else:
+            current += ch
+    if current.strip():
+        out.append(current.strip())
+    return out
+
+
+def _split_top(text: str, sep: str) -> list[str]:
+    parts, depth, current = [], 0, ""
+    for ch in text:
+        depth += ch in "[({"
+        depth -= ch in "])}"
+        if ch == sep and depth == 0:
+            parts.append(current)
+            current = ""
+        else:
+            current += ch
+    parts.append(current)
+    return [p.strip() for p in parts if p.strip()]
+
+
+class _Parser:
+    def __init__(self) -> None:
+        self.players: list[str] = []
+        self.statements: list[Statement] = []
+        self.problems: list[SyntaxProblem] = []
+
+    def fail(self, line: int, message: str) -> None:
+        self.problems.append(SyntaxProblem(line, message))
+
+    def player_prefix(self, text: str) -> tuple[str, str] | None:
+        for name in sorted(self.players, key=len, reverse=True):
+            if text.lower().startswith(name.lower() + " "):
+                return name, text[len(name) + 1 :].strip()
+        return None
+
+    def line(self, lineno: int, raw: str) -> None:
+        text = _strip_comment(raw).strip()
+        if not text:
+            return
+        low = text.lower()
+        if low.startswith("?"):
+            self.expectation(lineno, text[1:].strip())
+            return
+        if low.startswith("players:"):
+            names = split_list(text.split(":", 1)[1])
+            if not 2 <= len(names) <= 4:
+                self.fail(lineno, f"'players:' lists 2 to 4 players, not {len(names)}")
+                return
+            self.players = names
+            self.add(lineno, "players", text, players=names)
+            return
+        if low.startswith("mode:"):
+            mode = text.split(":", 1)[1].strip().lower()
+            if mode not in ("strict", "tournament"):
+                self.fail(lineno, f"mode is 'strict' or 'tournament', not {mode!r}")
+                return
+            self.add(lineno, "mode", text, mode=mode)
+            return
+        if low.startswith("turn:"):
+            self.turn_line(lineno, text)
+            return
+        if low.startswith("card "):
+            try:
+                card = parse_card_line(text[5:])
+            except (CardError, ManaError) as err:
+                self.fail(lineno, f"card definition: {err}")
+                return
+            self.add(lineno, "card", text, card=card)
+            return
+        if low.startswith("advance to "):
+            rest = text[len("advance to ") :].strip()
+            found = self.player_prefix(rest + " ")
+            if not self.players:
+                self.fail(lineno, "'players:' must come before the first action")
+                return
+            if not found:
+                self.fail(lineno, f"'advance to <player> <step>': unknown player in {rest!r}")
+                return
+            who, step_text = found
+            step = parse_step(step_text.removeprefix("'s ").strip())
+            if step is None:
+                self.fail(lineno, f"unknown step {step_text!r}")
+                return
+            self.add(lineno, "advance", text, player=who, step=step)
+            return
+        if not self.players:
+            self.fail(lineno, "'players:' must come before anything else")
+            return
+        found = self.player_prefix(text)
+        if not found:
+            self.fail(
+                lineno,
+                f"cannot read {text!r}: a statement starts with a player "
+                f"({', '.join(self.players)}), '?', 'card', 'turn:', 'mode:' or 'advance to'",
+            )
+            return
+        who, rest = found
+        if rest.lower().startswith("has:") or rest.lower().startswith("has "):
+            self.has_line(lineno, who, rest[4:].strip().lstrip(":").strip(), text)
+            return
+        self.action(lineno, who, rest, text)
+
+    def add(self, lineno: int, kind: str, text: str, **data: Any) -> None:
+        self.statements.append(Statement(lineno, kind, text, data))
+
+    def turn_line(self, lineno: int, text: str) -> None:
+        parts = [p.strip() for p in text.split(":", 1)[1].split(",")]
+        if len(parts) < 2:
+            self.fail(lineno, "'turn: <player>, <step>[, turn N]'")
+            return
+        who, step_text, *more = parts
+        if who not in self.players and who.lower() not in (p.lower() for p in self.players):
+            self.fail(
+                lineno, f"unknown player {who!r} (players: {', '.join(self.players) or 'none yet'})"
+            )
+            return
+        step = parse_step(step_text)
+        if step is None:
+            self.fail(lineno, f"unknown step {step_text!r}")
+            return
+        number = 2
+        for extra in more:
+            m = re.fullmatch(r"turn (\d+)", extra.strip().lower())
+            if not m:
+                self.fail(lineno, f"expected 'turn N' after the step, not {extra!r}")
+                return
+            number = int(m.group(1))
+        self.add(lineno, "turn", text, player=who, step=step, number=number)
+
+    def has_line(self, lineno: int, who: str, rest: str, text: str) -> None:
+        zones: dict[str, Any] = {}
+        for part in _split_top(rest, ";"):
+            m = re.match(
+                r"^(hand|battlefield|graveyard|library|life|pool)\s*:?\s*(.*)$", part, re.I
+            )
+            if not m:
+                self.fail(
+                    lineno,
+                    f"unknown part {part!r} (hand, battlefield, graveyard, library, life, pool)",
+                )
+                return
+            zone, value = m.group(1).lower(), m.group(2).strip()
+            if zone == "life":
+                if not re.fullmatch(r"-?\d+", value):
+                    self.fail(lineno, f"life is a number, not {value!r}")
+                    return
+                zones["life"] = int(value)
+            elif zone == "pool":
+                try:
+                    zones["pool"] = parse_mana(value) if value not in ("{}", "") else {}
+                except ManaError as err:
+                    self.fail(lineno, f"pool: {err}")
+                    return
+            elif zone == "library" and re.fullmatch(r"\d+", value):
+                zones["library"] = int(value)
+            else:
+                if not (value.startswith("[") and value.endswith("]")):
+                    self.fail(lineno, f"{zone} is a list in brackets: {zone} [A, B]")
+                    return
+                zones[zone] = split_list(value)
+        self.add(lineno, "has", text, player=who, zones=zones)
+
+    def action(self, lineno: int, who: str, rest: str, text: str) -> None:
+        low = rest.lower()
+
+        def act(kind: str, **kw: Any) -> None:
+            self.add(lineno, "action", text, action=Action(kind, who, **kw))
+
+        if low in ("passes", "passes priority"):
+            return act("pass")
+        if low == "concedes":
+            return act("concede")
+        if low in ("holds priority", "holds priority:"):
+            return act("hold")
+        if low in ("declares no attackers", "does not attack"):
+            return act("attack")
+        if low == "declares no blockers":
+            return act("block")
+        m = re.match(r'^says\s+["“]?(.+?)["”]?$', rest, re.I)
+        if m:
+            phrase = m.group(1).strip().lower()
+            if phrase not in SHORTCUTS:
+                self.fail(lineno, f"unknown shortcut {phrase!r} (known: {', '.join(SHORTCUTS)})")
+                return None
+            return act("shortcut", phrase=phrase)
+        m = re.match(r"^casts (.+?)(?: (face down))?(?: targeting (.+))?$", rest, re.I)
+        if m:
+            return act(
+                "cast",
+                card=m.group(1).strip(),
+                face_down=bool(m.group(2)),
+                targets=tuple(split_list(m.group(3) or "")),
+            )
+        m = re.match(r"^activates (.+?)(?: ability (\d+))?(?: targeting (.+))?$", rest, re.I)
+        if m:
+            return act(
+                "activate",
+                card=m.group(1).strip(),
+                ability=int(m.group(2)) if m.group(2) else None,
+                targets=tuple(split_list(m.group(3) or "")),
+            )
+        m = re.match(r"^taps (.+?) for ((?:\{[^}]*\})+)$", rest, re.I)
+        if m:
+            try:
+                parse_mana(m.group(2))
+            except ManaError as err:
+                self.fail(lineno, str(err))
+                return None
+            return act("mana", card=m.group(1).strip(), mana=m.group(2))
+        m = re.match(r"^plays (.+)$", rest, re.I)
+        if m:
+            return act("play_land", card=m.group(1).strip())
+        m = re.match(r"^turns (.+) face up$", rest, re.I)
+        if m:
+            return act("turn_face_up", card=m.group(1).strip())
+        m = re.match(r"^attacks with (.+)$", rest, re.I)
+        if m:
+            items = split_list(m.group(1))
+            parsed = []
+            for item in items:
+                name, _, target = item.partition(" attacking ")
+                parsed.append((name.strip(), target.strip() or None))
+            if parsed and parsed[-1][1] and all(t is None for _, t in parsed[:-1]):
+                parsed = [(n, parsed[-1][1]) for n, _ in parsed]
+            return act("attack", attackers=tuple(parsed))
+        m = re.match(r"^blocks (.+) with (.+)$", rest, re.I)
+        if m:
+            pair = (m.group(2).strip(), m.group(1).strip())
+            prev = self.statements[-1] if self.statements else None
+            if (
+                prev
+                and prev.kind == "action"
+                and prev.data["action"].kind == "block"
+                and prev.data["action"].player == who
+                and prev.data["action"].blocks
+            ):
+                old: Action = prev.data["action"]
+                prev.data["action"] = Action("block", who, blocks=(*old.blocks, pair))
+                prev.text += "\n" + text
+                return None
+            return act("block", blocks=(pair,))
+        m = re.match(r"^discards (.+)$", rest, re.I)
+        if m:
+            return act("discard", card=m.group(1).strip())
+        m = re.match(r"^orders triggers (.+)$", rest, re.I)
+        if m:
+            return act("order_triggers", names=tuple(split_list(m.group(1))))
+        self.fail(
+            lineno,
+            f"unknown action {rest!r} (passes, casts, activates, taps … for, plays, turns … face up, "
+            "attacks with, declares no attackers, blocks … with, declares no blockers, discards, "
+            'orders triggers, concedes, holds priority, says "go")',
+        )
+        return None
+
+    def expectation(self, lineno: int, text: str) -> None:
+        key, sep, value = text.partition(":")
+        if not sep:
+            self.fail(lineno, f"an expectation reads '? <what>: <value>', not {text!r}")
+            return
+        words = key.strip().split(None, 1)
+        if not words or words[0].lower() not in EXPECT_KEYS:
+            self.fail(
+                lineno, f"unknown expectation {key.strip()!r} (known: {', '.join(EXPECT_KEYS)})"
+            )
+            return
+        what = words[0].lower()
+        subject = words[1].strip() if len(words) > 1 else None
+        value = value.strip()
+        needs_player = what in ("life", "hand", "battlefield", "graveyard", "library", "pool")
+        if needs_player and not subject:
+            self.fail(lineno, f"'? {what} <player>: …' names a player")
+            return
+        if subject and needs_player and subject.lower() not in (p.lower() for p in self.players):
+            self.fail(lineno, f"unknown player {subject!r}")
+            return
+        if what == "step":
+            found = self.player_prefix(value + " ")
+            step = parse_step(found[1]) if found else None
+            if not found or step is None:
+                self.fail(lineno, f"'? step: <player> <step>', not {value!r}")
+                return
+            self.add(lineno, "expect", text, what=what, player=found[0], step=step)
+            return
+        if what in ("life",) and not re.fullmatch(r"-?\d+", value):
+            self.fail(lineno, f"'? life {subject}: N' expects a number, not {value!r}")
+            return
+        if what == "library" and not re.fullmatch(r"\d+", value):
+            self.fail(lineno, "'? library <player>: N' expects a number of cards")
+            return
+        if what == "pool":
+            try:
+                parse_mana(value) if value.lower() not in ("{}", "empty") else {}
+            except ManaError as err:
+                self.fail(lineno, f"pool: {err}")
+                return
+        if what == "game" and not (
+            value.lower() == "draw" or value.lower().startswith("won by ") or value.lower() == "on"
+        ):
+            self.fail(lineno, f"'? game: draw | won by <player> | on', not {value!r}")
+            return
+        self.add(lineno, "expect", text, what=what, subject=subject, value=value)
+
+
+def _strip_comment(line: str) -> str:
+    # A '#' starts a comment unless it is inside quotes (a shortcut phrase) or brackets.
+    quote = False
+    for i, ch in enumerate(line):
+        if ch in '"“”':
+            quote = not quote
+        elif ch == "#" and not quote:
+            return line[:i]
+    return line
+
+
+def parse_block(lines: list[tuple[int, str]]) -> tuple[list[Statement], list[SyntaxProblem]]:
+    """Parse the numbered lines of one ``game`` block."""
+    parser = _Parser()
+    for lineno, raw in lines:
+        parser.line(lineno, raw)
+    if not parser.players and not parser.problems:
+        parser.fail(lines[0][0] if lines else 0, "a scenario starts with 'players: A, B'")
+    return parser.statements, parser.problems
+
+
+def is_setup(statement: Statement) -> bool:
+    """Setup statements come before the game starts."""
+    return statement.kind in ("players", "mode", "turn", "has", "card")
+
+
+STEP_BY_NAME = {s.value: s for s in Step}
