@@ -504,10 +504,11 @@ _SAFE_HREF = re.compile(
 
 
 def _safe_href(url: object) -> str | None:
-    """The URL if it is safe to put in an ``href``, else None."""
-    if isinstance(url, str) and url and _SAFE_HREF.match(url):
-        return url
-    return None
+    """The URL if it is safe to put in an ``href`` (spaces percent-encoded), else None."""
+    if not isinstance(url, str) or not url or url[0] == " ":
+        return None
+    url = url.replace(" ", "%20")
+    return url if _SAFE_HREF.match(url) else None
 
 
 def _no_href(_key: str) -> str | None:

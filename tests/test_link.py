@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import html
 import itertools
 import re
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from kb.link import RangeError, TermMatcher, expand_range, find_refs, fold, link_html
 from kb.model import Ref
@@ -419,6 +422,8 @@ def test_link_html_escapes_hostile_keys_and_refuses_unsafe_urls() -> None:
         "",
     ]:
         assert link_html(text, [], _href, [("k", 0, 4)], lambda key, u=url: u) == "pass"
+    spaced = link_html(text, [], _href, [("active player", 0, 4)], lambda key: f"/g/{key}")
+    assert 'href="/g/active%20player"' in spaced
     refs = [Ref("117", "pass", 0, 4)]
     assert "unresolved" in link_html(text, refs, lambda ref: "javascript:alert(1)")
     assert 'href="https://x.test/r?a=1&amp;b=2"' in link_html(
@@ -444,6 +449,60 @@ def test_link_html_ignores_bad_and_overlapping_spans() -> None:
 
 def test_link_html_without_anything_only_escapes() -> None:
     assert link_html("a < b", [], _href) == "a &lt; b"
+
+
+FRAGMENTS = st.sampled_from(
+    [
+        "rule ",
+        "rules ",
+        "règle ",
+        "section ",
+        "See ",
+        "117.3a",
+        "601.2f",
+        "–h",
+        "-",
+        "〔待機〕",
+        "参照",
+        "第",
+        "603",
+        "5",
+        ", ",
+        " and ",
+        "、",
+        "“Dash,” ",
+        "<script>",
+        "&amp;",
+        '"',
+        "'",
+        "pass",
+        "active player",
+        "パス",
+        "ｱ",
+        "１１７．３",
+        "İ",
+        "\n",
+        " ",
+    ]
+)
+TEXTS = st.lists(st.one_of(FRAGMENTS, st.text(max_size=4)), max_size=25).map("".join)
+TAG = re.compile(r'</?(?:a|span)(?: [a-z-]+="[^"<>]*")*>')
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=TEXTS, lang=st.sampled_from(["en", "fr", "ja"]))
+def test_any_text_links_safely_and_round_trips(text: str, lang: str) -> None:
+    refs = find_refs(text, lang)
+    for ref in refs:
+        assert text[ref.start : ref.end] == ref.label
+    matcher = TermMatcher(
+        {"pass": ["Pass"], "active player": ["Active Player"], "p": ["パス"]}, lang
+    )
+    terms = matcher.find(text, skip=[(r.start, r.end) for r in refs])
+    out = link_html(text, refs, _href, terms, lambda key: f"/g/{key}")
+    bare = TAG.sub("", out)
+    assert "<" not in bare and ">" not in bare
+    assert html.unescape(bare) == text
 
 
 # ---- the official text ------------------------------------------------------------------------
