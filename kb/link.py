@@ -22,7 +22,7 @@ import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 
 from kb.model import LANGS, Ref
-from kb.rulenum import RuleNumber, RuleNumberError, parse
+from kb.rulenum import LETTERS, RuleNumber, RuleNumberError, parse
 
 __all__ = [
     "MAX_RANGE",
@@ -37,7 +37,7 @@ __all__ = [
 #: The longest range :func:`expand_range` expands; a longer one is a typo or hostile text.
 MAX_RANGE = 60
 
-ALPHABET = "abcdefghijklmnopqrstuvwxyz"
+_ALPHABET = "abcdefghijklmnopqrstuvwxyz"
 
 
 class RangeError(ValueError):
@@ -58,8 +58,6 @@ def _fold_table() -> dict[int, str]:
 
 
 _FOLD = _fold_table()
-
-
 _NEEDS_FOLD = re.compile("[\u3000\uff01-\uffee]")
 
 
@@ -115,9 +113,9 @@ def expand_range(first: str, last: str) -> list[str]:
     if not a < b:
         raise RangeError(f"bad range {first!r}–{last!r}: the end is not after the start")
     if a.letter is not None and b.letter is not None:
-        lo, hi = ALPHABET.index(a.letter), ALPHABET.index(b.letter)
+        lo, hi = _ALPHABET.index(a.letter), _ALPHABET.index(b.letter)
         # The texts never use l or o, but a range that names one as an end keeps it.
-        letters = [c for c in ALPHABET[lo : hi + 1] if c in _LETTERS or c in (a.letter, b.letter)]
+        letters = [c for c in _ALPHABET[lo : hi + 1] if c in LETTERS or c in (a.letter, b.letter)]
         out = [RuleNumber(a.major, a.minor, c) for c in letters]
     elif a.minor is not None and b.minor is not None:
         out = [RuleNumber(a.major, m) for m in range(a.minor, b.minor + 1)]
@@ -130,12 +128,10 @@ def expand_range(first: str, last: str) -> list[str]:
     return [str(n) for n in out]
 
 
-_LETTERS = frozenset("abcdefghijkmnpqrstuvwxyz")
-
 # ---- references -------------------------------------------------------------------------------
 
 # A number as printed after "rule": the lookahead keeps "1170" and "117.3ab" out.
-_NUM = re.compile(r"(\d{1,3})(?:\.(\d{1,3})([a-z])?)?(?![0-9A-Za-z])")
+_NUM = re.compile(r"(\d{1,3})(?:\.(\d{1,3})([a-zA-Z])?)?(?![0-9A-Za-z])")
 # "–f", "-h", "–3", "–903.11", "~h" (Japanese ～ folds to ~), "à 119.8" in French.
 _RANGE = re.compile(r"(?:[-–‐‑~〜]|\s+à\s+)(\d{1,3}(?:\.\d{1,3}[a-z]?)?|[a-z])(?![0-9A-Za-z])")
 # A title after the number: ', “Dash,”', ', « Actions spéciales »', '〔待機〕'.
@@ -179,7 +175,8 @@ def _valid(m: re.Match[str], section: bool) -> RuleNumber | None:
     if len(major) != 3 or major[0] == "0":
         return None
     minor = int(m.group(2)) if m.group(2) is not None else None
-    return RuleNumber(int(major), minor, m.group(3) or None)
+    letter = m.group(3)
+    return RuleNumber(int(major), minor, letter.lower() if letter else None)
 
 
 def _item(text: str, folded: str, num: RuleNumber, start: int, end: int) -> tuple[list[Ref], int]:

@@ -24,6 +24,7 @@ REFS = [
     ('See rule 116, "Special Actions."', "en", ["116"]),
     ("This ability uses the stack (see rule 514.3).", "en", ["514.3"]),
     ("Rule 702.147b applies.", "en", ["702.147b"]),
+    ("RULE 117.3A", "en", ["117.3a"]),
     ("See section 6, “Spells, Abilities, and Effects.”", "en", ["6"]),
     ("See section 3, “Card Types,” and section 6.", "en", ["3", "6"]),
     # English: lists
@@ -336,7 +337,7 @@ JA_CASES = [
     ),
     ("アクティブ・プレイヤーはパスする。", ["active player", "pass"]),
     ("マナ能力はスタックを使わない。", ["mana ability"]),
-    ("ﾌﾟﾚｲﾔｰ", []),
+    ("ﾏﾅ能力", ["mana ability"]),
     ("ＡＢＣ優先権", ["priority"]),
     ("なにもない。", []),
 ]
