@@ -406,12 +406,14 @@ def count(kb: KnowledgeBase) -> None:
     """Per-edition counts for ``kb editions`` (rules: three-digit numbers, headings included)."""
     for ed_id, ed in kb.editions.items():
         table = kb.rules.get(ed_id, {})
+        refs = [ref for r in table.values() for ref in r.refs]
+        refs += [ref for g in kb.glossary.get(ed_id, {}).values() for ref in g.refs]
         ed.counts = {
             "rules": sum(1 for r in table.values() if r.kind != "section"),
             "examples": sum(len(r.examples) for r in table.values()),
             "glossary": len(kb.glossary.get(ed_id, {})),
-            "unresolved_refs": sum(1 for r in table.values() for ref in r.refs if not ref.resolved),
-            "refs": sum(len(r.refs) for r in table.values()),
+            "unresolved_refs": sum(1 for ref in refs if not ref.resolved),
+            "refs": len(refs),
         }
 
 
@@ -487,8 +489,18 @@ def build_kb(
         timings["examples"] = time.perf_counter() - t
         if failures:
             raise BuildError("executable examples failed:\n  " + "\n  ".join(failures))
+    for problem in problems:
+        problem.path = display_path(problem.path)
     kb.warnings = [str(p) for p in problems]
     return kb, problems, notes
+
+
+def display_path(path: str) -> str:
+    """A corpus file relative to the project (``corpus/sources/…``), other files as given."""
+    try:
+        return str(Path(path).resolve().relative_to(CORPUS_DIR.parent.resolve()))
+    except ValueError:
+        return path
 
 
 # ---- instance -------------------------------------------------------------------------------
