@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from kb.engine.cards import CardError, CardPool, default_pool
-from kb.engine.game import Event, Game, IllegalAction, ScenarioError
+from kb.engine.game import Event, Game, GameObject, IllegalAction, ScenarioError
 from kb.engine.mana import format_mana, parse_mana
 from kb.engine.script import Statement, parse_block, split_list
 from kb.engine.steps import Step
@@ -211,7 +211,7 @@ class _Run:
             assert subject is not None
             objs = game.zone(subject, what)
             expected_names = split_list(value)
-            actual_names = [o.name for o in objs]
+            actual_names = [o.label if isinstance(o, GameObject) else o.name for o in objs]
             if sorted(n.lower() for n in expected_names) != sorted(n.lower() for n in actual_names):
                 check(_show(expected_names), _show([o.label for o in objs]))
         elif what == "library":

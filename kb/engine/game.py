@@ -114,7 +114,7 @@ class GameObject:
     @property
     def label(self) -> str:
         """How the trace shows it."""
-        return f"face-down creature ({self.card.name})" if self.face_down else self.card.name
+        return f"{self.card.name} (face down)" if self.face_down else self.card.name
 
 
 @dataclass(slots=True, eq=False)
