@@ -284,8 +284,15 @@ def stem_en(word: str) -> str:
 
 @lru_cache(maxsize=65536)
 def stem_fr(word: str) -> str:
-    """Snowball French stem of an accent-folded word."""
-    return _FR_STEMMER.stem(word) if word.isalpha() else word
+    """Snowball French stem of an accent-folded word.
+
+    Without its accent, the participle ending ``-ée`` keeps an ``e`` the stemmer would have
+    removed from ``-é``: it goes too, so ``declenchee`` meets ``déclencher``.
+    """
+    if not word.isalpha():
+        return word
+    stem = _FR_STEMMER.stem(word)
+    return stem[:-1] if len(stem) > 4 and stem.endswith("e") else stem
 
 
 def _latin_words(text: str) -> list[tuple[str, int, int]]:

@@ -22,7 +22,7 @@ from kb.model import LANGS, KnowledgeBase, Rule
 from kb.search.analysis import JA_DEFAULT, SpanTokenizer
 
 #: Bumped whenever the schema, the analysers or the documents change meaning.
-FORMAT = 1
+FORMAT = 2
 META_FILE = "meta.json"
 INDEX_NAME = "kb"
 
@@ -101,7 +101,8 @@ def documents(kb: KnowledgeBase) -> list[Doc]:
                     kind=rule.kind,
                     lang=rule.lang,
                     group=rule_group(rule),
-                    title=rule.title or "",
+                    # The number leads the title: "117.3a" in a query finds the rule itself.
+                    title=f"{rule.number} {rule.title or ''}".strip(),
                     body=body,
                     number=rule.number,
                     canonical=rule.canonical or "",
@@ -132,9 +133,11 @@ def documents(kb: KnowledgeBase) -> list[Doc]:
             doc.ref = f"g|{ed_id}|{entry.key}"
             doc.editions.append(ed_id)
             newest_by_group[(entry.lang, doc.group)] = (ed_id, doc)
-    # Default searches see, for each rule (or term) and language, its newest version only.
+    # Default searches see, for each rule (or term) and language, its newest version only; a
+    # rule deleted from a language that has a full text (no canonical number) is history.
+    has_full = {e.lang for e in kb.editions.values() if e.kind == "full"}
     for _ed, doc in newest_by_group.values():
-        doc.current = True
+        doc.current = bool(doc.canonical) or doc.kind == "glossary" or doc.lang not in has_full
     for com in kb.commentary:
         docs.append(
             Doc(f"c|{com.id}", "commentary", com.lang, f"c:{com.id}", com.heading or "", com.text)
@@ -145,6 +148,8 @@ def documents(kb: KnowledgeBase) -> list[Doc]:
         )
     for ex in kb.examples:
         docs.append(Doc(f"x|{ex.id}", "example", "en", f"x:{ex.id}", ex.title, ex.markdown))
+    # Current documents first: default searches stop at the first non-current document number.
+    docs.sort(key=lambda d: not d.current)
     return docs
 
 
@@ -208,6 +213,7 @@ def build_index(kb: KnowledgeBase, index_dir: Path) -> dict[str, Any]:
         "format": FORMAT,
         "content_hash": kb.content_hash,
         "ja_analyzer": ja_backend_name(),
+        "current": sum(1 for d in docs if d.current),
         "docs": [d.meta() for d in docs],
     }
     (index_dir / META_FILE).write_text(json.dumps(meta, ensure_ascii=False), encoding="utf-8")

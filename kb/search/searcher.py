@@ -22,6 +22,7 @@ from typing import Any
 
 from whoosh import index as whoosh_index
 from whoosh import query as wq
+from whoosh.collectors import FilterCollector, TopCollector
 
 from kb.model import LANGS, Edition, KnowledgeBase, Rule
 from kb.rulenum import try_parse
@@ -148,12 +149,14 @@ class Searcher:
         self._groups: list[str] = [r[3] for r in rows]
         self._doc_editions: list[list[str]] = [r[4] for r in rows]
         self._current: list[bool] = [r[5] for r in rows]
-        if self._searcher.doc_count_all() != len(rows):
+        self._stop: int = meta["current"]
+        if self._searcher.doc_count_all() != len(rows) or not all(self._current[: self._stop]):
             raise FileNotFoundError(f"{meta_path}: does not describe the index next to it")
+        self._postings: OrderedDict[tuple[str, str], frozenset[int]] = OrderedDict()
         self._group_editions: dict[str, set[str]] = {}
         for group, eds in zip(self._groups, self._doc_editions, strict=True):
             self._group_editions.setdefault(group, set()).update(eds)
-        self._filters: dict[tuple[Any, ...], set[int]] = {}
+        self._filters: dict[tuple[Any, ...], set[int] | None] = {}
         self._glossary: dict[tuple[str, str], list[int]] = {}
         for doc, (kind, ref) in enumerate(zip(self._kinds, self._refs, strict=True)):
             if kind == "glossary":
@@ -165,7 +168,8 @@ class Searcher:
                     self._glossary.setdefault((entry.lang, _term_key(name, entry.lang)), []).append(
                         doc
                     )
-        self._speller = Speller(self._searcher.reader())
+        self._reader = self._searcher.reader()
+        self._speller = Speller(self._reader)
         self._cache: OrderedDict[tuple[Any, ...], _Compiled] = OrderedDict()
         self._term_names = _TermNames(kb)
 
@@ -254,28 +258,62 @@ class Searcher:
             f"unknown edition {spec!r} (known: {', '.join(sorted(self.kb.editions))})"
         )
 
-    def _allowed(self, lang: str | None, ed: Edition | None, kind: str | None) -> set[int]:
-        # A set (not frozenset): Whoosh accepts only set or DocIdSet as a filter; never mutated.
-        key = (lang, ed.id if ed else None, kind)
-        cached = self._filters.get(key)
-        if cached is not None:
-            return cached
+    def _allowed(self, ed: Edition | None, kind: str | None) -> set[int] | None:
+        """Documents a search may return, or None for "every current document".
+
+        The language needs no filter: each language has its own fields.
+        """
+        if ed is None and kind is None:
+            return None
+        key = (ed.id if ed else None, kind)
+        if key in self._filters:
+            return self._filters[key]
         kinds = RULE_KINDS if kind in ("rule", "rules") else (kind,) if kind else None
-        out = []
-        for doc in range(len(self._refs)):
-            if lang and self._langs[doc] != lang:
-                continue
+        out = set()
+        for doc in range(len(self._refs) if ed else self._stop):
             if kinds and self._kinds[doc] not in kinds:
                 continue
-            if ed is not None:
-                if ed.id not in self._doc_editions[doc]:
-                    continue
-            elif not self._current[doc]:
+            if ed is not None and ed.id not in self._doc_editions[doc]:
                 continue
-            out.append(doc)
-        result = set(out)
-        self._filters[key] = result
-        return result
+            out.add(doc)
+        self._filters[key] = out
+        return out
+
+    def _run(self, q: wq.Query, limit: int, allowed: set[int] | None, stop: int) -> list[Any]:
+        """Top ``limit`` (score, docnum) pairs, among ``allowed`` and below document ``stop``."""
+        collector: Any = _UpTo(limit, stop)
+        if allowed is not None:
+            collector = FilterCollector(collector, allow=allowed)
+        self._searcher.search_with_collector(q, collector)
+        return list(collector.results().top_n)
+
+    def _ids(self, q: wq.Query) -> set[int] | frozenset[int]:
+        """Every document matching ``q``, unscored: posting sets combined (cached per term)."""
+        if isinstance(q, wq.Term):
+            key = (q.fieldname, q.text)
+            ids = self._postings.get(key)
+            if ids is None:
+                try:
+                    ids = frozenset(self._reader.postings(q.fieldname, q.text).all_ids())
+                except Exception:  # whoosh raises TermNotFound for an unknown term
+                    ids = frozenset()
+                self._postings[key] = ids
+                if len(self._postings) > 20_000:
+                    self._postings.popitem(last=False)
+            return ids
+        if isinstance(q, wq.Or):
+            out: set[int] = set()
+            for sub in q.subqueries:
+                out.update(self._ids(sub))
+            return out
+        if isinstance(q, wq.And):
+            parts = [self._ids(sub) for sub in q.subqueries]
+            return set.intersection(*map(set, parts)) if parts else set()
+        if isinstance(q, wq.AndNot):
+            return set(self._ids(q.a)) - set(self._ids(q.b))
+        if isinstance(q, wq.AndMaybe):
+            return self._ids(q.a)
+        return set(self._searcher.docs_for_query(q))
 
     # ---- rule numbers ----------------------------------------------------------------------
     def _number_search(
@@ -321,7 +359,7 @@ class Searcher:
         scope = (lang,) if lang else LANGS
         for node in nodes[(page - 1) * limit : page * limit]:
             hit = self._rule_hit(node, scope, 1.0, "")
-            hit.snippet = highlight(node.text, set(), [])
+            hit.snippet = highlight(node.text or hit.title, set(), [])
             result.hits.append(hit)
         return result
 
@@ -344,12 +382,14 @@ class Searcher:
                 [*notes, "Nothing to search for: only common words or exclusions were given."]
             ).strip()
             return result
-        allowed = self._allowed(lang, ed, kind)
-        fetch = page * limit * 2 + 10
-        found = self._searcher.search(compiled.query, limit=fetch, filter=allowed)
-        scored = [(score, doc) for score, doc in found.top_n]
+        allowed = self._allowed(ed, kind)
+        stop = self._stop if ed is None else len(self._refs)
+        fetch = page * limit * (1 if lang else 2) + 10
+        scored = self._run(compiled.query, fetch, allowed, stop)
         top = scored[0][0] if scored else 1.0
-        pinned = [d for d in compiled.glossary if d in allowed]
+        pinned = [
+            d for d in compiled.glossary if (d in allowed if allowed is not None else d < stop)
+        ]
         ordered = [(top * 2 + 1.0, d) for d in pinned] + scored
         groups: dict[str, tuple[float, int]] = {}
         for score, doc in ordered:
@@ -359,15 +399,20 @@ class Searcher:
         if len(scored) < fetch:
             total = len(groups)
         else:
-            matched = set(self._searcher.docs_for_query(compiled.query)) & allowed
-            total = len({self._groups[d] for d in matched} | set(groups))
+            matched = self._ids(compiled.query)
+            groups_of = self._groups
+            if allowed is not None:
+                seen = {groups_of[d] for d in matched if d in allowed}
+            else:
+                seen = {groups_of[d] for d in matched if d < stop}
+            total = len(seen | set(groups))
         result.total = total
         result.pages = math.ceil(total / limit)
         picked = list(groups.values())[(page - 1) * limit : page * limit]
         for score, doc in picked:
             result.hits.append(self._hit(doc, score, compiled, scope, ed))
-        weak = total < 3 or bool(compiled.unknown)
-        if compiled.corrections and weak:
+        # A corrected word matched nothing as typed: the results are only as good as the guess.
+        if compiled.corrections:
             suggestion = text
             for wrong, right in compiled.corrections.items():
                 suggestion = re.sub(rf"(?<!\w){re.escape(wrong)}(?!\w)", right, suggestion)
@@ -449,7 +494,8 @@ class Searcher:
         if _NUMBER_TOKEN.match(text):
             number = try_parse(text)
             if number is not None:
-                clauses.append(wq.Term("number", str(number), boost=4.0))
+                # A rule's own number is the first word of its title (see the indexer).
+                clauses.append(wq.Term(f"title_{code}", str(number), boost=4.0))
         if code == "ja":
             toks = terms(text, "ja")
             for tok in toks:
@@ -604,7 +650,7 @@ class Searcher:
                 ed_id = ed.id
             rule = self.kb.rules[ed_id][number]
             hit = self._rule_hit(rule, scope, score, "")
-            body = "\n".join([rule.text, *rule.examples])
+            body = "\n".join([rule.text, *rule.examples]).strip() or hit.title
             hit.snippet = highlight(body, wanted, analyzers)
         elif kind == "g":
             ed_id, key = rest.split("|", 1)
@@ -633,7 +679,7 @@ class Searcher:
     ) -> Hit:
         if kind == "c":
             com = next(c for c in self.kb.commentary if c.id == ident)
-            title = com.heading or ", ".join(com.about_rules) or com.source
+            title = com.heading or ", ".join(com.about_rules) or Path(com.source).stem
             return Hit(
                 "commentary",
                 None,
@@ -776,3 +822,18 @@ class _TermNames:
         """The one language whose term names occur in ``text``, if exactly one does."""
         found = [code for code in LANGS if self._found(text, code)]
         return found[0] if len(found) == 1 else None
+
+
+class _UpTo(TopCollector):
+    """Top-N collector that stops at document number ``stop``: current documents come first."""
+
+    def __init__(self, limit: int, stop: int) -> None:
+        super().__init__(limit=limit)
+        self.stop = stop
+
+    def matches(self) -> Any:
+        stop = self.stop - self.offset
+        for docnum in TopCollector.matches(self):
+            if docnum >= stop:
+                break
+            yield docnum
