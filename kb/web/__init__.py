@@ -21,6 +21,12 @@ def serve(instance: Path, host: str = "127.0.0.1", port: int = 8000, debug: bool
     """Serve an instance with waitress (or Flask's reloading server with ``debug``)."""
     started = time.perf_counter()
     app = create_app({"INSTANCE": Path(instance)})
+    pool = app.extensions["kb_search"]
+    if pool.available:
+        try:  # open the index now rather than on the first visitor's search
+            pool.get()
+        except Exception as exc:  # reported on the search page; the site still browses
+            print(f"kb: search unavailable: {exc}", file=sys.stderr)
     url = f"http://{host if ':' not in host else f'[{host}]'}:{port}/"
     print(f"kb: serving {instance} at {url} (ready in {time.perf_counter() - started:.2f} s)")
     sys.stdout.flush()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 
 import markdown
 import nh3
@@ -30,16 +30,18 @@ def rule_html(
     text: str,
     refs: Iterable[Ref],
     href: Callable[[Ref], str],
-    terms: Iterable[str] = (),
-    term_href: Callable[[str], str] | None = None,
+    terms: Sequence[tuple[str, int, int]] = (),
+    term_href: Callable[[str], str | None] | None = None,
 ) -> Markup:
-    """A rule's text as escaped HTML with its references (and glossary terms) as links."""
+    """A rule's text as escaped HTML with its references (and glossary terms) as links.
+
+    ``terms`` are ``(glossary key, start, end)`` spans, as :class:`kb.link.TermMatcher` finds them.
+    """
     refs = list(refs)
     if _link_html is not None:
-        try:
-            return Markup(_link_html(text, refs, href, terms=terms, term_href=term_href))
-        except TypeError:  # a different signature than agreed: fall back, never fail a page
-            pass
+        if term_href is None:
+            return Markup(_link_html(text, refs, href))
+        return Markup(_link_html(text, refs, href, terms=terms, term_href=term_href))
     out: list[str] = []
     pos = 0
     for ref in sorted(refs, key=lambda r: r.start):

@@ -26,6 +26,10 @@ except ImportError:  # pragma: no cover - depends on what is installed
         """Stand-in so views can catch search errors even when search is unavailable."""
 
 
+class SearchUnavailable(RuntimeError):
+    """The index cannot be opened: searches answer 503 until the instance is rebuilt."""
+
+
 def load_kb(instance: Path) -> KnowledgeBase:
     """Read ``kb.json`` through :mod:`kb.build` when present (it knows the format best)."""
     try:
@@ -36,18 +40,19 @@ def load_kb(instance: Path) -> KnowledgeBase:
 
 
 class SearcherPool:
-    """One searcher per worker thread, opened lazily and kept for the life of the process.
+    """The process's one searcher, opened on first use and kept until shutdown.
 
-    A Whoosh searcher holds open readers that are not meant to be shared between threads, while
-    opening one costs milliseconds; waitress runs a fixed set of worker threads, so a searcher per
-    thread gives thread safety without paying the opening cost on every request.
+    Why shared rather than one per request: opening the index and its spelling dictionary costs
+    about 0.2 s, the artefacts are read-only for the life of the process, and
+    :class:`kb.search.Searcher` serialises its Whoosh readers with its own lock. Several copies
+    would not search faster anyway, since scoring is CPU-bound Python under the GIL; repeated
+    queries are served by the page cache.
     """
 
     def __init__(self, index_dir: Path, kb: KnowledgeBase) -> None:
         self.index_dir = index_dir
         self.kb = kb
-        self._local = threading.local()
-        self._all: list[Any] = []
+        self._searcher: Any = None
         self._lock = threading.Lock()
         self.error: str | None = None
         if Searcher is None:
@@ -61,26 +66,26 @@ class SearcherPool:
         return self.error is None
 
     def get(self) -> Any:
-        """This thread's searcher (opened on first use)."""
+        """The searcher (opened on first use)."""
         if self.error is not None:
-            raise SearchError(self.error)
-        searcher = getattr(self._local, "searcher", None)
-        if searcher is None:
-            searcher = Searcher(self.index_dir, self.kb)  # type: ignore[misc]
-            self._local.searcher = searcher
+            raise SearchUnavailable(self.error)
+        if self._searcher is None:
             with self._lock:
-                self._all.append(searcher)
-        return searcher
+                if self._searcher is None:
+                    try:
+                        self._searcher = Searcher(self.index_dir, self.kb)  # type: ignore[misc]
+                    except Exception as exc:  # a damaged or outdated index: report, never crash
+                        log.exception("cannot open the search index at %s", self.index_dir)
+                        self.error = f"cannot open the search index ({exc.__class__.__name__})"
+                        raise SearchUnavailable(self.error) from None
+        return self._searcher
 
     def close(self) -> None:
-        """Close every searcher the pool opened."""
+        """Close the searcher if it was opened."""
         with self._lock:
-            for searcher in self._all:
-                try:
-                    searcher.close()
-                except Exception:  # closing is best effort at shutdown
-                    log.debug("closing a searcher failed", exc_info=True)
-            self._all.clear()
+            if self._searcher is not None:
+                self._searcher.close()
+                self._searcher = None
 
 
 def init_app(app: Flask) -> None:

@@ -11,13 +11,14 @@ from flask import url_for
 from kb.model import LANGS, KnowledgeBase
 from kb.rulenum import try_parse
 from kb.web import views
-from kb.web.resources import SearchError, get_search
+from kb.web.resources import SearchError, SearchUnavailable, get_search
 from kb.web.views import Page, PageError
 
 MAX_QUERY_CHARS = 200
 MAX_PAGE = 500
 PER_PAGE = 10
-KINDS = ("rule", "glossary", "example", "commentary", "tournament")
+#: The kind filter: "rules" is every numbered node (sections, rules and subrules).
+KINDS = ("rules", "glossary", "example", "commentary", "tournament")
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 
 
@@ -52,14 +53,18 @@ def _search_url(locale: str, params: dict[str, Any], **changes: Any) -> str:
     return url_for("pages.search", locale=locale, **merged)
 
 
-def _hit_url(kb: KnowledgeBase, locale: str, hit: dict[str, Any]) -> str:
+def _hit_url(kb: KnowledgeBase, locale: str, hit: dict[str, Any]) -> str | None:
     kind = hit.get("kind", "rule")
     number = str(hit.get("number") or "")
+    key = str(hit.get("key") or "")
     if kind == "glossary":
-        return url_for("pages.glossary_entry", locale=locale, key=number.lower() or "-")
+        return url_for("pages.glossary_entry", locale=locale, key=key) if key else None
     if kind == "example":
-        return url_for("pages.example", locale=locale, example_id=number or "-")
+        return url_for("pages.example", locale=locale, example_id=key) if key else None
     canonical = hit.get("canonical")
+    if kind in ("commentary", "tournament"):
+        # Commentary has no page of its own: it explains a rule, so link there.
+        return views.rule_url(locale, canonical) if canonical else None
     lang = hit.get("lang") or locale
     newest = kb.newest(lang)
     edition = hit.get("edition")
@@ -103,19 +108,27 @@ def search(kb: KnowledgeBase, locale: str, args: Mapping[str, str]) -> Page:
             limit=PER_PAGE,
             page=params["page"],
         )
+    except SearchUnavailable as error:
+        data["available"] = False
+        data["message"] = f"Search is unavailable: {error}."
+        return Page("pages/search.html", data, status=503)
     except SearchError as error:
         raise PageError(400, f"Bad query: {error}", query=params["q"]) from None
     found = result.to_json()
     groups: dict[str, dict[str, Any]] = {}
     for hit in found.get("hits", []):
-        key = f"{hit.get('kind')}:{hit.get('canonical') or hit.get('lang')}:{hit.get('number')}"
+        kind = hit.get("kind")
+        if kind in ("section", "rule", "subrule") and hit.get("canonical"):
+            key = f"rule:{hit['canonical']}"
+        else:
+            key = f"{kind}:{hit.get('lang')}:{hit.get('key') or hit.get('number')}"
         url = _hit_url(kb, locale, hit)
         group = groups.setdefault(
             key,
             {
-                "kind": hit.get("kind"),
+                "kind": kind,
                 "canonical": hit.get("canonical"),
-                "number": hit.get("canonical") or hit.get("number"),
+                "number": hit.get("canonical") or hit.get("number") or "",
                 "title": hit.get("title"),
                 "lang": hit.get("lang"),
                 "url": url,
@@ -153,7 +166,7 @@ def suggestions(kb: KnowledgeBase, prefix: str, lang: str, limit: int = 8) -> li
     if pool.available:
         try:
             return list(pool.get().suggest(prefix, lang, limit=limit))[:limit]
-        except SearchError:
+        except (SearchError, SearchUnavailable):
             return []
     wanted = prefix.lower()
     out: list[str] = []

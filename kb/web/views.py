@@ -17,9 +17,18 @@ from kb.rulenum import RuleNumber, try_parse
 from kb.web.i18n import LANGUAGE_NAMES, format_day
 from kb.web.render import markdown_html, rule_html, word_diff
 
+try:
+    from kb.link import TermMatcher
+except ImportError:  # pragma: no cover - kb.link is written in parallel
+    TermMatcher = None  # type: ignore[assignment,misc]
+
 PREVIEW_CHARS = 280
 MAX_PAGE_EXAMPLES = 4
 MAX_CHANGES_SHOWN = 400
+#: Above this many bytes of text a rule page lists its children instead of its whole subtree,
+#: which keeps every page well under 60 KB (section 7 alone is close to a megabyte).
+SUBTREE_BUDGET = 20_000
+MAX_TERMS = 24
 
 
 @dataclass
@@ -95,8 +104,15 @@ def resolve_edition(kb: KnowledgeBase, spec: str, lang: str) -> Edition | None:
 def lag(kb: KnowledgeBase, ed: Edition) -> dict[str, Any]:
     """How far an edition is behind the newest English one: which it follows, editions and days."""
     newest_en = kb.newest("en")
-    ref_id = ed.translates or ed.numbering or (ed.fits[-1] if ed.fits else None) or ed.id
-    ref = kb.editions.get(ref_id, ed)
+    ref = ed
+    for _ in range(4):
+        # Follow what the text translates, then the newest English edition its numbering fits.
+        nxt = ref.translates or (ref.fits[-1] if ref.fits else None)
+        if nxt is None and ref.numbering in kb.editions:
+            nxt = ref.numbering
+        if nxt is None or nxt == ref.id or nxt not in kb.editions:
+            break
+        ref = kb.editions[nxt]
     out: dict[str, Any] = {"follows": ref.id, "follows_date": ref.date, "editions": 0, "days": 0}
     if newest_en is None or not ref.date or not newest_en.date:
         return out
@@ -221,10 +237,41 @@ def _ref_href(locale: str, rule: Rule, pinned: str | None):  # type: ignore[no-u
     return href
 
 
-def _node(kb: KnowledgeBase, rule: Rule, locale: str, pinned: str | None, depth0: int) -> dict:
+def term_spans(kb: KnowledgeBase, rule: Rule) -> list[tuple[str, int, int]]:
+    """Where the glossary terms of a rule occur in its text: ``(key, start, end)``.
+
+    The matcher of each language's glossary is built once per process and kept on the base.
+    """
+    if TermMatcher is None or not rule.terms:
+        return []
+    cache = kb.__dict__.setdefault("_web_term_matchers", {})
+    glossary = kb.glossary.get(rule.edition) or _newest_glossary(kb, rule.lang)
+    if id(glossary) not in cache:
+        forms = {k: [g.term, *g.aliases] for k, g in glossary.items()}
+        cache[id(glossary)] = TermMatcher(forms, rule.lang) if forms else None
+    matcher = cache[id(glossary)]
+    if matcher is None:
+        return []
+    skip = [(r.start, r.end) for r in rule.refs]
+    return matcher.find(rule.text, skip=skip)
+
+
+def _newest_glossary(kb: KnowledgeBase, lang: str) -> dict[str, GlossaryEntry]:
+    for ed in reversed(kb.editions_of(lang)):
+        if kb.glossary.get(ed.id):
+            return kb.glossary[ed.id]
+    return {}
+
+
+def _node(
+    kb: KnowledgeBase, rule: Rule, locale: str, pinned: str | None, depth0: int, terms: bool = True
+) -> dict:
     num = try_parse(rule.number)
     href = _ref_href(locale, rule, pinned)
-    term_href = lambda key: url_for("pages.glossary_entry", locale=locale, key=key)  # noqa: E731
+
+    def term_href(key: str) -> str:
+        return url_for("pages.glossary_entry", locale=locale, key=key)
+
     examples = []
     for i, text in enumerate(rule.examples):
         refs = rule.example_refs[i] if i < len(rule.example_refs) else []
@@ -237,10 +284,20 @@ def _node(kb: KnowledgeBase, rule: Rule, locale: str, pinned: str | None, depth0
         "kind": rule.kind,
         "title": rule.title,
         "text": rule.text,
-        "html": rule_html(rule.text, rule.refs, href, terms=rule.terms, term_href=term_href),
+        "html": rule_html(
+            rule.text,
+            rule.refs,
+            href,
+            terms=term_spans(kb, rule) if terms else (),
+            term_href=term_href if terms else None,
+        ),
         "examples": examples,
         "canonical": rule.canonical,
         "change": rule.change,
+        "url": rule_url(locale, rule.number, pinned or rule.edition)
+        if pinned or not rule.canonical
+        else rule_url(locale, rule.canonical),
+        "children": len(rule.children),
     }
 
 
@@ -282,7 +339,7 @@ def _terms(kb: KnowledgeBase, rules: list[Rule], locale: str) -> list[dict[str, 
             {
                 "key": key,
                 "term": entry.term,
-                "definition": short(entry.definition, 400),
+                "definition": short(entry.definition, 240),
                 "lang": entry.lang,
                 "url": url_for("pages.glossary_entry", locale=locale, key=entry.key),
             }
@@ -401,6 +458,12 @@ def rule_page(
 ) -> Page:
     """A rule and its subtree with everything around it."""
     nodes = kb.subtree(rule)
+    shallow = rule.kind == "section" or (
+        sum(len(n.text.encode()) + sum(len(x.encode()) for x in n.examples) for n in nodes)
+        > SUBTREE_BUDGET
+    )
+    if shallow:
+        nodes = [rule, *(c for c in (kb.rule(rule.edition, n) for n in rule.children) if c)]
     num = try_parse(rule.number)
     depth0 = num.depth if num else 0
     ed = kb.editions[rule.edition]
@@ -446,13 +509,15 @@ def rule_page(
         "fallback": fallback,
         "pinned": bool(pinned),
         "edition": edition_info(ed, locale),
+        "lag": lag(kb, ed) if ed.lang != "en" else None,
         "current_url": rule_url(locale, canonical) if canonical else None,
-        "subtree": [_node(kb, n, locale, pinned, depth0) for n in nodes[1:]],
+        "subtree": [_node(kb, n, locale, pinned, depth0, not shallow) for n in nodes[1:]],
+        "shallow": shallow,
         "breadcrumbs": crumbs,
         "prev": link(prev),
         "next": link(nxt),
         "previews": _previews(kb, nodes, locale, pinned),
-        "terms": _terms(kb, nodes, locale),
+        "terms": _terms(kb, nodes[:1] if shallow else nodes, locale)[:MAX_TERMS],
         "translations": _translations(kb, rule, locale),
         "history": _history(kb, canonical, locale) if canonical else [],
         "old_numbers": _old_numbers(kb, canonical, locale) if canonical else [],

@@ -48,20 +48,24 @@
     link.setAttribute("aria-describedby", "popover");
   }
   function lookup(link) {
-    if (link.classList.contains("term")) {
-      var t = terms[link.dataset.term];
-      if (t) { show(link, t); }
-      return;
-    }
+    var isTerm = link.classList.contains("term");
     var path = link.getAttribute("href").split("#")[0];
-    if (previews[path]) { show(link, previews[path]); return; }
+    var known = isTerm ? terms[link.dataset.term] : previews[path];
+    if (known) { show(link, known); return; }
     if (path.charAt(0) !== "/") { return; }
+    // Not listed on the page: ask the page's JSON twin (same origin, so it works offline).
     fetch(path + ".json", { headers: { Accept: "application/json" } })
       .then(function (r) { return r.ok ? r.json() : null; })
       .then(function (data) {
-        if (!data || !data.rule) { return; }
-        previews[path] = data.rule.number + " " + (data.rule.title || "") + " — " + data.rule.text.slice(0, 280);
-        show(link, previews[path]);
+        var text = null;
+        if (data && data.rule) {
+          text = data.rule.number + " " + (data.rule.title || "") + " — " + data.rule.text.slice(0, 280);
+          previews[path] = text;
+        } else if (data && data.entry) {
+          text = data.entry.term + ": " + data.entry.definition.slice(0, 280);
+          terms[link.dataset.term] = text;
+        }
+        if (text) { show(link, text); }
       })
       .catch(function () {});
   }
