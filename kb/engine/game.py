@@ -1042,7 +1042,7 @@ class Game:
         had_priority = self.priority == p
         self._leave([p], "conceded")
         if not self.game_over and had_priority:
-            self._give_priority(self._next_in_game(p), _rules("800.4h"))
+            self._give_priority(self._next_in_game(p), _rules("800.4a", "117.3d"), " (next in turn order)")
 
     # ---- combat declarations (turn-based actions) -------------------------------------------
     def _act_attack(self, p: int, action: Action) -> None:
@@ -1530,7 +1530,7 @@ class Game:
                         obj.attacking = None
                 self._emit(
                     "leave",
-                    f"{pl.name} leaves the game ({why}); the objects {pl.name} owns leave with them",
+                    f"{pl.name} leaves the game ({why}); every object {pl.name} owns leaves the game too",
                     _rules("800.4a", "104.3a") if why == "conceded" else _rules("800.4a"),
                     p,
                 )
