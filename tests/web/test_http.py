@@ -1,0 +1,270 @@
+"""Redirects, permalinks, linkify, OpenSearch, caching, security headers and every error case."""
+
+from __future__ import annotations
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+
+from kb.web import create_app
+
+
+# ---- redirects and permalinks --------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("accept", "target"),
+    [
+        ("fr-FR,fr;q=0.9,en;q=0.8", "/fr/"),
+        ("ja", "/ja/"),
+        ("de-DE,de;q=0.9", "/en/"),
+        ("", "/en/"),
+        ("de;q=0.9,ja;q=0.5", "/ja/"),
+    ],
+)
+def test_root_picks_a_locale_from_accept_language(
+    client: FlaskClient, accept: str, target: str
+) -> None:
+    response = client.get("/", headers={"Accept-Language": accept})
+    assert response.status_code == 302
+    assert response.headers["Location"] == target
+    assert response.headers["Vary"] == "Accept-Language"
+
+
+@pytest.mark.parametrize(
+    ("url", "accept", "target"),
+    [
+        ("/r/117.3a", "fr", "/fr/rules/117.3a"),
+        ("/r/R1173a", "ja", "/ja/rules/117.3a"),
+        ("/r/%EF%BC%91%EF%BC%91%EF%BC%97%EF%BC%8E%EF%BC%93%EF%BD%81", "en", "/en/rules/117.3a"),
+        ("/r/116.3b?edition=2019-06-14", "en", "/en/rules/117.3b"),
+        ("/r/116.3b?edition=en-2019-06-14&lang=fr", "en", "/fr/rules/117.3b"),
+        ("/r/116?edition=fr-2019-06-14", "fr", "/fr/rules/117"),
+        ("/r/117.3a.json", "en", "/en/rules/117.3a.json"),
+        ("/r/?number=117.5&lang=ja", "en", "/ja/rules/117.5"),
+    ],
+)
+def test_permalinks_redirect_to_the_current_rule(
+    client: FlaskClient, url: str, accept: str, target: str
+) -> None:
+    response = client.get(url, headers={"Accept-Language": accept})
+    assert response.status_code == 302, response.get_data(as_text=True)[:300]
+    assert response.headers["Location"] == target
+
+
+@pytest.mark.parametrize(
+    ("url", "target"),
+    [
+        ("/en/rules/117.3a.", "/en/rules/117.3a"),
+        ("/en/rules/R1173a", "/en/rules/117.3a"),
+        ("/en/rules/rule%20117.3A", "/en/rules/117.3a"),
+        ("/en/rules/116.3b?edition=2019-06-14", "/en/rules/117.3b"),
+        ("/en/rules/116.3b.json?edition=2019-06-14", "/en/rules/117.3b.json"),
+        ("/en/2019-06-14/rules/116.3b", "/en/en-2019-06-14/rules/116.3b"),
+        ("/fr/glossary/trigger", "/fr/glossary/triggered%20ability"),
+        ("/fr/glossary/PRIORITY", "/fr/glossary/priority"),
+        ("/fr/glossary/trigger.json", "/fr/glossary/triggered%20ability.json"),
+    ],
+)
+def test_other_spellings_redirect_permanently(client: FlaskClient, url: str, target: str) -> None:
+    response = client.get(url)
+    assert response.status_code == 301
+    assert response.headers["Location"] == target
+
+
+def test_anchor_pages_carry_the_mapping_script(client: FlaskClient) -> None:
+    for url in ("/r/", "/en/rules/"):
+        html = client.get(url).get_data(as_text=True)
+        assert '<div id="anchor-map" data-target="/r/"' in html
+        assert '<script src="/static/app.js' in html
+
+
+# ---- linkify -------------------------------------------------------------------------------
+def test_linkify_json(client: FlaskClient) -> None:
+    text = "Per rule 117.3a <b>you</b> get priority; see also 999.9z and 116.3b."
+    response = client.post("/api/linkify", json={"text": text, "lang": "en"})
+    assert response.status_code == 200
+    body = response.get_json()
+    assert body["ok"] is True
+    assert 'href="http://localhost/en/rules/117.3a" data-rule="117.3a">' in body["html"]
+    assert "&lt;b&gt;you&lt;/b&gt;" in body["html"]
+    by_number = {r["number"]: r for r in body["refs"]}
+    assert by_number["117.3a"]["canonical"] == "117.3a"
+    # a number no current rule has is read in the newest edition that had it
+    assert by_number["116.3b"]["canonical"] == "117.3b"
+    assert by_number["999.9z"]["url"] is None and "999.9z</a>" not in body["html"]
+    assert response.headers["Access-Control-Allow-Origin"] == "*"
+
+
+def test_linkify_old_numbers_through_an_edition_and_html_form(client: FlaskClient) -> None:
+    response = client.post(
+        "/api/linkify?format=html",
+        data={"text": "voir règle 116.3b", "lang": "fr", "edition": "2019-06-14"},
+    )
+    assert response.mimetype == "text/html"
+    html = response.get_data(as_text=True)
+    assert html.startswith("voir ")
+    assert html.endswith('href="http://localhost/fr/rules/117.3b" data-rule="117.3b">116.3b</a>')
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"json": {"lang": "en"}}, "Missing 'text'"),
+        ({"json": ["text"]}, "not a JSON object"),
+        ({"json": {"text": "117", "lang": "de"}}, "Unknown language"),
+        ({"json": {"text": "x" * 100_001}}, "too long"),
+        ({"json": {"text": "117.1", "edition": 3}}, "'edition' must be a string"),
+        ({"data": b"\xff\xfe{", "content_type": "application/json"}, "not a JSON object"),
+    ],
+)
+def test_linkify_rejects_bad_bodies(client: FlaskClient, kwargs: dict, message: str) -> None:
+    response = client.post("/api/linkify", **kwargs)
+    assert response.status_code == 400
+    body = response.get_json()
+    assert body["ok"] is False and body["status"] == 400 and message in body["error"]
+
+
+def test_linkify_preflight_and_method(client: FlaskClient) -> None:
+    pre = client.options("/api/linkify")
+    assert pre.status_code == 204
+    assert "POST" in pre.headers["Access-Control-Allow-Methods"]
+    get = client.get("/api/linkify")
+    assert get.status_code == 405 and get.get_json()["ok"] is False
+
+
+# ---- OpenSearch ----------------------------------------------------------------------------
+def test_opensearch_description_and_suggestions(client: FlaskClient) -> None:
+    xml = client.get("/fr/opensearch.xml")
+    assert xml.mimetype == "application/opensearchdescription+xml"
+    text = xml.get_data(as_text=True)
+    assert 'template="http://localhost/fr/search?q={searchTerms}"' in text
+    assert 'type="application/x-suggestions+json"' in text
+    assert "<ShortName>Règles MTG (fr)</ShortName>" in text
+    html = client.get("/fr/").get_data(as_text=True)
+    assert 'rel="search" type="application/opensearchdescription+xml"' in html
+    suggest = client.get("/en/suggest?q=trig").get_json()
+    assert suggest == ["trig", ["Triggered Ability"]]
+
+
+# ---- caching -------------------------------------------------------------------------------
+def test_etag_from_content_hash_and_304(client: FlaskClient) -> None:
+    first = client.get("/en/rules/117")
+    etag = first.headers["ETag"]
+    assert first.headers["Cache-Control"] == "public, max-age=300"
+    again = client.get("/en/rules/117", headers={"If-None-Match": etag})
+    assert again.status_code == 304 and again.data == b""
+    other = client.get("/en/rules/117.json")
+    assert other.headers["ETag"] != etag
+    stale = client.get("/en/rules/117", headers={"If-None-Match": '"nope"'})
+    assert stale.status_code == 200
+
+
+def test_etag_changes_with_the_build(tmp_path, kb) -> None:  # type: ignore[no-untyped-def]
+    one = create_app({"INSTANCE": tmp_path, "KB": kb}).test_client().get("/en/rules/117")
+    kb.content_hash = "another-build"
+    two = create_app({"INSTANCE": tmp_path, "KB": kb}).test_client().get("/en/rules/117")
+    assert one.headers["ETag"] != two.headers["ETag"]
+
+
+def test_revalidation_without_the_page_cache(tmp_path, kb) -> None:  # type: ignore[no-untyped-def]
+    client = create_app({"INSTANCE": tmp_path, "KB": kb, "PAGE_CACHE": False}).test_client()
+    etag = client.get("/fr/glossary/").headers["ETag"]
+    assert client.get("/fr/glossary/", headers={"If-None-Match": etag}).status_code == 304
+
+
+def test_cached_page_is_served_identically(client: FlaskClient) -> None:
+    one, two = client.get("/ja/rules/117.3a"), client.get("/ja/rules/117.3a")
+    assert one.data == two.data and one.headers["ETag"] == two.headers["ETag"]
+    assert two.headers["Content-Security-Policy"]
+
+
+# ---- security headers ----------------------------------------------------------------------
+@pytest.mark.parametrize("url", ["/en/", "/en/rules/117.json", "/nowhere", "/r/999.9"])
+def test_security_headers_everywhere(client: FlaskClient, url: str) -> None:
+    headers = client.get(url).headers
+    csp = headers["Content-Security-Policy"]
+    assert "script-src 'self'" in csp and "frame-ancestors 'none'" in csp
+    assert "unsafe-inline" not in csp
+    assert headers["X-Content-Type-Options"] == "nosniff"
+    assert headers["Referrer-Policy"] == "strict-origin-when-cross-origin"
+
+
+def test_no_inline_script_or_style(client: FlaskClient) -> None:
+    for url in ("/en/", "/en/rules/117", "/en/examples/shock-response", "/r/"):
+        html = client.get(url).get_data(as_text=True)
+        assert "<script>" not in html and " style=" not in html and "<style" not in html
+        assert " on" + "click=" not in html
+
+
+# ---- errors --------------------------------------------------------------------------------
+def test_unknown_rule_is_a_404_with_nearest_rules(client: FlaskClient) -> None:
+    page = client.get("/en/rules/117.9")
+    assert page.status_code == 404
+    assert 'href="/en/rules/117.3"' in page.get_data(as_text=True)
+    body = client.get("/en/rules/117.9.json").get_json()
+    assert body["ok"] is False and body["status"] == 404
+    assert "117" in [s["number"] for s in body["suggestions"]]
+
+
+@pytest.mark.parametrize(
+    ("url", "status"),
+    [
+        ("/de/rules/117", 404),
+        ("/en/rules/banana", 404),
+        ("/en/rules/" + "9" * 5000, 414),
+        ("/en/rules/117.3a%00", 404),
+        ("/en/rules/%FF%FE", 404),
+        ("/en/rules/1000", 404),
+        ("/en/rules/0", 404),
+        ("/en/rules/-117", 404),
+        ("/en/rules/117.3a?edition=1999", 400),
+        ("/en/1999-01-01/rules/117", 404),
+        ("/en/en-2019-06-14/rules/117.5", 404),
+        ("/en/search?q=" + "x" * 5000, 414),
+        ("/en/search?q=" + "x" * 300, 400),
+        ("/en/search?q=a%00b", 400),
+        ("/en/search?q=x&lang=de", 400),
+        ("/en/search?q=x&kind=%3Cscript%3E", 400),
+        ("/en/search?q=x&page=0", 400),
+        ("/en/search?q=x&page=-1", 400),
+        ("/en/search?q=x&page=99999999999999999999", 400),
+        ("/en/glossary/" + "z" * 3000, 414),
+        ("/en/glossary/" + "z" * 300, 404),
+        ("/en/editions/a..b", 404),
+        ("/en/examples/%3Cimg%3E", 404),
+        ("/r/" + "1" * 300, 404),
+        ("/r/117?edition=%00", 400),
+        ("/en/suggest?q=x&lang=xx", 400),
+    ],
+)
+def test_hostile_inputs_get_clear_errors(client: FlaskClient, url: str, status: int) -> None:
+    page = client.get(url)
+    assert page.status_code == status, page.get_data(as_text=True)[:300]
+    html = page.get_data(as_text=True)
+    assert "Traceback" not in html and "<script>" not in html.split("<main", 1)[-1]
+    assert "<img>" not in html
+
+
+@pytest.mark.parametrize("url", ["/en/rules/999.json", "/en/search.json?q=x&lang=de"])
+def test_json_errors_use_the_envelope(client: FlaskClient, url: str) -> None:
+    response = client.get(url)
+    body = response.get_json()
+    assert body["ok"] is False and body["status"] == response.status_code
+    assert isinstance(body["error"], str) and body["error"]
+
+
+def test_an_unexpected_failure_is_a_clean_500(app: Flask) -> None:
+    def boom() -> str:
+        raise RuntimeError("secret detail")
+
+    app.add_url_rule("/boom", "boom", boom)
+    response = app.test_client().get("/boom")
+    assert response.status_code == 500
+    text = response.get_data(as_text=True)
+    assert "secret detail" not in text and "Traceback" not in text
+
+
+def test_search_without_an_index_says_so(client: FlaskClient) -> None:
+    page = client.get("/fr/search?q=priorit%C3%A9")
+    assert page.status_code == 503
+    assert "La recherche est indisponible" in page.get_data(as_text=True)
+    assert client.get("/fr/search").status_code == 200

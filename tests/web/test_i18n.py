@@ -1,0 +1,114 @@
+"""The interface catalogs are complete in en, fr and ja, and dates read the way each locale writes."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from babel.messages.extract import extract_from_dir
+from babel.messages.pofile import read_po
+
+from kb.paths import PROJECT_DIR
+from kb.web.i18n import LOCALES, TRANSLATIONS_DIR, format_day, format_number, negotiate, po_path
+
+KEYWORDS = {"_": None, "gettext": None, "ngettext": (1, 2)}
+METHODS = [
+    ("kb/web/**.py", "python"),
+    ("templates/**.html", "jinja2"),
+    ("templates/**.xml", "jinja2"),
+]
+PLACEHOLDER = re.compile(r"%\((\w+)\)[sd]")
+
+
+def extracted() -> set[str]:
+    """Every message the code and the templates use, as the extractor sees them today."""
+    found: set[str] = set()
+    options = {"**.html": {"extensions": "jinja2.ext.i18n"}}
+    for _file, _line, message, _comments, _ctx in extract_from_dir(
+        str(PROJECT_DIR), METHODS, options_map=options, keywords=KEYWORDS
+    ):
+        found.add(message[0] if isinstance(message, tuple) else message)
+    return found
+
+
+def catalog(locale: str):  # type: ignore[no-untyped-def]
+    with po_path(locale).open("rb") as fp:
+        return read_po(fp, locale=locale)
+
+
+def test_babel_cfg_matches_the_extraction_used_here() -> None:
+    cfg = (PROJECT_DIR / "babel.cfg").read_text(encoding="utf-8")
+    for pattern, method in METHODS:
+        assert f"[{method}: {pattern}]" in cfg
+
+
+def test_template_catalog_is_up_to_date() -> None:
+    with (TRANSLATIONS_DIR / "messages.pot").open("rb") as fp:
+        pot = {m.id[0] if isinstance(m.id, tuple) else m.id for m in read_po(fp) if m.id}
+    missing = extracted() - pot
+    assert not missing, f"run pybabel extract (see babel.cfg): not in messages.pot: {missing}"
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_every_string_is_translated(locale: str) -> None:
+    cat = catalog(locale)
+    ids = {m.id[0] if isinstance(m.id, tuple) else m.id: m for m in cat if m.id}
+    untranslated = sorted(
+        msgid
+        for msgid in extracted()
+        if msgid not in ids
+        or ids[msgid].fuzzy
+        or not all(
+            ids[msgid].string if isinstance(ids[msgid].string, tuple) else [ids[msgid].string]
+        )
+    )
+    assert not untranslated, f"{po_path(locale)}: untranslated: {untranslated}"
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_translations_keep_their_placeholders(locale: str) -> None:
+    for message in catalog(locale):
+        if not message.id:
+            continue
+        ids = message.id if isinstance(message.id, tuple) else (message.id,)
+        strings = message.string if isinstance(message.string, tuple) else (message.string,)
+        wanted = set(PLACEHOLDER.findall(ids[0])) | set(PLACEHOLDER.findall(ids[-1]))
+        for string in strings:
+            assert set(PLACEHOLDER.findall(string)) == wanted, (locale, ids[0], string)
+
+
+@pytest.mark.parametrize(
+    ("locale", "expected"),
+    [("en", "November 14, 2025"), ("fr", "14 novembre 2025"), ("ja", "2025年11月14日")],
+)
+def test_dates_per_locale(locale: str, expected: str) -> None:
+    assert format_day("2025-11-14", locale) == expected
+
+
+def test_numbers_and_bad_dates() -> None:
+    assert format_number(3255, "en") == "3,255"
+    assert format_number(3255, "fr") == "3\u202f255"
+    assert format_day(None, "fr") == ""
+    assert format_day("2010-07-01..2019-06-30", "en") == "2010-07-01..2019-06-30"
+
+
+@pytest.mark.parametrize(
+    ("pairs", "expected"),
+    [
+        ([("fr-CA", 1.0), ("en", 0.5)], "fr"),
+        ([("ja-JP", 1.0)], "ja"),
+        ([("de", 1.0), ("es", 0.8)], "en"),
+        ([], "en"),
+        ([("EN_us", 1.0)], "en"),
+    ],
+)
+def test_negotiate(pairs: list[tuple[str, float]], expected: str) -> None:
+    assert negotiate(pairs) == expected
+
+
+def test_catalogs_are_compiled_from_po(tmp_path: Path) -> None:
+    from kb.web.i18n import translations
+
+    assert translations("fr").ugettext("Search") == "Rechercher"
+    assert translations("ja").ungettext("%(num)d result", "%(num)d results", 3) == "%(num)d件の結果"
