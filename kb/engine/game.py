@@ -1042,7 +1042,9 @@ class Game:
         had_priority = self.priority == p
         self._leave([p], "conceded")
         if not self.game_over and had_priority:
-            self._give_priority(self._next_in_game(p), _rules("800.4a", "117.3d"), " (next in turn order)")
+            self._give_priority(
+                self._next_in_game(p), _rules("800.4a", "117.3d"), " (next in turn order)"
+            )
 
     # ---- combat declarations (turn-based actions) -------------------------------------------
     def _act_attack(self, p: int, action: Action) -> None:

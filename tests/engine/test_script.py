@@ -1,0 +1,171 @@
+"""The example language: parsing, error messages with file:line, the runner and the CLI."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+
+from kb.engine import examples_cli, run_example_file, run_examples
+from kb.engine.cards import CardError, parse_card
+from kb.engine.examples import parse_rules_line
+
+GOOD = """# Bolt the bear
+
+rules: 117.3b, 117.4
+
+```game
+players: Alice, Bob
+turn: Alice, precombat main
+Alice has: hand [Lightning Bolt]; battlefield [Mountain]
+Bob has: battlefield [Grizzly Bears]
+Alice casts Lightning Bolt targeting Grizzly Bears
+Alice passes
+Bob passes
+? resolved: Lightning Bolt
+? graveyard Bob: [Grizzly Bears]
+? priority: Alice
+```
+"""
+
+
+def write(tmp_path: Path, text: str, name: str = "ex.md") -> Path:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_a_good_example_passes_with_trace(tmp_path):
+    result = run_example_file(write(tmp_path, GOOD))
+    assert result.passed, result.failures
+    assert result.title == "Bolt the bear"
+    assert result.rules == ["117.3b", "117.4"]
+    assert result.id == "ex"
+    kinds = [e["kind"] for e in result.trace]
+    assert "resolve" in kinds and "state-based actions" in kinds
+    assert all({"seq", "kind", "player", "text", "rules", "step"} <= set(e) for e in result.trace)
+    assert "Lightning Bolt resolves" in result.trace_text
+
+
+def test_failing_expectation_names_file_line_expected_and_actual(tmp_path):
+    path = write(tmp_path, GOOD.replace("? priority: Alice", "? priority: Bob"))
+    result = run_example_file(path)
+    assert not result.passed
+    assert result.failures == [f"{path}:15: expected priority: Bob, got Alice"]
+
+
+def test_syntax_errors_name_file_and_line(tmp_path):
+    text = GOOD.replace("Alice passes\n", "Alice dances\n", 1).replace(
+        "? priority: Alice", "? weather: sunny"
+    )
+    path = write(tmp_path, text)
+    result = run_example_file(path)
+    assert not result.passed
+    assert result.failures[0].startswith(f"{path}:11: syntax error: unknown action 'dances'")
+    assert result.failures[1].startswith(f"{path}:15: syntax error: unknown expectation 'weather'")
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ("card Oops: instant {R}; explode loudly", "unknown effect"),
+        ("turn: Zed, upkeep", "unknown player 'Zed'"),
+        ("turn: Alice, lunch", "unknown step 'lunch'"),
+        ("Alice has: hand Lightning Bolt", "is a list in brackets"),
+        ('Alice says "hurry"', "unknown shortcut"),
+        ("advance to Alice teatime", "unknown step"),
+    ],
+)
+def test_bad_lines_are_reported(tmp_path, line, message):
+    text = GOOD.replace("Alice passes\n", line + "\n", 1)
+    result = run_example_file(write(tmp_path, text))
+    assert not result.passed
+    assert any(":11: syntax error:" in f and message in f for f in result.failures), result.failures
+
+
+def test_unexpected_rejection_fails_at_the_action_line(tmp_path):
+    text = GOOD.replace("Alice passes\n", "Alice plays Mountain\n", 1)
+    result = run_example_file(write(tmp_path, text))
+    assert not result.passed
+    assert ":11: action rejected:" in result.failures[0]
+    assert "305.1" in result.failures[0]
+
+
+def test_expected_rejection_that_was_accepted_fails(tmp_path):
+    text = GOOD.replace("Alice passes\n", "Alice passes\n? rejected: 117.1\n", 1)
+    result = run_example_file(write(tmp_path, text))
+    assert any("the action at line 11 was accepted" in f for f in result.failures)
+
+
+def test_unknown_card_in_setup_is_a_failure_not_an_exception(tmp_path):
+    text = GOOD.replace("Grizzly Bears]", "Black Lotus]", 1)
+    result = run_example_file(write(tmp_path, text))
+    assert not result.passed
+    assert "setup: unknown card 'Black Lotus'" in result.failures[0]
+
+
+def test_unreadable_and_empty_files_never_raise(tmp_path):
+    missing = run_example_file(tmp_path / "nope.md")
+    assert not missing.passed and missing.failures
+    empty = run_example_file(write(tmp_path, "just prose\n"))
+    assert not empty.passed
+    assert any("no ```game block" in f for f in empty.failures)
+    binary = tmp_path / "bin.md"
+    binary.write_bytes(b"\xff\xfe\x00bad")
+    assert not run_example_file(binary).passed
+
+
+def test_cli_prints_one_line_per_example_and_a_summary(tmp_path):
+    write(tmp_path, GOOD, "a-good.md")
+    write(
+        tmp_path,
+        GOOD.replace("? life", "?").replace("? priority: Alice", "? priority: Bob"),
+        "b-bad.md",
+    )
+    out = io.StringIO()
+    code = examples_cli([str(tmp_path)], out=out)
+    lines = out.getvalue().splitlines()
+    assert code == 1
+    assert lines[0] == "PASS a-good (117.3b, 117.4)"
+    assert lines[1].startswith("FAIL b-bad (117.3b, 117.4): ")
+    assert "expected priority: Bob, got Alice" in lines[1]
+    assert lines[-1] == "1 passed, 1 failed"
+
+
+def test_cli_trace_and_missing_path(tmp_path):
+    path = write(tmp_path, GOOD)
+    out = io.StringIO()
+    assert examples_cli([str(path)], trace=True, out=out) == 0
+    assert "Alice receives priority" in out.getvalue()
+    out = io.StringIO()
+    assert examples_cli([str(tmp_path / "missing.md")], out=out) == 1
+    assert "no such file" in out.getvalue()
+
+
+def test_run_examples_expands_folders(tmp_path):
+    write(tmp_path, GOOD, "one.md")
+    write(tmp_path, GOOD, "two.md")
+    assert [r.id for r in run_examples([tmp_path])] == ["one", "two"]
+
+
+def test_rules_line_parsing():
+    assert parse_rules_line("x\nrules: 117.3b, 117.4, MTR 4.2\n") == ["117.3b", "117.4", "MTR 4.2"]
+    assert parse_rules_line("no rules here") == []
+
+
+def test_card_language():
+    elves = parse_card("Elves", "creature {G} 1/1; ability {T}: add {G}")
+    assert elves.abilities[0].is_mana_ability and elves.abilities[0].tap
+    pinger = parse_card(
+        "Pinger", "creature {2}{U} 1/1; ability {1}, {T}: deal 1 damage to any target"
+    )
+    assert not pinger.abilities[0].is_mana_ability and pinger.abilities[0].mana_cost.total == 1
+    helix = parse_card("Helix", "instant {R}{W}; deal 3 damage to any target and gain 3 life")
+    assert [e.kind for e in helix.effects] == ["damage", "gain"] and helix.targets == ["any"]
+    with pytest.raises(CardError, match="no card type"):
+        parse_card("Blob", "{2} 2/2")
+    with pytest.raises(CardError, match="needs power/toughness"):
+        parse_card("Blob", "creature {2}")
+    with pytest.raises(CardError, match="unknown trigger condition"):
+        parse_card("Blob", "creature {2} 1/1; trigger whenever the moon rises: draw 1")
