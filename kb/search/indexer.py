@@ -19,12 +19,17 @@ from whoosh import index as whoosh_index
 from whoosh.fields import ID, KEYWORD, TEXT, Schema
 
 from kb.model import LANGS, KnowledgeBase, Rule
+from kb.rulenum import try_parse
 from kb.search.analysis import JA_DEFAULT, SpanTokenizer
 
 #: Bumped whenever the schema, the analysers or the documents change meaning.
-FORMAT = 2
+FORMAT = 3
 META_FILE = "meta.json"
 INDEX_NAME = "kb"
+
+#: Relative weight of a document by kind: a short glossary definition or wiki paragraph should
+#: not outrank the rule it summarises (a query that *is* a glossary term pins that entry first).
+KIND_BOOST = {"glossary": 0.35, "commentary": 0.8, "tournament": 0.8, "example": 0.8}
 
 #: Kinds of documents; ``rule`` as a filter also covers sections and subrules.
 KINDS = ("section", "rule", "subrule", "glossary", "commentary", "tournament", "example")
@@ -91,8 +96,12 @@ def documents(kb: KnowledgeBase) -> list[Doc]:
     order = {e.id: (e.date or "", e.id) for e in kb.editions.values()}
     # Oldest edition first, so a document's reference ends up in the newest edition having it.
     for ed_id in sorted(kb.rules, key=lambda e: order.get(e, ("", e))):
-        for rule in kb.rules[ed_id].values():
-            body = "\n".join([rule.text, *rule.examples])
+        table = kb.rules[ed_id]
+        for rule in table.values():
+            # A subrule's body ends with its rule's title: context a reader sees, weighed as
+            # one more word (as a title it outranked the subrule's own words).
+            context = "" if rule.title else _rule_title(table, rule)
+            body = "\n".join([rule.text, *rule.examples, context]).strip()
             key = ("r", rule.lang, rule.number, rule.canonical, rule.title, body)
             doc = by_text.get(key)
             if doc is None:
@@ -153,8 +162,17 @@ def documents(kb: KnowledgeBase) -> list[Doc]:
     return docs
 
 
-def _fields(doc: Doc) -> dict[str, str]:
-    out = {
+def _rule_title(table: dict[str, Rule], rule: Rule) -> str:
+    number = try_parse(rule.number)
+    for anc in number.ancestors() if number else []:
+        node = table.get(str(anc))
+        if node is not None and node.title and not anc.is_section:
+            return node.title
+    return ""
+
+
+def _fields(doc: Doc) -> dict[str, Any]:
+    out: dict[str, Any] = {
         "ref": doc.ref,
         "kind": doc.kind,
         "lang": doc.lang,
@@ -170,7 +188,11 @@ def _fields(doc: Doc) -> dict[str, str]:
         if doc.current:
             # The spelling vocabulary is today's: old editions only add obsolete words.
             out[f"plain_{doc.lang}"] = f"{doc.title}\n{doc.body}"
-    return {k: v for k, v in out.items() if v}
+    out = {k: v for k, v in out.items() if v}
+    boost = KIND_BOOST.get(doc.kind, 1.0)
+    if boost != 1.0:
+        out["_boost"] = boost
+    return out
 
 
 def index_is_current(kb: KnowledgeBase, index_dir: Path) -> bool:

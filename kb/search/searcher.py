@@ -541,6 +541,7 @@ class Searcher:
             for tok in terms(fix, code):
                 self._mark(out, code, [tok])
                 clauses.append(wq.Term(f"body_{code}", tok, boost=0.8))
+                clauses.append(wq.Term(f"title_{code}", tok, boost=0.8))
         return clauses
 
     def _prefix(self, text: str, code: str, out: _Compiled) -> wq.Query | None:
@@ -614,8 +615,9 @@ class Searcher:
         ):
             return
         phrase = " ".join(w.text for w in qp.words(parsed.tree))
+        fixed = " ".join(out.corrections.get(w.text, w.text) for w in qp.words(parsed.tree))
         for code in scope:
-            candidates = [phrase]
+            candidates = [phrase, fixed] if fixed != phrase else [phrase]
             for src in LANGS:
                 if src != code:
                     candidates.extend(self._term_names.translate(phrase, src, code, whole=True))
