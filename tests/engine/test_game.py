@@ -89,11 +89,6 @@ def test_an_action_between_passes_resets_the_succession():
 
 
 def test_mana_ability_is_an_action_that_breaks_the_succession():
-    game = new_game(alice_battlefield=["Mountain"])
-    act(game, "Alice", "pass")
-    act(game, "Bob", "pass")
-    assert game.step == Step.BEGINNING_OF_COMBAT
-    act(game, "Alice", "pass")
     game2 = new_game(alice_battlefield=["Mountain"], bob_battlefield=["Forest"])
     act(game2, "Alice", "pass")
     act(game2, "Bob", "mana", "Forest", mana="{G}")
