@@ -23,7 +23,9 @@ except ImportError:  # pragma: no cover - kb.link is written in parallel
     TermMatcher = None  # type: ignore[assignment,misc]
 
 PREVIEW_CHARS = 280
-MAX_PAGE_EXAMPLES = 4
+MAX_PAGE_EXAMPLES = 3
+#: Steps of each example's trace shown on a rule page (the example's own page has them all).
+MAX_PAGE_TRACE = 12
 MAX_CHANGES_SHOWN = 400
 #: Above this many bytes of text a rule page lists its children instead of its whole subtree,
 #: which keeps every page well under 60 KB (section 7 alone is close to a megabyte).
@@ -487,7 +489,9 @@ def rule_page(
     shown = []
     for ex in examples[:MAX_PAGE_EXAMPLES]:
         item = example_summary(ex, locale)
-        item["trace"] = trace_rows(ex, locale)
+        rows = trace_rows(ex, locale)
+        item["trace"] = rows[:MAX_PAGE_TRACE]
+        item["trace_more"] = max(0, len(rows) - MAX_PAGE_TRACE)
         shown.append(item)
     permalink = (
         url_for("links.permalink", number=canonical)
@@ -698,7 +702,11 @@ def examples_index(kb: KnowledgeBase, locale: str) -> Page:
 def example_page(kb: KnowledgeBase, locale: str, ex: ExampleInfo) -> Page:
     """One example: its prose (Markdown, sanitised) and the engine's trace, step by step."""
     data = example_summary(ex, locale)
-    data["html"] = markdown_html(ex.markdown, lambda n: rule_url(locale, n))
+    prose = ex.markdown
+    first, _, rest = prose.partition("\n")
+    if first.lstrip("# ").strip() == ex.title.strip():
+        prose = rest  # the page prints the title as its own heading
+    data["html"] = markdown_html(prose, lambda n: rule_url(locale, n))
     data["trace"] = trace_rows(ex, locale)
     data["rule_links"] = [{"number": r, "url": rule_url(locale, r)} for r in ex.rules]
     return Page(

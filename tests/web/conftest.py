@@ -27,6 +27,9 @@ from kb.model import (
 from kb.rulenum import parse
 from kb.web import create_app
 
+#: The shared official English editions (test data we read in place, never copy).
+CR_EN_DIR = Path(__file__).resolve().parents[2].parent / "shared" / "corpus-raw" / "cr-en"
+
 OLD, NEW, FR, JA = "en-2019-06-14", "en-2019-07-12", "fr-2019-06-14", "ja-2023-11-17"
 
 
@@ -251,3 +254,28 @@ def app(tmp_path: Path, kb: KnowledgeBase) -> Iterator[Flask]:
 def client(app: Flask) -> FlaskClient:
     """A test client of :func:`app`."""
     return app.test_client()
+
+
+# ---- a real instance ---------------------------------------------------------------------------
+@pytest.fixture(scope="session")
+def web_instance(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The embedded corpus, plus the shared English editions when present, built once."""
+    from kb.build import build
+
+    instance = tmp_path_factory.mktemp("web") / "instance"
+    build(instance, [CR_EN_DIR] if any(CR_EN_DIR.glob("*.txt")) else [])
+    return instance
+
+
+@pytest.fixture(scope="session")
+def real_app(web_instance: Path) -> Iterator[Flask]:
+    """The app over the built instance, with its search index."""
+    app = create_app({"INSTANCE": web_instance, "TESTING": True})
+    yield app
+    app.extensions["kb_search"].close()
+
+
+@pytest.fixture
+def real_client(real_app: Flask) -> FlaskClient:
+    """A test client of :func:`real_app`."""
+    return real_app.test_client()
