@@ -237,6 +237,12 @@ class Searcher:
             out.extend(f"{head} {w}".strip() for w in words)
         return list(dict.fromkeys(out))[:limit]
 
+    def clear_caches(self) -> None:
+        """Forget compiled queries and posting sets (benchmarks time queries from cold)."""
+        with self._lock:
+            self._cache.clear()
+            self._postings.clear()
+
     # ---- editions and filters -------------------------------------------------------------
     def _edition(self, lang: str | None, spec: str | None) -> Edition | None:
         if not spec:
@@ -279,13 +285,16 @@ class Searcher:
         self._filters[key] = out
         return out
 
-    def _run(self, q: wq.Query, limit: int, allowed: set[int] | None, stop: int) -> list[Any]:
-        """Top ``limit`` (score, docnum) pairs, among ``allowed`` and below document ``stop``."""
-        collector: Any = _UpTo(limit, stop)
-        if allowed is not None:
-            collector = FilterCollector(collector, allow=allowed)
+    def _run(
+        self, q: wq.Query, limit: int, allowed: set[int] | None, stop: int
+    ) -> tuple[list[Any], int | None]:
+        """Top ``limit`` (score, docnum) pairs among ``allowed`` and below document ``stop``,
+        and the number of matching documents when the collector counted them on the way."""
+        top = _UpTo(limit, stop)
+        collector: Any = top if allowed is None else FilterCollector(top, allow=allowed)
         self._searcher.search_with_collector(q, collector)
-        return list(collector.results().top_n)
+        count = top.total if top.computes_count() else None
+        return list(collector.results().top_n), count
 
     def _ids(self, q: wq.Query) -> set[int] | frozenset[int]:
         """Every document matching ``q``, unscored: posting sets combined (cached per term)."""
@@ -385,7 +394,7 @@ class Searcher:
         allowed = self._allowed(ed, kind)
         stop = self._stop if ed is None else len(self._refs)
         fetch = page * limit * (1 if lang else 2) + 10
-        scored = self._run(compiled.query, fetch, allowed, stop)
+        scored, counted = self._run(compiled.query, fetch, allowed, stop)
         top = scored[0][0] if scored else 1.0
         pinned = [
             d for d in compiled.glossary if (d in allowed if allowed is not None else d < stop)
@@ -398,6 +407,9 @@ class Searcher:
                 groups[group] = (score, doc)
         if len(scored) < fetch:
             total = len(groups)
+        elif counted is not None and lang is not None:
+            # One language: each rule or term has one current document, so documents = groups.
+            total = max(counted, len(groups))
         else:
             matched = self._ids(compiled.query)
             groups_of = self._groups
