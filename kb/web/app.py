@@ -266,13 +266,19 @@ class PageCache:
             captured["status"], captured["headers"] = status, headers
             return start_response(status, headers, exc_info)
 
-        chunks = list(self.app(environ, capture))
-        body = b"".join(chunks)
-        if environ.get("kb.cacheable") and method == "GET":
-            headers = captured["headers"]
-            etag = next((v for k, v in headers if k.lower() == "etag"), "")
-            with self.lock:
-                self.entries[key] = (captured["status"], headers, body, etag)
-                while len(self.entries) > self.size:
-                    self.entries.popitem(last=False)
+        result = self.app(environ, capture)
+        if not (environ.get("kb.cacheable") and method == "GET"):
+            return result  # streamed as is (static files keep their file wrapper)
+        try:
+            body = b"".join(result)
+        finally:
+            close = getattr(result, "close", None)
+            if close is not None:
+                close()
+        headers = captured["headers"]
+        etag = next((v for k, v in headers if k.lower() == "etag"), "")
+        with self.lock:
+            self.entries[key] = (captured["status"], headers, body, etag)
+            while len(self.entries) > self.size:
+                self.entries.popitem(last=False)
         return [body]

@@ -229,14 +229,52 @@ def not_found_rule(kb: KnowledgeBase, locale: str, number: str, edition: str | N
     )
 
 
+def reference_editions(kb: KnowledgeBase, ed: Edition) -> list[str]:
+    """The editions whose numbering a text follows: itself, what it translates, what it fits."""
+    out = [ed.id]
+    node = ed
+    for _ in range(4):
+        nxt = [node.translates] if node.translates else []
+        nxt += list(reversed(node.fits))
+        if node.numbering in kb.editions:
+            nxt.append(node.numbering)
+        nxt = [n for n in nxt if n and n in kb.editions and n not in out]
+        if not nxt:
+            break
+        out.extend(nxt)
+        node = kb.editions[nxt[0]]
+    return out
+
+
 def _ref_href(locale: str, rule: Rule, pinned: str | None):  # type: ignore[no-untyped-def]
-    def href(ref: Ref) -> str:
-        if pinned or not ref.canonical:
-            # Without a canonical number the reference only makes sense in its own edition.
-            return rule_url(locale, ref.number, pinned or rule.edition)
-        return rule_url(locale, ref.canonical)
+    """How a reference in ``rule`` links: the current rule it became, else its old edition.
+
+    A quote (a wiki page) cites rules it does not quote itself: those are looked up in the
+    editions whose numbering the quote follows. Nothing found: no link (an unresolved span).
+    """
+    kb = _kb()
+    chain = reference_editions(kb, kb.editions[rule.edition]) if rule.edition in kb.editions else []
+
+    def href(ref: Ref) -> str | None:
+        if pinned and kb.rule(pinned, ref.number):
+            return rule_url(locale, ref.number, pinned)
+        if ref.canonical:
+            return rule_url(locale, ref.canonical)
+        for ed_id in chain:
+            target = kb.rule(ed_id, ref.number)
+            if target is not None:
+                if target.canonical and not pinned:
+                    return rule_url(locale, target.canonical)
+                return rule_url(locale, ref.number, ed_id)
+        return None
 
     return href
+
+
+def _kb() -> KnowledgeBase:
+    from kb.web.resources import get_kb
+
+    return get_kb()
 
 
 def term_spans(kb: KnowledgeBase, rule: Rule) -> list[tuple[str, int, int]]:
@@ -309,12 +347,11 @@ def _previews(kb: KnowledgeBase, rules: list[Rule], locale: str, pinned: str | N
     for rule in rules:
         href = _ref_href(locale, rule, pinned)
         for ref in [*rule.refs, *(r for refs in rule.example_refs for r in refs)]:
-            if not ref.resolved:
-                continue
             url = href(ref)
-            if url in seen:
+            if url is None or url in seen:
                 continue
-            target = kb.rule(rule.edition, ref.number)
+            chain = reference_editions(kb, kb.editions[rule.edition])
+            target = next((t for e in chain if (t := kb.rule(e, ref.number))), None)
             if target is None:
                 continue
             seen[url] = {

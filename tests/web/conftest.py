@@ -279,3 +279,11 @@ def real_app(web_instance: Path) -> Iterator[Flask]:
 def real_client(real_app: Flask) -> FlaskClient:
     """A test client of :func:`real_app`."""
     return real_app.test_client()
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):  # type: ignore[no-untyped-def]
+    """Keep each phase's report on the test item, so fixtures can screenshot failures."""
+    report = yield
+    setattr(item, f"rep_{report.when}", report)
+    return report

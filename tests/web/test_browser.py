@@ -1,0 +1,171 @@
+"""Browser tests: Debian's Chromium driven by Playwright against a live waitress server."""
+
+from __future__ import annotations
+
+import os
+import re
+import threading
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from kb.web import create_app
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
+LAUNCH_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+pytestmark = pytest.mark.browser
+
+
+def _need_chromium() -> None:
+    if CHROMIUM.exists():
+        return
+    message = f"Chromium not found at {CHROMIUM} (apt-get install chromium)"
+    if os.environ.get("CI") == "true":
+        pytest.fail(message + ": browser tests must run in CI")
+    pytest.skip(message)
+
+
+@pytest.fixture(scope="module")
+def live_server(web_instance: Path) -> Iterator[str]:
+    """waitress serving the built instance on a free loopback port, polled until it answers."""
+    from waitress import create_server
+
+    app = create_app({"INSTANCE": web_instance})
+    server = create_server(app, host="127.0.0.1", port=0, threads=4)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    url = f"http://127.0.0.1:{server.effective_port}"
+    for _ in range(100):
+        try:
+            with urllib.request.urlopen(url + "/en/", timeout=1) as response:
+                if response.status == 200:
+                    break
+        except OSError:
+            threading.Event().wait(0.05)
+    else:
+        pytest.fail(f"the live server at {url} never answered")
+    yield url
+    server.close()
+    app.extensions["kb_search"].close()
+
+
+@pytest.fixture(scope="module")
+def chromium_browser() -> Iterator[object]:
+    """Chromium launched from Debian's binary (Playwright never downloads a browser here)."""
+    _need_chromium()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        chromium = pw.chromium.launch(executable_path=str(CHROMIUM), args=LAUNCH_ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def tab(chromium_browser, live_server: str, request: pytest.FixtureRequest) -> Iterator[object]:  # type: ignore[no-untyped-def]
+    """A fresh page (French first, as a French visitor); a screenshot is kept on failure."""
+    context = chromium_browser.new_context(
+        base_url=live_server, locale="fr-FR", viewport={"width": 1000, "height": 900}
+    )
+    context.set_default_timeout(10_000)
+    tab = context.new_page()
+    errors: list[str] = []
+    tab.on("pageerror", lambda exc: errors.append(str(exc)))
+    tab.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
+    yield tab
+    report = getattr(request.node, "rep_call", None)
+    if report is not None and report.failed:
+        ARTIFACTS.mkdir(exist_ok=True)
+        tab.screenshot(path=str(ARTIFACTS / f"{request.node.name}.png"), full_page=True)
+    context.close()
+    assert not errors, f"JavaScript errors or CSP violations: {errors}"
+
+
+def test_search_open_hover_switch_history(tab) -> None:  # type: ignore[no-untyped-def]
+    from playwright.sync_api import expect
+
+    tab.goto("/")
+    expect(tab).to_have_url(re.compile(r"/fr/$"))
+    tab.get_by_label("Rechercher dans les règles").fill("priorité")
+    tab.get_by_role("button", name="Rechercher").click()
+    expect(tab).to_have_url(re.compile(r"/fr/search\?q=priorit"))
+    tab.select_option("#f-lang", "fr")
+    tab.locator("form.search-main button[type=submit]").click()
+    first = tab.locator("ol.results > li h2 a").first
+    expect(first).to_contain_text("priorité")
+    first.click()
+    expect(tab).to_have_url(re.compile(r"/fr/rules/117\.3$"))
+    number = tab.url.rsplit("/", 1)[1]
+
+    ref = tab.locator("article.main-rule a.ref, article.translation a.ref").first
+    target = ref.get_attribute("data-rule")
+    ref.hover()
+    popover = tab.locator("#popover")
+    expect(popover).to_be_visible()
+    expect(popover).to_contain_text(target)
+
+    tab.get_by_role("link", name="日本語").click()
+    expect(tab).to_have_url(re.compile(rf"/ja/rules/{re.escape(number)}$"))
+    expect(tab.locator("html")).to_have_attribute("lang", "ja")
+
+    history = tab.locator("details#history")
+    renumbered = history.locator(".renumbered").first
+    expect(renumbered).to_be_hidden()
+    history.locator("summary").click()
+    expect(renumbered).to_be_visible()
+    expect(renumbered).to_have_text(re.compile(r"^116\.3 → 117\.3$"))
+
+
+def test_anchor_permalink_is_mapped_by_the_script(tab) -> None:  # type: ignore[no-untyped-def]
+    from playwright.sync_api import expect
+
+    tab.goto("/r/#R1173a")
+    expect(tab).to_have_url(re.compile(r"/fr/rules/117\.3a$"))
+    expect(tab.locator("h1")).to_contain_text("116.3a")
+
+
+def test_step_through_an_example_trace(tab) -> None:  # type: ignore[no-untyped-def]
+    from playwright.sync_api import expect
+
+    tab.goto("/ja/examples/")
+    tab.locator("ul.examples-list a").first.click()
+    steps = tab.locator(".trace .step")
+    total = steps.count()
+    assert total >= 3
+    position = tab.locator(".trace-pos")
+    expect(position).to_have_text(f"ステップ 1 / {total}")
+    expect(steps.nth(1)).to_be_hidden()
+    tab.get_by_role("button", name="次のステップ").click()
+    tab.get_by_role("button", name="次のステップ").click()
+    expect(position).to_have_text(f"ステップ 3 / {total}")
+    expect(steps.nth(2)).to_have_class(re.compile(r"\bcurrent\b"))
+    expect(steps.nth(3)).to_be_hidden()
+    tab.get_by_role("button", name="前のステップ").click()
+    expect(position).to_have_text(f"ステップ 2 / {total}")
+    tab.get_by_role("button", name="すべて表示").click()
+    expect(steps.nth(total - 1)).to_be_visible()
+
+
+def test_phone_width_and_copy_link(tab) -> None:  # type: ignore[no-untyped-def]
+    from playwright.sync_api import expect
+
+    tab.set_viewport_size({"width": 360, "height": 740})
+    tab.goto("/en/rules/117")
+    width = tab.evaluate("document.documentElement.scrollWidth")
+    assert width <= 360, f"the page scrolls sideways on a phone ({width}px)"
+    button = tab.get_by_role("button", name="Copy link")
+    expect(button).to_be_visible()
+    tab.keyboard.press("Tab")
+    expect(tab.locator(":focus")).to_have_text("Skip to content")
