@@ -517,6 +517,23 @@ def detect_lang(text: str) -> str | None:
     return None
 
 
+#: Spans already computed by the index build, by ``(analyser, text)``: the build analyses each
+#: text once for its own postings and Whoosh reuses the result (see :func:`remember`).
+_MEMO: dict[tuple[str, str], list[Span]] = {}
+
+
+def remember(analyzer: str, text: str) -> list[Span]:
+    """Analyse ``text`` and keep the spans for the Whoosh writer; :func:`forget` when done."""
+    spans = ANALYZERS[analyzer](text)
+    _MEMO[(analyzer, text)] = spans
+    return spans
+
+
+def forget() -> None:
+    """Drop the spans kept by :func:`remember`."""
+    _MEMO.clear()
+
+
 class SpanTokenizer(Tokenizer):
     """A Whoosh tokenizer running one of :data:`ANALYZERS` (positions and character offsets)."""
 
@@ -543,7 +560,10 @@ class SpanTokenizer(Tokenizer):
         **kwargs: Any,
     ) -> Iterator[Token]:
         token = Token(positions, chars, removestops=removestops, mode=mode, **kwargs)
-        for pos, (text, start, end) in enumerate(ANALYZERS[self.analyzer](value), start_pos):
+        spans = _MEMO.get((self.analyzer, value)) if _MEMO else None
+        if spans is None:
+            spans = ANALYZERS[self.analyzer](value)
+        for pos, (text, start, end) in enumerate(spans, start_pos):
             token.text = text
             token.boost = 1.0
             token.stopped = False

@@ -20,16 +20,33 @@ from whoosh.fields import ID, KEYWORD, TEXT, Schema
 
 from kb.model import LANGS, KnowledgeBase, Rule
 from kb.rulenum import try_parse
-from kb.search.analysis import JA_DEFAULT, SpanTokenizer
+from kb.search import postings
+from kb.search.analysis import JA_DEFAULT, SpanTokenizer, forget, remember
 
 #: Bumped whenever the schema, the analysers or the documents change meaning.
-FORMAT = 3
+FORMAT = 4
 META_FILE = "meta.json"
 INDEX_NAME = "kb"
 
 #: Relative weight of a document by kind: a short glossary definition or wiki paragraph should
 #: not outrank the rule it summarises (a query that *is* a glossary term pins that entry first).
 KIND_BOOST = {"glossary": 0.35, "commentary": 0.8, "tournament": 0.8, "example": 0.8}
+#: A bare heading (a title and no text) and a rule that only introduces a list ("... the
+#: following rules:") say less than the subrules under them, which a reader wants first.
+HEADING_PRIOR = 0.6
+LIST_INTRO_PRIOR = 0.75
+#: Analyser of each field (the schema's, by name) for the build's single analysis pass.
+FIELD_ANALYZER = {
+    "title_en": "en",
+    "body_en": "en",
+    "plain_en": "en_plain",
+    "title_fr": "fr",
+    "body_fr": "fr",
+    "plain_fr": "fr_plain",
+    "title_ja": "ja",
+    "body_ja": "ja",
+    "gram_ja": "ja_gram",
+}
 
 #: Kinds of documents; ``rule`` as a filter also covers sections and subrules.
 KINDS = ("section", "rule", "subrule", "glossary", "commentary", "tournament", "example")
@@ -42,7 +59,11 @@ def ja_backend_name() -> str:
 
 
 def make_schema() -> Schema:
-    """Filter fields, then per language a title, a stemmed body and an unstemmed companion."""
+    """Filter fields, then per language a title, a stemmed body and an unstemmed companion.
+
+    Scoring and phrases use :mod:`kb.search.postings`; Whoosh keeps the vocabulary (spelling,
+    completions), so its fields store no positions.
+    """
     fields: dict[str, Any] = {
         "ref": ID(stored=True, unique=True),
         "kind": ID,
@@ -52,12 +73,12 @@ def make_schema() -> Schema:
         "canonical": ID,
     }
     for lang in ("en", "fr"):
-        fields[f"title_{lang}"] = TEXT(analyzer=SpanTokenizer(lang), field_boost=2.0)
-        fields[f"body_{lang}"] = TEXT(analyzer=SpanTokenizer(lang))
+        fields[f"title_{lang}"] = TEXT(analyzer=SpanTokenizer(lang), phrase=False)
+        fields[f"body_{lang}"] = TEXT(analyzer=SpanTokenizer(lang), phrase=False)
         fields[f"plain_{lang}"] = TEXT(analyzer=SpanTokenizer(f"{lang}_plain"), phrase=False)
-    fields["title_ja"] = TEXT(analyzer=SpanTokenizer("ja"), field_boost=2.0)
-    fields["body_ja"] = TEXT(analyzer=SpanTokenizer("ja"))
-    fields["gram_ja"] = TEXT(analyzer=SpanTokenizer("ja_gram"), field_boost=0.5)
+    fields["title_ja"] = TEXT(analyzer=SpanTokenizer("ja"), phrase=False)
+    fields["body_ja"] = TEXT(analyzer=SpanTokenizer("ja"), phrase=False)
+    fields["gram_ja"] = TEXT(analyzer=SpanTokenizer("ja_gram"), phrase=False)
     return Schema(**fields)
 
 
@@ -75,6 +96,7 @@ class Doc:
     canonical: str = ""
     editions: list[str] = field(default_factory=list)
     current: bool = True
+    prior: float = 1.0  # how much the document's score counts (kind, heading, list intro)
 
     def meta(self) -> list[Any]:
         """The compact row of ``meta.json``."""
@@ -116,6 +138,7 @@ def documents(kb: KnowledgeBase) -> list[Doc]:
                     number=rule.number,
                     canonical=rule.canonical or "",
                     current=False,
+                    prior=_rule_prior(rule),
                 )
                 by_text[key] = doc
                 docs.append(doc)
@@ -136,6 +159,7 @@ def documents(kb: KnowledgeBase) -> list[Doc]:
                     title=title,
                     body=entry.definition,
                     current=False,
+                    prior=KIND_BOOST["glossary"],
                 )
                 by_text[key] = doc
                 docs.append(doc)
@@ -157,9 +181,21 @@ def documents(kb: KnowledgeBase) -> list[Doc]:
         )
     for ex in kb.examples:
         docs.append(Doc(f"x|{ex.id}", "example", "en", f"x:{ex.id}", ex.title, ex.markdown))
+    for doc in docs:
+        if doc.kind in KIND_BOOST and doc.kind != "glossary":
+            doc.prior = KIND_BOOST[doc.kind]
     # Current documents first: default searches stop at the first non-current document number.
     docs.sort(key=lambda d: not d.current)
     return docs
+
+
+def _rule_prior(rule: Rule) -> float:
+    text = rule.text.strip()
+    if not text and not rule.examples:
+        return HEADING_PRIOR
+    if text.endswith(":"):
+        return LIST_INTRO_PRIOR
+    return 1.0
 
 
 def _rule_title(table: dict[str, Rule], rule: Rule) -> str:
@@ -188,11 +224,7 @@ def _fields(doc: Doc) -> dict[str, Any]:
         if doc.current:
             # The spelling vocabulary is today's: old editions only add obsolete words.
             out[f"plain_{doc.lang}"] = f"{doc.title}\n{doc.body}"
-    out = {k: v for k, v in out.items() if v}
-    boost = KIND_BOOST.get(doc.kind, 1.0)
-    if boost != 1.0:
-        out["_boost"] = boost
-    return out
+    return {k: v for k, v in out.items() if v}
 
 
 def index_is_current(kb: KnowledgeBase, index_dir: Path) -> bool:
@@ -206,6 +238,7 @@ def index_is_current(kb: KnowledgeBase, index_dir: Path) -> bool:
         and meta.get("format") == FORMAT
         and meta.get("content_hash") == kb.content_hash
         and meta.get("ja_analyzer") == ja_backend_name()
+        and (Path(index_dir) / postings.FILE).is_file()
         and whoosh_index.exists_in(str(index_dir), indexname=INDEX_NAME)
     )
 
@@ -222,15 +255,34 @@ def build_index(kb: KnowledgeBase, index_dir: Path) -> dict[str, Any]:
     index_dir.mkdir(parents=True, exist_ok=True)
     for old in index_dir.iterdir():
         # Only our own files: a whoosh index (toc, segments, lock) and meta.json.
-        if old.is_file() and (old.name == META_FILE or old.suffix in (".toc", ".seg", ".pst")):
+        if old.is_file() and (
+            old.name in (META_FILE, postings.FILE) or old.suffix in (".toc", ".seg", ".pst")
+        ):
             old.unlink()
     docs = documents(kb)
-    ix = whoosh_index.create_in(str(index_dir), make_schema(), indexname=INDEX_NAME)
-    writer = ix.writer(limitmb=256)
-    for doc in docs:
-        writer.add_document(**_fields(doc))
-    writer.commit()
-    ix.close()
+    rows = [_fields(doc) for doc in docs]
+    scored: list[tuple[int, str, list[str]]] = []
+    try:
+        # One analysis per text: the postings take the terms, Whoosh the remembered spans.
+        for num, row in enumerate(rows):
+            for name, value in row.items():
+                analyzer = FIELD_ANALYZER.get(name)
+                if analyzer is None:
+                    continue
+                spans = remember(analyzer, value)
+                if name in postings.FIELD_WEIGHT:
+                    scored.append((num, name, [t for t, _, _ in spans]))
+        stop = sum(1 for d in docs if d.current)
+        blob = postings.build(scored, len(docs), stop, [d.prior for d in docs])
+        (index_dir / postings.FILE).write_bytes(blob)
+        ix = whoosh_index.create_in(str(index_dir), make_schema(), indexname=INDEX_NAME)
+        writer = ix.writer(limitmb=256)
+        for row in rows:
+            writer.add_document(**row)
+        writer.commit()
+        ix.close()
+    finally:
+        forget()
     meta = {
         "format": FORMAT,
         "content_hash": kb.content_hash,

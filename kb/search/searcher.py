@@ -11,6 +11,7 @@ quoted only in an older French edition is still found in French.
 
 from __future__ import annotations
 
+import heapq
 import json
 import math
 import re
@@ -22,7 +23,6 @@ from typing import Any
 
 from whoosh import index as whoosh_index
 from whoosh import query as wq
-from whoosh.collectors import FilterCollector, TopCollector
 
 from kb.model import LANGS, Edition, KnowledgeBase, Rule
 from kb.rulenum import try_parse
@@ -39,9 +39,29 @@ from kb.search.analysis import (
 )
 from kb.search.highlight import highlight
 from kb.search.indexer import INDEX_NAME, KINDS, META_FILE, RULE_KINDS
+from kb.search.postings import FILE as POSTINGS_FILE
+from kb.search.postings import Coord, Evaluation, Postings
 from kb.search.spelling import Speller
 
 MAX_LIMIT = 100
+#: How many of the best-scored documents are reranked (coverage, glossary expansion).
+RERANK = 60
+#: A document having one of a question's many words keeps this share of its score (squared).
+COVERAGE_FLOOR = 0.3
+#: Weight of the rules the glossary names for a term of the query ("mana ability" -> 605).
+EXPANSION_BOOST = 1.3
+#: Words players use for the rules' own: "get priority" is "receive priority" in the rules.
+EN_SYNONYMS = {"get": "receive", "gets": "receives", "got": "received", "getting": "receiving"}
+#: A query with one of these is a question, not a glossary lookup: the entry is not pinned
+#: ("what is priority" asks for a definition, so "what" and "is" are not among them).
+QUESTION_WORDS = frozenset(
+    {
+        *("when", "where", "who", "why", "how", "does", "do", "did", "can", "could", "should"),
+        *("would", "will", "quand", "comment", "pourquoi", "qui", "puis-je", "peut", "peux"),
+        *("dois", "doit"),
+    }
+)
+_RAW_WORD = re.compile(r"[^\W\d_]+(?:[-'’][^\W\d_]+)*")
 _NUMBER_TOKEN = re.compile(
     r"^(?:r|rule|règle|regle)?\d{1,3}(?:\.\d{1,3}[a-z]?)?\.?$", re.IGNORECASE
 )
@@ -126,6 +146,7 @@ class _Compiled:
     notes: list[str] = field(default_factory=list)
     src: str | None = None
     glossary: list[int] = field(default_factory=list)  # docnums pinned first
+    expand: tuple[str, ...] = ()  # rules the glossary names for terms of the query
 
 
 class Searcher:
@@ -139,6 +160,12 @@ class Searcher:
         except (OSError, ValueError) as exc:
             raise FileNotFoundError(f"{meta_path}: no search index here (run `kb build`)") from exc
         self.kb = kb
+        try:
+            self._index = Postings(index_dir / POSTINGS_FILE)
+        except (OSError, ValueError, EOFError, KeyError, TypeError) as exc:
+            raise FileNotFoundError(
+                f"{index_dir / POSTINGS_FILE}: missing or unreadable (run `kb build`)"
+            ) from exc
         self._ix = whoosh_index.open_dir(str(index_dir), indexname=INDEX_NAME)
         self._searcher = self._ix.searcher()
         self._lock = threading.RLock()
@@ -150,9 +177,12 @@ class Searcher:
         self._doc_editions: list[list[str]] = [r[4] for r in rows]
         self._current: list[bool] = [r[5] for r in rows]
         self._stop: int = meta["current"]
-        if self._searcher.doc_count_all() != len(rows) or not all(self._current[: self._stop]):
+        if (
+            self._searcher.doc_count_all() != len(rows)
+            or not all(self._current[: self._stop])
+            or self._index.stop != self._stop
+        ):
             raise FileNotFoundError(f"{meta_path}: does not describe the index next to it")
-        self._postings: OrderedDict[tuple[str, str], frozenset[int]] = OrderedDict()
         self._group_editions: dict[str, set[str]] = {}
         for group, eds in zip(self._groups, self._doc_editions, strict=True):
             self._group_editions.setdefault(group, set()).update(eds)
@@ -168,6 +198,14 @@ class Searcher:
                     self._glossary.setdefault((entry.lang, _term_key(name, entry.lang)), []).append(
                         doc
                     )
+        self._gloss_refs: dict[tuple[str, ...], list[str]] = {}
+        newest_en = kb.newest("en")
+        for entry in kb.glossary.get(newest_en.id if newest_en else "", {}).values():
+            if entry.rule_refs:
+                for name in (entry.term, *entry.aliases):
+                    toks = tuple(terms(name, "en_plain"))
+                    if toks:
+                        self._gloss_refs.setdefault(toks, list(entry.rule_refs))
         self._reader = self._searcher.reader()
         self._speller = Speller(self._reader)
         self._cache: OrderedDict[tuple[Any, ...], _Compiled] = OrderedDict()
@@ -241,7 +279,6 @@ class Searcher:
         """Forget compiled queries and posting sets (benchmarks time queries from cold)."""
         with self._lock:
             self._cache.clear()
-            self._postings.clear()
 
     # ---- editions and filters -------------------------------------------------------------
     def _edition(self, lang: str | None, spec: str | None) -> Edition | None:
@@ -284,45 +321,6 @@ class Searcher:
             out.add(doc)
         self._filters[key] = out
         return out
-
-    def _run(
-        self, q: wq.Query, limit: int, allowed: set[int] | None, stop: int
-    ) -> tuple[list[Any], int | None]:
-        """Top ``limit`` (score, docnum) pairs among ``allowed`` and below document ``stop``,
-        and the number of matching documents when the collector counted them on the way."""
-        top = _UpTo(limit, stop)
-        collector: Any = top if allowed is None else FilterCollector(top, allow=allowed)
-        self._searcher.search_with_collector(q, collector)
-        count = top.total if top.computes_count() else None
-        return list(collector.results().top_n), count
-
-    def _ids(self, q: wq.Query) -> set[int] | frozenset[int]:
-        """Every document matching ``q``, unscored: posting sets combined (cached per term)."""
-        if isinstance(q, wq.Term):
-            key = (q.fieldname, q.text)
-            ids = self._postings.get(key)
-            if ids is None:
-                try:
-                    ids = frozenset(self._reader.postings(q.fieldname, q.text).all_ids())
-                except Exception:  # whoosh raises TermNotFound for an unknown term
-                    ids = frozenset()
-                self._postings[key] = ids
-                if len(self._postings) > 20_000:
-                    self._postings.popitem(last=False)
-            return ids
-        if isinstance(q, wq.Or):
-            out: set[int] = set()
-            for sub in q.subqueries:
-                out.update(self._ids(sub))
-            return out
-        if isinstance(q, wq.And):
-            parts = [self._ids(sub) for sub in q.subqueries]
-            return set.intersection(*map(set, parts)) if parts else set()
-        if isinstance(q, wq.AndNot):
-            return set(self._ids(q.a)) - set(self._ids(q.b))
-        if isinstance(q, wq.AndMaybe):
-            return self._ids(q.a)
-        return set(self._searcher.docs_for_query(q))
 
     # ---- rule numbers ----------------------------------------------------------------------
     def _number_search(
@@ -392,10 +390,14 @@ class Searcher:
             ).strip()
             return result
         allowed = self._allowed(ed, kind)
-        stop = self._stop if ed is None else len(self._refs)
+        ev = Evaluation()
+        scores = self._index.evaluate(compiled.query, ed is not None, ev)
+        if allowed is not None:
+            scores = {d: w for d, w in scores.items() if d in allowed}
         fetch = page * limit * (1 if lang else 2) + 10
-        scored, counted = self._run(compiled.query, fetch, allowed, stop)
+        scored = self._rank(scores, max(fetch, RERANK), compiled, ev)[:fetch]
         top = scored[0][0] if scored else 1.0
+        stop = self._stop if ed is None else len(self._refs)
         pinned = [
             d for d in compiled.glossary if (d in allowed if allowed is not None else d < stop)
         ]
@@ -407,17 +409,12 @@ class Searcher:
                 groups[group] = (score, doc)
         if len(scored) < fetch:
             total = len(groups)
-        elif counted is not None and lang is not None:
-            # One language: each rule or term has one current document, so documents = groups.
-            total = max(counted, len(groups))
+        elif lang is not None and ed is None:
+            # One language, current documents: each rule or term has one, so documents = groups.
+            total = len(scores) + sum(1 for d in pinned if d not in scores)
         else:
-            matched = self._ids(compiled.query)
             groups_of = self._groups
-            if allowed is not None:
-                seen = {groups_of[d] for d in matched if d in allowed}
-            else:
-                seen = {groups_of[d] for d in matched if d < stop}
-            total = len(seen | set(groups))
+            total = len({groups_of[d] for d in scores} | groups.keys())
         result.total = total
         result.pages = math.ceil(total / limit)
         picked = list(groups.values())[(page - 1) * limit : page * limit]
@@ -438,6 +435,31 @@ class Searcher:
                 notes[-1] = f"No results on page {page} (there are {result.pages})."
         result.message = " ".join(notes)
         return result
+
+    def _rank(
+        self, scores: dict[int, float], depth: int, compiled: _Compiled, ev: Evaluation
+    ) -> list[tuple[float, int]]:
+        """The best ``depth`` documents, reranked: more of the query's words, and rules that
+        the glossary names for a term of the query, count for more than raw term weights."""
+        best = heapq.nlargest(depth, scores.items(), key=_second)
+        expand = compiled.expand
+        groups = ev.groups
+        out = []
+        for doc, score in best:
+            for parts in groups:
+                hits = 0
+                for part in parts:
+                    if doc in part:
+                        hits += 1
+                if hits:
+                    score *= (COVERAGE_FLOOR + (1 - COVERAGE_FLOOR) * hits / len(parts)) ** 2
+            if expand:
+                group = self._groups[doc]
+                if group.startswith("r:") and _under(group[2:], expand):
+                    score *= EXPANSION_BOOST
+            out.append((score, doc))
+        out.sort(key=lambda x: (-x[0], x[1]))
+        return out
 
     def _compile(self, text: str, scope: tuple[str, ...], lang: str | None) -> _Compiled:
         key = (text, scope)
@@ -462,6 +484,7 @@ class Searcher:
             if parts:
                 out.query = parts[0] if len(parts) == 1 else wq.Or(parts)
             self._pin_glossary(parsed, scope, out)
+            out.expand = self._expansion(text)
         self._cache[key] = out
         if len(self._cache) > 2048:
             self._cache.popitem(last=False)
@@ -484,9 +507,9 @@ class Searcher:
         if required:
             base = wq.And(required) if len(required) > 1 else required[0]
             if positive:
-                base = wq.AndMaybe(base, wq.Or(positive))
+                base = wq.AndMaybe(base, Coord(positive) if len(positive) > 1 else positive[0])
         elif positive:
-            base = wq.Or(positive) if len(positive) > 1 else positive[0]
+            base = Coord(positive) if len(positive) > 1 else positive[0]
         else:
             return None
         if negative:
@@ -516,6 +539,8 @@ class Searcher:
                 return None
         else:
             toks = terms(text, code)
+            if not toks and code == "en" and text.lower() in EN_SYNONYMS:
+                toks = terms(EN_SYNONYMS[text.lower()], code)
             if not toks:
                 return wq.Or(clauses) if clauses else None
             self._mark(out, code, toks)
@@ -620,11 +645,34 @@ class Searcher:
                 clauses.append(clause)
         return clauses
 
+    def _expansion(self, text: str) -> tuple[str, ...]:
+        """Rules the English glossary names for the longest glossary terms in ``text``."""
+        toks = terms(text, "en_plain")
+        found: list[tuple[int, int]] = []
+        for i in range(len(toks)):
+            for j in range(min(len(toks), i + 4), i, -1):
+                if tuple(toks[i:j]) in self._gloss_refs:
+                    found.append((i, j))
+                    break
+        # Keep the longest: "mana ability" names 605, not "mana" (106) nor "ability" (113).
+        kept = [
+            (i, j)
+            for i, j in found
+            if not any(a <= i and j <= b and b - a > j - i for a, b in found)
+        ]
+        refs: list[str] = []
+        for i, j in kept:
+            refs.extend(self._gloss_refs[tuple(toks[i:j])])
+        return tuple(dict.fromkeys(refs))
+
     def _pin_glossary(self, parsed: qp.Parsed, scope: tuple[str, ...], out: _Compiled) -> None:
         """A query that is a glossary term (or its translation) shows that entry first."""
         if parsed.tree is None or (
             not qp.is_simple(parsed.tree) and not isinstance(parsed.tree, qp.Phrase)
         ):
+            return
+        raw = " ".join(w.text for w in qp.words(parsed.tree)).lower()
+        if any(w in QUESTION_WORDS for w in _RAW_WORD.findall(raw)):
             return
         phrase = " ".join(w.text for w in qp.words(parsed.tree))
         fixed = " ".join(out.corrections.get(w.text, w.text) for w in qp.words(parsed.tree))
@@ -838,16 +886,15 @@ class _TermNames:
         return found[0] if len(found) == 1 else None
 
 
-class _UpTo(TopCollector):
-    """Top-N collector that stops at document number ``stop``: current documents come first."""
+def _second(item: tuple[int, float]) -> float:
+    return item[1]
 
-    def __init__(self, limit: int, stop: int) -> None:
-        super().__init__(limit=limit)
-        self.stop = stop
 
-    def matches(self) -> Any:
-        stop = self.stop - self.offset
-        for docnum in TopCollector.matches(self):
-            if docnum >= stop:
-                break
-            yield docnum
+def _under(number: str, roots: tuple[str, ...]) -> bool:
+    """True if rule ``number`` is one of ``roots`` or below one ("605.3b" is below "605")."""
+    for root in roots:
+        if number.startswith(root) and (
+            len(number) == len(root) or number[len(root)] == "." or number[len(root)].isalpha()
+        ):
+            return True
+    return False
