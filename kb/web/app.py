@@ -37,6 +37,8 @@ SECURITY_HEADERS = {
 #: Pages change only with a rebuild; a short max-age plus an ETag keeps revalidation cheap.
 CACHE_CONTROL = "public, max-age=300"
 CACHE_ENTRIES = 4096
+#: Bytes of rendered pages kept in memory at most (the oldest go first).
+CACHE_BYTES = 64 << 20
 MAX_URL_CHARS = 2048
 
 
@@ -160,6 +162,8 @@ def _after_request(response: Response) -> Response:
         response.headers.setdefault(name, value)
     if getattr(g, "is_json", False) or response.mimetype == "application/json":
         response.headers["Access-Control-Allow-Origin"] = "*"
+    elif response.mimetype == "text/html":
+        response.headers["Content-Language"] = _locale()
     if (
         request.method in ("GET", "HEAD")
         and response.status_code == 200
@@ -231,9 +235,16 @@ class PageCache:
     Flask entirely, which is what lets one process serve rule pages at a thousand requests/s.
     """
 
-    def __init__(self, app: Callable[..., Iterable[bytes]], size: int = CACHE_ENTRIES) -> None:
+    def __init__(
+        self,
+        app: Callable[..., Iterable[bytes]],
+        size: int = CACHE_ENTRIES,
+        max_bytes: int = CACHE_BYTES,
+    ) -> None:
         self.app = app
         self.size = size
+        self.max_bytes = max_bytes
+        self.bytes = 0
         self.entries: OrderedDict[str, tuple[str, list[tuple[str, str]], bytes, str]] = (
             OrderedDict()
         )
@@ -278,7 +289,11 @@ class PageCache:
         headers = captured["headers"]
         etag = next((v for k, v in headers if k.lower() == "etag"), "")
         with self.lock:
+            old = self.entries.pop(key, None)
+            if old is not None:
+                self.bytes -= len(old[2])
             self.entries[key] = (captured["status"], headers, body, etag)
-            while len(self.entries) > self.size:
-                self.entries.popitem(last=False)
+            self.bytes += len(body)
+            while len(self.entries) > self.size or self.bytes > self.max_bytes:
+                self.bytes -= len(self.entries.popitem(last=False)[1][2])
         return [body]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
@@ -268,3 +270,34 @@ def test_search_without_an_index_says_so(client: FlaskClient) -> None:
     assert page.status_code == 503
     assert "La recherche est indisponible" in page.get_data(as_text=True)
     assert client.get("/fr/search").status_code == 200
+
+
+def test_content_language_follows_the_locale(client: FlaskClient) -> None:
+    assert client.get("/ja/rules/117").headers["Content-Language"] == "ja"
+    assert "Content-Language" not in client.get("/ja/rules/117.json").headers
+
+
+def test_page_cache_is_bounded_by_bytes() -> None:
+    from kb.web.app import PageCache
+
+    def app(environ, start_response):  # type: ignore[no-untyped-def]
+        environ["kb.cacheable"] = True
+        start_response("200 OK", [("Content-Type", "text/plain"), ("ETag", '"x"')])
+        return [environ["PATH_INFO"].encode() * 100]
+
+    cache = PageCache(app, size=100, max_bytes=1000)
+    for i in range(10):
+        path = f"/p{i}"
+        body = b"".join(cache({"REQUEST_METHOD": "GET", "PATH_INFO": path}, lambda *a: None))
+        assert body == path.encode() * 100
+    assert cache.bytes <= 1000 and len(cache.entries) == 3
+    assert list(cache.entries) == ["/p7?", "/p8?", "/p9?"]
+
+
+def test_render_get_without_a_server(web_instance) -> None:  # type: ignore[no-untyped-def]
+    from kb.web import render_get
+
+    status, body = render_get(web_instance, "/en/rules/117.json")
+    assert status == 200 and json.loads(body)["rule"]["number"] == "117"
+    status, body = render_get(web_instance, "/en/rules/999.9")
+    assert status == 404 and "<!doctype html>" in body
