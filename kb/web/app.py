@@ -191,8 +191,11 @@ def error_response(status: int, message: str, **data: Any) -> Response:
     if getattr(g, "is_json", request.path.endswith(".json")):
         response = jsonify({"ok": False, "error": message, "status": status, **data})
     else:
+        from kb.web.pages import swapped_locales
+
+        alternates = swapped_locales() if getattr(g, "locale_from_url", False) else {}
         html = render_template(
-            "errors/error.html", status=status, message=message, data=data, alternates={}
+            "errors/error.html", status=status, message=message, data=data, alternates=alternates
         )
         response = Response(html, mimetype="text/html")
     response.status_code = status

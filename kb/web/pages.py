@@ -45,7 +45,7 @@ def respond(page: Page, fmt: str) -> Response:
         response = jsonify({"ok": True, "locale": g.locale, **page.data})
         response.headers["Link"] = f'<{html_url}>; rel="alternate"; type="text/html"'
     else:
-        alternates = page.alternates or {loc: _swap_locale(request.path, loc) for loc in LOCALES}
+        alternates = page.alternates or swapped_locales()
         html = render_template(page.template, alternates=alternates, json_url=json_url, **page.data)
         response = Response(html, mimetype="text/html")
         response.headers["Link"] = f'<{json_url}>; rel="alternate"; type="application/json"'
@@ -63,6 +63,13 @@ def _twin_urls() -> tuple[str, str]:
         url_for(endpoint, **args) + suffix,
         url_for(endpoint + "_json", **args) + suffix,
     )
+
+
+def swapped_locales() -> dict[str, str]:
+    """This URL (query included) in each locale: the language switcher's links."""
+    query = request.query_string.decode("latin-1")
+    suffix = f"?{query}" if query else ""
+    return {loc: _swap_locale(request.path, loc) + suffix for loc in LOCALES}
 
 
 def _swap_locale(path: str, locale: str) -> str:

@@ -301,3 +301,10 @@ def test_render_get_without_a_server(web_instance) -> None:  # type: ignore[no-u
     assert status == 200 and json.loads(body)["rule"]["number"] == "117"
     status, body = render_get(web_instance, "/en/rules/999.9")
     assert status == 404 and "<!doctype html>" in body
+
+
+def test_switcher_keeps_the_query_and_works_on_error_pages(client: FlaskClient) -> None:
+    search = client.get("/fr/search?q=pile&lang=fr").get_data(as_text=True)
+    assert 'href="/ja/search?q=pile&amp;lang=fr" hreflang="ja"' in search
+    missing = client.get("/fr/rules/117.9").get_data(as_text=True)
+    assert 'href="/ja/rules/117.9" hreflang="ja"' in missing
