@@ -14,7 +14,35 @@ from flask import Flask
 
 from kb.web.app import create_app
 
-__all__ = ["create_app", "render_get", "serve"]
+__all__ = ["URLS", "create_app", "render_get", "serve"]
+
+#: Every URL of the app and what it answers (a test fails when a route is missing here). Pages
+#: under ``/<locale>/`` (en, fr, ja) have a JSON twin marked "+ .json": ``{"ok": true, ...}``, or
+#: ``{"ok": false, "error", "status"}`` on errors, linked both ways by ``Link: rel="alternate"``.
+URLS: dict[str, str] = {
+    "/": "redirect to /<locale>/ chosen from Accept-Language",
+    "/<locale>/": "home: search box, newest editions, table of contents (+ index.json)",
+    "/<locale>/rules/": "every section and rule; maps #R1173a anchors (+ rules.json)",
+    "/<locale>/rules/<number>": "the current rule by canonical number (+ .json); "
+    "?edition=DATE redirects an old number to the rule it became",
+    "/<locale>/<edition>/rules/<number>": "a rule as one edition printed it (+ .json)",
+    "/<locale>/search": "q, lang, kind, edition, page: results grouped by rule (+ search.json)",
+    "/<locale>/suggest": "OpenSearch suggestions: [q, [completions]]",
+    "/<locale>/glossary/": "every glossary entry (+ glossary.json)",
+    "/<locale>/glossary/<key>": "one entry; aliases redirect (+ .json)",
+    "/<locale>/editions/": "editions per language and how far each lags (+ editions.json)",
+    "/<locale>/editions/<span>": "FROM..TO: moved, edited, created, deleted rules (+ .json)",
+    "/<locale>/examples/": "executable examples (+ examples.json)",
+    "/<locale>/examples/<example_id>": "one example and its engine trace (+ .json)",
+    "/<locale>/opensearch.xml": "OpenSearch description (browsers add the site as a search engine)",
+    "/opensearch.xml": "the same, English",
+    "/r/<number>": "permalink: the current rule in the visitor's language (?lang=, ?edition=, "
+    "R1173a anchors, .json)",
+    "/r/": "?number=117.3a, or #R1173a mapped by a script",
+    "/api/linkify": "POST text (JSON or form; lang, edition, format=html): every rule reference "
+    "linked",
+    "/static/<path:filename>": "the stylesheet and the script",
+}
 
 
 def serve(instance: Path, host: str = "127.0.0.1", port: int = 8000, debug: bool = False) -> None:

@@ -68,7 +68,11 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         static_url_path="/static",
     )
     app.config.from_mapping(
-        INSTANCE=default_instance(), PAGE_CACHE=True, MAX_CONTENT_LENGTH=1 << 20
+        INSTANCE=default_instance(),
+        PAGE_CACHE=True,
+        MAX_CONTENT_LENGTH=1 << 20,
+        # static URLs carry ?v=<code version>, so browsers may keep them for a day
+        SEND_FILE_MAX_AGE_DEFAULT=86400,
     )
     if test_config:
         app.config.update(test_config)

@@ -308,3 +308,14 @@ def test_switcher_keeps_the_query_and_works_on_error_pages(client: FlaskClient) 
     assert 'href="/ja/search?q=pile&amp;lang=fr" hreflang="ja"' in search
     missing = client.get("/fr/rules/117.9").get_data(as_text=True)
     assert 'href="/ja/rules/117.9" hreflang="ja"' in missing
+
+
+def test_every_route_is_documented(app: Flask) -> None:
+    from kb.web import URLS
+
+    documented = {u.replace("<locale>", "<locale:locale>") for u in URLS}
+    for rule in app.url_map.iter_rules():
+        if rule.rule.endswith(".json") and rule.endpoint.endswith("_json"):
+            continue  # the JSON twins are documented with their page
+        assert rule.rule in documented, f"{rule.rule} is missing from kb.web.URLS"
+    assert len(documented) == len(URLS)
