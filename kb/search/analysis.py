@@ -213,6 +213,8 @@ FR_STOP = frozenset(
 _ELISION = re.compile(r"^(?:l|d|j|m|n|s|t|c|qu|jusqu|lorsqu|puisqu|quoiqu)['’]")
 JA_STOP = frozenset(
     [
+        "の",  # the nominaliser of "得るのは": a noun to janome, a particle to a reader
+        "ん",
         "する",
         "ある",
         "いる",

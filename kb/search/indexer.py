@@ -24,13 +24,13 @@ from kb.search import postings
 from kb.search.analysis import JA_DEFAULT, SpanTokenizer, forget, remember
 
 #: Bumped whenever the schema, the analysers or the documents change meaning.
-FORMAT = 4
+FORMAT = 5
 META_FILE = "meta.json"
 INDEX_NAME = "kb"
 
 #: Relative weight of a document by kind: a short glossary definition or wiki paragraph should
 #: not outrank the rule it summarises (a query that *is* a glossary term pins that entry first).
-KIND_BOOST = {"glossary": 0.35, "commentary": 0.8, "tournament": 0.8, "example": 0.8}
+KIND_BOOST = {"glossary": 0.35, "commentary": 0.6, "tournament": 0.8, "example": 0.8}
 #: A bare heading (a title and no text) and a rule that only introduces a list ("... the
 #: following rules:") say less than the subrules under them, which a reader wants first.
 HEADING_PRIOR = 0.6
@@ -97,6 +97,7 @@ class Doc:
     editions: list[str] = field(default_factory=list)
     current: bool = True
     prior: float = 1.0  # how much the document's score counts (kind, heading, list intro)
+    main: int = -1  # characters of ``body`` that are the rule's own text (-1: all of it)
 
     def meta(self) -> list[Any]:
         """The compact row of ``meta.json``."""
@@ -139,6 +140,7 @@ def documents(kb: KnowledgeBase) -> list[Doc]:
                     canonical=rule.canonical or "",
                     current=False,
                     prior=_rule_prior(rule),
+                    main=len(rule.text),
                 )
                 by_text[key] = doc
                 docs.append(doc)
@@ -271,7 +273,15 @@ def build_index(kb: KnowledgeBase, index_dir: Path) -> dict[str, Any]:
                     continue
                 spans = remember(analyzer, value)
                 if name in postings.FIELD_WEIGHT:
-                    scored.append((num, name, [t for t, _, _ in spans]))
+                    toks = [t for t, _, _ in spans]
+                    main = docs[num].main
+                    if main < 0 or not name.startswith(("body_", "gram_")):
+                        scored.append((num, name, toks, len(toks)))
+                    else:
+                        if name == "gram_ja":  # the title comes first there
+                            main += len(docs[num].title) + 1
+                        own = sum(1 for _, start, _ in spans if start < main)
+                        scored.append((num, name, toks, own))
         stop = sum(1 for d in docs if d.current)
         blob = postings.build(scored, len(docs), stop, [d.prior for d in docs])
         (index_dir / postings.FILE).write_bytes(blob)

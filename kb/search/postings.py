@@ -37,39 +37,75 @@ FIELD_WEIGHT = {
 #: milder length normalisation than the usual 0.75 keeps one-line rules from winning by brevity.
 K1 = 1.2
 B = 0.5
+#: Weight of a term in a rule's examples or its inherited title, against its own text: an
+#: example illustrates a rule, and a match there says less about what the rule is about.
+EXTRA = 0.5
 
 Weights = dict[int, float]
+#: Fields whose terms share one document frequency, by language.
+_SHARED_DF = {lang: (f"title_{lang}", f"body_{lang}") for lang in ("en", "fr", "ja")}
+_LANG_OF = {name: lang for lang, names in _SHARED_DF.items() for name in names}
 
 
 def build(
-    tokens: Iterable[tuple[int, str, list[str]]], n_docs: int, stop: int, priors: list[float]
+    tokens: Iterable[tuple[int, str, list[str], int]], n_docs: int, stop: int, priors: list[float]
 ) -> bytes:
-    """Serialise the postings of ``(docnum, field, terms)`` triples; ``stop`` = first old doc."""
+    """Serialise the postings of ``(docnum, field, terms, main)`` rows, where the terms after
+    the first ``main`` ones weigh :data:`EXTRA`; ``stop`` is the first old document."""
     seqs: dict[str, list[tuple[str, ...] | None]] = {f: [None] * n_docs for f in FIELD_WEIGHT}
-    for doc, name, toks in tokens:
+    mains: dict[str, dict[int, int]] = {f: {} for f in FIELD_WEIGHT}
+    for doc, name, toks, main in tokens:
         if toks:
             seqs[name][doc] = tuple(sys.intern(t) for t in toks)
+            if main < len(toks):
+                mains[name][doc] = main
+    # Document frequencies per language over its title and body together (BM25F): a word rare
+    # among titles, most of which are bare rule numbers, is not rare in the language.
+    dfs: dict[str, dict[str, int]] = {}
+    sizes: dict[str, int] = {}
+    for lang, names in _SHARED_DF.items():
+        df: dict[str, int] = {}
+        present = 0
+        for doc in range(n_docs):
+            words: set[str] = set()
+            for name in names:
+                seq = seqs[name][doc]
+                if seq:
+                    words.update(seq)
+            if words:
+                present += 1
+                for t in words:
+                    df[t] = df.get(t, 0) + 1
+        dfs[lang] = df
+        sizes[lang] = present
     cur: dict[str, dict[str, Weights]] = {}
     old: dict[str, dict[str, Weights]] = {}
     for name, docs in seqs.items():
-        lengths = [len(s) for s in docs if s]
-        if not lengths:
-            continue
-        avg = sum(lengths) / len(lengths)
-        tfs: dict[str, dict[int, int]] = {}
+        field_mains = mains[name]
+        lengths = [0.0] * n_docs
+        tfs: dict[str, dict[int, float]] = {}
         for doc, seq in enumerate(docs):
             if not seq:
                 continue
-            for t in seq:
+            main = field_mains.get(doc, len(seq))
+            lengths[doc] = main + EXTRA * (len(seq) - main)
+            for i, t in enumerate(seq):
                 row = tfs.setdefault(t, {})
-                row[doc] = row.get(doc, 0) + 1
-        n = len(lengths)
+                row[doc] = row.get(doc, 0.0) + (1.0 if i < main else EXTRA)
+        n = sum(1 for s in docs if s)
+        if not n:
+            continue
+        avg = sum(lengths) / n
         weight = FIELD_WEIGHT[name]
-        norms = [K1 * (1 - B + B * len(s) / avg) if s else 0.0 for s in docs]
+        norms = [K1 * (1 - B + B * length / avg) for length in lengths]
         fc: dict[str, Weights] = {}
         fo: dict[str, Weights] = {}
+        shared = _LANG_OF.get(name)
+        df_of = dfs[shared] if shared else {}
+        n_all = sizes[shared] if shared else n
         for term, row in tfs.items():
-            idf = math.log(1 + (n - len(row) + 0.5) / (len(row) + 0.5)) * weight
+            df_t = df_of.get(term, len(row))
+            idf = math.log(1 + (n_all - df_t + 0.5) / (df_t + 0.5)) * weight
             c: Weights = {}
             o: Weights = {}
             for doc, tf in row.items():

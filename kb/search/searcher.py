@@ -18,6 +18,7 @@ import re
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -49,7 +50,12 @@ RERANK = 60
 #: A document having one of a question's many words keeps this share of its score (squared).
 COVERAGE_FLOOR = 0.3
 #: Weight of the rules the glossary names for a term of the query ("mana ability" -> 605).
-EXPANSION_BOOST = 1.3
+EXPANSION_BOOST = 1.8
+#: Weight of proximity: a document gets up to this much more when every pair of successive
+#: query words stands together in its text (within :data:`WINDOW` words; adjacent bigrams in
+#: Japanese, i.e. a shared three-character run).
+PROXIMITY = 0.5
+WINDOW = 3
 #: Words players use for the rules' own: "get priority" is "receive priority" in the rules.
 EN_SYNONYMS = {"get": "receive", "gets": "receives", "got": "received", "getting": "receiving"}
 #: A query with one of these is a question, not a glossary lookup: the entry is not pinned
@@ -147,6 +153,8 @@ class _Compiled:
     src: str | None = None
     glossary: list[int] = field(default_factory=list)  # docnums pinned first
     expand: tuple[str, ...] = ()  # rules the glossary names for terms of the query
+    # language -> (field, the query's terms in order), for proximity
+    order: dict[str, tuple[str, list[str]]] = field(default_factory=dict)
 
 
 class Searcher:
@@ -444,8 +452,19 @@ class Searcher:
         best = heapq.nlargest(depth, scores.items(), key=_second)
         expand = compiled.expand
         groups = ev.groups
+        order = compiled.order
+        langs = self._langs
+        seqs = self._index.seq
         out = []
         for doc, score in best:
+            lang_order = order.get(langs[doc])
+            if lang_order is not None and len(lang_order[1]) > 1:
+                name, wanted = lang_order
+                seq = seqs[name][doc] if name in seqs else None
+                if seq:
+                    score *= 1.0 + PROXIMITY * _proximity(
+                        seq, wanted, 1 if name == "gram_ja" else WINDOW
+                    )
             for parts in groups:
                 hits = 0
                 for part in parts:
@@ -485,6 +504,12 @@ class Searcher:
                 out.query = parts[0] if len(parts) == 1 else wq.Or(parts)
             self._pin_glossary(parsed, scope, out)
             out.expand = self._expansion(text)
+            for code in scope:
+                if code == "ja":
+                    seq = [g for g, _, _ in bigrams_ja(text)]
+                    out.order[code] = ("gram_ja", seq)
+                else:
+                    out.order[code] = (f"body_{code}", terms(text, code))
         self._cache[key] = out
         if len(self._cache) > 2048:
             self._cache.popitem(last=False)
@@ -533,9 +558,14 @@ class Searcher:
                 clauses.append(wq.Term(f"title_{code}", str(number), boost=4.0))
         if code == "ja":
             toks = terms(text, "ja")
-            for tok in toks:
-                clauses.append(self._ja_token(tok, out))
-            if not toks and not clauses:
+            # A Japanese question is one "word" of several morphemes: alternatives, ranked by
+            # how many of them a document has, like the words of an English question.
+            parts = [self._ja_token(tok, out) for tok in toks]
+            if len(parts) > 1:
+                clauses.append(Coord(parts))
+            else:
+                clauses.extend(parts)
+            if not clauses:
                 return None
         else:
             toks = terms(text, code)
@@ -898,3 +928,23 @@ def _under(number: str, roots: tuple[str, ...]) -> bool:
         ):
             return True
     return False
+
+
+def _proximity(seq: tuple[str, ...], wanted: list[str], window: int) -> float:
+    """Share of the successive pairs of ``wanted`` found within ``window`` words in ``seq``."""
+    where: dict[str, list[int]] = {}
+    keep = set(wanted)
+    for i, t in enumerate(seq):
+        if t in keep:
+            where.setdefault(t, []).append(i)
+    pairs = 0
+    found = 0
+    for a, b in pairwise(wanted):
+        if a == b:
+            continue
+        pairs += 1
+        pa = where.get(a)
+        pb = where.get(b)
+        if pa and pb and any(0 < j - i <= window for i in pa for j in pb):
+            found += 1
+    return found / pairs if pairs else 0.0

@@ -1,0 +1,88 @@
+"""Ranking: the in-memory postings (phrases, operators, filters) and the rerank signals."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from whoosh import query as wq
+
+from kb.search import Searcher, build_index
+from kb.search.postings import Coord, Evaluation, Postings, build
+
+from .conftest import small_kb
+
+
+@pytest.fixture()
+def tiny(tmp_path: Path) -> Postings:
+    """Four current documents and one old one, body field only."""
+    rows = [
+        (0, "body_en", ["mana", "abil", "stack"], 3),
+        (1, "body_en", ["stack", "mana", "pool"], 3),
+        (2, "body_en", ["mana", "mana", "mana", "cost", "pay"], 5),
+        (3, "body_en", ["abil", "resolv", "mana", "abil"], 2),  # the last two: an example
+        (4, "body_en", ["mana", "abil", "stack"], 3),
+    ]
+    path = tmp_path / "p.bin"
+    path.write_bytes(build(rows, 5, 4, [1.0] * 5))
+    return Postings(path)
+
+
+def test_phrase_needs_the_words_in_order(tiny: Postings) -> None:
+    ev = Evaluation()
+    assert set(tiny.evaluate(wq.Phrase("body_en", ["mana", "abil"]), False, ev)) == {0, 3}
+    assert set(tiny.evaluate(wq.Phrase("body_en", ["abil", "mana"]), False, ev)) == set()
+    assert set(tiny.evaluate(wq.Phrase("body_en", ["mana", "abil"]), True, ev)) == {0, 3, 4}
+
+
+def test_operators(tiny: Postings) -> None:
+    mana, stack = wq.Term("body_en", "mana"), wq.Term("body_en", "stack")
+    ev = Evaluation()
+    assert set(tiny.evaluate(wq.And([mana, stack]), False, ev)) == {0, 1}
+    assert set(tiny.evaluate(wq.AndNot(mana, stack), False, ev)) == {2, 3}
+    assert set(tiny.evaluate(wq.Or([wq.Term("body_en", "pay"), stack]), False, ev)) == {0, 1, 2}
+    maybe = tiny.evaluate(wq.AndMaybe(stack, mana), False, ev)
+    assert set(maybe) == {0, 1} and maybe[0] > tiny.term("body_en", "stack", False)[0]
+    assert tiny.evaluate(wq.Term("body_en", "nothing"), True, ev) == {}
+
+
+def test_coord_remembers_its_word_groups(tiny: Postings) -> None:
+    ev = Evaluation()
+    q = Coord([wq.Term("body_en", "mana"), wq.Term("body_en", "stack")])
+    scores = tiny.evaluate(q, False, ev)
+    assert len(ev.groups) == 1 and len(ev.groups[0]) == 2
+    assert set(scores) == {0, 1, 2, 3}
+
+
+def test_terms_in_examples_weigh_less(tiny: Postings) -> None:
+    weights = tiny.term("body_en", "mana", False)
+    # Document 3 has "mana" once, in its example; document 0 once, in its own text.
+    assert weights[3] < weights[0]
+
+
+def test_old_documents_only_when_asked(tiny: Postings) -> None:
+    assert 4 not in tiny.term("body_en", "stack", False)
+    assert 4 in tiny.term("body_en", "stack", True)
+    assert tiny.frequency("body_en", "stack") == 3
+
+
+def test_missing_postings_is_a_clear_error(tmp_path: Path) -> None:
+    kb = small_kb()
+    build_index(kb, tmp_path)
+    (tmp_path / "postings.bin").unlink()
+    with pytest.raises(FileNotFoundError, match=r"postings\.bin"):
+        Searcher(tmp_path, kb)
+
+
+def test_a_question_is_not_a_glossary_lookup(searcher) -> None:
+    # "get priority" is "receives priority" in the rules; the glossary entry is not pinned.
+    hits = searcher.search("when do I get priority", lang="en").hits
+    assert hits[0].kind != "glossary"
+    assert hits[0].number == "117.3b"
+
+
+def test_more_of_the_words_ranks_higher(searcher) -> None:
+    # 117.5 has "state-based actions" and "priority"; other rules have only one of them.
+    hits = searcher.search("priority state-based actions", lang="en").hits
+    rules = [h.number for h in hits if h.kind != "glossary"]
+    assert rules[0] == "117.5"
