@@ -341,25 +341,44 @@ def _link_tree(table: dict[str, Rule]) -> None:
 
 
 def link(kb: KnowledgeBase) -> None:
-    """Cross-references (resolved within their own edition) and glossary terms used by each rule."""
+    """Cross-references (resolved within their own edition) and glossary terms used by each rule.
+
+    Terms are the glossary entries of the edition (or the newest glossary of its language), and
+    the term base's names in that language, keyed by the English glossary entry: so the French and
+    Japanese quotes, which have no glossary, still know which terms they use.
+    """
     from kb.link import TermMatcher, find_refs
 
-    matchers: dict[str, Any] = {}
-    newest_glossary = {lang: _newest_glossary(kb, lang) for lang in ("en", "fr", "ja")}
+    matchers: dict[tuple[str, str], Any] = {}
     for ed_id, table in kb.rules.items():
         ed = kb.editions[ed_id]
-        glossary = kb.glossary.get(ed_id) or newest_glossary.get(ed.lang) or {}
-        if id(glossary) not in matchers:
-            matchers[id(glossary)] = TermMatcher(
-                {k: [g.term, *g.aliases] for k, g in glossary.items()}, ed.lang
-            )
-        matcher = matchers[id(glossary)]
+        glossary = kb.glossary.get(ed_id) or _newest_glossary(kb, ed.lang)
+        key = (ed.lang, id(glossary))
+        if key not in matchers:
+            matchers[key] = TermMatcher(_vocabulary(kb, ed.lang, glossary), ed.lang)
+        matcher = matchers[key]
         for rule in table.values():
             rule.refs = _resolve(find_refs(rule.text, ed.lang), table)
             rule.example_refs = [_resolve(find_refs(x, ed.lang), table) for x in rule.examples]
-            rule.terms = matcher.keys_in(rule.text) if glossary else []
+            rule.terms = matcher.keys_in(rule.text)
         for entry in kb.glossary.get(ed_id, {}).values():
             entry.refs = _resolve(find_refs(entry.definition, ed.lang), table)
+
+
+def _vocabulary(
+    kb: KnowledgeBase, lang: str, glossary: dict[str, GlossaryEntry] | None
+) -> dict[str, list[str]]:
+    """Glossary key -> the names to find in text: the glossary, completed by the term base."""
+    vocabulary = {k: [g.term, *g.aliases] for k, g in (glossary or {}).items()}
+    english = _newest_glossary(kb, "en")
+    for term in kb.terms:
+        names = term.names(lang)
+        if not names or not term.en:
+            continue
+        key = next((n.lower() for n in term.en if n.lower() in english), term.en[0].lower())
+        if key not in vocabulary:
+            vocabulary[key] = list(names)
+    return vocabulary
 
 
 def _newest_glossary(kb: KnowledgeBase, lang: str) -> dict[str, GlossaryEntry]:

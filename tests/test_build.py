@@ -72,3 +72,13 @@ def test_build_info_and_summary(embedded_instance: Path) -> None:
     assert info["totals"]["editions"] == len(load(embedded_instance).editions)
     assert info["totals"]["engine_examples"] >= 40
     assert all(ed["rules"] >= 0 for ed in info["editions"])
+
+
+def test_rules_know_their_terms_in_every_language(embedded_kb) -> None:
+    kb = embedded_kb
+    fr = next(e for e in kb.editions_of("fr") if "116.3b" in kb.rules[e.id])
+    assert {"active player", "priority"} <= set(kb.rules[fr.id]["116.3b"].terms)
+    ja = kb.newest("ja")
+    assert {"special action", "priority", "stack"} <= set(kb.rules[ja.id]["116.2a"].terms)
+    en = kb.edition("en", "2024-07-30")
+    assert "pass" in kb.rules[en.id]["117.3d"].terms  # "passes" is the glossary's "Pass"
