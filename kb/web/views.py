@@ -30,6 +30,9 @@ MAX_CHANGES_SHOWN = 400
 #: Above this many bytes of text a rule page lists its children instead of its whole subtree,
 #: which keeps every page well under 60 KB (section 7 alone is close to a megabyte).
 SUBTREE_BUDGET = 20_000
+#: The same check on the rendered HTML of the subtree (links and term markup add up).
+RENDER_BUDGET = 24_000
+MAX_PREVIEWS = 30
 MAX_TERMS = 24
 
 
@@ -304,9 +307,22 @@ def _newest_glossary(kb: KnowledgeBase, lang: str) -> dict[str, GlossaryEntry]:
 
 
 def _node(
-    kb: KnowledgeBase, rule: Rule, locale: str, pinned: str | None, depth0: int, terms: bool = True
+    kb: KnowledgeBase,
+    rule: Rule,
+    locale: str,
+    pinned: str | None,
+    depth0: int,
+    terms: set[str] | None = None,
 ) -> dict:
+    """One rule of a page as data; glossary terms are linked once per page (``terms`` collects
+    the keys already linked, None: no term links)."""
     num = try_parse(rule.number)
+    spans: list[tuple[str, int, int]] = []
+    if terms is not None:
+        for key, start, end in term_spans(kb, rule):
+            if key not in terms:
+                terms.add(key)
+                spans.append((key, start, end))
     href = _ref_href(locale, rule, pinned)
 
     def term_href(key: str) -> str:
@@ -328,8 +344,8 @@ def _node(
             rule.text,
             rule.refs,
             href,
-            terms=term_spans(kb, rule) if terms else (),
-            term_href=term_href if terms else None,
+            terms=spans,
+            term_href=term_href if spans else None,
         ),
         "examples": examples,
         "canonical": rule.canonical,
@@ -501,10 +517,16 @@ def rule_page(
         sum(len(n.text.encode()) + sum(len(x.encode()) for x in n.examples) for n in nodes)
         > SUBTREE_BUDGET
     )
-    if shallow:
-        nodes = [rule, *(c for c in (kb.rule(rule.edition, n) for n in rule.children) if c)]
     num = try_parse(rule.number)
     depth0 = num.depth if num else 0
+    linked: set[str] = set()
+    root = _node(kb, rule, locale, pinned, depth0, linked)
+    subtree = [] if shallow else [_node(kb, n, locale, pinned, depth0, linked) for n in nodes[1:]]
+    size = sum(len(n["html"]) + sum(len(x["html"]) for x in n["examples"]) for n in subtree)
+    if shallow or size > RENDER_BUDGET:
+        shallow = True
+        nodes = [rule, *(c for c in (kb.rule(rule.edition, n) for n in rule.children) if c)]
+        subtree = [_node(kb, n, locale, pinned, depth0) for n in nodes[1:]]
     ed = kb.editions[rule.edition]
 
     def link(r: Rule | None) -> dict[str, Any] | None:
@@ -544,7 +566,7 @@ def rule_page(
         for loc in LANGS
     }
     data = {
-        "rule": _node(kb, rule, locale, pinned, depth0),
+        "rule": root,
         "lang": rule.lang,
         "language": LANGUAGE_NAMES.get(rule.lang, rule.lang),
         "fallback": fallback,
@@ -552,12 +574,12 @@ def rule_page(
         "edition": edition_info(ed, locale),
         "lag": lag(kb, ed) if ed.lang != "en" else None,
         "current_url": rule_url(locale, canonical) if canonical else None,
-        "subtree": [_node(kb, n, locale, pinned, depth0, not shallow) for n in nodes[1:]],
+        "subtree": subtree,
         "shallow": shallow,
         "breadcrumbs": crumbs,
         "prev": link(prev),
         "next": link(nxt),
-        "previews": _previews(kb, nodes, locale, pinned),
+        "previews": _previews(kb, nodes, locale, pinned)[:MAX_PREVIEWS],
         "terms": _terms(kb, nodes[:1] if shallow else nodes, locale)[:MAX_TERMS],
         "translations": _translations(kb, rule, locale),
         "history": _history(kb, canonical, locale) if canonical else [],
