@@ -106,10 +106,17 @@ def test_search_open_hover_switch_history(tab) -> None:  # type: ignore[no-untyp
     first = tab.locator("ol.results > li h2 a").first
     expect(first).to_contain_text("priorité")
     first.click()
-    expect(tab).to_have_url(re.compile(r"/fr/rules/117\.3$"))
+    # the French quote is of the 2010-2019 numbering (116), its pages are those of rule 117
+    expect(tab).to_have_url(re.compile(r"/fr/rules/117(\.\d+[a-z]?)?$"))
     number = tab.url.rsplit("/", 1)[1]
+    expect(tab.locator("h1")).to_contain_text("116" + number[3:])
 
-    ref = tab.locator("article.main-rule a.ref, article.translation a.ref").first
+    refs = tab.locator("main a.ref:visible")
+    if refs.count() == 0:  # a subrule citing nothing: its parent rule does
+        tab.locator("nav.crumbs a").last.click()
+        expect(tab).to_have_url(re.compile(r"/fr/rules/117(\.\d+)?$"))
+        number = tab.url.rsplit("/", 1)[1]
+    ref = refs.first
     target = ref.get_attribute("data-rule")
     ref.hover()
     popover = tab.locator("#popover")
@@ -125,7 +132,7 @@ def test_search_open_hover_switch_history(tab) -> None:  # type: ignore[no-untyp
     expect(renumbered).to_be_hidden()
     history.locator("summary").click()
     expect(renumbered).to_be_visible()
-    expect(renumbered).to_have_text(re.compile(r"^116\.3 → 117\.3$"))
+    expect(renumbered).to_have_text(f"116{number[3:]} → {number}")
 
 
 def test_anchor_permalink_is_mapped_by_the_script(tab) -> None:  # type: ignore[no-untyped-def]
