@@ -223,7 +223,11 @@ def _learn_shifts(pairs: Mapping[str, str]) -> dict[int, int]:
 
 
 def change_between(old: Rule | None, new: Rule | None) -> str:
-    """Classify one rule between two editions: same / moved / edited / created / deleted."""
+    """Classify one rule between two editions: same / moved / edited / created / deleted.
+
+    On a rule (``Rule.change``) "first" replaces "created" in the oldest text of its language,
+    which is where the corpus starts, not where the rule was created.
+    """
     if old is None:
         return "created"
     if new is None:
@@ -382,11 +386,16 @@ def _fill_changes(kb: KnowledgeBase) -> None:
     for lang in {e.lang for e in kb.editions.values()}:
         eds = kb.editions_of(lang)
         seen: dict[str, Rule] = {}
+        full_before = False
         for ed in eds:
             for rule in kb.rules.get(ed.id, {}).values():
                 lin = lineage_of(rule)
                 rule.change = change_between(seen.get(lin), rule)
+                if rule.change == "created" and not full_before:
+                    # The oldest text of a language in the corpus: it did not create its rules.
+                    rule.change = "first"
                 seen[lin] = rule
+            full_before = full_before or ed.kind == "full"
         full = [e for e in eds if e.kind == "full"]
         for older, newer in pairwise(full):
             kb.changes[f"{older.id}..{newer.id}"] = diff_editions(kb, older.id, newer.id)

@@ -185,11 +185,22 @@ class KnowledgeBase:
 
     # ---- editions ------------------------------------------------------------------------
     def editions_of(self, lang: str, *, full_only: bool = False) -> list[Edition]:
-        """Editions of a language, oldest first (undated partial texts first)."""
+        """Editions of a language, oldest first (an undated quote where its wording fits)."""
         eds = [e for e in self.editions.values() if e.lang == lang]
         if full_only:
             eds = [e for e in eds if e.kind == "full"]
-        return sorted(eds, key=lambda e: (e.date or "", e.id))
+        return sorted(eds, key=lambda e: (self.sort_date(e), e.id))
+
+    def sort_date(self, ed: Edition) -> str:
+        """Where an edition stands in time: its date, else the oldest edition it fits or follows."""
+        if ed.date:
+            return ed.date
+        dates = [self.editions[f].date or "" for f in ed.fits if f in self.editions]
+        if not dates and ed.translates in self.editions:
+            return self.sort_date(self.editions[ed.translates])
+        if not dates and ed.numbering and ed.numbering[:4].isdigit():
+            dates = [ed.numbering[:10]]  # the start of the numbering range it follows
+        return min(dates) if dates else ""
 
     def newest(self, lang: str) -> Edition | None:
         """The newest edition of a language: a full text if there is one, else any."""
