@@ -10,6 +10,7 @@ with plain sets and never reads stored fields.
 from __future__ import annotations
 
 import json
+import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,7 +25,7 @@ from kb.search import postings
 from kb.search.analysis import JA_DEFAULT, SpanTokenizer, forget, remember
 
 #: Bumped whenever the schema, the analysers or the documents change meaning.
-FORMAT = 5
+FORMAT = 6
 META_FILE = "meta.json"
 INDEX_NAME = "kb"
 
@@ -182,13 +183,46 @@ def documents(kb: KnowledgeBase) -> list[Doc]:
             Doc(f"t|{item.id}", "tournament", item.lang, f"t:{item.id}", item.section, item.text)
         )
     for ex in kb.examples:
-        docs.append(Doc(f"x|{ex.id}", "example", "en", f"x:{ex.id}", ex.title, ex.markdown))
+        # The prose is what the example is about; its game script ("Bob passes") only adds
+        # words at the weight of a rule's examples, so it is found but never outranks the prose.
+        prose = example_prose(ex.markdown)
+        script = example_script(ex.markdown)
+        docs.append(
+            Doc(
+                f"x|{ex.id}",
+                "example",
+                "en",
+                f"x:{ex.id}",
+                ex.title,
+                f"{prose}\n{script}".strip(),
+                main=len(prose) if script else -1,
+            )
+        )
     for doc in docs:
         if doc.kind in KIND_BOOST and doc.kind != "glossary":
             doc.prior = KIND_BOOST[doc.kind]
     # Current documents first: default searches stop at the first non-current document number.
     docs.sort(key=lambda d: not d.current)
     return docs
+
+
+_FENCE = re.compile(r"^```[^\n]*\n(.*?)^```[ \t]*$", re.M | re.S)
+_RULES_LINE = re.compile(r"^rules:.*$", re.M | re.I)
+_HEADING = re.compile(r"^#+[ \t]+.*$", re.M)
+
+
+def example_prose(markdown: str) -> str:
+    """The readable text of an example: its Markdown without the title, the ``rules:`` line
+    and the fenced game scripts (what a search snippet should quote)."""
+    text = _FENCE.sub("", markdown)
+    text = _HEADING.sub("", text, count=1)
+    text = _RULES_LINE.sub("", text)
+    return re.sub(r"\n{3,}", "\n\n", text).strip()
+
+
+def example_script(markdown: str) -> str:
+    """The fenced game scripts of an example, joined (searchable at a lower weight)."""
+    return "\n".join(m.group(1).strip() for m in _FENCE.finditer(markdown))
 
 
 def _rule_prior(rule: Rule) -> float:

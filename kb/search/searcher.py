@@ -39,7 +39,7 @@ from kb.search.analysis import (
     terms,
 )
 from kb.search.highlight import highlight
-from kb.search.indexer import INDEX_NAME, KINDS, META_FILE, RULE_KINDS
+from kb.search.indexer import INDEX_NAME, KINDS, META_FILE, RULE_KINDS, example_prose
 from kb.search.postings import FILE as POSTINGS_FILE
 from kb.search.postings import Coord, Evaluation, Postings
 from kb.search.spelling import Speller
@@ -56,6 +56,23 @@ EXPANSION_BOOST = 1.8
 #: Japanese, i.e. a shared three-character run).
 PROXIMITY = 0.5
 WINDOW = 3
+#: A search from a locale without a language filter (``prefer_lang``) puts that language's best
+#: text this much above the best text of the others, its other texts in proportion: a Japanese
+#: reader wants the Japanese quotes first. Raw scores of two languages are not comparable (a
+#: word in nearly every French quote weighs little there), so the preference is relative.
+PREFER_LEAD = 1.15
+#: At most this much: a text matching a query far worse than the others stays below them.
+PREFER_MAX = 60.0
+#: Executable examples weigh this much less than their build-time prior unless the query asks
+#: for an example: they illustrate rules and should not crowd the rules out of the first page.
+EXAMPLE_DEMOTION = 0.2
+#: ... and this much more when it does (rules' own "Example:" lines also have the word).
+EXAMPLE_WANTED = 3.0
+#: Words that make a query about examples ("example priority", "exemple pile", "優先権 例題").
+EXAMPLE_WORDS = frozenset(
+    {"example", "examples", "exemple", "exemples", "scenario", "scénario", "scenarios"}
+)
+EXAMPLE_WORDS_JA = ("例題", "実例", "具体例", "サンプル")
 #: Words players use for the rules' own: "get priority" is "receive priority" in the rules.
 EN_SYNONYMS = {"get": "receive", "gets": "receives", "got": "received", "getting": "receiving"}
 #: A query with one of these is a question, not a glossary lookup: the entry is not pinned
@@ -155,6 +172,7 @@ class _Compiled:
     expand: tuple[str, ...] = ()  # rules the glossary names for terms of the query
     # language -> (field, the query's terms in order), for proximity
     order: dict[str, tuple[str, list[str]]] = field(default_factory=dict)
+    about_examples: bool = False  # the query asks for examples: they are not demoted
 
 
 class Searcher:
@@ -185,6 +203,11 @@ class Searcher:
         self._doc_editions: list[list[str]] = [r[4] for r in rows]
         self._current: list[bool] = [r[5] for r in rows]
         self._stop: int = meta["current"]
+        # Document sets by language and of examples, for preferences and demotions.
+        self._lang_docs: dict[str, frozenset[int]] = {
+            code: frozenset(d for d, x in enumerate(self._langs) if x == code) for code in LANGS
+        }
+        self._example_docs = frozenset(d for d, k in enumerate(self._kinds) if k == "example")
         if (
             self._searcher.doc_count_all() != len(rows)
             or not all(self._current[: self._stop])
@@ -239,10 +262,19 @@ class Searcher:
         kind: str | None = None,
         limit: int = 10,
         page: int = 1,
+        prefer_lang: str | None = None,
     ) -> SearchResult:
-        """Search; raises :class:`SearchError` only for an unknown language or edition."""
+        """Search; raises :class:`SearchError` only for an unknown language or edition.
+
+        ``prefer_lang`` (the reader's locale) ranks that language's texts first when ``lang``
+        does not filter: the other languages' hits follow, marked ``cross_language``.
+        """
         if lang is not None and lang not in LANGS:
             raise SearchError(f"unknown language {lang!r} (use one of {', '.join(LANGS)})")
+        if prefer_lang is not None and prefer_lang not in LANGS:
+            raise SearchError(f"unknown language {prefer_lang!r} (use one of {', '.join(LANGS)})")
+        if lang is not None:
+            prefer_lang = None
         ed = self._edition(lang, edition)
         limit = max(1, min(int(limit or 10), MAX_LIMIT))
         page = max(1, int(page or 1))
@@ -259,7 +291,7 @@ class Searcher:
             if number is not None:
                 return self._number_search(str(number), lang, ed, limit, page, result)
         with self._lock:
-            return self._text_search(text, lang, ed, kind, limit, page, result)
+            return self._text_search(text, lang, ed, kind, limit, page, result, prefer_lang)
 
     def suggest(self, prefix: str, lang: str, limit: int = 8) -> list[str]:
         """Completions of the last word of ``prefix`` (glossary terms first), for OpenSearch."""
@@ -388,6 +420,7 @@ class Searcher:
         limit: int,
         page: int,
         result: SearchResult,
+        prefer: str | None = None,
     ) -> SearchResult:
         scope = (lang,) if lang else LANGS
         compiled = self._compile(text, scope, lang)
@@ -402,14 +435,24 @@ class Searcher:
         scores = self._index.evaluate(compiled.query, ed is not None, ev)
         if allowed is not None:
             scores = {d: w for d, w in scores.items() if d in allowed}
+        scores = self._reweigh(scores, prefer, compiled.about_examples or kind == "example")
         fetch = page * limit * (1 if lang else 2) + 10
-        scored = self._rank(scores, max(fetch, RERANK), compiled, ev)[:fetch]
+        scored = self._rank(scores, max(fetch, RERANK), compiled, ev)
+        if prefer:
+            scored = self._prefer(scored, prefer)
+        scored = scored[:fetch]
         top = scored[0][0] if scored else 1.0
         stop = self._stop if ed is None else len(self._refs)
         pinned = [
             d for d in compiled.glossary if (d in allowed if allowed is not None else d < stop)
         ]
-        ordered = [(top * 2 + 1.0, d) for d in pinned] + scored
+        ordered = [(top * 2 + 1.0, d) for d in pinned if not prefer or self._langs[d] == prefer]
+        foreign = [d for d in pinned if prefer and self._langs[d] != prefer]
+        if foreign:
+            # A glossary entry of another language leads that language's hits, not the page.
+            lead = max((s for s, d in scored if self._langs[d] != prefer), default=top)
+            scored = sorted([(lead * 1.01, d) for d in foreign] + scored, key=lambda x: -x[0])
+        ordered += scored
         groups: dict[str, tuple[float, int]] = {}
         for score, doc in ordered:
             group = self._groups[doc]
@@ -427,7 +470,10 @@ class Searcher:
         result.pages = math.ceil(total / limit)
         picked = list(groups.values())[(page - 1) * limit : page * limit]
         for score, doc in picked:
-            result.hits.append(self._hit(doc, score, compiled, scope, ed))
+            hit = self._hit(doc, score, compiled, scope, ed)
+            if prefer:
+                hit.cross_language = hit.lang != prefer
+            result.hits.append(hit)
         # A corrected word matched nothing as typed: the results are only as good as the guess.
         if compiled.corrections:
             suggestion = text
@@ -443,6 +489,53 @@ class Searcher:
                 notes[-1] = f"No results on page {page} (there are {result.pages})."
         result.message = " ".join(notes)
         return result
+
+    def _reweigh(
+        self, scores: dict[int, float], prefer: str | None, examples_wanted: bool
+    ) -> dict[int, float]:
+        """Scores with examples lowered and the preferred language raised to the level of the
+        best document, so that reranking sees its texts (a copy if anything changed)."""
+        factors: list[tuple[frozenset[int], float]] = []
+        if prefer and scores:
+            langs = self._langs
+            best, top = max(scores.items(), key=_second)
+            if langs[best] != prefer:
+                mine = self._lang_docs[prefer]
+                if len(mine) < len(scores):
+                    own = max((scores[d] for d in mine if d in scores), default=0.0)
+                else:
+                    own = max((w for d, w in scores.items() if langs[d] == prefer), default=0.0)
+                if own > 0:
+                    factors.append((mine, min(top / own, PREFER_MAX)))
+        factors.append(
+            (self._example_docs, EXAMPLE_WANTED if examples_wanted else EXAMPLE_DEMOTION)
+        )
+        if not factors:
+            return scores
+        out = dict(scores)
+        for docs, factor in factors:
+            if len(docs) < len(out):
+                for d in docs:
+                    if d in out:
+                        out[d] *= factor
+            else:
+                for d in out:
+                    if d in docs:
+                        out[d] *= factor
+        return out
+
+    def _prefer(self, scored: list[tuple[float, int]], prefer: str) -> list[tuple[float, int]]:
+        """The reranked list with the preferred language's best text :data:`PREFER_LEAD` above
+        the best other one (its other texts scaled alike)."""
+        langs = self._langs
+        own = max((s for s, d in scored if langs[d] == prefer), default=0.0)
+        other = max((s for s, d in scored if langs[d] != prefer), default=0.0)
+        if own <= 0 or own >= other * PREFER_LEAD:
+            return scored
+        factor = min(other * PREFER_LEAD / own, PREFER_MAX)
+        out = [(s * factor if langs[d] == prefer else s, d) for s, d in scored]
+        out.sort(key=lambda x: (-x[0], x[1]))
+        return out
 
     def _rank(
         self, scores: dict[int, float], depth: int, compiled: _Compiled, ev: Evaluation
@@ -504,6 +597,7 @@ class Searcher:
                 out.query = parts[0] if len(parts) == 1 else wq.Or(parts)
             self._pin_glossary(parsed, scope, out)
             out.expand = self._expansion(text)
+            out.about_examples = _about_examples(text)
             for code in scope:
                 if code == "ja":
                     seq = [g for g, _, _ in bigrams_ja(text)]
@@ -676,7 +770,16 @@ class Searcher:
         return clauses
 
     def _expansion(self, text: str) -> tuple[str, ...]:
-        """Rules the English glossary names for the longest glossary terms in ``text``."""
+        """Rules the English glossary names for the longest glossary terms in ``text``, or in
+        its English translation ("優先権" and "priorité" name 117 as "priority" does)."""
+        refs = list(self._expansion_en(text))
+        if not refs:
+            for src in ("fr", "ja"):
+                for name in self._term_names.translate(text, src, "en", whole=True):
+                    refs.extend(self._expansion_en(name))
+        return tuple(dict.fromkeys(refs))
+
+    def _expansion_en(self, text: str) -> tuple[str, ...]:
         toks = terms(text, "en_plain")
         found: list[tuple[int, int]] = []
         for i in range(len(toks)):
@@ -771,7 +874,8 @@ class Searcher:
     ) -> Hit:
         if kind == "c":
             com = next(c for c in self.kb.commentary if c.id == ident)
-            title = com.heading or ", ".join(com.about_rules) or Path(com.source).stem
+            # A paragraph without a heading is named by its first words, not by a file name.
+            title = com.heading or ", ".join(com.about_rules) or _opening(com.text)
             return Hit(
                 "commentary",
                 None,
@@ -807,7 +911,7 @@ class Searcher:
             [],
             ex.rules[0] if ex.rules else None,
             ex.title,
-            highlight(ex.markdown, wanted, analyzers),
+            highlight(example_prose(ex.markdown) or ex.title, wanted, analyzers),
             score,
             key=ident,
         )
@@ -914,6 +1018,20 @@ class _TermNames:
         """The one language whose term names occur in ``text``, if exactly one does."""
         found = [code for code in LANGS if self._found(text, code)]
         return found[0] if len(found) == 1 else None
+
+
+def _opening(text: str, limit: int = 40) -> str:
+    """The first words of ``text``, at most ``limit`` characters (an ellipsis if cut)."""
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[: limit - 1].rstrip() + "…"
+
+
+def _about_examples(text: str) -> bool:
+    """True if the query asks for executable examples rather than rules."""
+    low = text.lower()
+    return any(w in EXAMPLE_WORDS for w in _RAW_WORD.findall(low)) or any(
+        w in text for w in EXAMPLE_WORDS_JA
+    )
 
 
 def _second(item: tuple[int, float]) -> float:

@@ -107,6 +107,8 @@ def search(kb: KnowledgeBase, locale: str, args: Mapping[str, str]) -> Page:
             kind=params["kind"] or None,
             limit=PER_PAGE,
             page=params["page"],
+            # Without a language filter, the reader's own language comes first.
+            prefer_lang=None if params["lang"] else locale,
         )
     except SearchUnavailable as error:
         data["available"] = False
