@@ -352,7 +352,9 @@ def link(kb: KnowledgeBase) -> None:
     matchers: dict[tuple[str, str], Any] = {}
     for ed_id, table in kb.rules.items():
         ed = kb.editions[ed_id]
-        glossary = kb.glossary.get(ed_id) or _newest_glossary(kb, ed.lang)
+        own = kb.glossary.get(ed_id)
+        newest = kb.glossary_edition(ed.lang)
+        glossary = own or (kb.glossary[newest.id] if newest else {})
         key = (ed.lang, id(glossary))
         if key not in matchers:
             matchers[key] = TermMatcher(_vocabulary(kb, ed.lang, glossary), ed.lang)
@@ -360,9 +362,13 @@ def link(kb: KnowledgeBase) -> None:
         for rule in table.values():
             rule.refs = _resolve(find_refs(rule.text, ed.lang), table)
             rule.example_refs = [_resolve(find_refs(x, ed.lang), table) for x in rule.examples]
-            rule.terms = matcher.keys_in(rule.text)
+            spans = matcher.find(rule.text, skip=[(r.start, r.end) for r in rule.refs])
+            rule.term_spans = [[key, start, end] for key, start, end in spans]
+            rule.terms = list(dict.fromkeys(key for key, _, _ in spans))
         for entry in kb.glossary.get(ed_id, {}).values():
             entry.refs = _resolve(find_refs(entry.definition, ed.lang), table)
+            # The references the build found are the entry's "See rule" numbers, in one grammar.
+            entry.rule_refs = list(dict.fromkeys(r.number for r in entry.refs))
 
 
 def _vocabulary(
@@ -370,7 +376,8 @@ def _vocabulary(
 ) -> dict[str, list[str]]:
     """Glossary key -> the names to find in text: the glossary, completed by the term base."""
     vocabulary = {k: [g.term, *g.aliases] for k, g in (glossary or {}).items()}
-    english = _newest_glossary(kb, "en")
+    newest_en = kb.glossary_edition("en")
+    english = kb.glossary[newest_en.id] if newest_en else {}
     for term in kb.terms:
         names = term.names(lang)
         if not names or not term.en:
@@ -379,13 +386,6 @@ def _vocabulary(
         if key not in vocabulary:
             vocabulary[key] = list(names)
     return vocabulary
-
-
-def _newest_glossary(kb: KnowledgeBase, lang: str) -> dict[str, GlossaryEntry]:
-    for ed in reversed(kb.editions_of(lang)):
-        if kb.glossary.get(ed.id):
-            return kb.glossary[ed.id]
-    return {}
 
 
 def _resolve(refs: list[Ref], table: dict[str, Rule]) -> list[Ref]:

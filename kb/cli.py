@@ -35,12 +35,17 @@ def _instance(args: argparse.Namespace) -> Path:
     return Path(args.instance).expanduser() if args.instance else default_instance()
 
 
-def _kb(args: argparse.Namespace) -> KnowledgeBase:
-    """The built knowledge base; builds it first (quietly) when there is none yet."""
-    instance = _instance(args)
+def _ensure_built(instance: Path) -> None:
+    """Build the instance first when there is no build in it yet."""
     if not (instance / "kb.json").is_file():
         print(f"kb: no build in {instance} yet; building it first", file=sys.stderr)
         build(instance, progress=terminal_progress())
+
+
+def _kb(args: argparse.Namespace) -> KnowledgeBase:
+    """The built knowledge base; builds it first when there is none yet."""
+    instance = _instance(args)
+    _ensure_built(instance)
     return load(instance)
 
 
@@ -163,10 +168,7 @@ def cmd_concordance(args: argparse.Namespace, out: TextIO) -> int:
     kb = _kb(args)
     eds = []
     for spec in (args.old, args.new):
-        lang, _, rest = (
-            spec.partition("-") if spec[:3] in ("en-", "fr-", "ja-") else (args.lang, "", spec)
-        )
-        ed = kb.edition(lang, rest or spec)
+        ed = kb.resolve_edition(spec, None if spec[:3] in ("en-", "fr-", "ja-") else args.lang)
         if ed is None:
             known = ", ".join(e.id for e in kb.editions.values())
             raise CommandError(f"unknown edition {spec!r} (known: {known})")
@@ -193,7 +195,7 @@ def cmd_search(args: argparse.Namespace, out: TextIO) -> int:
     from kb.search import run_search_command
 
     instance = _instance(args)
-    _kb(args)
+    _ensure_built(instance)
     return run_search_command(
         instance, args.query, args.lang, args.edition, args.kind, args.limit, args.json, out
     )
@@ -224,7 +226,7 @@ def cmd_get(args: argparse.Namespace, out: TextIO) -> int:
     """``kb get PATH``: render one page or JSON of the web app without a server."""
     from kb.web import render_get
 
-    _kb(args)
+    _ensure_built(_instance(args))
     status, body = render_get(_instance(args), args.path)
     out.write(body if body.endswith("\n") else body + "\n")
     return 0 if status < 400 else 1

@@ -67,6 +67,8 @@ class Rule:
     refs: list[Ref] = field(default_factory=list)
     example_refs: list[list[Ref]] = field(default_factory=list)
     terms: list[str] = field(default_factory=list)  # glossary keys of terms the text uses
+    #: where those terms stand in ``text``: [glossary key, start, end], found once at build time
+    term_spans: list[list[Any]] = field(default_factory=list)
     canonical: str | None = None  # number in the newest English edition; None if deleted
     lineage: str = ""  # groups the rule across editions: canonical, or "<edition>:<number>"
     change: str | None = None  # vs the previous edition of its language: same/moved/edited/created
@@ -185,11 +187,37 @@ class KnowledgeBase:
 
     # ---- editions ------------------------------------------------------------------------
     def editions_of(self, lang: str, *, full_only: bool = False) -> list[Edition]:
-        """Editions of a language, oldest first (an undated quote where its wording fits)."""
+        """Editions of a language, oldest first (an undated quote where its wording fits).
+
+        Cached once the knowledge base is loaded (read-only); computed afresh while it is built.
+        """
+        cache = self.__dict__.get("_editions_of")
+        if cache is not None and (lang, full_only) in cache:
+            return list(cache[(lang, full_only)])
         eds = [e for e in self.editions.values() if e.lang == lang]
         if full_only:
             eds = [e for e in eds if e.kind == "full"]
-        return sorted(eds, key=lambda e: (self.sort_date(e), e.id))
+        eds.sort(key=lambda e: (self.sort_date(e), e.id))
+        if cache is not None:
+            cache[(lang, full_only)] = eds
+        return list(eds)
+
+    def glossary_edition(self, lang: str) -> Edition | None:
+        """The newest edition of a language that has a glossary (None: the language has none)."""
+        for ed in reversed(self.editions_of(lang)):
+            if self.glossary.get(ed.id):
+                return ed
+        return None
+
+    def resolve_edition(self, spec: str, lang: str | None = None) -> Edition | None:
+        """An edition from what a user typed: an id (``en-2019-06-14``), or a date, version or date
+        prefix in ``lang`` (default: English)."""
+        spec = spec.strip()
+        if spec in self.editions:
+            return self.editions[spec]
+        if lang is None and spec[:3] in ("en-", "fr-", "ja-"):
+            return self.edition(spec[:2], spec[3:])
+        return self.edition(lang or "en", spec)
 
     def sort_date(self, ed: Edition) -> str:
         """Where an edition stands in time: its date, else the oldest edition it fits or follows."""
@@ -392,7 +420,7 @@ class KnowledgeBase:
             d["refs"] = [Ref(**r) for r in d["refs"]]
             return GlossaryEntry(**d)
 
-        return cls(
+        kb = cls(
             editions={e["id"]: Edition(**e) for e in data["editions"]},
             rules={ed: {r["number"]: rule(r) for r in rs} for ed, rs in data["rules"].items()},
             glossary={ed: {g["key"]: gloss(g) for g in gs} for ed, gs in data["glossary"].items()},
@@ -405,6 +433,8 @@ class KnowledgeBase:
             warnings=data["warnings"],
             content_hash=data["content_hash"],
         )
+        kb.__dict__["_editions_of"] = {}  # loaded means read-only: lookups may be cached
+        return kb
 
     def save(self, path: Path) -> None:
         """Write ``kb.json`` (compact UTF-8)."""

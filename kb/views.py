@@ -1,4 +1,4 @@
-"""JSON views of knowledge-base nodes, shared by the CLI and the web API so both say the same thing."""
+"""JSON views of knowledge-base nodes for the CLI (``--json``) and the web app's JSON twins."""
 
 from __future__ import annotations
 
@@ -25,18 +25,6 @@ def edition_json(ed: Edition) -> dict[str, Any]:
         "examples": ed.counts.get("examples", 0),
         "glossary": ed.counts.get("glossary", 0),
         "unresolved_refs": ed.counts.get("unresolved_refs", 0),
-    }
-
-
-def rule_brief(rule: Rule) -> dict[str, Any]:
-    """Number, edition and text of a rule, for lists and previews."""
-    return {
-        "number": rule.number,
-        "lang": rule.lang,
-        "edition": rule.edition,
-        "canonical": rule.canonical,
-        "title": rule.title,
-        "text": rule.text,
     }
 
 
