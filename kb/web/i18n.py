@@ -13,7 +13,7 @@ from functools import cache
 from pathlib import Path
 
 from babel import Locale
-from babel.dates import format_date
+from babel.dates import format_date, format_skeleton
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 from babel.numbers import format_decimal
@@ -65,6 +65,15 @@ def format_day(iso: str | None, locale: str) -> str:
     except ValueError:
         return iso
     return format_date(day, format="long", locale=Locale.parse(locale))
+
+
+def format_month(iso: str | None, locale: str) -> str:
+    """The month of an ISO date as the locale writes it (``July 2010``, ``2010年7月``)."""
+    try:
+        day = dt.date.fromisoformat(iso or "")
+    except ValueError:
+        return ""
+    return format_skeleton("yMMMM", day, locale=Locale.parse(locale))
 
 
 def format_number(value: int | float, locale: str) -> str:

@@ -84,7 +84,11 @@ def search(kb: KnowledgeBase, locale: str, args: Mapping[str, str]) -> Page:
         "filters": {k: params[k] for k in ("lang", "kind", "edition")},
         "languages": list(LANGS),
         "kinds": list(KINDS),
-        "editions": [e.id for lang in LANGS for e in kb.editions_of(lang)],
+        "editions": [
+            {"id": e.id, "lang": e.lang, "label": views.edition_label(e, locale)}
+            for lang in LANGS
+            for e in kb.editions_of(lang)
+        ],
         "available": pool.available,
         "total": 0,
         "groups": [],
@@ -137,7 +141,9 @@ def search(kb: KnowledgeBase, locale: str, args: Mapping[str, str]) -> Page:
                 "hits": [],
             },
         )
-        group["hits"].append({**hit, "url": url})
+        ed = kb.editions.get(hit.get("edition") or "")
+        label = views.edition_label(ed, locale) if ed else None
+        group["hits"].append({**hit, "url": url, "edition_label": label})
     suggestion = found.get("suggestion")
     data.update(
         total=found.get("total", 0),

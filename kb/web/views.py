@@ -14,7 +14,7 @@ from flask import url_for
 
 from kb.model import LANGS, Edition, ExampleInfo, GlossaryEntry, KnowledgeBase, Ref, Rule
 from kb.rulenum import RuleNumber, try_parse
-from kb.web.i18n import LANGUAGE_NAMES, format_day
+from kb.web.i18n import LANGUAGE_NAMES, format_day, format_month, translations
 from kb.web.render import markdown_html, rule_html, word_diff
 
 try:
@@ -79,12 +79,46 @@ def short(text: str, limit: int = PREVIEW_CHARS) -> str:
     return cut + "…"
 
 
+def _(message: str, locale: str, **variables: Any) -> str:
+    """``message`` in ``locale`` (outside a template: views compose a few labels)."""
+    text = translations(locale).ugettext(message)
+    return text % variables if variables else text
+
+
+def edition_label(ed: Edition, locale: str) -> str:
+    """How a reader names an edition: "Edition of 14 November 2025", or for a quoted page
+    without a date its title, where it comes from and the numbering it follows."""
+    day = format_day(ed.date, locale)
+    if day and (ed.kind == "full" or ed.version or not ed.title):
+        return _("Edition of %(date)s", locale, date=day)
+    wiki = any("wiki" in src.rsplit("/", 1)[-1].lower() for src in ed.sources)
+    if day:
+        if wiki:
+            return _("“%(title)s” (wiki) of %(date)s", locale, title=ed.title, date=day)
+        return _("“%(title)s” of %(date)s", locale, title=ed.title, date=day)
+    start, _sep, end = (ed.numbering or "").partition("..")
+    if start and end and format_month(start, locale) and format_month(end, locale):
+        span = {"start": format_month(start, locale), "end": format_month(end, locale)}
+        if wiki:
+            return _(
+                "“%(title)s” (wiki), numbering of %(start)s to %(end)s",
+                locale,
+                title=ed.title,
+                **span,
+            )
+        return _("“%(title)s”, numbering of %(start)s to %(end)s", locale, title=ed.title, **span)
+    if ed.title:
+        return _("“%(title)s” (wiki)", locale, title=ed.title) if wiki else f"“{ed.title}”"
+    return ed.id
+
+
 def edition_info(ed: Edition | None, locale: str) -> dict[str, Any] | None:
-    """The public facts about an edition."""
+    """The public facts about an edition, with the label a reader sees."""
     if ed is None:
         return None
     return {
         "id": ed.id,
+        "label": edition_label(ed, locale),
         "lang": ed.lang,
         "language": LANGUAGE_NAMES.get(ed.lang, ed.lang),
         "date": ed.date,
@@ -405,7 +439,8 @@ def _terms(kb: KnowledgeBase, rules: list[Rule], locale: str) -> list[dict[str, 
 def _history(kb: KnowledgeBase, canonical: str, locale: str) -> list[dict[str, Any]]:
     """Per language: the rule in every edition, a word diff where its text changed."""
     out = []
-    for lang in LANGS:
+    # The reader's language first, then English (the full history), then the others.
+    for lang in sorted(LANGS, key=lambda code: (code != locale, code != "en")):
         entries = kb.history(canonical, lang)
         if not entries:
             continue
@@ -418,6 +453,11 @@ def _history(kb: KnowledgeBase, canonical: str, locale: str) -> list[dict[str, A
             row = {
                 **entry,
                 "date_display": format_day(entry["date"], locale),
+                "label": (
+                    edition_label(kb.editions[entry["edition"]], locale)
+                    if entry["edition"] in kb.editions
+                    else entry["edition"]
+                ),
                 "url": rule_url(locale, entry["number"], entry["edition"]),
                 "renumbered_from": None,
                 "diff": None,

@@ -18,12 +18,53 @@ def test_search_groups_highlighted_hits_by_rule(real_client: FlaskClient) -> Non
     assert "<mark>" in html and "&lt;mark&gt;" not in html
 
 
+def _hits(client: FlaskClient, url: str, pages: int = 4) -> list[dict]:
+    out: list[dict] = []
+    for page in range(1, pages + 1):
+        body = client.get(f"{url}&page={page}").get_json()
+        out += [h for g in body["groups"] for h in g["hits"]]
+    return out
+
+
 def test_cross_language_hits_are_marked(real_client: FlaskClient) -> None:
-    body = real_client.get("/fr/search.json?q=priorit%C3%A9").get_json()
-    crossed = [h for g in body["groups"] for h in g["hits"] if h["cross_language"]]
+    hits = _hits(real_client, "/fr/search.json?q=priorit%C3%A9")
+    crossed = [h for h in hits if h["cross_language"]]
     assert crossed and all(h["lang"] != "fr" for h in crossed)
-    html = real_client.get("/fr/search?q=priorit%C3%A9").get_data(as_text=True)
+    assert all(h["cross_language"] for h in hits if h["lang"] != "fr")
+    html = real_client.get("/fr/search?q=priorit%C3%A9&page=3").get_data(as_text=True)
     assert 'class="badge cross-badge" lang="fr">autre langue</span>' in html
+
+
+@pytest.mark.parametrize(
+    ("locale", "query"), [("ja", "%E5%84%AA%E5%85%88%E6%A8%A9"), ("fr", "priorit%C3%A9")]
+)
+def test_the_locale_language_comes_first(real_client: FlaskClient, locale: str, query: str) -> None:
+    body = real_client.get(f"/{locale}/search.json?q={query}").get_json()
+    hits = [h for g in body["groups"] for h in g["hits"]]
+    assert hits[0]["lang"] == locale, [(h["kind"], h["lang"], h["title"]) for h in hits]
+    kinds = [h["kind"] for h in hits]
+    # Executable examples never crowd the first results out of a plain word search.
+    assert "example" not in kinds[:5]
+    # Rule 117 (Timing and Priority) is on the first page, in some language.
+    assert any((h.get("canonical") or "").startswith("117") for h in hits)
+
+
+def test_example_snippets_are_prose(real_client: FlaskClient) -> None:
+    body = real_client.get("/en/search.json?q=priority&kind=example").get_json()
+    snippets = [h["snippet"] for g in body["groups"] for h in g["hits"]]
+    assert snippets
+    for snippet in snippets:
+        assert not snippet.lstrip("…").startswith("#")
+        assert "? priority:" not in snippet and " passes\n" not in snippet
+
+
+def test_editions_are_named_for_readers(real_client: FlaskClient) -> None:
+    html = real_client.get("/fr/search?q=priorit%C3%A9").get_data(as_text=True)
+    assert "fr-fr-wiki-la-priorite</option>" not in html
+    assert "« La priorité » (wiki), numérotation de juillet 2010 à juin 2019" in html
+    page = real_client.get("/fr/fr-fr-wiki-la-priorite/rules/116.3b").get_data(as_text=True)
+    assert "Édition du fr-fr-wiki" not in page and "fr-fr-wiki-la-priorite (" not in page
+    assert "« La priorité » (wiki)" in page
 
 
 def test_did_you_mean(real_client: FlaskClient) -> None:
