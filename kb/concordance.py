@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import difflib
 import re
-import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -22,6 +21,7 @@ from pathlib import Path
 
 from kb.model import Change, Edition, KnowledgeBase, Rule
 from kb.rulenum import try_parse
+from kb.text import collapse_spaces, nfkc, straight_quotes
 
 #: Minimum similarity (difflib ratio of masked texts) for a fuzzy match to count as the same rule.
 FUZZY_MIN = 0.72
@@ -29,8 +29,6 @@ FUZZY_MIN = 0.72
 IN_PLACE_MIN = 0.45
 
 _REF = re.compile(r"\b\d{3}(?:\.\d{1,3}[a-z]?)?(?:[–-](?:\d{1,3}[a-z]?|[a-z]))?\b")
-_QUOTES = str.maketrans({"‘": "'", "’": "'", "“": '"', "”": '"', "«": '"', "»": '"', "‑": "-"})
-_SPACE = re.compile(r"\s+")
 # The texts switched from "he or she" to "they" in 2019; treat the two as equal wording.
 _PRONOUNS = [
     (re.compile(r"\bhe or she is\b"), "they are"),
@@ -44,8 +42,7 @@ _PRONOUNS = [
 
 def normalize(text: str) -> str:
     """Text for comparison: NFKC, straight quotes, single spaces, lower case."""
-    text = unicodedata.normalize("NFKC", text).translate(_QUOTES).replace("_", "")
-    return _SPACE.sub(" ", text).strip().lower()
+    return collapse_spaces(straight_quotes(nfkc(text)).replace("_", "")).lower()
 
 
 @lru_cache(maxsize=1 << 16)

@@ -18,11 +18,11 @@ import html
 import itertools
 import math
 import re
-import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 
 from kb.model import LANGS, Ref
 from kb.rulenum import LETTERS, RuleNumber, RuleNumberError, parse
+from kb.text import collapse_spaces, fold_width, lower_same_length, nfkc, straight_quotes
 
 __all__ = [
     "MAX_RANGE",
@@ -47,32 +47,14 @@ class RangeError(ValueError):
 # ---- folding ----------------------------------------------------------------------------------
 
 
-def _fold_table() -> dict[int, str]:
-    """NFKC for the characters whose NFKC is one character: full-width ASCII, half-width kana."""
-    table: dict[int, str] = {0x3000: " "}
-    for cp in range(0xFF01, 0xFFEF):
-        norm = unicodedata.normalize("NFKC", chr(cp))
-        if len(norm) == 1 and norm != chr(cp):
-            table[cp] = norm
-    return table
+#: A length-keeping NFKC subset (``１１７．３ａ`` -> ``117.3a``), so offsets stay valid; the name
+#: this module has always exported for :func:`kb.text.fold_width`.
+fold = fold_width
 
 
-_FOLD = _fold_table()
-_NEEDS_FOLD = re.compile("[\u3000\uff01-\uffee]")
-
-
-def fold(text: str) -> str:
-    """A length-preserving NFKC subset (``１１７．３ａ`` -> ``117.3a``), so offsets stay valid."""
-    return text.translate(_FOLD) if _NEEDS_FOLD.search(text) else text
-
-
-def _lower_same_length(text: str) -> str:
-    """Lower-case without changing the length (``"İ".lower()`` is two characters)."""
-    low = text.lower()
-    if len(low) != len(text):
-        low = "".join(lc if len(lc := c.lower()) == 1 else c for c in text)
-    # Glossary terms are stored with the straight apostrophe ("player's", "l'attaquant").
-    return low.replace("’", "'") if "’" in low else low
+def _match_form(text: str) -> str:
+    """Text as terms are matched: width, quotes and case folded, the length kept."""
+    return lower_same_length(straight_quotes(fold_width(text)))
 
 
 def _check_lang(lang: str) -> None:
@@ -386,8 +368,7 @@ def _tokens(form: str, lang: str) -> list[str | tuple[str, ...]]:
 
 def _normalize_form(form: str) -> str:
     """A surface form as matched: NFKC, lower case, single spaces, no surrounding quotes."""
-    norm = _lower_same_length(fold(unicodedata.normalize("NFKC", form)))
-    return " ".join(norm.strip().strip('"“”«»').split())
+    return collapse_spaces(_match_form(nfkc(form)).strip().strip('"'))
 
 
 def _trie_regex(sequences: Iterable[Sequence[str | tuple[str, ...]]]) -> str:
@@ -475,7 +456,7 @@ class TermMatcher:
         """
         if self._regex is None:
             return []
-        low = _lower_same_length(fold(text))
+        low = _match_form(text)
         out: list[tuple[str, int, int]] = []
         for m in self._regex.finditer(low):
             start, end = m.span()

@@ -8,9 +8,10 @@ letters skip ``l`` and ``o`` in the published texts, although we still accept th
 from __future__ import annotations
 
 import re
-import unicodedata
 from dataclasses import dataclass
 from functools import total_ordering
+
+from kb.text import nfkc
 
 __all__ = ["LETTERS", "RuleNumber", "RuleNumberError", "parse", "try_parse"]
 
@@ -119,7 +120,7 @@ class RuleNumber:
 
 def normalize(text: str) -> str:
     """NFKC-fold a user-typed number (full-width ``１１７．３ａ`` becomes ``117.3a``)."""
-    return unicodedata.normalize("NFKC", text).strip().lower()
+    return nfkc(text).strip().lower()
 
 
 def parse(text: str) -> RuleNumber:
