@@ -10,9 +10,7 @@ from __future__ import annotations
 
 import re
 import tomllib
-import unicodedata
-from dataclasses import dataclass, field
-from functools import lru_cache
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -20,8 +18,9 @@ from kb.model import LANGS, Term
 from kb.rulenum import try_parse
 from kb.sources.records import SourceError, TermPair
 from kb.sources.registry import toml_error_line
+from kb.text import fold_accents, nfkc
 
-__all__ = ["load_terms", "merge_harvested", "normalize_name", "translate_query_terms"]
+__all__ = ["TermIndex", "load_terms", "merge_harvested", "normalize_name", "translate_query_terms"]
 
 _KEYS = {"id", "en", "fr", "ja", "rules", "source"}
 
@@ -99,10 +98,6 @@ def sources_of(path: Path) -> dict[str, list[str]]:
 # ---- normalisation -------------------------------------------------------------------------
 
 
-def _strip_accents(text: str) -> str:
-    return "".join(c for c in unicodedata.normalize("NFD", text) if unicodedata.category(c) != "Mn")
-
-
 def _stem_en(word: str) -> str:
     """A light English stemmer: plural and -ing/-ed endings, then a final e (resolve ~ resolving)."""
     if len(word) > 4 and word.endswith("ies"):
@@ -134,16 +129,18 @@ _WORD = re.compile(r"[a-z0-9]+")
 
 def _tokens(text: str, lang: str) -> list[str]:
     """Comparable word stems of an English or French text (case- and accent-insensitive)."""
-    folded = _strip_accents(unicodedata.normalize("NFKC", text).lower())
+    folded = fold_accents(nfkc(text).lower())
     words = _WORD.findall(folded)
     stem = _stem_fr if lang == "fr" else _stem_en
     return [stem(w) for w in words]
 
 
+_JA_IGNORED = re.compile(r"[\s・･]")
+
+
 def _ja_form(text: str) -> str:
     """NFKC, without the middle dots and spaces that writers put in or leave out."""
-    folded = unicodedata.normalize("NFKC", text).lower()
-    return re.sub(r"[\s・･]", "", folded)
+    return _JA_IGNORED.sub("", nfkc(text).lower())
 
 
 def normalize_name(name: str, lang: str) -> str:
@@ -203,7 +200,7 @@ def merge_harvested(terms: list[Term], pairs: list[TermPair]) -> tuple[list[Term
 def _new_concept(pair: TermPair, terms: list[Term]) -> Term:
     """A concept for a harvested pair whose English name the term base does not know."""
     assert pair.en is not None
-    base = re.sub(r"[^a-z0-9]+", "-", _strip_accents(pair.en.lower())).strip("-") or "term"
+    base = re.sub(r"[^a-z0-9]+", "-", fold_accents(pair.en.lower())).strip("-") or "term"
     tid, n = base, 2
     while any(t.id == tid for t in terms):
         tid, n = f"{base}-{n}", n + 1
@@ -215,66 +212,104 @@ def _new_concept(pair: TermPair, terms: list[Term]) -> Term:
 # ---- cross-language query terms ------------------------------------------------------------
 
 
-@dataclass(slots=True)
-class _Index:
-    """Names of every concept in one language, as comparable keys, longest first per start."""
+class TermIndex:
+    """The term base's names as comparable keys, built once and asked many queries.
 
-    by_first: dict[str, list[tuple[tuple[str, ...], int]]] = field(default_factory=dict)
-    ja: list[tuple[str, int]] = field(default_factory=list)
+    EN/FR names are stem sequences (case, accents and simple endings ignored), JA names NFKC
+    forms without middle dots; at each place of a text the longest name wins.
+    """
 
+    def __init__(self, terms: Sequence[Term]) -> None:
+        self.terms = list(terms)
+        #: lang -> first stem -> (stems, concept position), longest first.
+        self._by_first: dict[str, dict[str, list[tuple[tuple[str, ...], int]]]] = {}
+        #: Japanese (form, concept position), longest first.
+        self._ja: list[tuple[str, int]] = []
+        for pos, term in enumerate(self.terms):
+            for name in term.names("ja"):
+                if form := _ja_form(name):
+                    self._ja.append((form, pos))
+            for lang in ("en", "fr"):
+                for name in term.names(lang):
+                    if tokens := tuple(_tokens(name, lang)):
+                        first = self._by_first.setdefault(lang, {})
+                        first.setdefault(tokens[0], []).append((tokens, pos))
+        self._ja.sort(key=lambda item: -len(item[0]))
+        for by_first in self._by_first.values():
+            for entries in by_first.values():
+                entries.sort(key=lambda item: -len(item[0]))
 
-@lru_cache(maxsize=32)
-def _index(key: tuple[tuple[str, tuple[str, ...]], ...], lang: str) -> _Index:
-    index = _Index()
-    for pos, (_tid, names) in enumerate(key):
-        for name in names:
-            if lang == "ja":
-                form = _ja_form(name)
-                if form:
-                    index.ja.append((form, pos))
-            else:
-                tokens = tuple(_tokens(name, lang))
-                if tokens:
-                    index.by_first.setdefault(tokens[0], []).append((tokens, pos))
-    index.ja.sort(key=lambda item: -len(item[0]))
-    for entries in index.by_first.values():
-        entries.sort(key=lambda item: -len(item[0]))
-    return index
-
-
-def _matched(text: str, lang: str, terms: list[Term]) -> list[int]:
-    """Positions (in ``terms``) of the concepts named in ``text``, longest match first."""
-    key = tuple((t.id, tuple(t.names(lang))) for t in terms)
-    index = _index(key, lang)
-    found: list[int] = []
-    if lang == "ja":
-        form = _ja_form(text)
+    def _positions(self, text: str, lang: str) -> list[int]:
+        """Positions (in :attr:`terms`) of the concepts named in ``text``, in order."""
+        found: list[int] = []
+        if lang == "ja":
+            form = _ja_form(text)
+            i = 0
+            while i < len(form):
+                hit = next((item for item in self._ja if form.startswith(item[0], i)), None)
+                if hit:
+                    found.append(hit[1])
+                    i += len(hit[0])
+                else:
+                    i += 1
+            return found
+        by_first = self._by_first.get(lang, {})
+        tokens = _tokens(text, lang)
         i = 0
-        while i < len(form):
-            hit = next((item for item in index.ja if form.startswith(item[0], i)), None)
+        while i < len(tokens):
+            hit = next(
+                (
+                    item
+                    for item in by_first.get(tokens[i], [])
+                    if tuple(tokens[i : i + len(item[0])]) == item[0]
+                ),
+                None,
+            )
             if hit:
                 found.append(hit[1])
                 i += len(hit[0])
             else:
                 i += 1
         return found
-    tokens = _tokens(text, lang)
-    i = 0
-    while i < len(tokens):
-        hit = next(
-            (
-                item
-                for item in index.by_first.get(tokens[i], [])
-                if tuple(tokens[i : i + len(item[0])]) == item[0]
-            ),
-            None,
-        )
-        if hit:
-            found.append(hit[1])
-            i += len(hit[0])
-        else:
-            i += 1
-    return found
+
+    def find(self, text: str, lang: str) -> list[Term]:
+        """The concepts whose ``lang`` name occurs in ``text``, once each, in order of appearance."""
+        _check_langs(lang)
+        positions = dict.fromkeys(self._positions(text, lang))
+        return [self.terms[pos] for pos in positions]
+
+    def translate(self, text: str, src: str, dst: str) -> list[str]:
+        """The ``dst`` names (preferred first name) of the concepts whose ``src`` name occurs in
+        ``text``, once each, in order of appearance."""
+        _check_langs(src, dst)
+        out: list[str] = []
+        for pos in self._positions(text, src):
+            names = self.terms[pos].names(dst)
+            if names and names[0] not in out:
+                out.append(names[0])
+        return out
+
+
+def _check_langs(*langs: str) -> None:
+    if any(lang not in LANGS for lang in langs):
+        raise ValueError(f"languages are {', '.join(LANGS)}: got {' -> '.join(map(repr, langs))}")
+
+
+# The search asks with the same list for every query; remembering the list itself (so that its id
+# cannot be reused) spares rebuilding the index each time.
+_INDEXES: dict[int, tuple[list[Term], TermIndex]] = {}
+_MAX_INDEXES = 8
+
+
+def _index_of(terms: list[Term]) -> TermIndex:
+    cached = _INDEXES.get(id(terms))
+    if cached is not None and cached[0] is terms and len(cached[1].terms) == len(terms):
+        return cached[1]
+    if len(_INDEXES) >= _MAX_INDEXES:
+        _INDEXES.pop(next(iter(_INDEXES)))
+    index = TermIndex(terms)
+    _INDEXES[id(terms)] = (terms, index)
+    return index
 
 
 def translate_query_terms(text: str, src: str, dst: str, terms: list[Term]) -> list[str]:
@@ -282,13 +317,9 @@ def translate_query_terms(text: str, src: str, dst: str, terms: list[Term]) -> l
 
     Matching takes the longest name at each place ("state-based actions" is one concept, not
     "state"); EN/FR ignore case, accents and simple plural or verb endings, JA is NFKC-folded and
-    ignores middle dots. Each concept is returned once, in order of appearance.
+    ignores middle dots. Each concept is returned once, in order of appearance. The index built
+    for ``terms`` is kept for the next call with the same list: a list changed in place later is
+    not seen (build a :class:`TermIndex` for that).
     """
-    if src not in LANGS or dst not in LANGS:
-        raise ValueError(f"languages are {', '.join(LANGS)}: got {src!r} -> {dst!r}")
-    out: list[str] = []
-    for pos in _matched(text, src, terms):
-        names = terms[pos].names(dst)
-        if names and names[0] not in out:
-            out.append(names[0])
-    return out
+    _check_langs(src, dst)
+    return _index_of(terms).translate(text, src, dst)

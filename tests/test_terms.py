@@ -10,7 +10,14 @@ from kb.model import Term
 from kb.rulenum import try_parse
 from kb.sources.records import SourceError, TermPair
 from kb.sources.registry import load_manifest, read_source
-from kb.terms import load_terms, merge_harvested, sources_of, translate_query_terms
+from kb.terms import (
+    TermIndex,
+    load_terms,
+    merge_harvested,
+    normalize_name,
+    sources_of,
+    translate_query_terms,
+)
 
 
 @pytest.fixture(scope="module")
@@ -165,6 +172,39 @@ def test_translate_query_terms(
 def test_translate_rejects_unknown_language(terms: list[Term]) -> None:
     with pytest.raises(ValueError, match="de"):
         translate_query_terms("priority", "en", "de", terms)
+
+
+def test_term_index_finds_concepts_once_in_order(terms: list[Term]) -> None:
+    index = TermIndex(terms)
+    found = index.find("the active player has priority; the active player has it", "en")
+    assert [t.id for t in found] == ["active-player", "priority"]
+    assert index.find("優先権を得る", "ja")[0].id == "priority"
+    assert index.translate("priorité", "fr", "ja") == ["優先権"]
+    with pytest.raises(ValueError, match="de"):
+        index.find("priority", "de")
+
+
+def test_translate_query_terms_sees_a_new_list(terms: list[Term]) -> None:
+    assert translate_query_terms("cœur du sujet", "fr", "en", terms) == []
+    more = [*terms, Term("heart", ["heart"], ["cœur"], ["心臓"])]
+    assert translate_query_terms("cœur du sujet", "fr", "en", more) == ["heart"]
+    # Accents are folded the way the search folds them: "coeur" and "cœur" are one word.
+    assert translate_query_terms("le coeur", "fr", "ja", more) == ["心臓"]
+
+
+@pytest.mark.parametrize(
+    ("name", "lang", "key"),
+    [
+        ("Cœur", "fr", "coeur"),
+        ("Capacités déclenchées", "fr", "capacit declenche"),
+        ("Ex æquo", "fr", "ex aequo"),
+        ("Resolving", "en", "resolv"),
+        ("アクティブ・プレイヤー", "ja", "アクティブプレイヤー"),
+        ("ｱｸﾃｨﾌﾞ プレイヤー", "ja", "アクティブプレイヤー"),
+    ],
+)
+def test_normalize_name(name: str, lang: str, key: str) -> None:
+    assert normalize_name(name, lang) == key
 
 
 # ---- errors --------------------------------------------------------------------------------
