@@ -146,6 +146,59 @@ def uncached_search_ms(base: str) -> float:
     return statistics.median(times)
 
 
+def distinct_search_urls(base: str) -> list[str]:
+    """Search URLs no two alike: pairs of queries in every locale, with and without a filter."""
+    urls = []
+    for locale in ("en", "fr", "ja"):
+        for lang in ("", "&lang=en"):
+            for a in QUERIES:
+                for b in QUERIES:
+                    if a != b:
+                        q = urllib.parse.quote(f"{a} {b}")
+                        urls.append(f"{base}/{locale}/search?q={q}{lang}")
+    return urls
+
+
+def run_distinct(urls: list[str], clients: int, duration: int) -> tuple[float, float, int]:
+    """Requests/s, p99 (ms) and requests made, each URL requested once (no cache can help)."""
+    parts = urllib.parse.urlsplit(urls[0])
+    todo = iter(urls)
+    lock = threading.Lock()
+    latencies: list[float] = []
+    started = time.perf_counter()
+    stop = started + duration
+
+    def client() -> None:
+        conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=30)
+        mine = []
+        while time.perf_counter() < stop:
+            with lock:
+                url = next(todo, None)
+            if url is None:
+                break
+            u = urllib.parse.urlsplit(url)
+            t = time.perf_counter()
+            conn.request("GET", f"{u.path}?{u.query}")
+            response = conn.getresponse()
+            response.read()
+            if response.status != 200:
+                print(f"  warning: {response.status} from {url}")
+            mine.append((time.perf_counter() - t) * 1000)
+        conn.close()
+        with lock:
+            latencies.extend(mine)
+
+    threads = [threading.Thread(target=client) for _ in range(clients)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    elapsed = time.perf_counter() - started
+    latencies.sort()
+    p99 = latencies[max(0, int(len(latencies) * 0.99) - 1)] if latencies else 0.0
+    return len(latencies) / elapsed, p99, len(latencies)
+
+
 def page_weights(instance: Path) -> tuple[int, str, int]:
     """(heaviest bytes, its URL, pages rendered) over every current English rule page."""
     from kb.web import create_app
@@ -206,6 +259,18 @@ def main() -> int:
                     f"[{target}: {'ok' if good else 'MISSED'}]"
                 )
             print(f"  uncached search, median of {len(QUERIES)}: {uncached_search_ms(base):.1f} ms")
+            # The "search" line above repeats one URL, which the page cache answers; this one
+            # asks every query once (Python client threads: they share the 2 cores with the
+            # server, so the figure is a lower bound).
+            rps, p99, count = run_distinct(
+                distinct_search_urls(base), min(args.clients, 8), min(args.duration, 15)
+            )
+            good = rps >= TARGETS["search"][1]
+            ok &= good
+            print(
+                f"  uncached search, {count} distinct queries: {rps:8.0f} req/s  p99 {p99:6.1f} ms"
+                f"  [>= {TARGETS['search'][1]:.0f} req/s: {'ok' if good else 'MISSED'}]"
+            )
         finally:
             proc.terminate()
             proc.wait(timeout=10)
