@@ -116,8 +116,10 @@ def expand_range(first: str, last: str) -> list[str]:
 _NUM = re.compile(r"(\d{1,3})(?:\.(\d{1,3})([a-zA-Z])?)?(?![0-9A-Za-z])")
 # "–f", "-h", "–3", "–903.11", "~h" (Japanese ～ folds to ~), "à 119.8" in French.
 _RANGE = re.compile(r"(?:[-–‐‑~〜]|\s+à\s+)(\d{1,3}(?:\.\d{1,3}[a-z]?)?|[a-z])(?![0-9A-Za-z])")
-# A title after the number: ', “Dash,”', ', « Actions spéciales »', '〔待機〕'.
-_TITLE = re.compile(r",?\s*(?:[“\"«]\s*([^”\"»\n]{1,120}?)\s*[”\"»]|〔([^〕\n]{0,80})〕)")
+# A title after the number: ', “Dash,”', ', « Actions spéciales »', '〔待機〕', '「キッカー」'.
+_TITLE = re.compile(
+    r",?\s*(?:[“\"«]\s*([^”\"»\n]{1,120}?)\s*[”\"»]|〔([^〕\n]{0,80})〕|「([^」\n]{0,80})」)"
+)
 _SEP = re.compile(
     r"\s*,\s*(?:(?:and|or|et|ou)\s+)?|\s+(?:and|or|et|ou)\s+|\s*(?:、|・|と|および|及び|または|又は)\s*"
 )
@@ -135,9 +137,10 @@ _ANCHOR_WORDS = r"""
       | \b(?:see|cf\.|voir)\s+(?P<see>)(?=\d{3}(?!\d))
       | (?<![0-9A-Za-z.,$€£/])(?=\d{3}\.\d{1,3}[a-z]?(?![0-9A-Za-z])(?!\.\d))"""
 _ANCHOR = re.compile(rf"(?=[rscv0-9])(?:{_ANCHOR_WORDS})", re.IGNORECASE | re.VERBOSE)
-# Japanese also writes "603.2参照" and "第603項" without "rule".
+# Japanese also writes "ルール603", "603.2参照" and "第603項" without "rule".
 _ANCHOR_JA = re.compile(
-    rf"""(?=[rscv0-9第])(?:{_ANCHOR_WORDS}
+    rf"""(?=[rscv0-9第ル])(?:{_ANCHOR_WORDS}
+      | ルール\s*(?=\d{{3}}(?!\d))
       | (?P<dai>第)(?=\d{{3}}(?!\d))
       | (?<![0-9A-Za-z.])(?P<bare>)(?=\d{{3}}(?!\d)))""",
     re.IGNORECASE | re.VERBOSE,

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import datetime
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from kb.rulenum import LETTERS, RuleNumberError, parse, try_parse
+from kb.link import find_refs
+from kb.rulenum import RuleNumberError, parse
 from kb.sources.decode import normalize_text, read_text
 from kb.sources.records import GlossaryRecord, Problem, RuleRecord, SourceDoc, SourceError
 
@@ -97,14 +97,6 @@ _OPENING = '"“«「『'
 _CLOSING = '"”»」』'
 _SEE = re.compile(r"\b(?:See|Voir)(?:\s+(?:also|aussi))?\s+(.+?)(?:\.[”\"»]?|[”\"»]\.)(?=\s|$)")
 _SEE_JA = re.compile(r"(?<![\w.])「([^」]+)」\s*(?:を)?参照")
-_NUM = r"\d{1,3}(?:\.\d{1,3}[a-z]?)?"
-_NUM_RANGE = rf"{_NUM}(?:\s*[–-]\s*(?:{_NUM}|[a-z]\b))?"
-_REFS = re.compile(
-    rf"(?:\b(?:[Rr]ules?|[Ss]ections?|[Rr]ègles?|See|Voir)\s+|ルール\s*|第)"
-    rf"({_NUM_RANGE}(?:(?:\s*,\s*(?:and\s+|et\s+|or\s+|ou\s+)?|\s+(?:and|et|or|ou)\s+|、)"
-    rf"{_NUM_RANGE})*)"
-)
-_REF_ITEM = re.compile(rf"({_NUM})(?:\s*[–-]\s*({_NUM}|[a-z])\b)?")
 
 
 @dataclass(slots=True)
@@ -397,31 +389,9 @@ def _unquote(text: str) -> str:
     return text
 
 
-def _expand_ref(first: str, last: str | None) -> Iterator[str]:
-    number = try_parse(first)
-    if number is None:
-        return
-    yield str(number)
-    if not last:
-        return
-    if len(last) == 1 and number.letter and last in LETTERS and number.letter in LETTERS:
-        # "509.1b–c": the letters in between are rules of their own.
-        for letter in LETTERS[LETTERS.index(number.letter) + 1 : LETTERS.index(last) + 1]:
-            yield f"{number.major}.{number.minor}{letter}"
-        return
-    end = try_parse(last)
-    if end is not None:
-        yield str(end)
-
-
-def _rule_refs(definition: str) -> list[str]:
-    refs: list[str] = []
-    for match in _REFS.finditer(definition):
-        for item in _REF_ITEM.finditer(match[1]):
-            for ref in _expand_ref(item[1], item[2]):
-                if ref not in refs:
-                    refs.append(ref)
-    return refs
+def _rule_refs(definition: str, lang: str) -> list[str]:
+    """The rule numbers a definition refers to, once each, by the one reference grammar."""
+    return list(dict.fromkeys(ref.number for ref in find_refs(definition, lang)))
 
 
 def _see_targets(definition: str) -> list[str]:
@@ -440,7 +410,7 @@ def _see_targets(definition: str) -> list[str]:
 
 
 def _read_glossary(
-    lines: list[str], regions: _Regions, path: str, problems: list[Problem]
+    lines: list[str], regions: _Regions, path: str, lang: str, problems: list[Problem]
 ) -> list[GlossaryRecord]:
     paragraphs: list[list[tuple[int, str]]] = []
     block: list[tuple[int, str]] = []
@@ -477,7 +447,7 @@ def _read_glossary(
             entry.obsolete = True
             head = head[: marker.start()].strip()
         entry.term = head
-        entry.rule_refs = _rule_refs(body)
+        entry.rule_refs = _rule_refs(body, lang)
         entry.see = _see_targets(body)
         entries.append(entry)
 
@@ -531,7 +501,7 @@ def read_cr_text(path: Path, text: str | None = None) -> SourceDoc:
     rules = _read_rules(lines, regions, name, problems)
     if not any(not parse(rule.number).is_section for rule in rules):
         raise SourceError(name, "not a Comprehensive Rules text: no numbered rules", None)
-    glossary = _read_glossary(lines, regions, name, problems)
+    glossary = _read_glossary(lines, regions, name, lang, problems)
     if not glossary:
         problems.append(Problem(name, regions.glossary + 1, "the glossary has no entries"))
     return SourceDoc(

@@ -124,7 +124,9 @@ def read(path: Path, text: str) -> list[SourceDoc]:
                 continue
             term, definition = split
             doc.glossary.append(
-                GlossaryRecord(term, definition, line.number, rule_refs=wiki.rule_refs(definition))
+                GlossaryRecord(
+                    term, definition, line.number, rule_refs=wiki.rule_refs(definition, "en")
+                )
             )
             continue
         parsed = None if heading else wiki.parse_rule_line(raw)
@@ -143,7 +145,9 @@ def read(path: Path, text: str) -> list[SourceDoc]:
                 Problem(name, line.number, "line outside any rule or section: kept as commentary")
             )
         extra.append(
-            CommentaryRecord("", raw.removeprefix("- "), line.number, heading, wiki.rule_refs(raw))
+            CommentaryRecord(
+                "", raw.removeprefix("- "), line.number, heading, wiki.rule_refs(raw, "en")
+            )
         )
     doc.rules = rules
     doc.commentary = wiki.number_keys(extra)

@@ -64,7 +64,7 @@ def read(path: Path, text: str) -> list[SourceDoc]:
         problems=problems,
     )
     terms = [p.term for p in pairs]
-    for record in wiki.commentary_records(prose, rules_about, [], None):
+    for record in wiki.commentary_records(prose, "fr", rules_about, [], None):
         record.about_terms = [t for t in terms if t in record.text]
         commentary.commentary.append(record)
     wiki.number_keys(commentary.commentary)

@@ -99,12 +99,12 @@ def _commentary(prose: list[wiki.Line], doc: SourceDoc) -> list[CommentaryRecord
             current = None
             continue
         if current is None:
-            current = CommentaryRecord("", raw, line.number, heading, wiki.rule_refs(raw))
+            current = CommentaryRecord("", raw, line.number, heading, wiki.rule_refs(raw, "ja"))
             out.append(current)
         else:
             current.text += "\n" + raw
             current.about_rules.extend(
-                r for r in wiki.rule_refs(raw) if r not in current.about_rules
+                r for r in wiki.rule_refs(raw, "ja") if r not in current.about_rules
             )
     return out
 

@@ -1,7 +1,7 @@
 """What the wiki and site readers share: quoted rule lines, rule references, numbering eras, terms.
 
 The seed pages quote rules as printed lines ("116.1. …", "- 117.1a …", "- 116.2 …"); this module
-turns such lines into :class:`RuleRecord` entries, finds "rule 603" references in prose, tells which
+turns such lines into :class:`RuleRecord` entries, finds "rule 603" references in prose (by :func:`kb.link.find_refs`), tells which
 numbering a quote follows from where "Timing and Priority" sits, and harvests term pairings
 (「優先権/Priority」) and French wiki-linked terms ("Capacité déclenchée") from commentary.
 """
@@ -12,6 +12,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from kb.link import find_refs
 from kb.rulenum import try_parse
 from kb.sources.records import CommentaryRecord, Problem, RuleRecord, TermPair
 
@@ -21,10 +22,6 @@ RULE_LINE = re.compile(
 )
 #: A number alone on its line ("505.1." on the bilingual site, text on the next line).
 NUMBER_ONLY = re.compile(r"^\s*(?P<number>\d{1,3}(?:\.\d{1,3}[a-z]?)?)\.?\s*$")
-#: "rule 603", "rules 604 and 611", "règle 116.3a", "rule 703〔…〕", "Cf. règle 115".
-RULE_REF = re.compile(
-    r"\b(?:rules?|r[eè]gles?)\s+(?P<number>\d{3}(?:\.\d{1,3}[a-z]?)?)(?![\d.]\d)", re.IGNORECASE
-)
 EXAMPLE = re.compile(r"^\s*(?:Example|Exemple|例)\s*[:：]", re.IGNORECASE)
 
 #: Where rule "Timing and Priority" sits tells the numbering a quote follows (see SOURCES.md).
@@ -66,14 +63,10 @@ def parse_rule_line(text: str) -> tuple[str, str, bool] | None:
     return str(num), match["text"].strip(), bool(match["dot"])
 
 
-def rule_refs(text: str) -> list[str]:
-    """The rule numbers a prose text refers to ("See rule 603" -> ["603"]), in order, once each."""
-    out: list[str] = []
-    for match in RULE_REF.finditer(text):
-        num = try_parse(match["number"])
-        if num is not None and str(num) not in out:
-            out.append(str(num))
-    return out
+def rule_refs(text: str, lang: str) -> list[str]:
+    """The rule numbers a prose text refers to ("See rule 603" -> ["603"]), in order, once each,
+    read by the one reference grammar (:func:`kb.link.find_refs`)."""
+    return list(dict.fromkeys(ref.number for ref in find_refs(text, lang)))
 
 
 def add_rule_line(
@@ -221,16 +214,21 @@ def _inside_previous(prev: TermPair, text: str, match: re.Match[str]) -> bool:
 
 
 def commentary_records(
-    lines: Iterable[Line], about_rules: list[str], about_terms: list[str], heading: str | None
+    lines: Iterable[Line],
+    lang: str,
+    about_rules: list[str],
+    about_terms: list[str],
+    heading: str | None,
 ) -> list[CommentaryRecord]:
-    """One commentary record per non-empty paragraph line (keys filled in by the caller)."""
+    """One commentary record per non-empty paragraph line (keys filled in by the caller), about
+    the given rules and those the line refers to."""
     return [
         CommentaryRecord(
             key="",
             text=line.text.strip(),
             line=line.number,
             heading=heading,
-            about_rules=list(dict.fromkeys([*about_rules, *rule_refs(line.text)])),
+            about_rules=list(dict.fromkeys([*about_rules, *rule_refs(line.text, lang)])),
             about_terms=list(about_terms),
         )
         for line in lines

@@ -273,7 +273,7 @@ def test_parse_rule_line(line: str, expected: tuple[str, str, bool] | None) -> N
 
 def test_rule_refs() -> None:
     text = "Cf. règle 115, « Actions spéciales ». See rule 603.2a and rules 604 and rule 703〔x〕."
-    assert wiki.rule_refs(text) == ["115", "603.2a", "604", "703"]
+    assert wiki.rule_refs(text, "fr") == ["115", "603.2a", "604", "703"]
 
 
 def test_ja_pairs_skip_the_words_before_the_term() -> None:
