@@ -435,9 +435,10 @@ class Searcher:
         scores = self._index.evaluate(compiled.query, ed is not None, ev)
         if allowed is not None:
             scores = {d: w for d, w in scores.items() if d in allowed}
-        scores = self._reweigh(scores, prefer, compiled.about_examples or kind == "example")
+        wanted = compiled.about_examples or kind == "example"
+        scores = self._reweigh(scores, prefer, wanted)
         fetch = page * limit * (1 if lang else 2) + 10
-        scored = self._rank(scores, max(fetch, RERANK), compiled, ev)
+        scored = self._rank(scores, max(fetch, RERANK), compiled, ev, demote_examples=not wanted)
         if prefer:
             scored = self._prefer(scored, prefer)
         scored = scored[:fetch]
@@ -493,8 +494,8 @@ class Searcher:
     def _reweigh(
         self, scores: dict[int, float], prefer: str | None, examples_wanted: bool
     ) -> dict[int, float]:
-        """Scores with examples lowered and the preferred language raised to the level of the
-        best document, so that reranking sees its texts (a copy if anything changed)."""
+        """Scores with examples raised (when asked for) and the preferred language raised to the
+        level of the best document, so that reranking sees them (a copy if anything changed)."""
         factors: list[tuple[frozenset[int], float]] = []
         if prefer and scores:
             langs = self._langs
@@ -507,9 +508,8 @@ class Searcher:
                     own = max((w for d, w in scores.items() if langs[d] == prefer), default=0.0)
                 if own > 0:
                     factors.append((mine, min(top / own, PREFER_MAX)))
-        factors.append(
-            (self._example_docs, EXAMPLE_WANTED if examples_wanted else EXAMPLE_DEMOTION)
-        )
+        if examples_wanted:
+            factors.append((self._example_docs, EXAMPLE_WANTED))
         if not factors:
             return scores
         out = dict(scores)
@@ -538,7 +538,12 @@ class Searcher:
         return out
 
     def _rank(
-        self, scores: dict[int, float], depth: int, compiled: _Compiled, ev: Evaluation
+        self,
+        scores: dict[int, float],
+        depth: int,
+        compiled: _Compiled,
+        ev: Evaluation,
+        demote_examples: bool = False,
     ) -> list[tuple[float, int]]:
         """The best ``depth`` documents, reranked: more of the query's words, and rules that
         the glossary names for a term of the query, count for more than raw term weights."""
@@ -549,7 +554,11 @@ class Searcher:
         langs = self._langs
         seqs = self._index.seq
         out = []
+        examples = self._example_docs if demote_examples else frozenset()
         for doc, score in best:
+            if doc in examples:
+                # Demoted here rather than before the cut: lowering needs no copy of the scores.
+                score *= EXAMPLE_DEMOTION
             lang_order = order.get(langs[doc])
             if lang_order is not None and len(lang_order[1]) > 1:
                 name, wanted = lang_order
