@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 
 from kb.sources import wiki
-from kb.sources.records import Problem, RuleRecord, SourceDoc, SourceError
+from kb.sources.records import Problem, SourceDoc, SourceError
 
 FORMAT = "fr-wiki"
 #: The two markers that introduce the quotes ("dit a dit" is the wiki's own typo, kept as printed).
@@ -91,24 +91,7 @@ def _title(prose: list[wiki.Line]) -> str | None:
 def _quote(path: str, lang: str, lines: list[wiki.Line], marker_line: int) -> SourceDoc:
     """One quote block: numbered rule lines, continuation lines joined to the rule above."""
     doc = SourceDoc(path=path, lang=lang, kind="cr-partial", format=FORMAT, part=lang)
-    rules: list[RuleRecord] = []
-    for line in lines:
-        if not line.text.strip():
-            continue
-        parsed = wiki.parse_rule_line(line.text)
-        if parsed:
-            wiki.add_rule_line(rules, parsed[0], parsed[1], line.number, path, doc.problems)
-        elif rules and wiki.EXAMPLE.match(line.text):
-            rules[-1].examples.append(line.text.strip())
-        elif rules:
-            rules[-1].text += " " + line.text.strip()
-            doc.problems.append(
-                Problem(path, line.number, f"unnumbered line joined to rule {rules[-1].number}")
-            )
-        else:
-            doc.problems.append(
-                Problem(path, line.number, "text before the first quoted rule: not read")
-            )
+    rules = wiki.read_rule_lines(lines, " ", path, doc.problems)
     if not rules:
         doc.problems.append(Problem(path, marker_line, f"the {lang} quote holds no rule"))
     doc.rules = rules

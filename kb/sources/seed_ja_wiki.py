@@ -13,7 +13,7 @@ from datetime import date
 from pathlib import Path
 
 from kb.sources import wiki
-from kb.sources.records import CommentaryRecord, Problem, RuleRecord, SourceDoc, SourceError
+from kb.sources.records import CommentaryRecord, Problem, SourceDoc, SourceError
 
 FORMAT = "ja-mtgwiki"
 PROVIDER = re.compile(r"^\s*提供\s*[:：]\s*MTG\s*Wiki\s*$", re.IGNORECASE)
@@ -127,23 +127,7 @@ def _quote(path: str, marker: wiki.Line, lines: list[wiki.Line]) -> SourceDoc:
     if iso is None:
         doc.problems.append(Problem(path, marker.number, f"version {version} is not a date"))
     doc.date = doc.translates = doc.numbering = iso
-    rules: list[RuleRecord] = []
-    for line in lines:
-        raw = line.text.strip()
-        if not raw:
-            continue
-        parsed = wiki.parse_rule_line(raw)
-        if parsed:
-            wiki.add_rule_line(rules, parsed[0], parsed[1], line.number, path, doc.problems)
-        elif rules and wiki.EXAMPLE.match(raw.removeprefix("- ")):
-            rules[-1].examples.append(raw.removeprefix("- "))
-        elif rules:
-            rules[-1].text += "\n" + raw
-            doc.problems.append(
-                Problem(path, line.number, f"unnumbered line joined to rule {rules[-1].number}")
-            )
-        else:
-            doc.problems.append(Problem(path, line.number, "text before the first rule: not read"))
+    rules = wiki.read_rule_lines(lines, "\n", path, doc.problems)
     if not rules:
         doc.problems.append(Problem(path, marker.number, "the quote holds no rule"))
     doc.rules = rules

@@ -102,18 +102,7 @@ def read(path: Path, text: str) -> list[SourceDoc]:
                 wiki.add_rule_line(rules, parsed[0], parsed[1], pending.number, name, doc.problems)
             pending = None
             continue
-        parsed = wiki.parse_rule_line(raw)
-        if parsed:
-            wiki.add_rule_line(rules, parsed[0], parsed[1], line.number, name, doc.problems)
-        elif rules and wiki.EXAMPLE.match(raw):
-            rules[-1].examples.append(raw)
-        elif rules:
-            rules[-1].text += " " + raw
-            doc.problems.append(
-                Problem(name, line.number, f"unnumbered line joined to rule {rules[-1].number}")
-            )
-        else:
-            doc.problems.append(Problem(name, line.number, "text before the first rule: not read"))
+        wiki.read_rule_line(rules, line, " ", name, doc.problems)
     _flush(pending, rules, name, doc)
     if not rules:
         raise SourceError(name, "no rule on this page", content[0].number)

@@ -104,6 +104,39 @@ def add_rule_line(
     rules.append(RuleRecord(number, text, line, title))
 
 
+def read_rule_line(
+    rules: list[RuleRecord], line: Line, joiner: str, path: str, problems: list[Problem]
+) -> None:
+    """Place one non-empty line of a rules quote: a numbered rule, an example of the rule above,
+    or a continuation joined to that rule with ``joiner`` (reported, since the quotes print one
+    rule a line); text before the first rule is reported and not read."""
+    raw = line.text.strip()
+    bare = raw.removeprefix("- ")
+    parsed = parse_rule_line(raw)
+    if parsed:
+        add_rule_line(rules, parsed[0], parsed[1], line.number, path, problems)
+    elif rules and EXAMPLE.match(bare):
+        rules[-1].examples.append(bare)
+    elif rules:
+        rules[-1].text += joiner + raw
+        problems.append(
+            Problem(path, line.number, f"unnumbered line joined to rule {rules[-1].number}")
+        )
+    else:
+        problems.append(Problem(path, line.number, "text before the first rule: not read"))
+
+
+def read_rule_lines(
+    lines: Iterable[Line], joiner: str, path: str, problems: list[Problem]
+) -> list[RuleRecord]:
+    """The rules of a quote block, read line by line with :func:`read_rule_line`."""
+    rules: list[RuleRecord] = []
+    for line in lines:
+        if line.text.strip():
+            read_rule_line(rules, line, joiner, path, problems)
+    return rules
+
+
 def numbering_of(rules: Iterable[RuleRecord]) -> str | None:
     """The numbering era of quoted rules, from the number of "Timing and Priority" or "Special
     Actions" (its neighbour), or None when the quote holds neither heading."""

@@ -274,6 +274,32 @@ def test_parse_rule_line(line: str, expected: tuple[str, str, bool] | None) -> N
 def test_rule_refs() -> None:
     text = "Cf. règle 115, « Actions spéciales ». See rule 603.2a and rules 604 and rule 703〔x〕."
     assert wiki.rule_refs(text, "fr") == ["115", "603.2a", "604", "703"]
+    assert wiki.rule_refs("rules 601.2f–h and 603.2", "en") == [
+        "601.2f",
+        "601.2g",
+        "601.2h",
+        "603.2",
+    ]
+    assert wiki.rule_refs("ルール117「タイミングと優先権」参照", "ja") == ["117"]
+
+
+@pytest.mark.parametrize(("joiner", "text"), [("\n", "First.\nwrapped"), (" ", "First. wrapped")])
+def test_read_rule_lines(joiner: str, text: str) -> None:
+    lines = wiki.numbered_lines(
+        "stray words\n- 116.1 First.\nwrapped\n\n- Example: A casts.\n116.2. Second.",
+        start=10,
+    )
+    problems: list = []
+    rules = wiki.read_rule_lines(lines, joiner, "quote.txt", problems)
+    assert [(r.number, r.text, r.line) for r in rules] == [
+        ("116.1", text, 11),
+        ("116.2", "Second.", 15),
+    ]
+    assert rules[0].examples == ["Example: A casts."]
+    assert [(p.line, p.message) for p in problems] == [
+        (10, "text before the first rule: not read"),
+        (12, "unnumbered line joined to rule 116.1"),
+    ]
 
 
 def test_ja_pairs_skip_the_words_before_the_term() -> None:
