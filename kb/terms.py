@@ -212,6 +212,11 @@ def _new_concept(pair: TermPair, terms: list[Term]) -> Term:
 # ---- cross-language query terms ------------------------------------------------------------
 
 
+def _sequence(text: str, lang: str) -> str | tuple[str, ...]:
+    """What names are matched on: stems in English and French, characters in Japanese."""
+    return _ja_form(text) if lang == "ja" else tuple(_tokens(text, lang))
+
+
 class TermIndex:
     """The term base's names as comparable keys, built once and asked many queries.
 
@@ -221,20 +226,15 @@ class TermIndex:
 
     def __init__(self, terms: Sequence[Term]) -> None:
         self.terms = list(terms)
-        #: lang -> first stem -> (stems, concept position), longest first.
-        self._by_first: dict[str, dict[str, list[tuple[tuple[str, ...], int]]]] = {}
-        #: Japanese (form, concept position), longest first.
-        self._ja: list[tuple[str, int]] = []
+        #: lang -> first item -> (key, concept position), longest key first. A key is a tuple of
+        #: stems in English and French, a string of characters in Japanese: both slice alike.
+        self._by_first: dict[str, dict[str, list[tuple[str | tuple[str, ...], int]]]] = {}
         for pos, term in enumerate(self.terms):
-            for name in term.names("ja"):
-                if form := _ja_form(name):
-                    self._ja.append((form, pos))
-            for lang in ("en", "fr"):
+            for lang in LANGS:
+                by_first = self._by_first.setdefault(lang, {})
                 for name in term.names(lang):
-                    if tokens := tuple(_tokens(name, lang)):
-                        first = self._by_first.setdefault(lang, {})
-                        first.setdefault(tokens[0], []).append((tokens, pos))
-        self._ja.sort(key=lambda item: -len(item[0]))
+                    if key := _sequence(name, lang):
+                        by_first.setdefault(key[0], []).append((key, pos))
         for by_first in self._by_first.values():
             for entries in by_first.values():
                 entries.sort(key=lambda item: -len(item[0]))
@@ -242,29 +242,12 @@ class TermIndex:
     def _positions(self, text: str, lang: str) -> list[int]:
         """Positions (in :attr:`terms`) of the concepts named in ``text``, in order."""
         found: list[int] = []
-        if lang == "ja":
-            form = _ja_form(text)
-            i = 0
-            while i < len(form):
-                hit = next((item for item in self._ja if form.startswith(item[0], i)), None)
-                if hit:
-                    found.append(hit[1])
-                    i += len(hit[0])
-                else:
-                    i += 1
-            return found
-        by_first = self._by_first.get(lang, {})
-        tokens = _tokens(text, lang)
+        by_first = self._by_first[lang]
+        seq = _sequence(text, lang)
         i = 0
-        while i < len(tokens):
-            hit = next(
-                (
-                    item
-                    for item in by_first.get(tokens[i], [])
-                    if tuple(tokens[i : i + len(item[0])]) == item[0]
-                ),
-                None,
-            )
+        while i < len(seq):
+            candidates = by_first.get(seq[i], ())
+            hit = next((item for item in candidates if seq[i : i + len(item[0])] == item[0]), None)
             if hit:
                 found.append(hit[1])
                 i += len(hit[0])
