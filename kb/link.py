@@ -1,11 +1,12 @@
 """Cross-references and glossary-term linking inside rule text.
 
 :func:`find_refs` finds the rule references a text prints ("See rule 117.3a", "rules 601.2f–h",
-"Cf. règle 603", "rule 702.62〔待機〕参照"); :class:`TermMatcher` finds glossary terms ("Pass in
+"Cf. règle 603", "rule 702.62〔待機〕参照", "ルール117「タイミングと優先権」参照"); :class:`TermMatcher` finds glossary terms ("Pass in
 Succession", "targeted", "capacités déclenchées"); :func:`link_html` turns both into safe HTML links.
 
 Offsets always index the text as given: the folding applied before matching (full-width digits to
-ASCII, case) never changes a text's length, so ``text[ref.start:ref.end] == ref.label``.
+ASCII, and for terms typographic quotes and case; see :mod:`kb.text`) never changes a text's
+length, so ``text[ref.start:ref.end] == ref.label``.
 
 A range ("601.2f–h", "509.1–3") gives one :class:`~kb.model.Ref` per number it covers, all sharing
 the label, start and end of the whole printed span; :func:`link_html` renders such a group as one
@@ -370,7 +371,8 @@ def _tokens(form: str, lang: str) -> list[str | tuple[str, ...]]:
 
 
 def _normalize_form(form: str) -> str:
-    """A surface form as matched: NFKC, lower case, single spaces, no surrounding quotes."""
+    """A surface form as matched: NFKC, straight quotes, lower case, single spaces, no surrounding
+    quotes."""
     return collapse_spaces(_match_form(nfkc(form)).strip().strip('"'))
 
 
@@ -465,7 +467,7 @@ class TermMatcher:
             start, end = m.span()
             if any(s < end and start < e for s, e in skip):
                 continue
-            key = self._lookup.get(" ".join(m.group().split()))
+            key = self._lookup.get(collapse_spaces(m.group()))
             if key is not None:
                 out.append((key, start, end))
         return out

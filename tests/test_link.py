@@ -287,6 +287,20 @@ def test_whitespace_inside_a_term_may_vary(en_matcher: TermMatcher) -> None:
     assert en_matcher.keys_in("the active\n  player") == ["active player"]
 
 
+@pytest.mark.parametrize(
+    ("term", "text"),
+    [
+        ("Intervening “If” Clause", 'an Intervening "If" Clause here'),
+        ('Intervening "If" Clause', "an intervening “if” clause here"),
+        ("Intervening “If” Clause", "an intervening «if» clause here"),
+        ("player’s turn", "on that player's turn"),
+    ],
+)
+def test_quotes_of_either_kind_match(term: str, text: str) -> None:
+    [(key, start, end)] = TermMatcher({"key": [term]}, "en").find(text)
+    assert key == "key" and len(text[start:end]) == len(term)
+
+
 def test_skip_keeps_terms_out_of_reference_labels() -> None:
     matcher = TermMatcher({"rule": ["Rule"], "six": ["6"]}, "en")
     text = "See section 6."
