@@ -409,7 +409,13 @@ def canonicalise_refs(kb: KnowledgeBase) -> None:
 
 
 def attach_commentary(kb: KnowledgeBase) -> None:
-    """Commentary names rules in its page's numbering: point it at canonical numbers."""
+    """Point commentary at canonical rules: the numbers it names (in its page's numbering), and
+    the rules that define the terms it is about (the JA page on 優先権 explains rule 117)."""
+    defining: dict[str, list[str]] = {}
+    for term in kb.terms:
+        for lang in ("en", "fr", "ja"):
+            for name in term.names(lang):
+                defining.setdefault(name.casefold(), []).extend(term.rules)
     for c in kb.commentary:
         eds = [e for e in kb.editions.values() if c.source in e.sources]
         mapped = []
@@ -418,6 +424,8 @@ def attach_commentary(kb: KnowledgeBase) -> None:
                 (kb.rules[e.id][number].canonical for e in eds if number in kb.rules[e.id]), None
             )
             mapped.append(canon or number)
+        for term in c.about_terms:
+            mapped.extend(defining.get(term.casefold(), []))
         c.about_rules = list(dict.fromkeys(mapped))
 
 

@@ -82,3 +82,9 @@ def test_rules_know_their_terms_in_every_language(embedded_kb) -> None:
     assert {"special action", "priority", "stack"} <= set(kb.rules[ja.id]["116.2a"].terms)
     en = kb.edition("en", "2024-07-30")
     assert "pass" in kb.rules[en.id]["117.3d"].terms  # "passes" is the glossary's "Pass"
+
+
+def test_commentary_about_terms_points_at_their_rules(embedded_kb) -> None:
+    # The Japanese page names no rule number in its prose; it is about 優先権, which rule 117 defines.
+    ja = [c for c in embedded_kb.commentary if c.lang == "ja"]
+    assert ja and all("117" in c.about_rules for c in ja)
