@@ -19,13 +19,16 @@ __all__ = ["URLS", "create_app", "render_get", "serve"]
 #: Every URL of the app and what it answers (a test fails when a route is missing here). Pages
 #: under ``/<locale>/`` (en, fr, ja) have a JSON twin marked "+ .json": ``{"ok": true, ...}``, or
 #: ``{"ok": false, "error", "status"}`` on errors, linked both ways by ``Link: rel="alternate"``.
+#: A rule's twin has the shape of ``kb rule --json`` (:func:`kb.views.rule_json`) and an edition
+#: anywhere the shape of ``kb editions --json`` (:func:`kb.views.edition_json`); what only the page
+#: shows (labels, links, lag, rendered HTML) is under their ``"page"`` key.
 URLS: dict[str, str] = {
     "/": "redirect to /<locale>/ chosen from Accept-Language",
     "/<locale>/": "home: search box, newest editions, table of contents (+ index.json)",
     "/<locale>/rules/": "every section and rule; maps #R1173a anchors (+ rules.json)",
-    "/<locale>/rules/<number>": "the current rule by canonical number (+ .json); "
-    "?edition=DATE redirects an old number to the rule it became",
-    "/<locale>/<edition>/rules/<number>": "a rule as one edition printed it (+ .json)",
+    "/<locale>/rules/<number>": "the current rule by canonical number (+ .json: kb rule --json "
+    "and 'page'); ?edition=DATE redirects an old number to the rule it became",
+    "/<locale>/<edition>/rules/<number>": "a rule as one edition printed it (+ .json, as above)",
     "/<locale>/search": "q, lang, kind, edition, page: results grouped by rule (+ search.json)",
     "/<locale>/suggest": "OpenSearch suggestions: [q, [completions]]",
     "/<locale>/glossary/": "every glossary entry (+ glossary.json)",

@@ -7,43 +7,21 @@ from typing import Any
 from flask import Blueprint, Response, g, jsonify, request, url_for
 from markupsafe import escape
 
+from kb.link import find_refs
 from kb.model import LANGS, KnowledgeBase, Ref
-from kb.rulenum import try_parse
 from kb.web import views
-from kb.web.mdext import RULE_REF_PATTERN
 from kb.web.resources import get_kb
 from kb.web.views import PageError
-
-try:
-    from kb.link import find_refs as _find_refs
-except ImportError:  # pragma: no cover - kb.link is written in parallel
-    _find_refs = None
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
 MAX_TEXT_CHARS = 100_000
 
 
-def find_refs(text: str, lang: str) -> list[Ref]:
-    """Rule references in free text: :func:`kb.link.find_refs`, or our Markdown pattern."""
-    if _find_refs is not None:
-        return list(_find_refs(text, lang))
-    import re
-
-    refs = []
-    for m in re.finditer(RULE_REF_PATTERN, text):
-        num = try_parse(m.group("number"))
-        if num is None or (m.group("word") is None and num.minor is None):
-            continue
-        refs.append(Ref(number=str(num), label=m.group(0), start=m.start(), end=m.end()))
-    return refs
-
-
 def resolve(kb: KnowledgeBase, ref: Ref, lang: str, edition: str | None) -> str | None:
     """The canonical number a reference points to (through ``edition`` for old numbers)."""
     if edition:
-        ed = views.resolve_edition(kb, edition, lang)
-        old = kb.rule(ed.id, ref.number) if ed else None
+        old = views.old_rule(kb, edition, lang, ref.number)
         return old.canonical if old else None
     if ref.canonical:
         return ref.canonical
@@ -87,6 +65,8 @@ def linkify() -> Response:
     if edition is not None and not isinstance(edition, str):
         raise PageError(400, "'edition' must be a string.")
     kb = get_kb()
+    if edition is not None and views.resolve_edition(kb, edition, lang) is None:
+        raise PageError(400, f"Unknown edition {edition[:40]!r}.", edition=edition[:40])
     base = request.host_url.rstrip("/")
     out: list[str] = []
     links: list[dict[str, Any]] = []

@@ -62,12 +62,7 @@ def permalink(number: str) -> Response:
     key = str(num)
     edition = request.args.get("edition")
     if edition:
-        ed = views.resolve_edition(kb, edition, locale)
-        if ed is None:
-            raise PageError(400, f"Unknown edition {edition[:40]!r}.")
-        old = kb.rule(ed.id, key)
-        if old is None:
-            raise views.not_found_rule(kb, locale, key, ed.id)
+        ed, old = views.current_for_old(kb, edition, locale, key)
         target = (
             url_for("pages.rule", locale=locale, number=old.canonical)
             if old.canonical

@@ -42,7 +42,8 @@ def respond(page: Page, fmt: str) -> Response:
     """Render a page as HTML or as its JSON envelope, with a Link to the other form."""
     html_url, json_url = _twin_urls()
     if fmt == "json":
-        response = jsonify({"ok": True, "locale": g.locale, **page.data})
+        body = page.data if page.json is None else page.json
+        response = jsonify({"ok": True, "locale": g.locale, **body})
         response.headers["Link"] = f'<{html_url}>; rel="alternate"; type="text/html"'
     else:
         alternates = page.alternates or swapped_locales()
@@ -81,15 +82,18 @@ def _swap_locale(path: str, locale: str) -> str:
 
 
 def twin(rule: str, endpoint: str) -> Callable[[Callable[..., Page]], Callable[..., Page]]:
-    """Register a view under its URL and under the ``.json`` twin of that URL."""
+    """Register a view under its URL and under the ``.json`` twin of that URL.
+
+    Every view takes ``fmt`` ("html" or "json"), so a redirect keeps the form that was asked for.
+    """
 
     def decorator(fn: Callable[..., Page | Response]) -> Callable[..., Page | Response]:
         def as_html(**kwargs: Any) -> Response:
-            result = fn(**kwargs)
+            result = fn(**kwargs, fmt="html")
             return result if isinstance(result, Response) else respond(result, "html")
 
         def as_json(**kwargs: Any) -> Response:
-            result = fn(**kwargs, fmt="json") if "fmt" in fn.__code__.co_varnames else fn(**kwargs)
+            result = fn(**kwargs, fmt="json")
             return result if isinstance(result, Response) else respond(result, "json")
 
         bp.add_url_rule(rule, endpoint, as_html)
@@ -101,18 +105,18 @@ def twin(rule: str, endpoint: str) -> Callable[[Callable[..., Page]], Callable[.
 
 # ---- pages -------------------------------------------------------------------------------------
 @twin("/<locale:locale>/", "home")
-def home(locale: str) -> Page:
+def home(locale: str, fmt: str = "html") -> Page:
     """Search box, newest editions and the table of contents."""
     return views.home(get_kb(), locale)
 
 
 @twin("/<locale:locale>/rules/", "rules_index")
-def rules_index(locale: str) -> Page:
+def rules_index(locale: str, fmt: str = "html") -> Page:
     """All sections and rules."""
     return views.rules_index(get_kb(), locale)
 
 
-def _rule_number(text: str, locale: str, edition: str | None) -> str:
+def _rule_number(text: str) -> str:
     num = views.parse_number(text)
     if num is None:
         shown = text if len(text) <= 40 else text[:40] + "…"
@@ -129,16 +133,11 @@ def _rule_number(text: str, locale: str, edition: str | None) -> str:
 def rule(locale: str, number: str, fmt: str = "html") -> Page | Response:
     """The current rule for a canonical number, in the locale's language where it exists."""
     kb = get_kb()
-    key = _rule_number(number, locale, None)
+    key = _rule_number(number)
     edition = request.args.get("edition")
     if edition:
         # An old number in a named edition: send the visitor to the rule it became.
-        ed = views.resolve_edition(kb, edition, locale)
-        if ed is None:
-            raise PageError(400, f"Unknown edition {edition[:40]!r}.", edition=edition[:40])
-        old = kb.rule(ed.id, key)
-        if old is None:
-            raise views.not_found_rule(kb, locale, key, ed.id)
+        ed, old = views.current_for_old(kb, edition, locale, key)
         target = old.canonical
         if target is None:
             return redirect(_suffix(views.rule_url(locale, key, ed.id), fmt), 302)
@@ -155,7 +154,7 @@ def rule(locale: str, number: str, fmt: str = "html") -> Page | Response:
 def rule_pinned(locale: str, edition: str, number: str, fmt: str = "html") -> Page | Response:
     """A rule as it was in one edition (its number in that edition's numbering)."""
     kb = get_kb()
-    key = _rule_number(number, locale, edition)
+    key = _rule_number(number)
     ed = views.resolve_edition(kb, edition, locale)
     if ed is None:
         raise PageError(
@@ -177,13 +176,13 @@ def _suffix(url: str, fmt: str) -> str:
 
 
 @twin("/<locale:locale>/search", "search")
-def search(locale: str) -> Page:
+def search(locale: str, fmt: str = "html") -> Page:
     """Full-text search with filters, suggestions and paging."""
     return search_view.search(get_kb(), locale, request.args)
 
 
 @twin("/<locale:locale>/glossary/", "glossary_index")
-def glossary_index(locale: str) -> Page:
+def glossary_index(locale: str, fmt: str = "html") -> Page:
     """Every glossary entry."""
     return views.glossary_index(get_kb(), locale)
 
@@ -216,25 +215,25 @@ def glossary_entry(locale: str, key: str, fmt: str = "html") -> Page | Response:
 
 
 @twin("/<locale:locale>/editions/", "editions")
-def editions(locale: str) -> Page:
+def editions(locale: str, fmt: str = "html") -> Page:
     """Every edition and the comparisons between them."""
     return views.editions(get_kb(), locale)
 
 
 @twin("/<locale:locale>/editions/<span>", "changes")
-def changes(locale: str, span: str) -> Page:
+def changes(locale: str, span: str, fmt: str = "html") -> Page:
     """What changed between two editions (``en-2019-06-14..en-2019-07-12``)."""
     return views.changes(get_kb(), locale, span)
 
 
 @twin("/<locale:locale>/examples/", "examples")
-def examples(locale: str) -> Page:
+def examples(locale: str, fmt: str = "html") -> Page:
     """Every executable example."""
     return views.examples_index(get_kb(), locale)
 
 
 @twin("/<locale:locale>/examples/<example_id>", "example")
-def example(locale: str, example_id: str) -> Page:
+def example(locale: str, example_id: str, fmt: str = "html") -> Page:
     """One example and its engine trace."""
     kb = get_kb()
     for ex in kb.examples:

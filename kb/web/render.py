@@ -10,13 +10,9 @@ import markdown
 import nh3
 from markupsafe import Markup, escape
 
+from kb.link import link_html
 from kb.model import Ref
 from kb.web.mdext import RuleRefExtension
-
-try:
-    from kb.link import link_html as _link_html
-except ImportError:  # pragma: no cover - kb.link is written in parallel
-    _link_html = None
 
 #: What survives sanitising of rendered Markdown (examples are prose, lists, code and tables).
 ALLOWED_TAGS = {
@@ -29,36 +25,17 @@ ALLOWED_ATTRIBUTES = {"a": {"href", "class", "data-rule", "title"}, "span": {"cl
 def rule_html(
     text: str,
     refs: Iterable[Ref],
-    href: Callable[[Ref], str],
+    href: Callable[[Ref], str | None],
     terms: Sequence[tuple[str, int, int]] = (),
     term_href: Callable[[str], str | None] | None = None,
 ) -> Markup:
     """A rule's text as escaped HTML with its references (and glossary terms) as links.
 
-    ``terms`` are ``(glossary key, start, end)`` spans, as :class:`kb.link.TermMatcher` finds them.
+    ``terms`` are ``(glossary key, start, end)`` spans (``Rule.term_spans``, found at build time).
     """
-    refs = list(refs)
-    if _link_html is not None:
-        if term_href is None:
-            return Markup(_link_html(text, refs, href))
-        return Markup(_link_html(text, refs, href, terms=terms, term_href=term_href))
-    out: list[str] = []
-    pos = 0
-    for ref in sorted(refs, key=lambda r: r.start):
-        if ref.start < pos or ref.end > len(text):
-            continue
-        out.append(str(escape(text[pos : ref.start])))
-        label = escape(text[ref.start : ref.end])
-        if ref.resolved:
-            out.append(
-                f'<a class="ref" href="{escape(href(ref))}" data-rule="{escape(ref.number)}">'
-                f"{label}</a>"
-            )
-        else:
-            out.append(str(label))
-        pos = ref.end
-    out.append(str(escape(text[pos:])))
-    return Markup("".join(out))
+    if term_href is None:
+        return Markup(link_html(text, list(refs), href))
+    return Markup(link_html(text, list(refs), href, terms=terms, term_href=term_href))
 
 
 _TOKEN = re.compile(r"\s+|\d+(?:\.\d+)*[a-z]?|[A-Za-zÀ-ÖØ-öø-ÿœŒ'’-]+|.", re.S)

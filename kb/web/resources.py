@@ -13,17 +13,11 @@ from typing import Any
 
 from flask import Flask, current_app
 
+from kb.build import load
 from kb.model import KnowledgeBase
+from kb.search import Searcher
 
 log = logging.getLogger(__name__)
-
-try:  # the search package is optional: the site still browses without it
-    from kb.search import Searcher, SearchError
-except ImportError:  # pragma: no cover - depends on what is installed
-    Searcher = None  # type: ignore[assignment,misc]
-
-    class SearchError(ValueError):  # type: ignore[no-redef]
-        """Stand-in so views can catch search errors even when search is unavailable."""
 
 
 class SearchUnavailable(RuntimeError):
@@ -31,11 +25,7 @@ class SearchUnavailable(RuntimeError):
 
 
 def load_kb(instance: Path) -> KnowledgeBase:
-    """Read ``kb.json`` through :mod:`kb.build` when present (it knows the format best)."""
-    try:
-        from kb.build import load
-    except ImportError:
-        return KnowledgeBase.load(instance / "kb.json")
+    """Read the built knowledge base of an instance (:func:`kb.build.load` knows the format)."""
     return load(instance)
 
 
@@ -55,9 +45,7 @@ class SearcherPool:
         self._searcher: Any = None
         self._lock = threading.Lock()
         self.error: str | None = None
-        if Searcher is None:
-            self.error = "the search package is not installed"
-        elif not index_dir.is_dir():
+        if not index_dir.is_dir():
             self.error = f"no search index at {index_dir}"
 
     @property
@@ -73,7 +61,7 @@ class SearcherPool:
             with self._lock:
                 if self._searcher is None:
                     try:
-                        self._searcher = Searcher(self.index_dir, self.kb)  # type: ignore[misc]
+                        self._searcher = Searcher(self.index_dir, self.kb)
                     except Exception as exc:  # a damaged or outdated index: report, never crash
                         log.exception("cannot open the search index at %s", self.index_dir)
                         self.error = f"cannot open the search index ({exc.__class__.__name__})"

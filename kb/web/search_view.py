@@ -10,8 +10,9 @@ from flask import url_for
 
 from kb.model import LANGS, KnowledgeBase
 from kb.rulenum import try_parse
+from kb.search import SearchError
 from kb.web import views
-from kb.web.resources import SearchError, SearchUnavailable, get_search
+from kb.web.resources import SearchUnavailable, get_search
 from kb.web.views import Page, PageError
 
 MAX_QUERY_CHARS = 200

@@ -7,6 +7,7 @@ they never build HTML by hand except through :mod:`kb.web.render`, which escapes
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -14,13 +15,9 @@ from flask import url_for
 
 from kb.model import LANGS, Edition, ExampleInfo, GlossaryEntry, KnowledgeBase, Ref, Rule
 from kb.rulenum import RuleNumber, try_parse
+from kb.views import edition_json, rule_json
 from kb.web.i18n import LANGUAGE_NAMES, format_day, format_month, translations
 from kb.web.render import markdown_html, rule_html, word_diff
-
-try:
-    from kb.link import TermMatcher
-except ImportError:  # pragma: no cover - kb.link is written in parallel
-    TermMatcher = None  # type: ignore[assignment,misc]
 
 PREVIEW_CHARS = 280
 MAX_PAGE_EXAMPLES = 3
@@ -45,6 +42,8 @@ class Page:
     status: int = 200
     #: The same page in each interface locale, for the language switcher.
     alternates: dict[str, str] = field(default_factory=dict)
+    #: The JSON twin's body when it is not ``data`` (a rule: the CLI's shape, ``data`` as "page").
+    json: dict[str, Any] | None = None
 
 
 class PageError(Exception):
@@ -113,54 +112,95 @@ def edition_label(ed: Edition, locale: str) -> str:
 
 
 def edition_info(ed: Edition | None, locale: str) -> dict[str, Any] | None:
-    """The public facts about an edition, with the label a reader sees."""
+    """An edition as ``kb editions --json`` shows it (:func:`kb.views.edition_json`), with what
+    a page shows of it under ``page``: its label, title, language name and date for readers."""
     if ed is None:
         return None
     return {
-        "id": ed.id,
-        "label": edition_label(ed, locale),
-        "lang": ed.lang,
-        "language": LANGUAGE_NAMES.get(ed.lang, ed.lang),
-        "date": ed.date,
-        "date_display": format_day(ed.date, locale),
-        "kind": ed.kind,
-        "version": ed.version,
-        "translates": ed.translates,
-        "numbering": ed.numbering,
-        "title": ed.title,
-        "counts": ed.counts,
+        **edition_json(ed),
+        "page": {
+            "label": edition_label(ed, locale),
+            "title": ed.title,
+            "language": LANGUAGE_NAMES.get(ed.lang, ed.lang),
+            "date_display": format_day(ed.date, locale),
+        },
     }
 
 
 def resolve_edition(kb: KnowledgeBase, spec: str, lang: str) -> Edition | None:
-    """An edition by id (any language), else by date in ``lang``, else in English."""
-    spec = spec.strip()
-    if spec in kb.editions:
-        return kb.editions[spec]
-    return kb.edition(lang, spec) or kb.edition("en", spec)
+    """An edition from a URL: an id (any language), else a date or version in ``lang``, else in
+    English (``/ja/2011-09-30/…`` shows the English text when Japanese has no such edition)."""
+    return kb.resolve_edition(spec, lang) or kb.resolve_edition(spec, "en")
+
+
+def old_rule(kb: KnowledgeBase, spec: str, lang: str, number: str) -> Rule | None:
+    """The rule an old number names in a named edition (its ``canonical`` is the current rule
+    it became, None if deleted); None when the edition or the number is unknown."""
+    ed = resolve_edition(kb, spec, lang)
+    return kb.rule(ed.id, number) if ed else None
+
+
+def current_for_old(kb: KnowledgeBase, spec: str, lang: str, number: str) -> tuple[Edition, Rule]:
+    """:func:`old_rule` for a visitor: its edition and rule, or a :class:`PageError` that names
+    the unknown edition (400) or the nearest rules of that edition (404)."""
+    ed = resolve_edition(kb, spec, lang)
+    if ed is None:
+        raise PageError(400, f"Unknown edition {spec[:40]!r}.", edition=spec[:40])
+    old = kb.rule(ed.id, number)
+    if old is None:
+        raise not_found_rule(kb, lang, number, ed.id)
+    return ed, old
+
+
+def followed_editions(kb: KnowledgeBase, ed: Edition) -> list[str]:
+    """The editions whose numbering a text follows, nearest first: itself, what it translates,
+    the editions its wording fits (newest first), the edition its numbering names."""
+    out = [ed.id]
+    node = ed
+    for _ in range(4):
+        nxt = [node.translates] if node.translates else []
+        nxt += list(reversed(node.fits))
+        if node.numbering in kb.editions:
+            nxt.append(node.numbering)
+        nxt = [n for n in nxt if n and n in kb.editions and n not in out]
+        if not nxt:
+            break
+        out.extend(nxt)
+        node = kb.editions[nxt[0]]
+    return out
 
 
 def lag(kb: KnowledgeBase, ed: Edition) -> dict[str, Any]:
-    """How far an edition is behind the newest English one: which it follows, editions and days."""
-    newest_en = kb.newest("en")
-    ref = ed
-    for _ in range(4):
-        # Follow what the text translates, then the newest English edition its numbering fits.
-        nxt = ref.translates or (ref.fits[-1] if ref.fits else None)
-        if nxt is None and ref.numbering in kb.editions:
-            nxt = ref.numbering
-        if nxt is None or nxt == ref.id or nxt not in kb.editions:
-            break
-        ref = kb.editions[nxt]
-    out: dict[str, Any] = {"follows": ref.id, "follows_date": ref.date, "editions": 0, "days": 0}
-    if newest_en is None or not ref.date or not newest_en.date:
+    """How far a text is behind the newest full English edition, in full English editions and
+    days, measured from the text it follows (the original it translates, else itself).
+
+    Undated: ``editions`` is the least number of full editions published after the end of its
+    numbering range (``at_least``), ``days`` None; nothing known: both None.
+    """
+    chain = followed_editions(kb, ed)
+    follows = kb.editions[chain[1]] if ed.translates and len(chain) > 1 else ed
+    full = kb.editions_of("en", full_only=True)
+    out: dict[str, Any] = {
+        "follows": follows.id,
+        "follows_date": follows.date,
+        "numbering": follows.numbering,
+        "editions": None,
+        "days": None,
+        "at_least": False,
+    }
+    if not full:
         return out
-    out["editions"] = sum(
-        1 for e in kb.editions_of("en", full_only=True) if e.date and e.date > ref.date
-    )
-    out["days"] = max(
-        0, (dt.date.fromisoformat(newest_en.date) - dt.date.fromisoformat(ref.date)).days
-    )
+    if follows.date:
+        out["editions"] = sum(1 for e in full if e.date and e.date > follows.date)
+        newest = full[-1].date
+        if newest:
+            days = dt.date.fromisoformat(newest) - dt.date.fromisoformat(follows.date)
+            out["days"] = max(0, days.days)
+        return out
+    _start, _sep, end = (follows.numbering or "").partition("..")
+    if end[:4].isdigit():
+        out["editions"] = sum(1 for e in full if e.date and e.date > end)
+        out["at_least"] = True
     return out
 
 
@@ -266,78 +306,49 @@ def not_found_rule(kb: KnowledgeBase, locale: str, number: str, edition: str | N
     )
 
 
-def reference_editions(kb: KnowledgeBase, ed: Edition) -> list[str]:
-    """The editions whose numbering a text follows: itself, what it translates, what it fits."""
-    out = [ed.id]
-    node = ed
-    for _ in range(4):
-        nxt = [node.translates] if node.translates else []
-        nxt += list(reversed(node.fits))
-        if node.numbering in kb.editions:
-            nxt.append(node.numbering)
-        nxt = [n for n in nxt if n and n in kb.editions and n not in out]
-        if not nxt:
-            break
-        out.extend(nxt)
-        node = kb.editions[nxt[0]]
-    return out
+RefLink = Callable[[Ref], tuple[str | None, Rule | None]]
 
 
-def _ref_href(locale: str, rule: Rule, pinned: str | None):  # type: ignore[no-untyped-def]
-    """How a reference in ``rule`` links: the current rule it became, else its old edition.
+def _ref_links(kb: KnowledgeBase, locale: str, rule: Rule, pinned: str | None) -> RefLink:
+    """How the references in ``rule`` link: ``ref -> (url, the rule it names)``; the URL is the
+    current rule it became, else its old edition.
 
     A quote (a wiki page) cites rules it does not quote itself: those are looked up in the
-    editions whose numbering the quote follows. Nothing found: no link (an unresolved span).
+    editions whose numbering the quote follows. Nothing found: ``(None, None)`` (unresolved).
     """
-    kb = _kb()
-    chain = reference_editions(kb, kb.editions[rule.edition]) if rule.edition in kb.editions else []
+    chain = followed_editions(kb, kb.editions[rule.edition]) if rule.edition in kb.editions else []
+    if pinned:
+        chain = [pinned, *(e for e in chain if e != pinned)]
 
-    def href(ref: Ref) -> str | None:
-        if pinned and kb.rule(pinned, ref.number):
-            return rule_url(locale, ref.number, pinned)
-        if ref.canonical:
-            return rule_url(locale, ref.canonical)
+    def resolve(ref: Ref) -> tuple[str | None, Rule | None]:
         for ed_id in chain:
             target = kb.rule(ed_id, ref.number)
-            if target is not None:
-                if target.canonical and not pinned:
-                    return rule_url(locale, target.canonical)
-                return rule_url(locale, ref.number, ed_id)
-        return None
+            if target is None:
+                continue
+            if ed_id == pinned:
+                return rule_url(locale, ref.number, pinned), target
+            if ref.canonical:
+                return rule_url(locale, ref.canonical), target
+            if target.canonical and not pinned:
+                return rule_url(locale, target.canonical), target
+            return rule_url(locale, ref.number, ed_id), target
+        if ref.canonical:
+            return rule_url(locale, ref.canonical), kb.current(ref.canonical, rule.lang)
+        return None, None
 
-    return href
+    return resolve
+
+
+def _ref_href(locale: str, rule: Rule, pinned: str | None) -> Callable[[Ref], str | None]:
+    """The URL of each reference in ``rule`` (see :func:`_ref_links`)."""
+    resolve = _ref_links(_kb(), locale, rule, pinned)
+    return lambda ref: resolve(ref)[0]
 
 
 def _kb() -> KnowledgeBase:
     from kb.web.resources import get_kb
 
     return get_kb()
-
-
-def term_spans(kb: KnowledgeBase, rule: Rule) -> list[tuple[str, int, int]]:
-    """Where the glossary terms of a rule occur in its text: ``(key, start, end)``.
-
-    The matcher of each language's glossary is built once per process and kept on the base.
-    """
-    if TermMatcher is None or not rule.terms:
-        return []
-    cache = kb.__dict__.setdefault("_web_term_matchers", {})
-    glossary = kb.glossary.get(rule.edition) or _newest_glossary(kb, rule.lang)
-    if id(glossary) not in cache:
-        forms = {k: [g.term, *g.aliases] for k, g in glossary.items()}
-        cache[id(glossary)] = TermMatcher(forms, rule.lang) if forms else None
-    matcher = cache[id(glossary)]
-    if matcher is None:
-        return []
-    skip = [(r.start, r.end) for r in rule.refs]
-    return matcher.find(rule.text, skip=skip)
-
-
-def _newest_glossary(kb: KnowledgeBase, lang: str) -> dict[str, GlossaryEntry]:
-    for ed in reversed(kb.editions_of(lang)):
-        if kb.glossary.get(ed.id):
-            return kb.glossary[ed.id]
-    return {}
 
 
 def _node(
@@ -353,8 +364,10 @@ def _node(
     num = try_parse(rule.number)
     spans: list[tuple[str, int, int]] = []
     if terms is not None:
-        for key, start, end in term_spans(kb, rule):
-            if key not in terms:
+        for key, start, end in rule.term_spans:
+            # The build also names concepts of the term base that have no glossary entry to
+            # link to ("play a land"): those stay plain text.
+            if key not in terms and _glossary_entry(kb, key, rule.lang) is not None:
                 terms.add(key)
                 spans.append((key, start, end))
     href = _ref_href(locale, rule, pinned)
@@ -395,14 +408,10 @@ def _previews(kb: KnowledgeBase, rules: list[Rule], locale: str, pinned: str | N
     """The rules this subtree refers to, with a short text: shown as a list, used for hovers."""
     seen: dict[str, dict[str, Any]] = {}
     for rule in rules:
-        href = _ref_href(locale, rule, pinned)
+        resolve = _ref_links(kb, locale, rule, pinned)
         for ref in [*rule.refs, *(r for refs in rule.example_refs for r in refs)]:
-            url = href(ref)
-            if url is None or url in seen:
-                continue
-            chain = reference_editions(kb, kb.editions[rule.edition])
-            target = next((t for e in chain if (t := kb.rule(e, ref.number))), None)
-            if target is None:
+            url, target = resolve(ref)
+            if url is None or target is None or url in seen:
                 continue
             seen[url] = {
                 "url": url,
@@ -414,6 +423,11 @@ def _previews(kb: KnowledgeBase, rules: list[Rule], locale: str, pinned: str | N
     return list(seen.values())
 
 
+def _glossary_entry(kb: KnowledgeBase, key: str, lang: str) -> GlossaryEntry | None:
+    """The entry a term of a ``lang`` text names: its language's glossary, else the English."""
+    return kb.glossary_lookup(key, lang) or kb.glossary_lookup(key, "en")
+
+
 def _terms(kb: KnowledgeBase, rules: list[Rule], locale: str) -> list[dict[str, Any]]:
     keys: list[str] = []
     for rule in rules:
@@ -421,7 +435,7 @@ def _terms(kb: KnowledgeBase, rules: list[Rule], locale: str) -> list[dict[str, 
     out = []
     lang = rules[0].lang if rules else locale
     for key in keys:
-        entry = kb.glossary_lookup(key, lang) or kb.glossary_lookup(key, "en")
+        entry = _glossary_entry(kb, key, lang)
         if entry is None:
             continue
         out.append(
@@ -629,17 +643,15 @@ def rule_page(
         "more_examples": max(0, len(examples) - MAX_PAGE_EXAMPLES),
         "permalink": permalink,
     }
-    return Page("pages/rule.html", data, alternates=alternates)
+    return Page(
+        "pages/rule.html", data, alternates=alternates, json={**rule_json(kb, rule), "page": data}
+    )
 
 
 # ---- glossary ----------------------------------------------------------------------------------
 def glossary_edition(kb: KnowledgeBase, locale: str) -> Edition | None:
-    """The newest edition of the locale's language that has a glossary (else English)."""
-    for lang in (locale, "en"):
-        for ed in reversed(kb.editions_of(lang)):
-            if kb.glossary.get(ed.id):
-                return ed
-    return None
+    """The glossary a locale shows: its language's newest, else the English one."""
+    return kb.glossary_edition(locale) or kb.glossary_edition("en")
 
 
 def glossary_index(kb: KnowledgeBase, locale: str) -> Page:
@@ -726,12 +738,12 @@ def editions(kb: KnowledgeBase, locale: str) -> Page:
             info = edition_info(ed, locale)
             assert info is not None
             key = f"{prev.id}..{ed.id}" if prev else None
-            info["changes_url"] = (
+            info["page"]["changes_url"] = (
                 url_for("pages.changes", locale=locale, span=key)
                 if key and key in kb.changes
                 else None
             )
-            info["lag"] = lag(kb, ed) if lang != "en" else None
+            info["page"]["lag"] = lag(kb, ed) if lang != "en" else None
             rows.append(info)
         groups.append({"lang": lang, "language": LANGUAGE_NAMES[lang], "editions": rows})
     spans = [

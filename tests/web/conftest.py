@@ -44,6 +44,11 @@ def _refs(text: str, *targets: tuple[str, str, bool]) -> list[Ref]:
     return out
 
 
+def _spans(text: str, *terms: tuple[str, str]) -> list[list[object]]:
+    """Term spans as the build writes them: [glossary key, start, end] of each (key, words)."""
+    return [[key, text.index(words), text.index(words) + len(words)] for key, words in terms]
+
+
 def _add(kb: KnowledgeBase, edition: str, number: str, text: str, **kw: object) -> Rule:
     num = parse(number)
     lang = edition[:2]
@@ -110,6 +115,7 @@ def sample_kb() -> KnowledgeBase:
             canonical="117.3a",
             refs=_refs(text, (f"rule {prio}.3b", f"{prio}.3b", True), ("rule 703", "703", False)),
             terms=["active player", "priority"],
+            term_spans=_spans(text, ("active player", "active player"), ("priority", "priority")),
         )
         verb = "receives" if ed == OLD else "gets"
         _add(
@@ -156,6 +162,8 @@ def sample_kb() -> KnowledgeBase:
         frtext,
         canonical="117.3a",
         refs=_refs(frtext, ("règle 116.3b", "116.3b", True)),
+        terms=["priority"],
+        term_spans=_spans(frtext, ("priority", "priorité")),
     )
     _add(
         kb,

@@ -298,7 +298,7 @@ def test_render_get_without_a_server(web_instance) -> None:  # type: ignore[no-u
     from kb.web import render_get
 
     status, body = render_get(web_instance, "/en/rules/117.json")
-    assert status == 200 and json.loads(body)["rule"]["number"] == "117"
+    assert status == 200 and json.loads(body)["number"] == "117"
     status, body = render_get(web_instance, "/en/rules/999.9")
     assert status == 404 and "<!doctype html>" in body
 

@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import json
 import re
+from pathlib import Path
 
 import pytest
 from flask.testing import FlaskClient
+
+from kb.model import Edition, KnowledgeBase
+from kb.views import edition_json, rule_json
+from kb.web import create_app
 
 LOCALES = ("en", "fr", "ja")
 PAGES = [
@@ -93,8 +99,33 @@ def test_rule_page_shows_subtree_refs_terms_and_anchors(client: FlaskClient) -> 
     assert 'href="/r/117"' in html
 
 
-def test_rule_json_carries_everything_around_the_rule(client: FlaskClient) -> None:
+def test_rule_json_has_the_cli_shape_and_the_page_under_page(
+    client: FlaskClient, kb: KnowledgeBase
+) -> None:
     body = client.get("/en/rules/117.3a.json").get_json()
+    assert body.pop("ok") is True and body.pop("locale") == "en"
+    page = body.pop("page")
+    cli = json.loads(json.dumps(rule_json(kb, kb.rule("en-2019-07-12", "117.3a"))))
+    assert body == cli
+    assert body["number"] == "117.3a" and body["edition"] == "en-2019-07-12"
+    assert body["translations"]["fr"]["number"] == "116.3a"
+    assert page["rule"]["anchor"] == "R1173a" and page["edition"]["id"] == "en-2019-07-12"
+
+
+def test_edition_json_has_the_cli_shape_and_the_page_under_page(
+    client: FlaskClient, kb: KnowledgeBase
+) -> None:
+    body = client.get("/fr/editions.json").get_json()
+    rows = {e["id"]: e for g in body["languages"] for e in g["editions"]}
+    ja = rows.pop("ja-2023-11-17")
+    page = ja.pop("page")
+    assert ja == json.loads(json.dumps(edition_json(kb.editions["ja-2023-11-17"])))
+    assert page["label"] == "Édition du 17 novembre 2023" and page["language"] == "日本語"
+    assert page["lag"]["follows"] == "en-2019-07-12"
+
+
+def test_rule_json_carries_everything_around_the_rule(client: FlaskClient) -> None:
+    body = client.get("/en/rules/117.3a.json").get_json()["page"]
     assert body["rule"]["number"] == "117.3a" and body["rule"]["anchor"] == "R1173a"
     assert [c["number"] for c in body["breadcrumbs"]] == ["1", "117", "117.3"]
     assert body["prev"]["number"] == "117.3" and body["next"]["number"] == "117.3b"
@@ -133,7 +164,7 @@ def test_rule_in_the_locale_language_with_other_languages_side_by_side(
 
 def test_rule_missing_in_locale_falls_back_to_english(client: FlaskClient) -> None:
     body = client.get("/ja/rules/117.5.json").get_json()
-    assert body["fallback"] is True and body["lang"] == "en"
+    assert body["page"]["fallback"] is True and body["lang"] == "en"
     html = client.get("/ja/rules/117.5").get_data(as_text=True)
     assert '<article class="main-rule" lang="en"' in html
     assert "この言語では提供されていません" in html
@@ -148,7 +179,7 @@ def test_switcher_keeps_the_same_rule(client: FlaskClient) -> None:
 
 
 def test_pinned_edition_page_links_to_the_current_rule(client: FlaskClient) -> None:
-    body = client.get("/en/en-2019-06-14/rules/116.3b.json").get_json()
+    body = client.get("/en/en-2019-06-14/rules/116.3b.json").get_json()["page"]
     assert body["pinned"] is True and body["current_url"] == "/en/rules/117.3b"
     assert body["rule"]["examples"][0]["html"].count('href="/en/en-2019-06-14/rules/116.3a"') == 1
 
@@ -181,3 +212,46 @@ def test_glossary_entry_and_equivalents(client: FlaskClient) -> None:
 def test_rule_page_weighs_under_60_kb(client: FlaskClient) -> None:
     for loc in LOCALES:
         assert len(client.get(f"/{loc}/rules/117").data) < 60_000
+
+
+def test_lag_counts_full_english_editions_and_days_from_the_followed_text(
+    client: FlaskClient,
+) -> None:
+    # The Japanese text translates the newest English edition; the French one the older edition.
+    body = client.get("/en/editions.json").get_json()
+    lags = {e["id"]: e["page"]["lag"] for g in body["languages"] for e in g["editions"]}
+    assert lags["ja-2023-11-17"]["follows"] == "en-2019-07-12"
+    assert (lags["ja-2023-11-17"]["editions"], lags["ja-2023-11-17"]["days"]) == (0, 0)
+    assert lags["fr-2019-06-14"]["follows"] == "en-2019-06-14"
+    assert (lags["fr-2019-06-14"]["editions"], lags["fr-2019-06-14"]["days"]) == (1, 28)
+    html = client.get("/en/rules/117.3b").get_data(as_text=True)
+    assert "1 English edition behind (28 days)." in html
+    assert "Up to date with the English rules." in html  # the Japanese text
+
+
+def test_lag_of_an_undated_text_is_not_up_to_date(kb: KnowledgeBase, tmp_path: Path) -> None:
+    # A newer English partial edition must not count, and an undated text is never "up to date".
+    kb.editions["en-2020-01-01"] = Edition(
+        "en-2020-01-01", "en", "2020-01-01", "partial", "en-2020-01-01", ["wiki.txt"]
+    )
+    fr = kb.editions["fr-2019-06-14"]
+    fr.date, fr.translates, fr.numbering = None, None, "2010-07-01..2019-06-30"
+    app = create_app({"INSTANCE": tmp_path, "KB": kb, "TESTING": True, "PAGE_CACHE": False})
+    client = app.test_client()
+    lag = client.get("/en/rules/117.3b.json").get_json()
+    french = next(t for t in lag["page"]["translations"] if t["lang"] == "fr")["lag"]
+    assert french == {
+        "follows": "fr-2019-06-14",
+        "follows_date": None,
+        "numbering": "2010-07-01..2019-06-30",
+        "editions": 1,
+        "days": None,
+        "at_least": True,
+    }
+    html = client.get("/en/rules/117.3b").get_data(as_text=True)
+    assert "At least 1 English edition behind." in html
+    fr.numbering = None
+    html = client.get("/en/rules/117.3b").get_data(as_text=True)
+    assert "How far behind the English rules is unknown." in html
+    assert "Up to date" not in html.split('id="h-trans"')[1].split('lang="ja"')[0]
+    app.extensions["kb_search"].close()

@@ -113,7 +113,7 @@ def test_rule_pages_of_the_real_build_stay_light(real_client: FlaskClient) -> No
 
 
 def test_history_shows_the_2019_renumbering(real_client: FlaskClient) -> None:
-    body = real_client.get("/en/rules/117.3a.json").get_json()
+    body = real_client.get("/en/rules/117.3a.json").get_json()["page"]
     english = next(h for h in body["history"] if h["lang"] == "en")["entries"]
     moves = [(e["renumbered_from"], e["number"]) for e in english if e["renumbered_from"]]
     if not any(e["edition"] == "en-2019-07-12" for e in english):
