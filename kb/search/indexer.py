@@ -22,10 +22,10 @@ from whoosh.fields import ID, KEYWORD, TEXT, Schema
 from kb.model import LANGS, KnowledgeBase, Rule
 from kb.rulenum import try_parse
 from kb.search import postings
-from kb.search.analysis import JA_DEFAULT, SpanTokenizer, forget, remember
+from kb.search.analysis import JA_DEFAULT, SpanTokenizer, forget, normalize, remember, terms
 
-#: Bumped whenever the schema, the analysers or the documents change meaning.
-FORMAT = 6
+#: Bumped whenever the schema, the analysers, the documents or the metadata change meaning.
+FORMAT = 7
 META_FILE = "meta.json"
 INDEX_NAME = "kb"
 
@@ -333,6 +333,7 @@ def build_index(kb: KnowledgeBase, index_dir: Path) -> dict[str, Any]:
         "ja_analyzer": ja_backend_name(),
         "current": sum(1 for d in docs if d.current),
         "docs": [d.meta() for d in docs],
+        **glossary_meta(kb, docs),
     }
     (index_dir / META_FILE).write_text(json.dumps(meta, ensure_ascii=False), encoding="utf-8")
     return {
@@ -340,6 +341,43 @@ def build_index(kb: KnowledgeBase, index_dir: Path) -> dict[str, Any]:
         "seconds": round(time.perf_counter() - started, 3),
         "bytes": _size(index_dir),
         "skipped": False,
+    }
+
+
+def term_key(name: str, lang: str) -> str:
+    """How a glossary term and a query are compared: the unstemmed analysed words."""
+    if lang == "ja":
+        return normalize(name).strip().lower()
+    return " ".join(terms(name, f"{lang}_plain"))
+
+
+def glossary_meta(kb: KnowledgeBase, docs: list[Doc]) -> dict[str, Any]:
+    """The glossary as the searcher compares it, analysed once at build time.
+
+    ``glossary_names``: ``[lang, term key, doc]`` for each name (term or alias) of each entry, so
+    a query that is a term pins its entry; ``glossary_refs``: ``[words, rules]`` for the names of
+    the newest English glossary that cite rules ("mana ability" -> 605), for query expansion.
+    """
+    names: list[list[Any]] = []
+    for num, doc in enumerate(docs):
+        if doc.kind != "glossary":
+            continue
+        _, ed_id, key = doc.ref.split("|", 2)
+        entry = kb.glossary.get(ed_id, {}).get(key)
+        if entry is not None:
+            names.extend(
+                [entry.lang, term_key(n, entry.lang), num] for n in (entry.term, *entry.aliases)
+            )
+    refs: dict[tuple[str, ...], list[str]] = {}
+    english = kb.glossary_edition("en")
+    for entry in kb.glossary.get(english.id, {}).values() if english else ():
+        if entry.rule_refs:
+            for name in (entry.term, *entry.aliases):
+                if words := tuple(terms(name, "en_plain")):
+                    refs.setdefault(words, list(entry.rule_refs))
+    return {
+        "glossary_names": names,
+        "glossary_refs": [[list(words), rules] for words, rules in refs.items()],
     }
 
 

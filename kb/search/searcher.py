@@ -25,7 +25,7 @@ from typing import Any
 from whoosh import index as whoosh_index
 from whoosh import query as wq
 
-from kb.model import LANGS, Edition, KnowledgeBase, Rule
+from kb.model import LANGS, Edition, KnowledgeBase, Rule, Term
 from kb.rulenum import try_parse
 from kb.search import query as qp
 from kb.search.analysis import (
@@ -39,10 +39,19 @@ from kb.search.analysis import (
     terms,
 )
 from kb.search.highlight import highlight
-from kb.search.indexer import INDEX_NAME, KINDS, META_FILE, RULE_KINDS, example_prose
+from kb.search.indexer import (
+    FORMAT,
+    INDEX_NAME,
+    KINDS,
+    META_FILE,
+    RULE_KINDS,
+    example_prose,
+    term_key,
+)
 from kb.search.postings import FILE as POSTINGS_FILE
 from kb.search.postings import Coord, Evaluation, Postings
 from kb.search.spelling import Speller
+from kb.terms import TermIndex
 
 MAX_LIMIT = 100
 #: How many of the best-scored documents are reranked (coverage, glossary expansion).
@@ -185,6 +194,11 @@ class Searcher:
             meta = json.loads(meta_path.read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:
             raise FileNotFoundError(f"{meta_path}: no search index here (run `kb build`)") from exc
+        if meta.get("format") != FORMAT:
+            raise FileNotFoundError(
+                f"{meta_path}: index format {meta.get('format')}, this version reads {FORMAT} "
+                "(run `kb build --force`)"
+            )
         self.kb = kb
         try:
             self._index = Postings(index_dir / POSTINGS_FILE)
@@ -218,25 +232,13 @@ class Searcher:
         for group, eds in zip(self._groups, self._doc_editions, strict=True):
             self._group_editions.setdefault(group, set()).update(eds)
         self._filters: dict[tuple[Any, ...], set[int] | None] = {}
+        # The glossary's names were analysed by the build (kb.search.indexer.glossary_meta).
         self._glossary: dict[tuple[str, str], list[int]] = {}
-        for doc, (kind, ref) in enumerate(zip(self._kinds, self._refs, strict=True)):
-            if kind == "glossary":
-                _, ed_id, key = ref.split("|", 2)
-                entry = kb.glossary.get(ed_id, {}).get(key)
-                if entry is None:
-                    continue
-                for name in (entry.term, *entry.aliases):
-                    self._glossary.setdefault((entry.lang, _term_key(name, entry.lang)), []).append(
-                        doc
-                    )
-        self._gloss_refs: dict[tuple[str, ...], list[str]] = {}
-        newest_en = kb.newest("en")
-        for entry in kb.glossary.get(newest_en.id if newest_en else "", {}).values():
-            if entry.rule_refs:
-                for name in (entry.term, *entry.aliases):
-                    toks = tuple(terms(name, "en_plain"))
-                    if toks:
-                        self._gloss_refs.setdefault(toks, list(entry.rule_refs))
+        for code, key, doc in meta["glossary_names"]:
+            self._glossary.setdefault((code, key), []).append(doc)
+        self._gloss_refs: dict[tuple[str, ...], list[str]] = {
+            tuple(words): rules for words, rules in meta["glossary_refs"]
+        }
         self._reader = self._searcher.reader()
         self._speller = Speller(self._reader)
         self._cache: OrderedDict[tuple[Any, ...], _Compiled] = OrderedDict()
@@ -302,9 +304,8 @@ class Searcher:
             return []
         out: list[str] = []
         low = text.strip().lower()
-        entries = self.kb.glossary.get(
-            (self.kb.newest(lang).id if self.kb.newest(lang) else ""), {}
-        ).values()
+        glossary = self.kb.glossary_edition(lang)
+        entries = self.kb.glossary.get(glossary.id, {}).values() if glossary else ()
         out.extend(sorted(e.term for e in entries if e.term.lower().startswith(low)))
         head, _, last = text.rpartition(" ")
         if len(last) >= 2:
@@ -322,23 +323,19 @@ class Searcher:
 
     # ---- editions and filters -------------------------------------------------------------
     def _edition(self, lang: str | None, spec: str | None) -> Edition | None:
-        if not spec:
+        """The edition a search is limited to: an id, or a date or version in ``lang`` (any
+        language when None); :class:`SearchError` names the known ones otherwise."""
+        if not spec or not spec.strip():
             return None
-        spec = spec.strip()
-        if lang:
-            ed = self.kb.edition(lang, spec)
-            if ed is None:
-                known = ", ".join(e.id for e in self.kb.editions_of(lang)) or "none"
-                raise SearchError(f"unknown {lang} edition {spec!r} (known: {known})")
-            return ed
-        if spec in self.kb.editions:
-            return self.kb.editions[spec]
-        for code in LANGS:
-            ed = self.kb.edition(code, spec)
-            if ed is not None and spec != "":
+        for code in (lang,) if lang else LANGS:
+            ed = self.kb.resolve_edition(spec, code)
+            if ed is not None and ed.lang == code:
                 return ed
+        if lang:
+            known = ", ".join(e.id for e in self.kb.editions_of(lang)) or "none"
+            raise SearchError(f"unknown {lang} edition {spec.strip()!r} (known: {known})")
         raise SearchError(
-            f"unknown edition {spec!r} (known: {', '.join(sorted(self.kb.editions))})"
+            f"unknown edition {spec.strip()!r} (known: {', '.join(sorted(self.kb.editions))})"
         )
 
     def _allowed(self, ed: Edition | None, kind: str | None) -> set[int] | None:
@@ -824,7 +821,7 @@ class Searcher:
                 if src != code:
                     candidates.extend(self._term_names.translate(phrase, src, code, whole=True))
             for cand in candidates:
-                for doc in self._glossary.get((code, _term_key(cand, code)), []):
+                for doc in self._glossary.get((code, term_key(cand, code)), []):
                     if doc not in out.glossary:
                         out.glossary.append(doc)
 
@@ -960,73 +957,42 @@ def _ancestor_title(kb: KnowledgeBase, rule: Rule) -> str:
     return ""
 
 
-def _term_key(name: str, lang: str) -> str:
-    """How a glossary term or a query is compared: the unstemmed analysed words."""
-    if lang == "ja":
-        return normalize(name).strip().lower()
-    return " ".join(terms(name, f"{lang}_plain"))
-
-
 class _TermNames:
-    """The term base as analysed token sequences, for cross-language expansion.
-
-    Uses :func:`kb.terms.translate_query_terms` when that module provides it, else matches the
-    names itself: a name occurs in a query when its analysed words appear there in a row.
-    """
+    """The term base for cross-language expansion: :class:`kb.terms.TermIndex` finds the
+    concepts a query names; a whole-query match compares the query with a name as analysed."""
 
     def __init__(self, kb: KnowledgeBase) -> None:
         self.terms = kb.terms
-        self.names: dict[str, list[tuple[tuple[str, ...], int]]] = {code: [] for code in LANGS}
-        for i, term in enumerate(kb.terms):
-            for code in LANGS:
-                for name in term.names(code):
-                    toks = tuple(terms(name, code)) if code != "ja" else (normalize(name),)
-                    if toks:
-                        self.names[code].append((toks, i))
-        try:
-            from kb.terms import translate_query_terms  # type: ignore[attr-defined]
-        except ImportError:
-            translate_query_terms = None
-        self._external = translate_query_terms
+        self._index = TermIndex(kb.terms)
 
-    def _found(self, text: str, src: str, whole: bool = False) -> list[int]:
-        if src == "ja":
-            norm = normalize(text)
-            return [
-                i for (name,), i in self.names["ja"] if (norm == name if whole else name in norm)
-            ]
-        toks = tuple(terms(text, src))
-        if not toks:
-            return []
-        out = []
-        for name, i in self.names[src]:
-            if whole:
-                if toks == name:
-                    out.append(i)
-            elif any(toks[j : j + len(name)] == name for j in range(len(toks) - len(name) + 1)):
-                out.append(i)
-        return out
+    def _whole(self, text: str, src: str) -> list[Term]:
+        """The concepts one of whose ``src`` names is the whole of ``text``."""
+        key = _analysed(text, src)
+        return [
+            term
+            for term in self._index.find(text, src)
+            if any(_analysed(name, src) == key for name in term.names(src))
+        ]
 
     def translate(self, text: str, src: str, dst: str, whole: bool = False) -> list[str]:
-        """Names in ``dst`` of the concepts named in ``text`` in ``src``."""
-        if src == "ja" and not has_cjk(text):
+        """Names in ``dst`` of the concepts named in ``text`` in ``src`` (``whole``: the text
+        is one name, and each concept gives its first two names)."""
+        if (src == "ja") != has_cjk(text):
             return []
-        if src != "ja" and has_cjk(text):
-            return []
-        if self._external is not None and not whole:
-            try:
-                return list(self._external(text, src, dst, self.terms))
-            except Exception:  # another module's bug must not break search: fall back
-                pass
-        names: list[str] = []
-        for i in self._found(text, src, whole):
-            names.extend(self.terms[i].names(dst)[:2])
+        if not whole:
+            return self._index.translate(text, src, dst)
+        names = [name for term in self._whole(text, src) for name in term.names(dst)[:2]]
         return list(dict.fromkeys(names))
 
     def language_of(self, text: str) -> str | None:
         """The one language whose term names occur in ``text``, if exactly one does."""
-        found = [code for code in LANGS if self._found(text, code)]
+        found = [code for code in LANGS if self._index.find(text, code)]
         return found[0] if len(found) == 1 else None
+
+
+def _analysed(text: str, lang: str) -> tuple[str, ...]:
+    """A name or a query as the index sees it: stems in English and French, NFKC in Japanese."""
+    return (normalize(text),) if lang == "ja" else tuple(terms(text, lang))
 
 
 def _opening(text: str, limit: int = 40) -> str:
