@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kb.engine.cards import LIBRARY_CARD, CardDef, CardPool, Effect, TriggerCondition
-from kb.engine.mana import ManaCost, ManaPool, format_mana, parse_mana
+from kb.engine.mana import ManaCost, ManaError, ManaPool, format_mana, parse_mana
 from kb.engine.steps import Step, parse_step
 
 MAX_HAND_SIZE = 7  # 402.2
@@ -471,13 +471,7 @@ class Game:
             self._emit("rejected", str(err), [])
             return self.events[start:]
         try:
-            if self.game_over and action.kind != "order_triggers":
-                raise IllegalAction("the game is over", "104.1")
-            handler = getattr(self, f"_act_{action.kind}", None)
-            if handler is None:
-                raise IllegalAction(f"unknown action {action.kind!r}")
-            handler(p, action)
-            self.actions_taken += 1
+            plan = self._validate(p, action)
         except IllegalAction as err:
             rules = err.rules
             self._emit(
@@ -489,7 +483,21 @@ class Game:
             )
         except ScenarioError as err:
             self._emit("rejected", f"{self.players[p].name} can't do that: {err}", [], p)
+        else:
+            # Validation passed, so applying cannot be refused: the state changes only here.
+            _ACTIONS[action.kind][1](self, p, plan)
+            self.actions_taken += 1
         return self.events[start:]
+
+    def _validate(self, p: int, action: Action) -> Any:
+        """Check an action against the rules without changing the game; return what applying it
+        needs (the card, targets, payment plan), or raise :class:`IllegalAction` citing rules."""
+        if self.game_over and action.kind != "order_triggers":
+            raise IllegalAction("the game is over", "104.1")
+        steps = _ACTIONS.get(action.kind)
+        if steps is None:
+            raise ScenarioError(f"unknown action {action.kind!r} (known: {', '.join(_ACTIONS)})")
+        return steps[0](self, p, action)
 
     def _need_priority(self, p: int, rule: str = "117.1") -> None:
         if not self.players[p].in_game:
@@ -519,6 +527,12 @@ class Game:
         if isinstance(ref, int):
             for obj in self.battlefield:
                 if obj.id == ref:
+                    if controller not in (None, obj.controller):
+                        raise IllegalAction(
+                            f"{obj.label} is controlled by {self.players[obj.controller].name}, "
+                            f"not {self.players[controller].name}",
+                            "110.2",
+                        )
                     return obj
             raise IllegalAction(f"object #{ref} is not on the battlefield", "400.7")
         who, name = self._split_owner(ref)
@@ -578,7 +592,8 @@ class Game:
         """A target as text."""
         kind, ident = target
         if kind == "player":
-            return self.players[ident].name
+            in_range = 0 <= ident < len(self.players)
+            return self.players[ident].name if in_range else f"player #{ident} (no such player)"
         obj = self._object(ident)
         if obj is not None:
             return obj.label
@@ -588,7 +603,11 @@ class Game:
     def _target_legal(self, target: tuple[str, int], kind: str, source: int | None = None) -> bool:
         tkind, ident = target
         if tkind == "player":
-            return kind in ("any", "player") and self.players[ident].in_game
+            return (
+                kind in ("any", "player")
+                and 0 <= ident < len(self.players)
+                and self.players[ident].in_game
+            )
         if kind == "spell":
             item = self._stack_item(ident)
             return item is not None and item.kind == "spell" and item.id != source
@@ -725,8 +744,10 @@ class Game:
             p,
         )
 
-    def _act_pass(self, p: int, action: Action) -> None:
+    def _check_pass(self, p: int, action: Action) -> None:
         self._need_priority(p, "117.3d")
+
+    def _apply_pass(self, p: int, plan: None) -> None:
         self._pass(p)
         self._run_shortcut()
 
@@ -792,9 +813,10 @@ class Game:
                 self._pass(p, " (adding an object to the stack passes priority)")
 
     # ---- casting spells ---------------------------------------------------------------------
-    def _act_cast(self, p: int, action: Action) -> None:
+    def _check_cast(self, p: int, action: Action) -> _CastPlan:
         self._need_priority(p, "117.1a")
-        assert action.card is not None
+        if action.card is None:
+            raise IllegalAction("no card named: a spell is cast from a hand", "601.2a")
         card = self._find_in_hand(p, action.card)
         cdef = card.card
         if cdef.is_a("land"):
@@ -817,27 +839,32 @@ class Game:
         if not instant:
             self._check_sorcery_timing(p, cdef, face_down=action.face_down)
         targets = self._choose_targets(effects, action.targets)
-        plan = self._payment_plan(p, cost)
-        # Legal: now change the game (601.2a–i).
+        payment = self._payment_plan(p, cost)
+        return _CastPlan(card, effects, cost, targets, payment, action.face_down)
+
+    def _apply_cast(self, p: int, plan: _CastPlan) -> None:
+        """601.2a–i: the card moves to the stack, its targets are announced, its cost is paid."""
+        card, targets = plan.card, plan.targets
+        cdef = card.card
         self.players[p].hand.remove(card)
         item = StackObject(
-            self._new_id(), "spell", cdef.name, p, effects, targets, card, action.face_down
+            self._new_id(), "spell", cdef.name, p, plan.effects, targets, card, plan.face_down
         )
         self.stack.append(item)
-        label = "a face-down creature spell" if action.face_down else cdef.name
+        label = "a face-down creature spell" if plan.face_down else cdef.name
         aimed = f" targeting {', '.join(self.target_label(t) for t in targets)}" if targets else ""
         response = " in response to " + self.stack[-2].name if len(self.stack) > 1 else ""
         rules = _rules("601.2", "601.2c") if targets else _rules("601.2")
         if response:
             rules.append("117.7")
-        if action.face_down:
+        if plan.face_down:
             rules.append("702.37c")
         elif cdef.is_a("instant"):
             rules.append("304.1")
         elif "flash" in cdef.keywords:
             rules.append("702.8a")
         self._emit("cast", f"{self.players[p].name} casts {label}{aimed}{response}", rules, p)
-        self._pay(p, cost, plan, label)
+        self._pay(p, plan.cost, plan.payment, label)
         self._trigger_event("cast", controller=p)
         self._after_action(p, "117.3c", adds_to_stack=True)
         self._run_shortcut()
@@ -882,11 +909,12 @@ class Game:
             )
 
     # ---- activated abilities ----------------------------------------------------------------
-    def _act_activate(self, p: int, action: Action) -> None:
+    def _check_activate(self, p: int, action: Action) -> _ActivatePlan | _ManaPlan:
         self._need_priority(p, "117.1b")
-        assert action.card is not None
+        if action.card is None:
+            raise IllegalAction("no permanent named: whose ability is activated?", "602.2")
         obj = self.find_permanent(action.card, p)
-        abilities = [] if obj.face_down else list(obj.card.abilities)
+        abilities = () if obj.face_down else obj.card.abilities
         if not abilities:
             raise IllegalAction(f"{obj.label} has no activated ability", "602.1")
         if action.ability is not None:
@@ -899,15 +927,23 @@ class Game:
             index = next((i for i, a in enumerate(abilities) if not a.is_mana_ability), 0)
         ability = abilities[index]
         if ability.is_mana_ability:
-            self._act_mana(p, Action("mana", action.player, obj.id, mana=""), index)
-            return
+            return self._check_mana_ability(obj, index, action.targets)
         self._check_split_second("activate abilities")
         if ability.tap:
             why = self._can_tap_for_cost(obj)
             if why:
                 raise IllegalAction(why, "602.2b", "302.6")
         targets = self._choose_targets(ability.effects, action.targets)
-        plan = self._payment_plan(p, ability.mana_cost, exclude=obj if ability.tap else None)
+        payment = self._payment_plan(p, ability.mana_cost, exclude=obj if ability.tap else None)
+        return _ActivatePlan(obj, index, targets, payment)
+
+    def _apply_activate(self, p: int, plan: _ActivatePlan | _ManaPlan) -> None:
+        """602.2: the ability goes on the stack, then its costs are paid."""
+        if isinstance(plan, _ManaPlan):
+            self._apply_mana(p, plan)
+            return
+        obj, targets = plan.obj, plan.targets
+        ability = obj.card.abilities[plan.index]
         name = f"{obj.card.name} ability"
         item = StackObject(self._new_id(), "activated ability", name, p, ability.effects, targets)
         self.stack.append(item)
@@ -923,59 +959,90 @@ class Game:
         )
         if ability.tap:
             obj.tapped = True
-        self._pay(p, ability.mana_cost, plan, name)
+        self._pay(p, ability.mana_cost, plan.payment, name)
         self._after_action(p, "117.3c", adds_to_stack=True)
         self._run_shortcut()
 
-    def _act_mana(self, p: int, action: Action, index: int | None = None) -> None:
+    def _check_mana(self, p: int, action: Action) -> _ManaPlan:
         self._need_priority(p, "605.3a")
-        assert action.card is not None
+        if action.card is None:
+            raise IllegalAction("no permanent named: whose mana ability is activated?", "605.3a")
         obj = self.find_permanent(action.card, p)
-        if index is None and action.ability is not None:
+        if action.ability is not None:
             index = action.ability - 1
-            if not 0 <= index < len(obj.card.abilities) or obj.face_down:
+            if obj.face_down or not 0 <= index < len(obj.card.abilities):
                 raise IllegalAction(f"{obj.label} has no ability {action.ability}", "602.1")
-        if index is None:
-            wanted = parse_mana(action.mana) if action.mana else None
-            index = self._mana_ability(obj, wanted)
-        if index is None:
+        else:
+            try:
+                wanted = parse_mana(action.mana) if action.mana else None
+            except ManaError as err:
+                raise IllegalAction(str(err), "106.1") from None
+            found = self._mana_ability(obj, wanted)
+            if found is None:
+                raise IllegalAction(
+                    f"{obj.label} has no mana ability that adds {action.mana or 'mana'}", "605.1a"
+                )
+            index = found
+        return self._check_mana_ability(obj, index, action.targets)
+
+    def _check_mana_ability(
+        self, obj: GameObject, index: int, targets: tuple[str | tuple[str, int], ...]
+    ) -> _ManaPlan:
+        """605.1a, 605.3a: a mana ability has no target, and its {T} cost must be payable."""
+        ability = obj.card.abilities[index]
+        if not ability.is_mana_ability:
             raise IllegalAction(
-                f"{obj.label} has no mana ability that adds {action.mana}", "605.1a"
+                f"{obj.label}'s ability {index + 1} is not a mana ability: it is activated and "
+                "uses the stack",
+                "605.1a",
+                "602.2",
             )
-        if obj.card.abilities[index].tap:
+        if targets:
+            raise IllegalAction(f"{obj.label}'s mana ability has no target", "605.1a")
+        if ability.tap:
             why = self._can_tap_for_cost(obj)
             if why:
                 raise IllegalAction(why, "605.3a", "302.6")
-        self._activate_mana(p, obj, index)
+        return _ManaPlan(obj, index)
+
+    def _apply_mana(self, p: int, plan: _ManaPlan) -> None:
+        """605.3b: a mana ability resolves at once; its controller keeps priority (405.6c)."""
+        self._activate_mana(p, plan.obj, plan.index)
         self.passes = 0
         self._give_priority(p, _rules("405.6c"))
 
     # ---- special actions (116) --------------------------------------------------------------
-    def _act_play_land(self, p: int, action: Action) -> None:
+    def _check_play_land(self, p: int, action: Action) -> GameObject:
+        """116.2a, 305.1–3: a land from your hand, in your main phase, stack empty, once a turn."""
         self._need_priority(p, "116.2a")
-        assert action.card is not None
-        general = ("116.2a", "305.1", "305.2")
         pl = self.players[p]
-        try:
-            card = self._find_in_hand(p, action.card)
-        except IllegalAction:
-            raise IllegalAction(
-                f"{action.card} is not in {pl.name}'s hand", "305.1", *general
-            ) from None
+        card = None
+        if action.card is not None:
+            try:
+                card = self._find_in_hand(p, action.card)
+            except IllegalAction:
+                card = None
+        if card is None:
+            raise IllegalAction(f"{action.card} is not in {pl.name}'s hand", "305.1", "116.2a")
         if not card.card.is_a("land"):
             raise IllegalAction(
-                f"{card.name} is not a land: it is cast, not played", "305.1", *general
+                f"{card.name} is not a land: it is cast, not played", "305.1", "116.2a"
             )
         if p != self.active:
-            raise IllegalAction(f"it isn't {pl.name}'s turn", "305.3", *general)
+            raise IllegalAction(f"it isn't {pl.name}'s turn", "305.3", "116.2a")
         if not self.step.is_main or self.stack:
             where = "the stack isn't empty" if self.stack else f"it is the {self.step.label}"
             raise IllegalAction(
                 f"a land is played only in its owner's main phase with an empty stack ({where})",
-                *general,
+                "305.1",
+                "116.2a",
             )
         if pl.lands_played >= 1:
-            raise IllegalAction(f"{pl.name} has already played a land this turn", "305.2", *general)
+            raise IllegalAction(f"{pl.name} has already played a land this turn", "305.2", "116.2a")
+        return card
+
+    def _apply_play_land(self, p: int, card: GameObject) -> None:
+        pl = self.players[p]
         pl.hand.remove(card)
         permanent = self._enter(card.card, p)
         pl.lands_played += 1
@@ -987,37 +1054,53 @@ class Game:
         )
         self._after_action(p, "116.3", adds_to_stack=False)
 
-    def _act_turn_face_up(self, p: int, action: Action) -> None:
+    def _check_turn_face_up(self, p: int, action: Action) -> _ManaCostPlan:
+        """702.37e: any time you have priority, pay the morph cost of your face-down permanent."""
         self._need_priority(p, "116.2b")
-        assert action.card is not None
+        if action.card is None:
+            raise IllegalAction("no permanent named: which one is turned face up?", "702.37e")
         obj = self.find_permanent(action.card, p)
         if not obj.face_down:
             raise IllegalAction(f"{obj.label} is not face down", "702.37e")
         if obj.card.morph is None:
             raise IllegalAction(f"{obj.card.name} has no morph cost", "702.37e")
-        plan = self._payment_plan(p, obj.card.morph)
+        return _ManaCostPlan(obj, self._payment_plan(p, obj.card.morph))
+
+    def _apply_turn_face_up(self, p: int, plan: _ManaCostPlan) -> None:
+        obj = plan.obj
+        assert obj.card.morph is not None
         self._emit(
             "special action",
             f"{self.players[p].name} turns {obj.label} face up (a special action: it doesn't use the stack)",
             _rules("116.2b", "702.37e"),
             p,
         )
-        self._pay(p, obj.card.morph, plan, f"the morph cost of {obj.card.name}")
+        self._pay(p, obj.card.morph, plan.payment, f"the morph cost of {obj.card.name}")
         obj.face_down = False
         self._after_action(p, "116.3", adds_to_stack=False)
 
     # ---- other player choices ---------------------------------------------------------------
-    def _act_order_triggers(self, p: int, action: Action) -> None:
-        self.trigger_order[p] = [n.lower() for n in action.names]
+    def _check_in_game(self, p: int, action: Action) -> None:
+        """Choices and announcements need no priority, only a player still in the game."""
+        if not self.players[p].in_game:
+            raise IllegalAction(f"{self.players[p].name} has left the game", "800.4a", "104.3a")
+
+    def _check_order_triggers(self, p: int, action: Action) -> tuple[str, ...]:
+        self._check_in_game(p, action)
+        return action.names
+
+    def _apply_order_triggers(self, p: int, names: tuple[str, ...]) -> None:
+        """603.3b: the order in which the player's next simultaneous triggers go on the stack."""
+        self.trigger_order[p] = [n.lower() for n in names]
         self._emit(
             "choice",
             f"{self.players[p].name} will put their triggered abilities on the stack in this order: "
-            + ", ".join(action.names),
+            + ", ".join(names),
             _rules("603.3b"),
             p,
         )
 
-    def _act_hold(self, p: int, action: Action) -> None:
+    def _apply_hold(self, p: int, plan: None) -> None:
         if self.mode != "tournament":
             self._emit(
                 "note",
@@ -1035,9 +1118,11 @@ class Game:
             p,
         )
 
-    def _act_concede(self, p: int, action: Action) -> None:
+    def _check_concede(self, p: int, action: Action) -> None:
         if not self.players[p].in_game:
             raise IllegalAction(f"{self.players[p].name} has already left the game", "104.3a")
+
+    def _apply_concede(self, p: int, plan: None) -> None:
         self._emit("concede", f"{self.players[p].name} concedes", _rules("104.3a"), p)
         had_priority = self.priority == p
         self._leave([p], "conceded")
@@ -1047,7 +1132,9 @@ class Game:
             )
 
     # ---- combat declarations (turn-based actions) -------------------------------------------
-    def _act_attack(self, p: int, action: Action) -> None:
+    def _check_attack(self, p: int, action: Action) -> list[tuple[GameObject, int]]:
+        """508.1a–b: untapped creatures that have been controlled since the turn began (or have
+        haste), each attacking one opponent."""
         if self.awaiting is None or self.awaiting[0] != "attackers":
             raise IllegalAction(
                 f"attackers are declared as the declare attackers step begins (it is the {self.step.label})",
@@ -1077,10 +1164,16 @@ class Game:
             if target is None:
                 defender = self.opponents(p)[0]
             else:
-                defender = self.player(target).index
+                try:
+                    defender = self.player(target).index
+                except ScenarioError:
+                    defender = p
                 if defender == p or not self.players[defender].in_game:
                     raise IllegalAction(f"{target} is not an opponent in the game", "508.1b")
             chosen.append((obj, defender))
+        return chosen
+
+    def _apply_attack(self, p: int, chosen: list[tuple[GameObject, int]]) -> None:
         self.awaiting = None
         for obj, defender in chosen:
             obj.tapped = True
@@ -1103,7 +1196,9 @@ class Game:
         self._give_priority(self.active, _rules("508.2", "117.3a"))
         self._run_shortcut()
 
-    def _act_block(self, p: int, action: Action) -> None:
+    def _check_block(self, p: int, action: Action) -> list[tuple[GameObject, GameObject]]:
+        """509.1a: each untapped creature of the defending player blocks at most one creature
+        attacking that player."""
         if self.awaiting is None or self.awaiting[0] != "blockers":
             raise IllegalAction(
                 f"blockers are declared as the declare blockers step begins (it is the {self.step.label})",
@@ -1131,6 +1226,9 @@ class Game:
                     f"{attacker.label} is not attacking {self.players[p].name}", "509.1a"
                 )
             chosen.append((blocker, attacker))
+        return chosen
+
+    def _apply_block(self, p: int, chosen: list[tuple[GameObject, GameObject]]) -> None:
         for blocker, attacker in chosen:
             blocker.blocking = attacker.id
             attacker.blocked = True
@@ -1158,7 +1256,7 @@ class Game:
         self._give_priority(self.active, _rules("509.2", "117.3a"))
         self._run_shortcut()
 
-    def _act_discard(self, p: int, action: Action) -> None:
+    def _check_discard(self, p: int, action: Action) -> GameObject:
         if self.awaiting is None or self.awaiting[0] != "discard":
             raise IllegalAction(
                 "a player discards only when told to: here, as the cleanup step's turn-based action "
@@ -1167,8 +1265,15 @@ class Game:
             )
         if p != self.awaiting[1]:
             raise IllegalAction("only the active player discards in the cleanup step", "514.1")
-        assert action.card is not None
-        card = self._find_in_hand(p, action.card)
+        if action.card is None:
+            raise IllegalAction("no card named: which card is discarded?", "514.1", "701.9a")
+        try:
+            return self._find_in_hand(p, action.card)
+        except IllegalAction as err:
+            raise IllegalAction(err.message, "514.1", "701.9a") from None
+
+    def _apply_discard(self, p: int, card: GameObject) -> None:
+        assert self.awaiting is not None
         self._discard(p, card, _rules("514.1", "701.9a"))
         left = self.awaiting[2] - 1
         if left:
@@ -1186,7 +1291,7 @@ class Game:
         self._trigger_event("discard", controller=p)
 
     # ---- shortcuts (MTR 4.2) ----------------------------------------------------------------
-    def _act_shortcut(self, p: int, action: Action) -> None:
+    def _check_shortcut(self, p: int, action: Action) -> Shortcut:
         phrase = action.phrase.strip().lower().strip('"“”')
         if phrase not in SHORTCUTS:
             raise IllegalAction(
@@ -1202,11 +1307,14 @@ class Game:
             raise IllegalAction(
                 f"{phrase!r} is said by the active player before the {stop.label}", "MTR 4.2"
             )
-        self.shortcut = Shortcut(phrase, p, self.turn, stop)
+        return Shortcut(phrase, p, self.turn, stop)
+
+    def _apply_shortcut(self, p: int, shortcut: Shortcut) -> None:
+        self.shortcut = shortcut
         self._emit(
             "shortcut",
-            f'{self.players[p].name} says "{phrase}": players pass until an opponent has priority '
-            f"in the {stop.label}",
+            f'{self.players[p].name} says "{shortcut.phrase}": players pass until an opponent has '
+            f"priority in the {shortcut.stop.label}",
             _rules("MTR 4.2"),
             p,
         )
@@ -1240,7 +1348,8 @@ class Game:
             if self.awaiting is not None:
                 kind, who, _ = self.awaiting
                 if kind == "attackers" and sc.phrase in ("go", "your turn", "no attacks"):
-                    self._act_attack(who, Action("attack", self.players[who].name))
+                    # Declaring no attackers is always legal for the player declaring.
+                    self._apply_attack(who, [])
                     return
                 self.shortcut = None
                 return
@@ -2020,14 +2129,18 @@ class Game:
             return (
                 o.id,
                 o.name,
+                o.owner,
                 o.controller,
                 o.tapped,
                 o.damage,
+                o.deathtouch_damage,
                 o.sick,
                 o.face_down,
                 o.attacking,
                 o.blocking,
-                len(o.modifiers),
+                o.blocked,
+                o.struck_first,
+                [(m.power, m.toughness, m.until, m.step, m.player) for m in o.modifiers],
             )
 
         return {
@@ -2036,83 +2149,102 @@ class Game:
                     p.name,
                     p.life,
                     [obj(o) for o in p.hand],
-                    len(p.library),
+                    [o.id for o in p.library],
                     [obj(o) for o in p.graveyard],
                     dict(p.pool.amounts),
                     p.in_game,
+                    p.lost,
+                    p.drew_from_empty,
                     p.lands_played,
                 )
                 for p in self.players
             ],
             "battlefield": [obj(o) for o in self.battlefield],
-            "stack": [(s.id, s.name, s.controller, tuple(s.targets)) for s in self.stack],
-            "turn": (self.turn, self.active, self.step),
+            "stack": [
+                (s.id, s.kind, s.name, s.controller, tuple(s.targets), s.face_down)
+                for s in self.stack
+            ],
+            "turn": (self.turn, self.active, self.step, self.cleanup_again),
             "priority": (self.priority, self.passes),
-            "awaiting": self.awaiting,
-            "pending": len(self.pending),
+            "awaiting": (self.awaiting, tuple(self.blockers_pending)),
+            "triggers": (
+                [(t.controller, t.source, t.condition) for t in self.pending],
+                [(d.controller, d.source, d.condition.text) for d in self.delayed],
+                {k: list(v) for k, v in self.trigger_order.items()},
+            ),
+            "shortcut": (
+                None
+                if self.shortcut is None
+                else (
+                    self.shortcut.phrase,
+                    self.shortcut.player,
+                    self.shortcut.turn,
+                    self.shortcut.stop,
+                ),
+                sorted(self.holding),
+            ),
             "game_over": (self.game_over, self.winner),
+            "next_id": self._next_id,
         }
 
     # ---- legal actions (for random playouts) ------------------------------------------------
     def legal_actions(self) -> list[Action]:
-        """Every action the engine would accept now (targets and choices enumerated)."""
+        """Every action the engine would accept now from the player who must act, with cards,
+        targets and defenders given by id or index. Combat declarations are listed for none or
+        one creature (larger declarations are legal too, but their number grows exponentially);
+        the announcements a player may make at any time (concede, hold, order triggers,
+        shortcuts) are not listed."""
         if self.game_over:
             return []
+        return [a for a in self._candidate_actions() if self.is_legal(a)]
+
+    def _candidate_actions(self) -> list[Action]:
+        """What the acting player might try; :meth:`is_legal` decides, so no rule is stated here."""
         if self.awaiting is not None:
             kind, who, _ = self.awaiting
             name = self.players[who].name
+            mine = [o for o in self.battlefield if o.controller == who]
             if kind == "attackers":
                 out = [Action("attack", name)]
-                for o in self.battlefield:
-                    if (
-                        o.controller == who
-                        and self.is_creature(o)
-                        and not o.tapped
-                        and (not o.sick or self.has(o, "haste"))
-                    ):
-                        out.append(Action("attack", name, attackers=((o.id, None),)))
+                for o in mine:
+                    for d in self.opponents(who):
+                        defender = self.players[d].name
+                        out.append(Action("attack", name, attackers=((o.id, defender),)))
                 return out
             if kind == "blockers":
                 out = [Action("block", name)]
                 attackers = [o for o in self.battlefield if o.attacking == who]
-                for b in self.battlefield:
-                    if b.controller == who and self.is_creature(b) and not b.tapped:
-                        for a in attackers:
-                            out.append(Action("block", name, blocks=((b.id, a.id),)))
+                for b in mine:
+                    for a in attackers:
+                        out.append(Action("block", name, blocks=((b.id, a.id),)))
                 return out
             return [Action("discard", name, c.id) for c in self.players[who].hand]
         if self.priority is None:
             return []
         p = self.priority
         name = self.players[p].name
-        candidates = [Action("pass", name)]
-        seen: set[str] = set()
+        out = [Action("pass", name)]
         for card in self.players[p].hand:
-            if card.name in seen:
-                continue
-            seen.add(card.name)
             if card.card.is_a("land"):
-                candidates.append(Action("play_land", name, card.id))
+                out.append(Action("play_land", name, card.id))
                 continue
             for targets in self._target_choices(card.card.effects):
-                candidates.append(Action("cast", name, card.id, targets=targets))
+                out.append(Action("cast", name, card.id, targets=targets))
             if card.card.morph is not None:
-                candidates.append(Action("cast", name, card.id, face_down=True))
+                out.append(Action("cast", name, card.id, face_down=True))
         for obj in self.battlefield:
             if obj.controller != p:
                 continue
             if obj.face_down:
-                candidates.append(Action("turn_face_up", name, obj.id))
+                out.append(Action("turn_face_up", name, obj.id))
                 continue
             for i, ability in enumerate(obj.card.abilities):
                 if ability.is_mana_ability:
-                    candidates.append(Action("mana", name, obj.id, ability=i + 1))
+                    out.append(Action("mana", name, obj.id, ability=i + 1))
                 else:
                     for targets in self._target_choices(ability.effects):
-                        candidates.append(
-                            Action("activate", name, obj.id, targets=targets, ability=i + 1)
-                        )
-        return [a for a in candidates if self.is_legal(a)]
+                        out.append(Action("activate", name, obj.id, targets=targets, ability=i + 1))
+        return out
 
     def _target_choices(self, effects: tuple[Effect, ...]) -> list[tuple[tuple[str, int], ...]]:
         choices: list[tuple[tuple[str, int], ...]] = [()]
@@ -2126,71 +2258,78 @@ class Game:
                 options += [("object", o.id) for o in self.battlefield if self.is_creature(o)]
             if effect.target == "spell":
                 options += [("object", s.id) for s in self.stack if s.kind == "spell"]
-            choices = [(*c, o) for c in choices for o in options][:12]
+            choices = [(*c, o) for c in choices for o in options]
         return choices
 
     def is_legal(self, action: Action) -> bool:
-        """Whether the action would be accepted (checked without changing the game)."""
-        p = self.player(action.player).index
+        """Whether the action would be accepted: the same validation as :meth:`perform`, without
+        changing the game."""
+        return self.why_illegal(action) is None
+
+    def why_illegal(self, action: Action) -> IllegalAction | ScenarioError | None:
+        """Why :meth:`perform` would refuse the action (the error citing the rules), or None."""
         try:
-            self._check(p, action)
-        except (IllegalAction, ScenarioError):
-            return False
-        return True
+            self._validate(self.player(action.player).index, action)
+        except (IllegalAction, ScenarioError) as err:
+            return err
+        return None
 
-    def _check(self, p: int, action: Action) -> None:
-        """The checks of an action, without its effects (mirrors the ``_act_*`` methods)."""
-        if action.kind == "pass":
-            self._need_priority(p)
-        elif action.kind == "play_land":
-            self._need_priority(p)
-            pl = self.players[p]
-            assert action.card is not None
-            card = self._find_in_hand(p, action.card)
-            if (
-                not card.card.is_a("land")
-                or p != self.active
-                or not self.step.is_main
-                or self.stack
-                or pl.lands_played >= 1
-            ):
-                raise IllegalAction("can't play a land now", "305.1")
-        elif action.kind == "cast":
-            self._need_priority(p)
-            assert action.card is not None
-            card = self._find_in_hand(p, action.card)
-            cdef = card.card
-            if cdef.is_a("land") or (cdef.cost is None and not action.face_down):
-                raise IllegalAction("not castable", "601.2")
-            self._check_split_second("cast")
-            instant = not action.face_down and (cdef.is_a("instant") or "flash" in cdef.keywords)
-            if not instant:
-                self._check_sorcery_timing(p, cdef, action.face_down)
-            effects = () if action.face_down else cdef.effects
-            self._choose_targets(effects, action.targets)
-            self._payment_plan(p, MORPH_COST if action.face_down else (cdef.cost or ManaCost()))
-        elif action.kind in ("activate", "mana"):
-            self._need_priority(p)
-            assert action.card is not None and action.ability is not None
-            obj = self.find_permanent(action.card, p)
-            ability = obj.card.abilities[action.ability - 1]
-            if not ability.is_mana_ability:
-                self._check_split_second("activate")
-            if ability.tap and self._can_tap_for_cost(obj):
-                raise IllegalAction("can't tap", "302.6")
-            if not ability.is_mana_ability:
-                self._choose_targets(ability.effects, action.targets)
-                self._payment_plan(p, ability.mana_cost, exclude=obj if ability.tap else None)
-        elif action.kind == "turn_face_up":
-            self._need_priority(p)
-            assert action.card is not None
-            obj = self.find_permanent(action.card, p)
-            if not obj.face_down or obj.card.morph is None:
-                raise IllegalAction("not face down", "702.37e")
-            self._payment_plan(p, obj.card.morph)
-        else:
-            raise IllegalAction(f"no check for {action.kind}")
 
+@dataclass(slots=True)
+class _CastPlan:
+    """A validated spell: what 601.2 moves, targets and pays once the game changes."""
+
+    card: GameObject
+    effects: tuple[Effect, ...]
+    cost: ManaCost
+    targets: list[tuple[str, int]]
+    payment: list[tuple[GameObject, int]]
+    face_down: bool
+
+
+@dataclass(slots=True)
+class _ActivatePlan:
+    """A validated activated ability (602.2) of ``obj``: its index, targets and payment."""
+
+    obj: GameObject
+    index: int
+    targets: list[tuple[str, int]]
+    payment: list[tuple[GameObject, int]]
+
+
+@dataclass(slots=True)
+class _ManaPlan:
+    """A validated mana ability (605.3a) of ``obj``."""
+
+    obj: GameObject
+    index: int
+
+
+@dataclass(slots=True)
+class _ManaCostPlan:
+    """A validated special action on ``obj`` and the mana abilities that pay for it."""
+
+    obj: GameObject
+    payment: list[tuple[GameObject, int]]
+
+
+# Each action kind: its validation (raises IllegalAction citing the rules, changes nothing) and
+# the step that applies a validated action. perform, is_legal and legal_actions all use these.
+_ACTIONS: dict[str, tuple[Any, Any]] = {
+    "pass": (Game._check_pass, Game._apply_pass),
+    "cast": (Game._check_cast, Game._apply_cast),
+    "activate": (Game._check_activate, Game._apply_activate),
+    "mana": (Game._check_mana, Game._apply_mana),
+    "play_land": (Game._check_play_land, Game._apply_play_land),
+    "turn_face_up": (Game._check_turn_face_up, Game._apply_turn_face_up),
+    "attack": (Game._check_attack, Game._apply_attack),
+    "block": (Game._check_block, Game._apply_block),
+    "discard": (Game._check_discard, Game._apply_discard),
+    "order_triggers": (Game._check_order_triggers, Game._apply_order_triggers),
+    "hold": (Game._check_in_game, Game._apply_hold),
+    "concede": (Game._check_concede, Game._apply_concede),
+    "shortcut": (Game._check_shortcut, Game._apply_shortcut),
+}
 
 _TARGET_WORDS = {
     "any": "any target (a creature or a player)",

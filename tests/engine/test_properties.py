@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import copy
+from dataclasses import replace
+
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kb.engine import Game, Step, default_pool
+from kb.engine import Action, Game, Step, default_pool
 
 DECK = [
     "Mountain",
@@ -124,3 +127,137 @@ def test_passing_only_advances_turn_and_step_monotonically():
         assert now >= previous
         previous = now
     assert game.turn > 5
+
+
+# ---- legality: perform, is_legal and legal_actions agree --------------------------------------
+
+# The kinds legal_actions enumerates; concede, hold, order_triggers and shortcuts are
+# announcements a player may make at any time, so they are outside this action space.
+LISTED_KINDS = (
+    "pass",
+    "play_land",
+    "cast",
+    "activate",
+    "mana",
+    "turn_face_up",
+    "attack",
+    "block",
+    "discard",
+)
+
+
+def object_ids(game: Game) -> list[int]:
+    """Every object id in the game, plus one that names nothing."""
+    ids = [o.id for o in game.battlefield] + [s.id for s in game.stack]
+    for p in game.players:
+        ids += [o.id for o in p.hand + p.graveyard + p.library[-3:]]
+    return [*ids, max(ids, default=0) + 1000]
+
+
+def arbitrary_action(game: Game, draw) -> Action:
+    """An action of a listed kind, in the canonical form legal_actions uses (ids, indexes and
+    player names), by any player, on any object: mostly illegal, sometimes legal."""
+    names = [p.name for p in game.players]
+    ids = object_ids(game)
+    # Favour the player who must act and their own cards, or nearly every action is refused
+    # for the same two reasons (no priority, not your card).
+    actor = game.priority if game.awaiting is None else game.awaiting[1]
+    near: list[int] = []
+    if actor is not None:
+        names += [game.players[actor].name] * 2 * len(names)
+        near = [o.id for o in game.players[actor].hand]
+        near += [o.id for o in game.battlefield if o.controller == actor]
+    player = draw(st.sampled_from(names))
+    kind = draw(st.sampled_from(LISTED_KINDS))
+    card = draw(st.sampled_from(near * 3 + ids))
+    target_space = [("player", i) for i in range(len(names))] + [("object", i) for i in ids]
+    targets = tuple(draw(st.lists(st.sampled_from(target_space), max_size=2)))
+    if kind == "pass":
+        return Action("pass", player)
+    if kind in ("play_land", "turn_face_up", "discard"):
+        return Action(kind, player, card)
+    if kind == "cast":
+        return Action("cast", player, card, targets=targets, face_down=draw(st.booleans()))
+    if kind == "activate":
+        ability = draw(st.integers(min_value=1, max_value=3))
+        return Action("activate", player, card, targets=targets, ability=ability)
+    if kind == "mana":
+        return Action("mana", player, card, ability=draw(st.integers(min_value=1, max_value=3)))
+    if kind == "attack":
+        if draw(st.booleans()):
+            return Action("attack", player)
+        return Action("attack", player, attackers=((card, draw(st.sampled_from(names))),))
+    if draw(st.booleans()):
+        return Action("block", player)
+    attackers = [o.id for o in game.battlefield if o.attacking is not None]
+    return Action("block", player, blocks=((card, draw(st.sampled_from(attackers + ids))),))
+
+
+def listed(action: Action, legal: list[Action]) -> bool:
+    """Whether legal_actions lists the action ("activate" of a mana ability is listed as "mana",
+    the same ability activated the same way)."""
+    if action in legal:
+        return True
+    return action.kind == "activate" and replace(action, kind="mana") in legal
+
+
+def fork(game: Game) -> Game:
+    """An independent copy of the game (its trace and the shared card pool are not copied)."""
+    return copy.deepcopy(game, {id(game.events): [], id(game.pool): game.pool})
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    players=st.integers(min_value=2, max_value=4),
+    cards=st.lists(st.sampled_from(DECK), min_size=8, max_size=28),
+    data=st.data(),
+)
+def test_unlisted_actions_are_refused_citing_a_rule_and_change_nothing(players, cards, data):
+    game = new_game(players, cards)
+    names = [p.name for p in game.players]
+    refused = 0
+    for _ in range(60):
+        legal = game.legal_actions()
+        for _ in range(4):
+            action = arbitrary_action(game, data.draw)
+            if legal and data.draw(st.integers(min_value=0, max_value=3)) == 0:
+                # A listed action by another player: only the one who must act may take it.
+                action = replace(
+                    data.draw(st.sampled_from(legal)), player=data.draw(st.sampled_from(names))
+                )
+            before = game.snapshot()
+            events = game.perform(action)
+            bad = [e for e in events if e.kind == "rejected"]
+            if listed(action, legal):
+                assert not bad, (action.describe(), [e.text for e in bad])
+                legal = game.legal_actions()
+                continue
+            refused += 1
+            assert len(events) == 1 and bad, (action.describe(), [e.text for e in events])
+            assert bad[0].rules, f"{action.describe()}: refused without a rule ({bad[0].text})"
+            assert not game.is_legal(action)
+            assert game.snapshot() == before, action.describe()
+        if game.game_over:
+            break
+        game.perform(legal[data.draw(st.integers(min_value=0, max_value=len(legal) - 1))])
+    assert refused
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    players=st.integers(min_value=2, max_value=4),
+    cards=st.lists(st.sampled_from(DECK), min_size=8, max_size=28),
+    choices=st.lists(st.integers(min_value=0, max_value=1_000), min_size=10, max_size=60),
+)
+def test_every_listed_action_is_accepted(players, cards, choices):
+    game = new_game(players, cards)
+    for step, choice in enumerate(choices):
+        if game.game_over:
+            break
+        legal = game.legal_actions()
+        if step % 5 == 0:
+            for action in legal:
+                assert game.is_legal(action)
+                events = fork(game).perform(action)
+                assert not [e for e in events if e.kind == "rejected"], action.describe()
+        game.perform(legal[choice % len(legal)])
