@@ -16,8 +16,9 @@ from typing import Any, TextIO
 from kb.engine.cards import CardError, CardPool, default_pool
 from kb.engine.game import Event, Game, GameObject, IllegalAction, ScenarioError
 from kb.engine.mana import format_mana, parse_mana
-from kb.engine.script import Statement, parse_block, split_list
+from kb.engine.script import Statement, is_setup, parse_block, split_list
 from kb.engine.steps import Step
+from kb.model import ExampleInfo
 from kb.paths import EXAMPLES_DIR
 
 DEFAULT_EXAMPLES_DIR = EXAMPLES_DIR
@@ -25,18 +26,11 @@ _RULES_LINE = re.compile(r"^\s*(?:\*\*)?rules(?:\*\*)?\s*:\s*(?:\*\*)?\s*(.+)$",
 _RULE_TOKEN = re.compile(r"\b\d{3}(?:\.\d+[a-z]?)?\b|\bMTR\s*\d+(?:\.\d+)*\b", re.I)
 
 
-@dataclass
-class ExampleResult:
-    """The outcome of one example file (maps onto :class:`kb.model.ExampleInfo`)."""
+@dataclass(slots=True)
+class ExampleResult(ExampleInfo):
+    """The outcome of one example file: the knowledge base's :class:`ExampleInfo`, plus what
+    went wrong (file:line messages), so the build can store it as it is."""
 
-    id: str
-    title: str
-    path: str
-    rules: list[str]
-    markdown: str
-    passed: bool
-    trace: list[dict[str, Any]] = field(default_factory=list)
-    trace_text: str = ""
     failures: list[str] = field(default_factory=list)
 
 
@@ -125,17 +119,18 @@ class _Run:
 
     def run(self, statements: list[Statement]) -> None:
         for i, st in enumerate(statements):
-            if st.kind == "players":
+            if is_setup(st):
                 if self.game is not None:
-                    self.fail(st.line, "'players:' comes before the first action")
+                    self.fail(
+                        st.line,
+                        "'players:' comes before the first action"
+                        if st.kind == "players"
+                        else f"setup line after the game started: {st.text!r}",
+                    )
                     return
-                self.setup["players"] = st.data["players"]
-                continue
-            if st.kind in ("mode", "turn", "has", "card"):
-                if self.game is not None:
-                    self.fail(st.line, f"setup line after the game started: {st.text!r}")
-                    return
-                if st.kind == "mode":
+                if st.kind == "players":
+                    self.setup["players"] = st.data["players"]
+                elif st.kind == "mode":
                     self.setup["mode"] = st.data["mode"]
                 elif st.kind == "turn":
                     self.setup["turn"] = (st.data["player"], st.data["step"], st.data["number"])

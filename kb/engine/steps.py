@@ -33,11 +33,6 @@ class Step(Enum):
         return self in (Step.PRECOMBAT_MAIN, Step.POSTCOMBAT_MAIN)
 
     @property
-    def is_combat(self) -> bool:
-        """A step of the combat phase (506)."""
-        return Step.BEGINNING_OF_COMBAT.order <= self.order <= Step.END_OF_COMBAT.order
-
-    @property
     def order(self) -> int:
         """Position in the turn."""
         return _ORDER[self]

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import io
 import re
+from dataclasses import fields
 from pathlib import Path
 
 import pytest
 
 from kb.engine import DEFAULT_EXAMPLES_DIR, examples_cli, run_example_file
 from kb.engine.examples import expand_paths
+from kb.model import ExampleInfo
 
 EXAMPLES = expand_paths([DEFAULT_EXAMPLES_DIR])
 
@@ -22,6 +24,16 @@ def test_example_passes(path: Path) -> None:
     assert result.title and result.title != path.stem
     assert result.trace and result.trace_text
     assert all(event["rules"] or event["kind"] == "rejected" for event in result.trace)
+
+
+def test_a_result_is_the_knowledge_base_record_plus_failures(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.md"
+    bad.write_text("# A broken example\n\nrules: 117.3d\n\n```game\nplayers: Alice\n```\n")
+    result = run_example_file(bad)
+    assert isinstance(result, ExampleInfo)
+    assert (result.id, result.rules, result.passed) == ("bad", ["117.3d"], False)
+    assert result.failures and result.failures[0].startswith(f"{bad}:")
+    assert {f.name for f in fields(result)} == {f.name for f in fields(ExampleInfo)} | {"failures"}
 
 
 def test_corpus_has_at_least_forty_examples() -> None:
@@ -69,10 +81,15 @@ def test_every_rule_cited_by_the_engine_exists(cr_en_dir: Path) -> None:
     assert not bad
 
 
+# Rules of 117 the engine does not model, so no example can honestly show them.
+NOT_MODELLED = {"117.6": "priority of teams under the shared team turns option (805)"}
+
+
 def test_examples_cover_every_subrule_of_117(cr_en_dir: Path) -> None:
     numbers = _rule_numbers(cr_en_dir)
     wanted = {n for n in numbers if n.startswith("117.")}
     cited = set()
     for path in EXAMPLES:
         cited.update(run_example_file(path).rules)
-    assert wanted - cited == set()
+    assert wanted - cited == set(NOT_MODELLED)
+    assert not cited & set(NOT_MODELLED), "an example cites a rule the engine doesn't model"

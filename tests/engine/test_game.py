@@ -179,6 +179,40 @@ def test_illegal_actions_are_rejected_with_a_rule_and_change_nothing(setup, acti
     assert game.snapshot() == before
 
 
+def test_play_land_rejections_cite_the_rule_broken_and_is_legal_agrees():
+    game = new_game(alice_hand=["Forest"], bob_hand=["Forest"])
+    own = game.players[0].hand[0].id
+    act(game, "Alice", "pass")
+    bob = Action("play_land", "Bob", game.players[1].hand[0].id)
+    refused = rejected(game.perform(bob))
+    assert refused.rules == game.why_illegal(bob).rules == ["305.3", "116.2a"]  # not his turn
+    assert not game.is_legal(bob)
+    act(game, "Bob", "pass")  # Alice's beginning of combat
+    late = Action("play_land", "Alice", own)
+    assert game.priority_player == "Alice"
+    assert "305.1" in game.why_illegal(late).rules
+    assert "305.1" in rejected(game.perform(late)).rules
+
+
+def test_permanents_named_by_id_must_be_the_players_own():
+    game = new_game(bob_battlefield=["Forest"])
+    forest = game.zone("Bob", "battlefield")[0].id
+    before = game.snapshot()
+    bad = rejected(act(game, "Alice", "mana", forest, ability=1))
+    assert bad is not None and "110.2" in bad.rules
+    assert game.snapshot() == before
+
+
+def test_a_non_mana_ability_is_not_activated_as_a_mana_ability():
+    game = new_game(alice_battlefield=["Prodigal Sorcerer"])
+    sorcerer = game.zone("Alice", "battlefield")[0].id
+    before = game.snapshot()
+    bad = rejected(act(game, "Alice", "mana", sorcerer, ability=1))
+    assert bad is not None and "605.1a" in bad.rules
+    assert game.snapshot() == before
+    assert Action("mana", "Alice", sorcerer, ability=1) not in game.legal_actions()
+
+
 def test_split_second_allows_only_mana_abilities_and_special_actions():
     game = new_game(
         alice_hand=["Sudden Shock"],
