@@ -174,6 +174,7 @@ class _Compiled:
     query: wq.Query | None
     marks: dict[str, set[str]] = field(default_factory=dict)  # analyser name -> terms
     corrections: dict[str, str] = field(default_factory=dict)
+    known: set[str] = field(default_factory=set)  # words one language of the scope has as typed
     unknown: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     src: str | None = None
@@ -473,9 +474,11 @@ class Searcher:
                 hit.cross_language = hit.lang != prefer
             result.hits.append(hit)
         # A corrected word matched nothing as typed: the results are only as good as the guess.
-        if compiled.corrections:
+        # A word one of the languages knows is no typo ("priority" is not the French "priorite").
+        corrections = {k: v for k, v in compiled.corrections.items() if k not in compiled.known}
+        if corrections:
             suggestion = text
-            for wrong, right in compiled.corrections.items():
+            for wrong, right in corrections.items():
                 suggestion = re.sub(rf"(?<!\w){re.escape(wrong)}(?!\w)", right, suggestion)
             if suggestion != text:
                 result.suggestion = suggestion
@@ -687,6 +690,8 @@ class Searcher:
                     and self._speller.frequency(f"title_{code}", tok) == 0
                 ):
                     clauses.extend(self._fuzzy(text, code, out))
+                else:
+                    out.known.add(text)
         if not clauses:
             return None
         return clauses[0] if len(clauses) == 1 else wq.Or(clauses)

@@ -728,24 +728,22 @@ def glossary_page(kb: KnowledgeBase, locale: str, entry: GlossaryEntry) -> Page:
 # ---- editions ----------------------------------------------------------------------------------
 def editions(kb: KnowledgeBase, locale: str) -> Page:
     """Every edition per language, with links to what changed between neighbours."""
+    # The comparison that ends at each edition (its previous full edition, not an excerpt).
+    into = {span.split("..", 1)[1]: span for span in kb.changes}
     groups = []
     for lang in LANGS:
-        eds = kb.editions_of(lang)
-        if not eds:
-            continue
         rows = []
-        for prev, ed in zip([None, *eds[:-1]], eds, strict=True):
+        for ed in kb.editions_of(lang):
             info = edition_info(ed, locale)
             assert info is not None
-            key = f"{prev.id}..{ed.id}" if prev else None
+            span = into.get(ed.id)
             info["page"]["changes_url"] = (
-                url_for("pages.changes", locale=locale, span=key)
-                if key and key in kb.changes
-                else None
+                url_for("pages.changes", locale=locale, span=span) if span else None
             )
             info["page"]["lag"] = lag(kb, ed) if lang != "en" else None
             rows.append(info)
-        groups.append({"lang": lang, "language": LANGUAGE_NAMES[lang], "editions": rows})
+        if rows:
+            groups.append({"lang": lang, "language": LANGUAGE_NAMES[lang], "editions": rows})
     spans = [
         {"span": k, "url": url_for("pages.changes", locale=locale, span=k)} for k in kb.changes
     ]

@@ -116,6 +116,13 @@ def test_glossary_term_and_alias_first(searcher, query: str) -> None:
     assert hit.key in {"priority", "state-based actions"}
 
 
+def test_a_word_of_one_language_is_no_typo_in_another(searcher) -> None:
+    # Searching every language, "priority" is not corrected to the French index's "priorite".
+    result = searcher.search("priority")
+    assert result.hits and result.suggestion is None
+    assert searcher.search("priorty").suggestion == "priority"
+
+
 def test_typo_finds_the_word_and_suggests(searcher) -> None:
     result = searcher.search("priorty", lang="en")
     assert result.total > 0

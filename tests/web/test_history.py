@@ -26,3 +26,14 @@ def test_change_labels_are_translated(real_client: FlaskClient) -> None:
     history = _history(real_client.get("/ja/rules/117.3b").get_data(as_text=True))
     assert not re.search(r"<td>first\b", history)
     assert "コーパスでの初出" in history
+
+
+def test_every_compared_edition_links_its_changes(real_client: FlaskClient) -> None:
+    # An excerpt listed between two full editions must not hide the comparison of the two.
+    body = real_client.get("/en/editions.json").get_json()
+    english = next(g for g in body["languages"] if g["lang"] == "en")["editions"]
+    linked = {e["id"]: e["page"]["changes_url"] for e in english}
+    for span in body["comparisons"]:
+        new = span["span"].split("..")[1]
+        assert linked[new] == span["url"], f"{new}: no link to {span['span']}"
+    assert all(linked[e["id"]] is None for e in english if e["kind"] != "full")
