@@ -452,20 +452,12 @@ def run_examples(kb: KnowledgeBase) -> list[str]:
         return []
     failures: list[str] = []
     for res in run([EXAMPLES_DIR]):
-        kb.examples.append(
-            ExampleInfo(
-                id=res.id,
-                title=res.title,
-                path=str(Path(res.path).relative_to(CORPUS_DIR.parent))
-                if Path(res.path).is_relative_to(CORPUS_DIR.parent)
-                else res.path,
-                rules=list(res.rules),
-                markdown=res.markdown,
-                passed=res.passed,
-                trace=list(res.trace),
-                trace_text=res.trace_text,
-            )
+        # An ExampleResult is an ExampleInfo plus its failures, which the knowledge base drops.
+        info = ExampleInfo(
+            **{name: getattr(res, name) for name in ExampleInfo.__dataclass_fields__}
         )
+        info.path = display_path(res.path)
+        kb.examples.append(info)
         failures.extend(res.failures)
     return failures
 
