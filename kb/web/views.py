@@ -815,6 +815,10 @@ def example_page(kb: KnowledgeBase, locale: str, ex: ExampleInfo) -> Page:
     first, _, rest = prose.partition("\n")
     if first.lstrip("# ").strip() == ex.title.strip():
         prose = rest  # the page prints the title as its own heading
+    # ... and the rules it cites as links: the file's own "rules:" line would say it twice.
+    head, _, body = prose.lstrip("\n").partition("\n")
+    if head.lower().startswith("rules:"):
+        prose = body
     data["html"] = markdown_html(prose, lambda n: rule_url(locale, n))
     data["trace"] = trace_rows(ex, locale)
     data["rule_links"] = [{"number": r, "url": rule_url(locale, r)} for r in ex.rules]
