@@ -374,8 +374,17 @@ def link(kb: KnowledgeBase) -> None:
 def _vocabulary(
     kb: KnowledgeBase, lang: str, glossary: dict[str, GlossaryEntry] | None
 ) -> dict[str, list[str]]:
-    """Glossary key -> the names to find in text: the glossary, completed by the term base."""
-    vocabulary = {k: [g.term, *g.aliases] for k, g in (glossary or {}).items()}
+    """Glossary key -> the names to find in text: the glossary, completed by the term base.
+
+    Entries about card wording that rules prose uses as plain words ("if", "during", "you") and
+    pure redirects ("See Typecycling.") are not linked: every "if" is not an intervening-if clause.
+    """
+    vocabulary = {
+        k: names
+        for k, g in (glossary or {}).items()
+        if not _is_redirect(g)
+        and (names := [n for n in (g.term, *g.aliases) if n.lower() not in PLAIN_WORDS])
+    }
     newest_en = kb.glossary_edition("en")
     english = kb.glossary[newest_en.id] if newest_en else {}
     for term in kb.terms:
@@ -386,6 +395,16 @@ def _vocabulary(
         if key not in vocabulary:
             vocabulary[key] = list(names)
     return vocabulary
+
+
+#: Glossary entries (card wording) that rules prose uses as ordinary words.
+PLAIN_WORDS = frozenset({"if", "during", "unless", "you", "your", "x", "y", "si", "pendant"})
+
+
+def _is_redirect(entry: GlossaryEntry) -> bool:
+    """An entry that only sends the reader elsewhere ("APNAP Order  See Active Player, …")."""
+    text = entry.definition.strip()
+    return text.startswith(("See ", "Voir ", "Cf. ")) and text.count(".") <= 1 and len(text) < 80
 
 
 def _resolve(refs: list[Ref], table: dict[str, Rule]) -> list[Ref]:

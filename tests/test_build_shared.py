@@ -121,3 +121,11 @@ def test_references_counted_against_raw_text(full_kb, cr_en_dir) -> None:
     mentions = len(re.findall(r"\brules? \d{3}", body))
     refs = sum(len(r.refs) for r in full_kb.rules["en-2025-11-14"].values())
     assert refs >= mentions
+
+
+def test_plain_words_and_redirects_are_not_linked(full_kb) -> None:
+    rules = full_kb.rules["en-2025-11-14"]
+    uses_if = [r for r in rules.values() if " if " in r.text]
+    assert uses_if and not any("if" in r.terms for r in uses_if)
+    assert not any("apnap order" in r.terms for r in rules.values())  # a "See …" redirect
+    assert {"priority", "pass", "mana pool"} <= set(rules["117.3d"].terms)
