@@ -21,6 +21,7 @@ def edition_json(ed: Edition) -> dict[str, Any]:
         "version": ed.version,
         "translates": ed.translates,
         "fits": list(ed.fits),
+        "title": ed.title,
         "rules": ed.counts.get("rules", 0),
         "examples": ed.counts.get("examples", 0),
         "glossary": ed.counts.get("glossary", 0),
