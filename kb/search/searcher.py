@@ -424,8 +424,8 @@ class Searcher:
         compiled = self._compile(text, scope, lang)
         notes = list(compiled.notes)
         if compiled.query is None:
-            result.message = " ".join(
-                [*notes, "Nothing to search for: only common words or exclusions were given."]
+            result.message = "; ".join(
+                [*notes, "nothing to search for: only common words or exclusions were given."]
             ).strip()
             return result
         allowed = self._allowed(ed, kind)
@@ -826,7 +826,10 @@ class Searcher:
                 if src != code:
                     candidates.extend(self._term_names.translate(phrase, src, code, whole=True))
             for cand in candidates:
-                for doc in self._glossary.get((code, term_key(cand, code)), []):
+                key = term_key(cand, code)
+                if not key:  # only stop words ("the of and"): no entry is named by nothing
+                    continue
+                for doc in self._glossary.get((code, key), []):
                     if doc not in out.glossary:
                         out.glossary.append(doc)
 

@@ -1,0 +1,34 @@
+"""Search over the full build (embedded corpus + shared editions): cases only real data shows."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kb.build import load
+from kb.search import Searcher
+
+
+@pytest.fixture(scope="module")
+def full_searcher(full_instance: Path):
+    searcher = Searcher(full_instance / "index", load(full_instance))
+    yield searcher
+    searcher.close()
+
+
+def test_stop_words_name_no_glossary_entry(full_searcher) -> None:
+    # "If" and "You" are glossary entries made of stop words: a query of stop words is not them.
+    result = full_searcher.search("the of and", lang="en")
+    assert result.total == 0 and not result.hits and result.message
+
+
+def test_cross_language_priority_finds_rule_117(full_searcher) -> None:
+    result = full_searcher.search("優先権", lang="en")
+    assert any((h.canonical or "").startswith("117") for h in result.hits[:5])
+
+
+def test_old_number_with_edition_says_what_it_is_now(full_searcher) -> None:
+    result = full_searcher.search("116.3b", lang="en", edition="2016-11-11")
+    assert result.hits[0].number == "116.3b"
+    assert "117.3b" in result.message
