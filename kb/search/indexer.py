@@ -22,10 +22,17 @@ from whoosh.fields import ID, KEYWORD, TEXT, Schema
 from kb.model import LANGS, KnowledgeBase, Rule
 from kb.rulenum import try_parse
 from kb.search import postings
-from kb.search.analysis import JA_DEFAULT, SpanTokenizer, forget, normalize, remember, terms
+from kb.search.analysis import (
+    SpanTokenizer,
+    forget,
+    ja_backend_id,
+    normalize,
+    remember,
+    terms,
+)
 
 #: Bumped whenever the schema, the analysers, the documents or the metadata change meaning.
-FORMAT = 7
+FORMAT = 8
 META_FILE = "meta.json"
 INDEX_NAME = "kb"
 
@@ -55,8 +62,11 @@ RULE_KINDS = ("section", "rule", "subrule")
 
 
 def ja_backend_name() -> str:
-    """The Japanese analyser for new indexes: ``$KB_JA_ANALYZER`` or janome."""
-    return JA_DEFAULT
+    """The Japanese analyser of new indexes (``$KB_JA_ANALYZER`` or sudachi), with its versions.
+
+    An index built with another analyser, split mode or dictionary is not current.
+    """
+    return ja_backend_id()
 
 
 def make_schema() -> Schema:

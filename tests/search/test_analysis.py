@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import itertools
+import os
+import sys
+
 import pytest
 
+from kb.search import analysis
 from kb.search.analysis import (
     SpanTokenizer,
     analyze_en,
@@ -11,6 +16,7 @@ from kb.search.analysis import (
     detect_lang,
     fold_accents,
     normalize,
+    split_long,
     terms,
 )
 
@@ -72,18 +78,63 @@ def test_french_unstemmed(text: str, expected: list[str]) -> None:
     assert terms(text, "fr_plain") == expected
 
 
+# Sudachi, split mode A (the default): the shortest units, verbs in dictionary form.
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("マナ能力はスタックを使うか", ["マナ", "能力", "スタック", "使う"]),
+        ("優先権を得る", ["優先", "権", "得る"]),  # 権 a suffix of its own: 優先 alone meets it
+        ("状況起因処理", ["状況", "起因", "処理"]),
+        ("呪文を唱えた", ["呪文", "唱える"]),  # dictionary form of the verb
+        ("ＭＴＧ", ["mtg"]),  # Sudachi's dictionary form is "MTG": lower-cased like the rest
+        ("打ち消す", ["打つ", "消す"]),  # a compound verb in its parts
+        ("アンタップ・ステップ", ["アンタップ", "ステップ"]),  # the middle dot is a symbol
+        ("(rule 704〔状況起因処理〕参照)", ["rule", "704", "状況", "起因", "処理", "参照"]),
+        ("その他", ["他"]),  # その is a stop word
+        ("", []),
+    ],
+)
+def test_japanese(text: str, expected: list[str]) -> None:
+    assert [t for t, _, _ in analysis.analyze_ja(text, "sudachi")] == expected
+
+
+def test_japanese_default_is_sudachi_mode_a() -> None:
+    if not os.environ.get("KB_JA_ANALYZER"):
+        assert analysis.JA_DEFAULT == "sudachi"
+        assert terms("優先権を得る", "ja") == ["優先", "権", "得る"]
+    assert analysis.SUDACHI_MODE == "A"
+    assert analysis.ja_backend_id("sudachi").startswith("sudachi:A sudachipy-")
+
+
+def test_sudachi_mode_c_keeps_compounds_whole() -> None:
+    assert [t for t, _, _ in analysis.analyze_ja("優先権を得る", "sudachi:C")] == ["優先権", "得る"]
+
+
+# janome (IPADIC), the alternative: the same inputs; it differs on compounds and symbols.
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
         ("マナ能力はスタックを使うか", ["マナ", "能力", "スタック", "使う"]),
         ("優先権を得る", ["優先", "権", "得る"]),
-        ("状況起因処理", ["状況", "起因", "処理"]),
-        ("呪文を唱えた", ["呪文", "唱える"]),  # dictionary form of the verb
+        ("呪文を唱えた", ["呪文", "唱える"]),
         ("ＭＴＧ", ["mtg"]),
+        ("打ち消す", ["打ち消す"]),
+        ("アンタップ・ステップ", ["アンタップ・ステップ"]),
     ],
 )
-def test_japanese(text: str, expected: list[str]) -> None:
-    assert terms(text, "ja") == expected
+def test_japanese_janome(text: str, expected: list[str]) -> None:
+    pytest.importorskip("janome")
+    assert [t for t, _, _ in analysis.analyze_ja(text, "janome")] == expected
+
+
+@pytest.mark.parametrize("backend", ["sudachi", "janome"])
+def test_japanese_spans_point_at_the_words(backend: str) -> None:
+    if backend == "janome":
+        pytest.importorskip("janome")
+    text = "ＭＴＧでは、プレイヤーは呪文を唱えた。"
+    norm = normalize(text).lower()
+    spans = analysis.analyze_ja(text, backend)
+    assert [norm[s:e] for _, s, e in spans] == ["mtg", "プレイヤー", "呪文", "唱え"]
 
 
 @pytest.mark.parametrize(
@@ -130,3 +181,70 @@ def test_normalisation_and_cleaning() -> None:
 )
 def test_detect_lang(text: str, lang: str | None) -> None:
     assert detect_lang(text) == lang
+
+
+# ---- long Japanese texts: SudachiPy refuses inputs over 49,149 bytes ----------------------
+
+SENTENCE = "各プレイヤーは、優先権を得るたびに状況起因処理を確認する。"
+
+
+def test_split_long_rejoins_and_fits_sudachi() -> None:
+    text = ("優先権" * 9000 + "\n") * 3 + "、".join(["呪文"] * 20000)
+    pieces = split_long(text)
+    assert "".join(p for _, p in pieces) == text
+    assert all(text[o : o + len(p)] == p for o, p in pieces)
+    assert all(len(p.encode("utf-8")) <= 49149 for _, p in pieces)
+    assert len(pieces) > 3
+
+
+@pytest.mark.parametrize(
+    ("text", "limit", "expected"),
+    [
+        ("ab\ncd。ef", 6, ["ab\n", "cd。ef"]),  # a line end first
+        ("abcd。efgh。ij", 8, ["abcd。", "efgh。ij"]),  # else a sentence end
+        ("abcd、efgh", 7, ["abcd、", "efgh"]),  # else a clause end
+        ("abcdefghij", 4, ["abcd", "efgh", "ij"]),  # else the limit
+        ("short", 10, ["short"]),
+    ],
+)
+def test_split_long_prefers_line_then_sentence_ends(
+    text: str, limit: int, expected: list[str]
+) -> None:
+    assert [p for _, p in split_long(text, limit)] == expected
+
+
+@pytest.mark.parametrize("size", [10_000, 100_000])
+@pytest.mark.parametrize("sep", ["\n", ""])
+def test_long_japanese_text_is_analysed_whole(size: int, sep: str) -> None:
+    unit = SENTENCE + sep
+    count = size // len(unit.encode("utf-8")) + 1
+    text = unit * count
+    assert len(text.encode("utf-8")) > size
+    one = analysis.analyze_ja(unit)
+    spans = analysis.analyze_ja(text)
+    # Cut at a line or sentence end, the long text gives every sentence's terms at its offset.
+    assert spans == [
+        (t, s + k * len(unit), e + k * len(unit)) for k in range(count) for t, s, e in one
+    ]
+
+
+def test_text_without_breaks_is_cut_by_size_and_offsets_stay_right() -> None:
+    text = "優先権" * 40_000  # 360 KB, no line, sentence or clause end
+    spans = analysis.analyze_ja(text)
+    assert len(spans) >= 2 * 40_000 - 10  # 優先 + 権 each time, give or take the cuts
+    assert all(0 <= s < e <= len(text) for _, s, e in spans)
+    assert all(text[s:e] == t for t, s, e in spans)
+    assert all(a[2] <= b[1] for a, b in itertools.pairwise(spans))
+
+
+def test_unknown_japanese_analyser_is_named() -> None:
+    with pytest.raises(analysis.JaAnalyzerError, match="unknown Japanese analyser 'mecab'"):
+        analysis.ja_backend("mecab")
+
+
+def test_missing_janome_says_which_package(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(analysis, "_backends", {})
+    monkeypatch.setitem(sys.modules, "janome", None)
+    monkeypatch.setitem(sys.modules, "janome.tokenizer", None)
+    with pytest.raises(analysis.JaAnalyzerError, match="needs the package janome"):
+        analysis.ja_backend("janome")

@@ -7,8 +7,18 @@ from io import StringIO
 from pathlib import Path
 
 import pytest
+from whoosh import index as whoosh_index
 
-from kb.search import Searcher, SearchError, build_index, index_is_current, run_search_command
+from kb.model import Rule
+from kb.search import (
+    Searcher,
+    SearchError,
+    analysis,
+    build_index,
+    index_is_current,
+    run_search_command,
+)
+from kb.search.indexer import FORMAT, INDEX_NAME
 from kb.search.query import Group, Phrase, Word, parse
 
 from .conftest import EN_NEW, EN_OLD, FR, JA, small_kb
@@ -37,6 +47,59 @@ def test_changed_content_is_not_current(kb, tmp_path: Path) -> None:
     assert not index_is_current(kb, tmp_path / "missing")
     assert not build_index(other, tmp_path)["skipped"]
     assert index_is_current(other, tmp_path)
+
+
+def test_index_of_another_japanese_analyser_is_rebuilt(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("janome")
+    kb = small_kb()
+    rule = Rule(
+        JA,
+        "ja",
+        "701.6a",
+        "subrule",
+        "呪文を打ち消すとは、それを取り除くことである。",
+        canonical="701.6a",
+    )
+    kb.rules[JA][rule.number] = rule
+    with monkeypatch.context() as m:
+        m.setattr(analysis, "JA_DEFAULT", "janome")
+        build_index(kb, tmp_path)
+        assert index_is_current(kb, tmp_path)
+        meta = json.loads((tmp_path / "meta.json").read_text(encoding="utf-8"))
+        assert meta["ja_analyzer"].startswith("janome janome-")
+        janome_terms = _body_ja_terms(tmp_path)
+    assert not index_is_current(kb, tmp_path)  # sudachi now
+    assert not build_index(kb, tmp_path)["skipped"]
+    assert index_is_current(kb, tmp_path)
+    meta = json.loads((tmp_path / "meta.json").read_text(encoding="utf-8"))
+    assert meta["ja_analyzer"].startswith("sudachi:A sudachipy-")
+    assert meta["format"] == FORMAT
+    # janome keeps the compound verb whole, Sudachi (mode A) indexes its parts.
+    sudachi_terms = _body_ja_terms(tmp_path)
+    assert "打ち消す" in janome_terms and "打ち消す" not in sudachi_terms
+    assert {"打つ", "消す"} <= sudachi_terms
+
+
+def test_index_of_an_older_format_is_rebuilt(kb, tmp_path: Path) -> None:
+    build_index(kb, tmp_path)
+    meta_path = tmp_path / "meta.json"
+    meta = json.loads(meta_path.read_text(encoding="utf-8"))
+    meta["format"] = FORMAT - 1
+    meta_path.write_text(json.dumps(meta), encoding="utf-8")
+    assert not index_is_current(kb, tmp_path)
+    assert not build_index(kb, tmp_path)["skipped"]
+
+
+def _body_ja_terms(index_dir: Path) -> set[str]:
+    """The Japanese body terms of the Whoosh index in ``index_dir``."""
+    ix = whoosh_index.open_dir(str(index_dir), indexname=INDEX_NAME)
+    try:
+        with ix.reader() as reader:
+            return {t.decode("utf-8") for t in reader.lexicon("body_ja")}
+    finally:
+        ix.close()
 
 
 # ---- words, phrases, operators, prefixes ------------------------------------------------------
