@@ -376,3 +376,17 @@ def test_cli(kb, tmp_path: Path) -> None:
     out = StringIO()
     assert run_search_command(tmp_path, "priority", "en", "1999", None, 5, False, out) == 2
     assert "edition" in out.getvalue()
+
+
+def test_long_japanese_text_is_indexed_and_highlighted(tmp_path: Path) -> None:
+    # 120 KB of Japanese, over SudachiPy's 49,149-byte input limit; the word sought is at the end.
+    kb = small_kb()
+    body = "各プレイヤーは、優先権を得るたびに状況起因処理を確認する。" * 1400
+    text = body + "\n《待ち受ける禿鷹》は墓地から唱えられる。"
+    assert len(text.encode("utf-8")) > 100_000
+    kb.rules[JA]["999.1"] = Rule(JA, "ja", "999.1", "subrule", text, canonical="999.1")
+    build_index(kb, tmp_path)
+    with Searcher(tmp_path, kb) as s:
+        hits = s.search("禿鷹", lang="ja").hits
+    assert [h.number for h in hits] == ["999.1"]
+    assert "<mark>禿鷹</mark>" in hits[0].snippet
