@@ -18,6 +18,7 @@ from kb.build import BuildError, build, load, terminal_progress
 from kb.model import KnowledgeBase
 from kb.paths import default_instance
 from kb.rulenum import RuleNumberError, parse
+from kb.search.analysis import JaAnalyzerError
 from kb.sources.records import SourceError
 
 LANGS = ("en", "fr", "ja")
@@ -327,7 +328,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
         args.instance = None
     try:
         return int(args.func(args, out) or 0)
-    except (CommandError, BuildError) as exc:
+    except (CommandError, BuildError, JaAnalyzerError) as exc:
         print(f"kb: error: {exc}", file=sys.stderr)
         return 1
     except SourceError as exc:
