@@ -2,7 +2,7 @@
 
 :func:`parse` turns any text into a small tree and never raises: an unbalanced quote closes at
 the end, stray parentheses are dropped, unknown ``field:value`` syntax searches both words. What it
-had to repair is reported in :attr:`Parsed.notes`, for the message shown to the user.
+had to repair is reported in :attr:`Parsed.notes` (:class:`kb.search.notes.Note`), for the user.
 
 Words next to each other are alternatives ranked by relevance (a player's question is not a
 conjunction of all its words); ``AND`` makes both required, ``NOT``/``-`` excludes.
@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+
+from kb.search.notes import Note, note, unique
 
 #: Longest query we read; the rest is cut off (with a note).
 MAX_QUERY = 500
@@ -59,21 +61,21 @@ class Parsed:
     """A parsed query: the tree (None if nothing searchable is left) and repair notes."""
 
     tree: Node | None
-    notes: list[str] = field(default_factory=list)
+    notes: list[Note] = field(default_factory=list)
 
 
 _TOKEN = re.compile(r'"[^"]*"?|\(|\)|[^\s()"]+')
 _OPERATORS = {"AND", "OR", "NOT", "&&", "||"}
 
 
-def _lex(text: str, notes: list[str]) -> list[str]:
+def _lex(text: str, notes: list[Note]) -> list[str]:
     tokens: list[str] = []
     for raw in _TOKEN.findall(text):
         if raw.startswith('"') and (len(raw) == 1 or not raw.endswith('"')):
-            notes.append("an unbalanced quote was closed at the end of the query")
+            notes.append(note("unbalanced_quote"))
             raw = raw + '"'
         if ":" in raw and not raw.startswith('"') and not re.match(r"^\d", raw):
-            notes.append(f"field syntax is not supported: searched {raw!r} as plain words")
+            notes.append(note("field_syntax", token=raw))
             tokens.extend(p for p in raw.split(":") if p)
             continue
         tokens.append(raw)
@@ -81,7 +83,7 @@ def _lex(text: str, notes: list[str]) -> list[str]:
 
 
 class _Parser:
-    def __init__(self, tokens: list[str], notes: list[str]) -> None:
+    def __init__(self, tokens: list[str], notes: list[Note]) -> None:
         self.tokens = tokens
         self.pos = 0
         self.notes = notes
@@ -118,7 +120,7 @@ class _Parser:
                 if depth > 0:
                     break
                 self.take()
-                self.notes.append("an unmatched ')' was ignored")
+                self.notes.append(note("unmatched_paren"))
                 continue
             if tok in ("AND", "&&"):
                 self.take()
@@ -158,14 +160,14 @@ class _Parser:
             if self.peek() == ")":
                 self.take()
             else:
-                self.notes.append("an unclosed '(' was closed at the end of the query")
+                self.notes.append(note("unclosed_paren"))
             return node
         if tok in _OPERATORS:
             return None
         self.nodes += 1
         if self.nodes > MAX_NODES:
             if self.nodes == MAX_NODES + 1:
-                self.notes.append(f"only the first {MAX_NODES} words were searched")
+                self.notes.append(note("too_many_words", limit=MAX_NODES))
             return None
         if tok.startswith('"'):
             inner = tok.strip('"').strip()
@@ -173,9 +175,7 @@ class _Parser:
         if tok.endswith("*"):
             stem = tok.rstrip("*")
             if len(stem) < MIN_PREFIX:
-                self.notes.append(
-                    f"{tok!r}: a wildcard needs at least {MIN_PREFIX} characters before '*'"
-                )
+                self.notes.append(note("short_wildcard", token=tok, min=MIN_PREFIX))
                 return None
             return Word(stem, prefix=True)
         tok = tok.replace("*", "")
@@ -184,19 +184,19 @@ class _Parser:
 
 def parse(text: str) -> Parsed:
     """Parse a cleaned query text (see :func:`kb.search.analysis.clean_query`)."""
-    notes: list[str] = []
+    notes: list[Note] = []
     if len(text) > MAX_QUERY:
-        notes.append(f"the query was cut to its first {MAX_QUERY} characters")
+        notes.append(note("query_cut", limit=MAX_QUERY))
         text = text[:MAX_QUERY]
     parser = _Parser(_lex(text, notes), notes)
     tree = parser.parse_or(0)
     while parser.peek() is not None:  # a stray ')' at top level stops parse_or; keep going
         parser.take()
-        parser.notes.append("an unmatched ')' was ignored")
+        parser.notes.append(note("unmatched_paren"))
         more = parser.parse_or(0)
         if more is not None:
             tree = more if tree is None else Group((tree, more))
-    return Parsed(tree, list(dict.fromkeys(notes)))
+    return Parsed(tree, unique(notes))
 
 
 def words(node: Node | None) -> list[Word | Phrase]:

@@ -48,6 +48,8 @@ from kb.search.indexer import (
     example_prose,
     term_key,
 )
+from kb.search.notes import Note, note
+from kb.search.notes import message as notes_message
 from kb.search.postings import FILE as POSTINGS_FILE
 from kb.search.postings import Coord, Evaluation, Postings
 from kb.search.spelling import Speller
@@ -104,7 +106,14 @@ _NUMBER_QUERY = re.compile(
 
 
 class SearchError(ValueError):
-    """A request the caller must refuse (HTTP 400): an unknown language or edition."""
+    """A request the caller must refuse (HTTP 400): an unknown language or edition.
+
+    ``str(error)`` is the English text; :attr:`note` the same as a :class:`Note` to translate.
+    """
+
+    def __init__(self, refusal: Note) -> None:
+        super().__init__(refusal.text)
+        self.note = refusal
 
 
 @dataclass(slots=True)
@@ -142,7 +151,9 @@ class Hit:
 
 @dataclass(slots=True)
 class SearchResult:
-    """A page of results, with the total number of (grouped) results and a message."""
+    """A page of results, with the total number of (grouped) results and what to tell the reader:
+    :attr:`notes` (codes and values, to render in any language) and :attr:`message` (their
+    English text, for the CLI and older JSON readers)."""
 
     query: str
     lang: str | None
@@ -152,9 +163,16 @@ class SearchResult:
     pages: int = 0
     suggestion: str | None = None
     message: str = ""
+    notes: list[Note] = field(default_factory=list)
+
+    def tell(self, *notes: Note) -> None:
+        """Set the notes and the English message made of them."""
+        self.notes = list(notes)
+        self.message = notes_message(self.notes)
 
     def to_json(self) -> dict[str, Any]:
-        """``{"query", "lang", "total", "suggestion", "hits", "page", "pages", "message"}``."""
+        """``{"query", "lang", "total", "suggestion", "hits", "page", "pages", "message",
+        "notes"}``, each note ``{"code", "params", "text"}`` with its English text."""
         return {
             "query": self.query,
             "lang": self.lang,
@@ -164,6 +182,7 @@ class SearchResult:
             "page": self.page,
             "pages": self.pages,
             "message": self.message,
+            "notes": [n.to_json() for n in self.notes],
         }
 
 
@@ -176,7 +195,7 @@ class _Compiled:
     corrections: dict[str, str] = field(default_factory=dict)
     known: set[str] = field(default_factory=set)  # words one language of the scope has as typed
     unknown: list[str] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
+    notes: list[Note] = field(default_factory=list)
     src: str | None = None
     glossary: list[int] = field(default_factory=list)  # docnums pinned first
     expand: tuple[str, ...] = ()  # rules the glossary names for terms of the query
@@ -273,9 +292,9 @@ class Searcher:
         does not filter: the other languages' hits follow, marked ``cross_language``.
         """
         if lang is not None and lang not in LANGS:
-            raise SearchError(f"unknown language {lang!r} (use one of {', '.join(LANGS)})")
+            raise SearchError(note("unknown_language", lang=lang, langs=list(LANGS)))
         if prefer_lang is not None and prefer_lang not in LANGS:
-            raise SearchError(f"unknown language {prefer_lang!r} (use one of {', '.join(LANGS)})")
+            raise SearchError(note("unknown_language", lang=prefer_lang, langs=list(LANGS)))
         if lang is not None:
             prefer_lang = None
         ed = self._edition(lang, edition)
@@ -284,10 +303,10 @@ class Searcher:
         text = clean_query(query or "")
         result = SearchResult(query=query or "", lang=lang, page=page)
         if kind is not None and kind not in (*KINDS, "rules"):
-            result.message = f"unknown kind {kind!r}: use one of {', '.join(KINDS)}"
+            result.tell(note("unknown_kind", kind=kind, kinds=list(KINDS)))
             return result
         if not text.strip():
-            result.message = "Type words, a rule number or a glossary term to search for."
+            result.tell(note("empty_query"))
             return result
         if _NUMBER_QUERY.match(text) and kind in (None, *RULE_KINDS, "rules"):
             number = try_parse(text[: qp.MAX_QUERY])
@@ -299,7 +318,7 @@ class Searcher:
     def suggest(self, prefix: str, lang: str, limit: int = 8) -> list[str]:
         """Completions of the last word of ``prefix`` (glossary terms first), for OpenSearch."""
         if lang not in LANGS:
-            raise SearchError(f"unknown language {lang!r} (use one of {', '.join(LANGS)})")
+            raise SearchError(note("unknown_language", lang=lang, langs=list(LANGS)))
         text = clean_query(prefix or "")[: qp.MAX_QUERY]
         if not text.strip():
             return []
@@ -333,11 +352,12 @@ class Searcher:
             if ed is not None and ed.lang == code:
                 return ed
         if lang:
-            known = ", ".join(e.id for e in self.kb.editions_of(lang)) or "none"
-            raise SearchError(f"unknown {lang} edition {spec.strip()!r} (known: {known})")
-        raise SearchError(
-            f"unknown edition {spec.strip()!r} (known: {', '.join(sorted(self.kb.editions))})"
-        )
+            known = [e.id for e in self.kb.editions_of(lang)]
+            raise SearchError(
+                note("unknown_edition_in_lang", lang=lang, edition=spec.strip(), known=known)
+            )
+        known = sorted(self.kb.editions)
+        raise SearchError(note("unknown_edition", edition=spec.strip(), known=known))
 
     def _allowed(self, ed: Edition | None, kind: str | None) -> set[int] | None:
         """Documents a search may return, or None for "every current document".
@@ -383,22 +403,29 @@ class Searcher:
                 if rule is not None:
                     break
         if rule is None:
-            where = ed.id if ed else (f"the {lang} editions" if lang else "any edition")
+            if ed is not None:
+                notes = [note("no_rule_in_edition", number=number, edition=ed.id)]
+            elif lang is not None:
+                notes = [note("no_rule_in_lang", number=number, lang=lang)]
+            else:
+                notes = [note("no_rule", number=number)]
             near = kb.nearest(lang or "en", number, ed.id if ed else None)
-            result.message = f"No rule {number} in {where}."
             if near:
-                result.message += " Nearby: " + ", ".join(near) + "."
+                notes.append(note("nearby", numbers=list(near)))
                 result.suggestion = near[0]
+            result.tell(*notes)
             return result
         nodes = kb.subtree(rule)
         if rule.canonical and rule.canonical != rule.number:
             now = kb.current(rule.canonical, "en")
-            title = f" ({now.title or _ancestor_title(kb, now)})" if now else ""
-            result.message = (
-                f"Rule {rule.number} of {rule.edition} is rule {rule.canonical}{title} today."
-            )
+            title = (now.title or _ancestor_title(kb, now)) if now else ""
+            where = {"number": rule.number, "edition": rule.edition, "canonical": rule.canonical}
+            if title:
+                result.tell(note("renumbered", **where, title=title))
+            else:
+                result.tell(note("renumbered_untitled", **where))
         elif rule.canonical is None and ed is not None:
-            result.message = f"Rule {rule.number} of {rule.edition} is no longer in the rules."
+            result.tell(note("deleted", number=rule.number, edition=rule.edition))
         result.total = len(nodes)
         result.pages = math.ceil(len(nodes) / limit)
         scope = (lang,) if lang else LANGS
@@ -424,9 +451,7 @@ class Searcher:
         compiled = self._compile(text, scope, lang)
         notes = list(compiled.notes)
         if compiled.query is None:
-            result.message = "; ".join(
-                [*notes, "nothing to search for: only common words or exclusions were given."]
-            ).strip()
+            result.tell(*notes, note("nothing_to_search"))
             return result
         allowed = self._allowed(ed, kind)
         ev = Evaluation()
@@ -483,12 +508,13 @@ class Searcher:
             if suggestion != text:
                 result.suggestion = suggestion
         if not result.hits:
-            notes.append("No results.")
             if result.suggestion:
-                notes.append(f"Did you mean “{result.suggestion}”?")
+                notes += [note("no_results"), note("did_you_mean", suggestion=result.suggestion)]
             elif page > 1 and total:
-                notes[-1] = f"No results on page {page} (there are {result.pages})."
-        result.message = " ".join(notes)
+                notes.append(note("no_results_on_page", page=page, pages=result.pages))
+            else:
+                notes.append(note("no_results"))
+        result.tell(*notes)
         return result
 
     def _reweigh(

@@ -10,6 +10,7 @@ from markupsafe import escape
 from kb.link import find_refs
 from kb.model import LANGS, KnowledgeBase, Ref
 from kb.web import views
+from kb.web.i18n import text as _
 from kb.web.resources import get_kb
 from kb.web.views import PageError
 
@@ -48,25 +49,34 @@ def linkify() -> Response:
     if request.is_json:
         body = request.get_json(silent=True)
         if not isinstance(body, dict):
-            raise PageError(400, "The body is not a JSON object.")
+            raise PageError(400, _("The body is not a JSON object."))
         payload = body
     else:
         payload = request.form.to_dict()
     text, lang = payload.get("text"), payload.get("lang") or "en"
     edition = payload.get("edition") or None
     if not isinstance(text, str):
-        raise PageError(400, "Missing 'text': the text to link, as a string.")
+        raise PageError(400, _("Missing 'text': the text to link, as a string."))
     if len(text) > MAX_TEXT_CHARS:
         raise PageError(
-            400, f"The text is too long ({len(text)} characters, at most {MAX_TEXT_CHARS})."
+            400,
+            _(
+                "The text is too long (%(length)s characters, at most %(limit)s).",
+                length=len(text),
+                limit=MAX_TEXT_CHARS,
+            ),
         )
     if lang not in LANGS:
-        raise PageError(400, f"Unknown language {str(lang)[:20]!r}: use en, fr or ja.")
+        raise PageError(
+            400, _("Unknown language “%(lang)s”: use en, fr or ja.", lang=str(lang)[:20])
+        )
     if edition is not None and not isinstance(edition, str):
-        raise PageError(400, "'edition' must be a string.")
+        raise PageError(400, _("'edition' must be a string."))
     kb = get_kb()
     if edition is not None and views.resolve_edition(kb, edition, lang) is None:
-        raise PageError(400, f"Unknown edition {edition[:40]!r}.", edition=edition[:40])
+        raise PageError(
+            400, _("Unknown edition “%(edition)s”.", edition=edition[:40]), edition=edition[:40]
+        )
     base = request.host_url.rstrip("/")
     out: list[str] = []
     links: list[dict[str, Any]] = []

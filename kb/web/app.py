@@ -16,6 +16,8 @@ from werkzeug.exceptions import HTTPException
 import kb
 from kb.paths import TEMPLATES_DIR, default_instance
 from kb.web import i18n, resources
+from kb.web.i18n import Text
+from kb.web.i18n import text as _
 from kb.web.views import PageError
 
 log = logging.getLogger(__name__)
@@ -144,7 +146,7 @@ def _before_request() -> Response | None:
     )
     g.is_json = request.path.endswith(".json") or request.path.startswith("/api/")
     if len(request.full_path) > MAX_URL_CHARS:
-        raise PageError(414, "The address is too long.")
+        raise PageError(414, _("The address is too long."))
     if request.method in ("GET", "HEAD") and etag_for_request() in request.if_none_match:
         response = Response(status=304)
         response.set_etag(etag_for_request())
@@ -190,16 +192,24 @@ def _after_request(response: Response) -> Response:
 
 
 # ---- errors ------------------------------------------------------------------------------------
-def error_response(status: int, message: str, **data: Any) -> Response:
-    """The error page, or its JSON envelope for JSON and API URLs."""
+def error_response(status: int, message: Text | str, **data: Any) -> Response:
+    """The error page, or its JSON envelope for JSON and API URLs.
+
+    JSON keeps ``error`` in English, whatever the URL's language: tools match on it and logs
+    quote it, so it must not change with the reader; ``error_local`` is the same message in the
+    URL's language, the one the HTML page shows, for tools that show errors to people.
+    """
+    text = message if isinstance(message, Text) else Text(message)
+    local = text.local(_locale())
     if getattr(g, "is_json", request.path.endswith(".json")):
-        response = jsonify({"ok": False, "error": message, "status": status, **data})
+        envelope = {"ok": False, "error": text.english(), "error_local": local, "status": status}
+        response = jsonify({**envelope, **data})
     else:
         from kb.web.pages import swapped_locales
 
         alternates = swapped_locales() if getattr(g, "locale_from_url", False) else {}
         html = render_template(
-            "errors/error.html", status=status, message=message, data=data, alternates=alternates
+            "errors/error.html", status=status, message=local, data=data, alternates=alternates
         )
         response = Response(html, mimetype="text/html")
     response.status_code = status
@@ -207,19 +217,20 @@ def error_response(status: int, message: str, **data: Any) -> Response:
 
 
 def _page_error(error: PageError) -> Response:
-    return error_response(error.status, error.message, **error.data)
+    return error_response(error.status, error.text, **error.data)
 
 
 def _http_error(error: HTTPException) -> Response:
     status = error.code or 500
     if status == 404:
-        message = "No page at this address."
+        message = _("No page at this address.")
     elif status == 405:
-        message = f"Method {request.method} is not allowed here."
+        message = _("Method %(method)s is not allowed here.", method=request.method)
     elif status == 413:
-        message = "The request body is too large."
+        message = _("The request body is too large.")
     else:
-        message = error.description or error.name
+        # Werkzeug's descriptions are English only: the status names the problem instead.
+        message = _("This request cannot be served (HTTP %(status)s).", status=status)
     response = error_response(status, message)
     if status == 405 and error.get_headers():
         for name, value in error.get_headers():
@@ -231,7 +242,7 @@ def _http_error(error: HTTPException) -> Response:
 def _unexpected_error(error: Exception) -> Response:
     log.exception("unexpected error on %s", request.path)
     g.setdefault("locale", i18n.DEFAULT_LOCALE)
-    return error_response(500, "Something went wrong on our side.")
+    return error_response(500, _("Something went wrong on our side."))
 
 
 # ---- in-process page cache ---------------------------------------------------------------------

@@ -9,8 +9,10 @@ from __future__ import annotations
 import datetime as dt
 import io
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 from babel import Locale
 from babel.dates import format_date, format_skeleton
@@ -18,6 +20,7 @@ from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 from babel.numbers import format_decimal
 from babel.support import Translations
+from markupsafe import Markup, escape
 
 LOCALES = ("en", "fr", "ja")
 DEFAULT_LOCALE = "en"
@@ -79,3 +82,62 @@ def format_month(iso: str | None, locale: str) -> str:
 def format_number(value: int | float, locale: str) -> str:
     """A number with the locale's grouping (``1,234`` / ``1 234``)."""
     return format_decimal(value, locale=Locale.parse(locale))
+
+
+#: How each locale joins the items of a list inside a sentence.
+LIST_SEPARATORS = {"en": ", ", "fr": ", ", "ja": "、"}
+
+
+@dataclass(frozen=True, slots=True)
+class Text:
+    """A message id with its values, rendered late: in English for JSON and logs, in the
+    visitor's locale for pages. Made with :func:`text`, which modules import as ``_`` so that
+    ``pybabel extract`` finds the message ids."""
+
+    msgid: str
+    params: dict[str, Any] = field(default_factory=dict)
+
+    def english(self) -> str:
+        """The text in English (the message id itself, filled in)."""
+        return self._fill(self.msgid, "en")
+
+    def local(self, locale: str) -> str:
+        """The text in ``locale`` (English where the catalog has no translation)."""
+        return self._fill(translations(locale).ugettext(self.msgid), locale)
+
+    def html(self, locale: str, markup: dict[str, Markup] | None = None) -> Markup:
+        """The text in ``locale`` as HTML: values escaped, except ``markup`` ones (links)."""
+        template = Markup(escape(translations(locale).ugettext(self.msgid)))
+        values = {**self._values(locale), **(markup or {})}
+        return template % values if self.params or markup else template
+
+    def _values(self, locale: str) -> dict[str, Any]:
+        sep = LIST_SEPARATORS.get(locale, ", ")
+        out: dict[str, Any] = {}
+        for key, value in self.params.items():
+            if isinstance(value, list | tuple):
+                value = sep.join(str(x) for x in value) or "—"
+            elif isinstance(value, LanguageName):
+                value = value.name(locale)
+            out[key] = value
+        return out
+
+    def _fill(self, template: str, locale: str) -> str:
+        return template % self._values(locale) if self.params else template
+
+
+@dataclass(frozen=True, slots=True)
+class LanguageName:
+    """A language code as a :class:`Text` value: named in the locale of the sentence."""
+
+    code: str
+
+    def name(self, locale: str) -> str:
+        """``en`` is "English", "anglais" or "英語"; an unknown code stays as it is."""
+        return Locale.parse(locale).languages.get(self.code, self.code)
+
+
+def text(msgid: str, **params: Any) -> Text:
+    """A :class:`Text` to render later; ``from kb.web.i18n import text as _`` marks ``msgid``
+    for extraction."""
+    return Text(msgid, params)

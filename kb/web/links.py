@@ -7,6 +7,7 @@ from flask import Blueprint, Response, g, jsonify, redirect, render_template, re
 from kb.model import LANGS
 from kb.web import search_view, views
 from kb.web.i18n import LOCALES, negotiate
+from kb.web.i18n import text as _
 from kb.web.resources import get_kb
 from kb.web.views import PageError
 
@@ -58,7 +59,9 @@ def permalink(number: str) -> Response:
     kb = get_kb()
     num = views.parse_number(number)
     if num is None:
-        raise PageError(404, f"{number[:40]!r} is not a rule number.", suggestions=[])
+        raise PageError(
+            404, _("“%(text)s” is not a rule number.", text=number[:40]), suggestions=[]
+        )
     key = str(num)
     edition = request.args.get("edition")
     if edition:
@@ -93,5 +96,5 @@ def suggest(locale: str) -> Response:
     q = request.args.get("q", "")
     lang = request.args.get("lang", locale)
     if lang not in LANGS:
-        raise PageError(400, f"Unknown language {lang[:20]!r}: use en, fr or ja.")
+        raise PageError(400, _("Unknown language “%(lang)s”: use en, fr or ja.", lang=lang[:20]))
     return jsonify([q[:200], search_view.suggestions(get_kb(), q, lang)])

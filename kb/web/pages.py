@@ -11,6 +11,7 @@ from werkzeug.routing import BaseConverter
 from kb.model import LANGS
 from kb.web import search_view, views
 from kb.web.i18n import LOCALES
+from kb.web.i18n import text as _
 from kb.web.resources import get_kb
 from kb.web.views import Page, PageError
 
@@ -122,7 +123,7 @@ def _rule_number(text: str) -> str:
         shown = text if len(text) <= 40 else text[:40] + "…"
         raise PageError(
             404,
-            f"{shown!r} is not a rule number (try 117, 117.3 or 117.3a).",
+            _("“%(text)s” is not a rule number (try 117, 117.3 or 117.3a).", text=shown),
             number=shown,
             suggestions=[],
         )
@@ -159,7 +160,7 @@ def rule_pinned(locale: str, edition: str, number: str, fmt: str = "html") -> Pa
     if ed is None:
         raise PageError(
             404,
-            f"No edition {edition[:40]!r}.",
+            _("No edition “%(edition)s”.", edition=edition[:40]),
             editions=[e for e in kb.editions],
         )
     if ed.id != edition or key != number:
@@ -202,7 +203,7 @@ def glossary_entry(locale: str, key: str, fmt: str = "html") -> Page | Response:
         ][:8]
         raise PageError(
             404,
-            f"No glossary entry {key[:60]!r}.",
+            _("No glossary entry “%(key)s”.", key=key[:60]),
             suggestions=[
                 {"term": e.term, "url": url_for("pages.glossary_entry", locale=locale, key=e.key)}
                 for e in near
@@ -241,7 +242,7 @@ def example(locale: str, example_id: str, fmt: str = "html") -> Page:
             return views.example_page(kb, locale, ex)
     raise PageError(
         404,
-        f"No example {example_id[:60]!r}.",
+        _("No example “%(id)s”.", id=example_id[:60]),
         suggestions=[
             {"title": ex.title, "url": url_for("pages.example", locale=locale, example_id=ex.id)}
             for ex in kb.examples[:10]

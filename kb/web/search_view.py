@@ -7,11 +7,14 @@ from collections.abc import Mapping
 from typing import Any
 
 from flask import url_for
+from markupsafe import Markup
 
 from kb.model import LANGS, KnowledgeBase
 from kb.rulenum import try_parse
-from kb.search import SearchError
+from kb.search import Note, SearchError, SearchResult
 from kb.web import views
+from kb.web.i18n import text as _
+from kb.web.notes import join_sentences, note_text
 from kb.web.resources import SearchUnavailable, get_search
 from kb.web.views import Page, PageError
 
@@ -28,24 +31,31 @@ def _checked(args: Mapping[str, str]) -> dict[str, Any]:
     q = args.get("q", "")
     if len(q) > MAX_QUERY_CHARS:
         raise PageError(
-            400, f"The query is too long ({len(q)} characters, at most {MAX_QUERY_CHARS})."
+            400,
+            _(
+                "The query is too long (%(length)s characters, at most %(limit)s).",
+                length=len(q),
+                limit=MAX_QUERY_CHARS,
+            ),
         )
     if _CONTROL.search(q):
-        raise PageError(400, "The query contains control characters.")
+        raise PageError(400, _("The query contains control characters."))
     if "\ufffd" in q:
-        raise PageError(400, "The query is not valid UTF-8.")
+        raise PageError(400, _("The query is not valid UTF-8."))
     lang = args.get("lang", "")
     if lang and lang not in LANGS:
-        raise PageError(400, f"Unknown language {lang[:20]!r}: use en, fr or ja.")
+        raise PageError(400, _("Unknown language “%(lang)s”: use en, fr or ja.", lang=lang[:20]))
     kind = args.get("kind", "")
     if kind and kind not in KINDS:
-        raise PageError(400, f"Unknown kind {kind[:20]!r}: use one of {', '.join(KINDS)}.")
+        raise PageError(
+            400, _("Unknown kind “%(kind)s”: use one of %(kinds)s.", kind=kind[:20], kinds=KINDS)
+        )
     edition = args.get("edition", "")
     if len(edition) > 40 or _CONTROL.search(edition):
-        raise PageError(400, "Unknown edition.")
+        raise PageError(400, _("Unknown edition."))
     raw_page = args.get("page", "1")
     if not raw_page.isdigit() or not 1 <= int(raw_page) <= MAX_PAGE:
-        raise PageError(400, f"The page must be a number from 1 to {MAX_PAGE}.")
+        raise PageError(400, _("The page must be a number from 1 to %(max)s.", max=MAX_PAGE))
     return {"q": q.strip(), "lang": lang, "kind": kind, "edition": edition, "page": int(raw_page)}
 
 
@@ -98,6 +108,8 @@ def search(kb: KnowledgeBase, locale: str, args: Mapping[str, str]) -> Page:
         "pages": 0,
         "page_links": [],
         "message": None,
+        "message_local": None,
+        "notes": [],
     }
     if not pool.available:
         data["message"] = "Search is unavailable: " + (pool.error or "no index") + "."
@@ -120,7 +132,7 @@ def search(kb: KnowledgeBase, locale: str, args: Mapping[str, str]) -> Page:
         data["message"] = f"Search is unavailable: {error}."
         return Page("pages/search.html", data, status=503)
     except SearchError as error:
-        raise PageError(400, f"Bad query: {error}", query=params["q"]) from None
+        raise PageError(400, note_text(error.note), query=params["q"]) from None
     found = result.to_json()
     groups: dict[str, dict[str, Any]] = {}
     for hit in found.get("hits", []):
@@ -145,17 +157,12 @@ def search(kb: KnowledgeBase, locale: str, args: Mapping[str, str]) -> Page:
         ed = kb.editions.get(hit.get("edition") or "")
         label = views.edition_label(ed, locale) if ed else None
         group["hits"].append({**hit, "url": url, "edition_label": label})
-    suggestion = found.get("suggestion")
     data.update(
         total=found.get("total", 0),
         groups=list(groups.values()),
-        suggestion=(
-            {"query": suggestion, "url": _search_url(locale, params, q=suggestion, page=1)}
-            if suggestion
-            else None
-        ),
+        suggestion=_suggestion(result, locale, params),
         pages=found.get("pages", 0),
-        message=found.get("message"),
+        **_told(kb, result, locale),
     )
     data["page_links"] = [
         {"page": n, "url": _search_url(locale, params, page=n), "current": n == params["page"]}
@@ -164,6 +171,42 @@ def search(kb: KnowledgeBase, locale: str, args: Mapping[str, str]) -> Page:
         )
     ]
     return Page("pages/search.html", data)
+
+
+def _suggestion(result: SearchResult, locale: str, params: dict[str, Any]) -> dict[str, Any] | None:
+    """The corrected query, its URL and the "did you mean" line that links to it (HTML)."""
+    if not result.suggestion:
+        return None
+    url = _search_url(locale, params, q=result.suggestion, page=1)
+    link = Markup('<a href="%s">%s</a>') % (url, result.suggestion)
+    line = note_text(Note("did_you_mean", {"suggestion": result.suggestion}))
+    return {
+        "query": result.suggestion,
+        "url": url,
+        "text_local": line.local(locale),
+        "html": str(line.html(locale, {"suggestion": link})),
+    }
+
+
+def _told(kb: KnowledgeBase, result: SearchResult, locale: str) -> dict[str, Any]:
+    """The result's notes in English (``message``, each note's ``text``) and in the reader's
+    language (``message_local``, ``text_local``); the page shows the local ones."""
+    notes = []
+    for item in result.notes:
+        changes = {}
+        if item.code == "renumbered" and locale != "en":
+            # The search names the rule by its English title; the reader's own is better.
+            now = kb.current(str(item.params.get("canonical")), locale)
+            if now is not None and now.title:
+                changes["title"] = now.title
+        notes.append({**item.to_json(), "text_local": note_text(item, **changes).local(locale)})
+    # The "did you mean" line links the suggestion (see _suggestion): the message need not say it.
+    shown = [n["text_local"] for n in notes if n["code"] != "did_you_mean"]
+    return {
+        "message": result.message or None,
+        "message_local": join_sentences(shown, locale) or None,
+        "notes": notes,
+    }
 
 
 def suggestions(kb: KnowledgeBase, prefix: str, lang: str, limit: int = 8) -> list[str]:

@@ -16,7 +16,8 @@ from flask import url_for
 from kb.model import LANGS, Edition, ExampleInfo, GlossaryEntry, KnowledgeBase, Ref, Rule
 from kb.rulenum import RuleNumber, try_parse
 from kb.views import edition_json, rule_json
-from kb.web.i18n import LANGUAGE_NAMES, format_day, format_month, translations
+from kb.web.i18n import LANGUAGE_NAMES, Text, format_day, format_month
+from kb.web.i18n import text as _
 from kb.web.render import markdown_html, rule_html, word_diff
 
 PREVIEW_CHARS = 280
@@ -47,12 +48,18 @@ class Page:
 
 
 class PageError(Exception):
-    """A visitor error (404, 400) with a message and extra data such as suggestions."""
+    """A visitor error (404, 400) with a message and extra data such as suggestions.
 
-    def __init__(self, status: int, message: str, **data: Any) -> None:
-        super().__init__(message)
+    The message is a :class:`Text`: English in logs and the JSON ``error``, the visitor's
+    language on the page and in ``error_local``.
+    """
+
+    def __init__(self, status: int, message: Text | str, **data: Any) -> None:
+        text = message if isinstance(message, Text) else Text(message)
+        super().__init__(text.english())
         self.status = status
-        self.message = message
+        self.text = text
+        self.message = text.english()
         self.data = data
 
 
@@ -78,36 +85,29 @@ def short(text: str, limit: int = PREVIEW_CHARS) -> str:
     return cut + "…"
 
 
-def _(message: str, locale: str, **variables: Any) -> str:
-    """``message`` in ``locale`` (outside a template: views compose a few labels)."""
-    text = translations(locale).ugettext(message)
-    return text % variables if variables else text
-
-
 def edition_label(ed: Edition, locale: str) -> str:
     """How a reader names an edition: "Edition of 14 November 2025", or for a quoted page
     without a date its title, where it comes from and the numbering it follows."""
     day = format_day(ed.date, locale)
     if day and (ed.kind == "full" or ed.version or not ed.title):
-        return _("Edition of %(date)s", locale, date=day)
+        return _("Edition of %(date)s", date=day).local(locale)
     wiki = any("wiki" in src.rsplit("/", 1)[-1].lower() for src in ed.sources)
     if day:
         if wiki:
-            return _("“%(title)s” (wiki) of %(date)s", locale, title=ed.title, date=day)
-        return _("“%(title)s” of %(date)s", locale, title=ed.title, date=day)
+            return _("“%(title)s” (wiki) of %(date)s", title=ed.title, date=day).local(locale)
+        return _("“%(title)s” of %(date)s", title=ed.title, date=day).local(locale)
     start, _sep, end = (ed.numbering or "").partition("..")
     if start and end and format_month(start, locale) and format_month(end, locale):
         span = {"start": format_month(start, locale), "end": format_month(end, locale)}
         if wiki:
             return _(
-                "“%(title)s” (wiki), numbering of %(start)s to %(end)s",
-                locale,
-                title=ed.title,
-                **span,
-            )
-        return _("“%(title)s”, numbering of %(start)s to %(end)s", locale, title=ed.title, **span)
+                "“%(title)s” (wiki), numbering of %(start)s to %(end)s", title=ed.title, **span
+            ).local(locale)
+        return _("“%(title)s”, numbering of %(start)s to %(end)s", title=ed.title, **span).local(
+            locale
+        )
     if ed.title:
-        return _("“%(title)s” (wiki)", locale, title=ed.title) if wiki else f"“{ed.title}”"
+        return _("“%(title)s” (wiki)", title=ed.title).local(locale) if wiki else f"“{ed.title}”"
     return ed.id
 
 
@@ -145,7 +145,9 @@ def current_for_old(kb: KnowledgeBase, spec: str, lang: str, number: str) -> tup
     the unknown edition (400) or the nearest rules of that edition (404)."""
     ed = resolve_edition(kb, spec, lang)
     if ed is None:
-        raise PageError(400, f"Unknown edition {spec[:40]!r}.", edition=spec[:40])
+        raise PageError(
+            400, _("Unknown edition “%(edition)s”.", edition=spec[:40]), edition=spec[:40]
+        )
     old = kb.rule(ed.id, number)
     if old is None:
         raise not_found_rule(kb, lang, number, ed.id)
@@ -157,7 +159,7 @@ def followed_editions(kb: KnowledgeBase, ed: Edition) -> list[str]:
     the editions its wording fits (newest first), the edition its numbering names."""
     out = [ed.id]
     node = ed
-    for _ in range(4):
+    for _step in range(4):
         nxt = [node.translates] if node.translates else []
         nxt += list(reversed(node.fits))
         if node.numbering in kb.editions:
@@ -295,9 +297,14 @@ def not_found_rule(kb: KnowledgeBase, locale: str, number: str, edition: str | N
     lang = ed.lang if ed else locale
     near = kb.nearest(lang, number, ed.id if ed else None) if ed else []
     pinned = edition if edition else None
+    message = (
+        _("No rule %(number)s in %(edition)s.", number=number, edition=ed.id)
+        if ed
+        else _("No rule %(number)s in this knowledge base.", number=number)
+    )
     return PageError(
         404,
-        f"No rule {number} in {ed.id if ed else 'this knowledge base'}.",
+        message,
         number=number,
         suggestions=[
             {"number": n, "url": rule_url(locale, n, pinned) if pinned else rule_url(locale, n)}
@@ -755,7 +762,10 @@ def changes(kb: KnowledgeBase, locale: str, span: str) -> Page:
     if span not in kb.changes:
         raise PageError(
             404,
-            f"No comparison {span!r}; compare two editions of one language as FROM..TO.",
+            _(
+                "No comparison “%(span)s”; compare two editions of one language as FROM..TO.",
+                span=span,
+            ),
             comparisons=[
                 {"span": k, "url": url_for("pages.changes", locale=locale, span=k)}
                 for k in kb.changes

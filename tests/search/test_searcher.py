@@ -350,7 +350,9 @@ def test_limit_and_page_are_clamped(searcher) -> None:
 # ---- the JSON shape and the CLI --------------------------------------------------------------
 def test_json_shape(searcher) -> None:
     data = searcher.search("priority", lang="en").to_json()
-    assert set(data) == {"query", "lang", "total", "suggestion", "hits", "page", "pages", "message"}
+    assert set(data) == {
+        *("query", "lang", "total", "suggestion", "hits", "page", "pages", "message", "notes")
+    }
     assert {
         "kind",
         "number",

@@ -148,7 +148,7 @@ def test_history_has_word_diff_and_old_numbers(client: FlaskClient) -> None:
     assert '<span class="renumbered">116.3b → 117.3b</span>' in html
     assert "116.3b until June 14, 2019" in html
     fr = client.get("/fr/rules/117.3b").get_data(as_text=True)
-    assert "116.3b jusqu&#39;au 14 juin 2019" in fr
+    assert "116.3b jusqu’au 14 juin 2019" in fr
 
 
 def test_rule_in_the_locale_language_with_other_languages_side_by_side(
@@ -156,7 +156,7 @@ def test_rule_in_the_locale_language_with_other_languages_side_by_side(
 ) -> None:
     fr = client.get("/fr/rules/117.3a").get_data(as_text=True)
     assert '<article class="main-rule" lang="fr" id="R1163a">' in fr
-    assert "Numérotée 116.3a dans ce texte ; 117.3a dans les règles actuelles." in fr
+    assert "Numérotée 116.3a dans ce texte\u202f; 117.3a dans les règles actuelles." in fr
     assert '<article class="translation" lang="en">' in fr
     assert '<article class="translation" lang="ja">' in fr
     assert "1 édition anglaise de retard" in fr

@@ -61,10 +61,10 @@ def test_example_snippets_are_prose(real_client: FlaskClient) -> None:
 def test_editions_are_named_for_readers(real_client: FlaskClient) -> None:
     html = real_client.get("/fr/search?q=priorit%C3%A9").get_data(as_text=True)
     assert "fr-fr-wiki-la-priorite</option>" not in html
-    assert "« La priorité » (wiki), numérotation de juillet 2010 à juin 2019" in html
+    assert "«\u00a0La priorité\u00a0» (wiki), numérotation de juillet 2010 à juin 2019" in html
     page = real_client.get("/fr/fr-fr-wiki-la-priorite/rules/116.3b").get_data(as_text=True)
     assert "Édition du fr-fr-wiki" not in page and "fr-fr-wiki-la-priorite (" not in page
-    assert "« La priorité » (wiki)" in page
+    assert "«\u00a0La priorité\u00a0» (wiki)" in page
 
 
 def test_did_you_mean(real_client: FlaskClient) -> None:
@@ -72,7 +72,7 @@ def test_did_you_mean(real_client: FlaskClient) -> None:
     assert body["suggestion"]["query"] == "priority"
     assert body["suggestion"]["url"] == "/en/search?q=priority"
     html = real_client.get("/en/search?q=priorty").get_data(as_text=True)
-    assert 'Did you mean <a href="/en/search?q=priority">priority</a>' in html
+    assert 'Did you mean “<a href="/en/search?q=priority">priority</a>”?' in html
 
 
 def test_paging_and_filters(real_client: FlaskClient) -> None:
@@ -92,7 +92,12 @@ def test_paging_and_filters(real_client: FlaskClient) -> None:
 def test_unknown_edition_is_a_400_with_the_reason(real_client: FlaskClient) -> None:
     response = real_client.get("/en/search.json?q=stack&edition=1999")
     assert response.status_code == 400
-    assert "unknown edition '1999'" in response.get_json()["error"]
+    body = response.get_json()
+    # "error" stays English whatever the URL's language; "error_local" follows it.
+    assert "Unknown edition “1999”" in body["error"] and body["error_local"] == body["error"]
+    french = real_client.get("/fr/search.json?q=stack&edition=1999").get_json()
+    assert french["error"] == body["error"]
+    assert "Édition «\u00a01999\u00a0» inconnue" in french["error_local"]
 
 
 @pytest.mark.parametrize("q", ["%FF%FE", "%22stack", "a AND", "((((", "*", "117.3a", "優先権"])
