@@ -196,9 +196,9 @@ def _told(kb: KnowledgeBase, result: SearchResult, locale: str) -> dict[str, Any
         changes = {}
         if item.code == "renumbered" and locale != "en":
             # The search names the rule by its English title; the reader's own is better.
-            now = kb.current(str(item.params.get("canonical")), locale)
-            if now is not None and now.title:
-                changes["title"] = now.title
+            title = _local_title(kb, str(item.params.get("canonical")), locale)
+            if title:
+                changes["title"] = title
         notes.append({**item.to_json(), "text_local": note_text(item, **changes).local(locale)})
     # The "did you mean" line links the suggestion (see _suggestion): the message need not say it.
     shown = [n["text_local"] for n in notes if n["code"] != "did_you_mean"]
@@ -207,6 +207,19 @@ def _told(kb: KnowledgeBase, result: SearchResult, locale: str) -> dict[str, Any
         "message_local": join_sentences(shown, locale) or None,
         "notes": notes,
     }
+
+
+def _local_title(kb: KnowledgeBase, canonical: str, locale: str) -> str | None:
+    """The title the search named a current rule by (its own or its nearest titled ancestor's
+    in English), in ``locale``; None when that text has no such title."""
+    num = try_parse(canonical)
+    while num is not None:
+        english = kb.current(str(num), "en")
+        if english is not None and english.title:
+            rule = kb.current(str(num), locale)
+            return rule.title if rule is not None and rule.title else None
+        num = num.parent
+    return None
 
 
 def suggestions(kb: KnowledgeBase, prefix: str, lang: str, limit: int = 8) -> list[str]:
