@@ -27,6 +27,9 @@ from kb.text import collapse_spaces, nfkc, straight_quotes
 FUZZY_MIN = 0.72
 #: A rule whose number stayed and whose text is at least this similar is "edited", not replaced.
 IN_PLACE_MIN = 0.45
+#: ... or at least this similar and opening with the same OPENING words.
+REWRITE_MIN = 0.3
+OPENING = 5
 
 _REF = re.compile(r"\b\d{3}(?:\.\d{1,3}[a-z]?)?(?:[–-](?:\d{1,3}[a-z]?|[a-z]))?\b")
 # The texts switched from "he or she" to "they" in 2019; treat the two as equal wording.
@@ -134,6 +137,9 @@ def align(
         if number not in taken:
             parent = _parent(number)
             unmatched_new.setdefault(parent, []).append(number)
+    sibling_parents: dict[str, set[str]] = {}
+    for a, b in result.pairs.items():
+        sibling_parents.setdefault(_parent(a), set()).add(_parent(b))
     for number in sorted(old, key=_order):
         if number in result.pairs:
             continue
@@ -142,15 +148,15 @@ def align(
         if (
             expected in new
             and expected not in taken
-            and _ratio(old_key, rule_key(new[expected])) >= IN_PLACE_MIN
+            and _rewritten(old_key, rule_key(new[expected]))
         ):
             pair(number, expected)
             continue
-        parent = _parent(expected)
-        mapped_parent = result.pairs.get(_parent(number))
-        candidates = set(unmatched_new.get(parent, [])) | set(
-            unmatched_new.get(mapped_parent or "", [])
-        )
+        # Near the expected place: under its renumbered parent, under where the parent went, and
+        # under where its matched siblings went (110.5b/d became 111.3/5, so 110.5c is near 111.4).
+        pools = {_parent(expected), result.pairs.get(_parent(number), "")}
+        pools |= sibling_parents.get(_parent(number), set())
+        candidates = {c for pool in pools for c in unmatched_new.get(pool, [])}
         best, best_score = None, FUZZY_MIN
         for cand in candidates:
             if cand in taken:
@@ -175,6 +181,15 @@ def align(
             if target in new and target not in taken and count * 2 > len(old[number].children):
                 pair(number, target)
     return result
+
+
+def _rewritten(old_key: str, new_key: str) -> bool:
+    """The same rule at the same place, edited: similar enough, or a rewrite that keeps its
+    opening words (the 2019 mulligan rules: "In a multiplayer game, the first …")."""
+    score = _ratio(old_key, new_key)
+    if score >= IN_PLACE_MIN:
+        return True
+    return score >= REWRITE_MIN and _words(old_key)[:OPENING] == _words(new_key)[:OPENING]
 
 
 def _ratio(a: str, b: str) -> float:

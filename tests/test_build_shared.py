@@ -129,3 +129,14 @@ def test_plain_words_and_redirects_are_not_linked(full_kb) -> None:
     assert uses_if and not any("if" in r.terms for r in uses_if)
     assert not any("apnap order" in r.terms for r in rules.values())  # a "See …" redirect
     assert {"priority", "pass", "mana pool"} <= set(rules["117.3d"].terms)
+
+
+def test_small_edits_and_rewrites_keep_their_lineage(full_kb) -> None:
+    changes = {
+        (c.change, c.old, c.new) for c in diff_editions(full_kb, "en-2019-06-14", "en-2019-07-12")
+    }
+    # "its subtype" -> "its subtype(s)", moved into the new rule 111 (Tokens) with its siblings.
+    assert ("edited", "110.5c", "111.4") in changes
+    # The July 2019 mulligan rewrite keeps the rule's number and opening words: edited, not replaced.
+    assert ("edited", "103.4c", "103.4c") in changes
+    assert not any(kind == "deleted" for kind, _, _ in changes)
