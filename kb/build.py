@@ -140,7 +140,10 @@ def read_all(
         try:
             got = read_source(path, entry)
         except SourceError as exc:
-            raise BuildError(str(exc.problem)) from exc
+            problem = exc.problem
+            raise BuildError(
+                f"{display_path(problem.path)}{':' + str(problem.line) if problem.line else ''}: {problem.message}"
+            ) from exc
         for doc in got:
             problems.extend(doc.problems)
         docs.extend(got)
@@ -611,7 +614,11 @@ def build(
 
         if progress:
             progress("building the search index", 1, 1)
-        report.notes.append(f"search index: {build_index(kb, staging / INDEX_DIR)}")
+        stats = build_index(kb, staging / INDEX_DIR)
+        report.notes.append(
+            f"search index: {stats['docs']} documents, {stats['bytes'] / 1e6:.1f} MB, "
+            f"{stats['seconds']:.2f} s"
+        )
         timings["index"] = time.perf_counter() - t
         (staging / CORPUS_FILE).write_text(
             json.dumps({"paths": [str(p) for p in paths]}, indent=1), encoding="utf-8"

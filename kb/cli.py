@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -19,6 +20,7 @@ from kb.model import KnowledgeBase
 from kb.paths import default_instance
 from kb.rulenum import RuleNumberError, parse
 from kb.search.analysis import JaAnalyzerError
+from kb.search.indexer import KINDS as SEARCH_KINDS
 from kb.sources.records import SourceError
 
 LANGS = ("en", "fr", "ja")
@@ -36,18 +38,25 @@ def _instance(args: argparse.Namespace) -> Path:
     return Path(args.instance).expanduser() if args.instance else default_instance()
 
 
-def _ensure_built(instance: Path) -> None:
-    """Build the instance first when there is no build in it yet."""
-    if not (instance / "kb.json").is_file():
-        print(f"kb: no build in {instance} yet; building it first", file=sys.stderr)
-        build(instance, progress=terminal_progress())
+def _ensure_built(args: argparse.Namespace) -> Path:
+    """The instance folder, built first when it is the default one and has no build yet.
+
+    An instance named with ``--instance`` or ``$KB_INSTANCE`` must exist: a mistyped folder would
+    otherwise be silently built from the embedded corpus alone.
+    """
+    instance = _instance(args)
+    if (instance / "kb.json").is_file():
+        return instance
+    if args.instance or os.environ.get("KB_INSTANCE"):
+        raise CommandError(f"no build in {instance}: run `kb build --instance {instance}` first")
+    print(f"kb: no build in {instance} yet; building it first", file=sys.stderr)
+    build(instance, progress=terminal_progress())
+    return instance
 
 
 def _kb(args: argparse.Namespace) -> KnowledgeBase:
-    """The built knowledge base; builds it first when there is none yet."""
-    instance = _instance(args)
-    _ensure_built(instance)
-    return load(instance)
+    """The built knowledge base (see :func:`_ensure_built`)."""
+    return load(_ensure_built(args))
 
 
 # ---- commands -------------------------------------------------------------------------------
@@ -74,6 +83,8 @@ def cmd_build(args: argparse.Namespace, out: TextIO) -> int:
             },
             out,
         )
+    elif args.quiet:
+        out.write(report.summary().splitlines()[0] + "\n")
     else:
         out.write(report.summary() + "\n")
     return 0
@@ -93,6 +104,9 @@ def cmd_rule(args: argparse.Namespace, out: TextIO) -> int:
         known = ", ".join(e.date or e.id for e in kb.editions_of(lang)) or "none"
         raise CommandError(f"no {lang} edition {args.edition!r} (known: {known})")
     rule = kb.find(lang, number, args.edition)
+    if rule is None and not args.edition:
+        # A current (canonical) number finds its text in any language: 117.3b is FR 116.3b.
+        rule = kb.current(number, lang)
     if rule is None:
         near = kb.nearest(lang, number, args.edition)
         hint = f"; nearest: {', '.join(near)}" if near else ""
@@ -129,15 +143,29 @@ def cmd_rule(args: argparse.Namespace, out: TextIO) -> int:
 
 def cmd_glossary(args: argparse.Namespace, out: TextIO) -> int:
     """``kb glossary TERM``: a glossary entry by term or alias, case-insensitively."""
+    from kb.terms import TermIndex
     from kb.views import glossary_json
 
     kb = _kb(args)
     entry = kb.glossary_lookup(args.term, args.lang)
+    via = None
+    if entry is None:
+        # No entry of that name in that language: the term base knows the concept in English.
+        for src in dict.fromkeys([args.lang, "en", "fr", "ja"]):
+            for name in TermIndex(kb.terms).translate(args.term, src, "en"):
+                entry = kb.glossary_lookup(name, args.lang) or kb.glossary_lookup(name, "en")
+                if entry is not None:
+                    via = name
+                    break
+            if entry is not None:
+                break
     if entry is None:
         raise CommandError(f"no glossary entry {args.term!r} in {args.lang}")
     if args.json:
-        _dump(glossary_json(entry), out)
+        _dump({**glossary_json(entry), "found_as": via}, out)
         return 0
+    if via:
+        out.write(f"({args.term!r} is “{via}” in the term base)\n")
     flag = " (Obsolete)" if entry.obsolete else ""
     aliases = f" [{', '.join(entry.aliases)}]" if entry.aliases else ""
     out.write(f"{entry.term}{flag}{aliases}  [{entry.edition}]\n{entry.definition}\n")
@@ -195,8 +223,7 @@ def cmd_search(args: argparse.Namespace, out: TextIO) -> int:
     """``kb search QUERY``: the trilingual search, as text or JSON."""
     from kb.search import run_search_command
 
-    instance = _instance(args)
-    _ensure_built(instance)
+    instance = _ensure_built(args)
     return run_search_command(
         instance, args.query, args.lang, args.edition, args.kind, args.limit, args.json, out
     )
@@ -219,7 +246,12 @@ def cmd_serve(args: argparse.Namespace, out: TextIO) -> int:
         print(f"kb: building {instance} first", file=sys.stderr)
         report = build(instance, progress=terminal_progress())
         print(report.summary().splitlines()[0], file=sys.stderr)
-    serve(instance, args.host, args.port, debug=args.debug)
+    try:
+        serve(instance, args.host, args.port, debug=args.debug)
+    except OSError as exc:
+        raise CommandError(
+            f"cannot serve on {args.host}:{args.port}: {exc.strerror or exc}"
+        ) from exc
     return 0
 
 
@@ -227,13 +259,26 @@ def cmd_get(args: argparse.Namespace, out: TextIO) -> int:
     """``kb get PATH``: render one page or JSON of the web app without a server."""
     from kb.web import render_get
 
-    _ensure_built(_instance(args))
+    _ensure_built(args)
     status, body = render_get(_instance(args), args.path)
     out.write(body if body.endswith("\n") else body + "\n")
     return 0 if status < 400 else 1
 
 
 # ---- parser ---------------------------------------------------------------------------------
+
+
+def _positive(text: str) -> int:
+    """An argparse type: a whole number from 1 to 100."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 1 <= value <= 100:
+        raise argparse.ArgumentTypeError(f"must be between 1 and 100, not {value}")
+    return value
+
+
 def parser() -> argparse.ArgumentParser:
     """The argument parser of every command (also the source of ``kb --help``)."""
     common = argparse.ArgumentParser(add_help=False)
@@ -262,7 +307,7 @@ def parser() -> argparse.ArgumentParser:
     )
     b.add_argument("--force", action="store_true", help="rebuild even if the inputs are unchanged")
     b.add_argument("--json", action="store_true", help="print the summary as JSON")
-    b.add_argument("--quiet", action="store_true", help="no progress bar")
+    b.add_argument("--quiet", action="store_true", help="no progress bar; one summary line")
     b.set_defaults(func=cmd_build)
 
     r = sub.add_parser("rule", parents=[common], help="show one rule")
@@ -286,7 +331,7 @@ def parser() -> argparse.ArgumentParser:
     c.add_argument("old", metavar="FROM", help="edition: en-2019-06-14 or 2019-06-14")
     c.add_argument("new", metavar="TO")
     c.add_argument("--lang", choices=LANGS, default="en")
-    c.add_argument("--limit", type=int, default=20, help="items shown per list (text output)")
+    c.add_argument("--limit", type=_positive, default=20, help="items shown per list (text output)")
     c.add_argument("--json", action="store_true")
     c.set_defaults(func=cmd_concordance)
 
@@ -294,8 +339,8 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("query")
     s.add_argument("--lang", choices=LANGS)
     s.add_argument("--edition", metavar="DATE")
-    s.add_argument("--kind", help="rule, section, glossary, commentary, tournament, example")
-    s.add_argument("--limit", type=int, default=10)
+    s.add_argument("--kind", choices=SEARCH_KINDS, help="what to search (default: everything)")
+    s.add_argument("--limit", type=_positive, default=10, help="hits per page (1-100)")
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=cmd_search)
 

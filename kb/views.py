@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import asdict
+from pathlib import Path
 from typing import Any
 
 from kb.model import Edition, GlossaryEntry, KnowledgeBase, Rule
@@ -15,8 +16,9 @@ def edition_json(ed: Edition) -> dict[str, Any]:
         "lang": ed.lang,
         "date": ed.date,
         "kind": ed.kind,
-        "source": ed.sources[0] if ed.sources else None,
-        "sources": list(ed.sources),
+        # File names only: a public server does not publish where its files live.
+        "source": Path(ed.sources[0]).name if ed.sources else None,
+        "sources": [Path(p).name for p in ed.sources],
         "numbering": ed.numbering,
         "version": ed.version,
         "translates": ed.translates,
@@ -87,7 +89,7 @@ def rule_json(kb: KnowledgeBase, rule: Rule) -> dict[str, Any]:
             }
             for x in (kb.examples_for(rule.canonical) if rule.canonical else [])
         ],
-        "source": {"file": rule.source, "line": rule.line},
+        "source": {"file": Path(rule.source).name, "line": rule.line},
         "flags": list(rule.flags),
     }
 
@@ -96,4 +98,5 @@ def glossary_json(entry: GlossaryEntry) -> dict[str, Any]:
     """A glossary entry with its references."""
     data = asdict(entry)
     data["refs"] = [asdict(r) for r in entry.refs]
+    data["source"] = Path(entry.source).name
     return data

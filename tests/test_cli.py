@@ -195,3 +195,42 @@ def test_missing_corpus_path(private_instance: Path, capsys: pytest.CaptureFixtu
     code, _ = run("build", "--corpus", "/no/such/folder", "--instance", str(private_instance))
     err = capsys.readouterr().err
     assert code == 1 and "/no/such/folder" in err and "no such file" in err
+
+
+def test_current_number_finds_the_text_in_another_language(embedded_instance: Path) -> None:
+    code, out = run(
+        "rule", "117.3b", "--lang", "fr", "--json", "--instance", str(embedded_instance)
+    )
+    data = json.loads(out)
+    assert code == 0 and data["lang"] == "fr" and data["number"] == "116.3b"
+    assert data["canonical"] == "117.3b"
+
+
+def test_a_named_instance_must_exist(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    missing = tmp_path / "typo"
+    code, _ = run("rule", "117.3b", "--instance", str(missing))
+    assert code == 1 and "no build in" in capsys.readouterr().err
+    assert not missing.exists()
+
+
+def test_glossary_through_the_term_base(embedded_instance: Path) -> None:
+    code, out = run("glossary", "優先権", "--json", "--instance", str(embedded_instance))
+    data = json.loads(out)
+    assert code == 0 and data["term"] == "Priority" and data["found_as"] == "priority"
+
+
+@pytest.mark.parametrize("limit", ["0", "-3", "1000", "ten"])
+def test_search_limit_is_checked(limit: str, embedded_instance: Path) -> None:
+    with pytest.raises(SystemExit) as exc:
+        run("search", "priority", "--limit", limit, "--instance", str(embedded_instance))
+    assert exc.value.code == 2
+
+
+def test_build_error_names_file_once(
+    private_instance: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bad = tmp_path / "notes.txt"
+    bad.write_text("My deck notes.\n", encoding="utf-8")
+    code, _ = run("build", "--corpus", str(bad), "--instance", str(private_instance))
+    err = capsys.readouterr().err
+    assert code == 1 and err.count("error:") == 1 and f"{bad}:1: unknown format" in err

@@ -712,7 +712,7 @@ class Game:
             obj.tapped = True
         mana = self._produces(obj, index)
         self.players[p].pool.add(mana)
-        where = f" while casting {during}" if during else ""
+        where = f" to pay for {during}" if during else ""
         self._emit(
             "mana",
             f"{self.players[p].name} taps {obj.label} for {format_mana(mana)}{where} "
@@ -877,8 +877,8 @@ class Game:
         for item in self.stack:
             if item.split_second:
                 raise IllegalAction(
-                    f"{item.name} (split second) is on the stack: players can't {what} "
-                    "other than mana abilities",
+                    f"{item.name} (split second) is on the stack: players can't {what}; "
+                    "only mana abilities and special actions are allowed",
                     "702.61a",
                 )
 
@@ -928,7 +928,7 @@ class Game:
         ability = abilities[index]
         if ability.is_mana_ability:
             return self._check_mana_ability(obj, index, action.targets)
-        self._check_split_second("activate abilities")
+        self._check_split_second("activate abilities other than mana abilities")
         if ability.tap:
             why = self._can_tap_for_cost(obj)
             if why:

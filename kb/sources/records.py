@@ -18,9 +18,13 @@ class Problem:
     message: str
     severity: str = "warning"  # "warning" (kept, flagged) or "error" (the file was not read)
 
+    @property
+    def where(self) -> str:
+        """``file:line`` (or the file alone)."""
+        return f"{self.path}:{self.line}" if self.line else self.path
+
     def __str__(self) -> str:
-        where = f"{self.path}:{self.line}" if self.line else self.path
-        return f"{where}: {self.severity}: {self.message}"
+        return f"{self.where}: {self.severity}: {self.message}"
 
 
 @dataclass(slots=True)

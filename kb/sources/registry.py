@@ -94,8 +94,8 @@ def read_source(path: Path, entry: dict[str, Any] | None = None) -> list[SourceD
             first = next((i for i, x in enumerate(text.split("\n"), 1) if x.strip()), 1)
             raise SourceError(
                 name,
-                "unknown format: not an official rules text, nor a known wiki, site or "
-                "tournament rules page (describe it in corpus/manifest.toml with a format)",
+                "unknown format: not an official Comprehensive Rules text, nor a known wiki, "
+                "site or tournament rules page, so it was not added",
                 first,
             )
     docs = FORMATS[fmt](path, text)
