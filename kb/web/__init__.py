@@ -28,7 +28,8 @@ URLS: dict[str, str] = {
     "/<locale>/": "home: search box, newest editions, table of contents (+ index.json)",
     "/<locale>/rules/": "every section and rule; maps #R1173a anchors (+ rules.json)",
     "/<locale>/rules/<number>": "the current rule by canonical number (+ .json: kb rule --json "
-    "and 'page'); ?edition=DATE redirects an old number to the rule it became",
+    "and 'page'); an old number that is no canonical, or any number with ?edition=DATE, "
+    "redirects to the rule it became",
     "/<locale>/<edition>/rules/<number>": "a rule as one edition printed it (+ .json, as above)",
     "/<locale>/search": "q, lang, kind, edition, page: results grouped by rule (+ search.json)",
     "/<locale>/suggest": "OpenSearch suggestions: [q, [completions]]",
@@ -40,8 +41,9 @@ URLS: dict[str, str] = {
     "/<locale>/examples/<example_id>": "one example and its engine trace (+ .json)",
     "/<locale>/opensearch.xml": "OpenSearch description (browsers add the site as a search engine)",
     "/opensearch.xml": "the same, English",
-    "/r/<number>": "permalink: the current rule in the visitor's language (?lang=, ?edition=, "
-    "R1173a anchors, .json)",
+    "/r/<number>": "permalink: the current rule in the visitor's language; a canonical number "
+    "wins, else an old number goes to the rule it became (?lang=, ?edition=, R1173a anchors, "
+    ".json)",
     "/r/": "?number=117.3a, or #R1173a mapped by a script",
     "/api/linkify": "POST text (JSON or form; lang, edition, format=html): every rule reference "
     "linked",
@@ -75,10 +77,13 @@ _apps: dict[Path, Flask] = {}
 
 
 def render_get(instance: Path, path: str) -> tuple[int, str]:
-    """Render one URL of an instance in-process: ``(status, body)``, like Datasette's ``--get``."""
+    """Render one URL of an instance in-process: ``(status, body)``, like Datasette's ``--get``.
+
+    Redirects (permalinks, aliases, old numbers) are followed, so the caller gets the final page
+    rather than a "Redirecting..." stub."""
     key = Path(instance).resolve()
     if key not in _apps:
         _apps[key] = create_app({"INSTANCE": key})
     with _apps[key].test_client() as client:
-        response = client.get(path)
+        response = client.get(path, follow_redirects=True)
         return response.status_code, response.get_data(as_text=True)

@@ -72,9 +72,16 @@ def permalink(number: str) -> Response:
             else url_for("pages.rule_pinned", locale=locale, edition=ed.id, number=key)
         )
     else:
-        if views.lookup_rule(kb, locale, key) is None:
-            raise views.not_found_rule(kb, locale, key, None)
-        target = url_for("pages.rule", locale=locale, number=key)
+        # A canonical number wins; an old number goes to the rule it became; a deleted rule's
+        # number to the newest edition that printed it.
+        current = views.canonical_for(kb, locale, key)
+        if current is not None:
+            target = url_for("pages.rule", locale=locale, number=current)
+        else:
+            found = views.lookup_rule(kb, locale, key)
+            if found is None:
+                raise views.not_found_rule(kb, locale, key, None)
+            target = views.rule_url(locale, key, found[0].edition)
     if as_json:
         target += ".json"
     return _vary(redirect(target, 302))

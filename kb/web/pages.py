@@ -145,6 +145,11 @@ def rule(locale: str, number: str, fmt: str = "html") -> Page | Response:
         return redirect(_suffix(views.rule_url(locale, target), fmt), 301)
     if key != number:
         return redirect(_suffix(url_for("pages.rule", locale=locale, number=key), fmt), 301)
+    current = views.canonical_for(kb, locale, key)
+    if current is not None and current != key:
+        # An old number (116.3b before July 2019): its page is the rule it became. A 302, as a
+        # later edition may give the number to another rule.
+        return redirect(_suffix(url_for("pages.rule", locale=locale, number=current), fmt), 302)
     found = views.lookup_rule(kb, locale, key)
     if found is None:
         raise views.not_found_rule(kb, locale, key, None)

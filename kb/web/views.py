@@ -291,6 +291,19 @@ def lookup_rule(kb: KnowledgeBase, locale: str, key: str) -> tuple[Rule, bool] |
     return None
 
 
+def canonical_for(kb: KnowledgeBase, locale: str, key: str) -> str | None:
+    """The current rule a visitor's number stands for: the number itself when it is a canonical
+    id; else an old number's canonical, from the newest edition that printed it (the visitor's
+    language first, then English, then the others); None when no live rule has that number."""
+    if key in kb.concordance:
+        return key
+    for lang in dict.fromkeys((locale, "en", *LANGS)):
+        rule = kb.find(lang, key)
+        if rule is not None and rule.canonical:
+            return rule.canonical
+    return None
+
+
 def not_found_rule(kb: KnowledgeBase, locale: str, number: str, edition: str | None) -> PageError:
     """A 404 that names the nearest rules."""
     ed = resolve_edition(kb, edition, locale) if edition else toc_edition(kb, locale)
@@ -435,6 +448,20 @@ def _glossary_entry(kb: KnowledgeBase, key: str, lang: str) -> GlossaryEntry | N
     return kb.glossary_lookup(key, lang) or kb.glossary_lookup(key, "en")
 
 
+def local_term(kb: KnowledgeBase, entry: GlossaryEntry, locale: str) -> str | None:
+    """The name of a glossary entry's concept in ``locale`` from the term base (the Term whose
+    English names hold the entry's key, term or an alias), None when it is already in that
+    language or the term base has no name there."""
+    if entry.lang == locale:
+        return None
+    names = {entry.key.lower(), entry.term.lower(), *(a.lower() for a in entry.aliases)}
+    for term in kb.terms:
+        if names & {n.lower() for n in term.names(entry.lang)}:
+            local = term.names(locale)
+            return local[0] if local else None
+    return None
+
+
 def _terms(kb: KnowledgeBase, rules: list[Rule], locale: str) -> list[dict[str, Any]]:
     keys: list[str] = []
     for rule in rules:
@@ -449,6 +476,7 @@ def _terms(kb: KnowledgeBase, rules: list[Rule], locale: str) -> list[dict[str, 
             {
                 "key": key,
                 "term": entry.term,
+                "local": local_term(kb, entry, locale),
                 "definition": short(entry.definition, 240),
                 "lang": entry.lang,
                 "url": url_for("pages.glossary_entry", locale=locale, key=entry.key),

@@ -266,13 +266,12 @@ def client(app: Flask) -> FlaskClient:
 
 # ---- a real instance ---------------------------------------------------------------------------
 @pytest.fixture(scope="session")
-def web_instance(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The embedded corpus, plus the shared English editions when present, built once."""
-    from kb.build import build
-
-    instance = tmp_path_factory.mktemp("web") / "instance"
-    build(instance, [CR_EN_DIR] if any(CR_EN_DIR.glob("*.txt")) else [])
-    return instance
+def web_instance(request: pytest.FixtureRequest) -> Path:
+    """The shared session build: embedded corpus plus the shared English editions when present
+    (``full_instance``), else the embedded corpus alone (``embedded_instance``). Tests on it must
+    hold on both; tests that need the official editions take :func:`full_client`."""
+    present = CR_EN_DIR.is_dir() and any(CR_EN_DIR.glob("*.txt"))
+    return request.getfixturevalue("full_instance" if present else "embedded_instance")
 
 
 @pytest.fixture(scope="session")
@@ -287,6 +286,12 @@ def real_app(web_instance: Path) -> Iterator[Flask]:
 def real_client(real_app: Flask) -> FlaskClient:
     """A test client of :func:`real_app`."""
     return real_app.test_client()
+
+
+@pytest.fixture
+def full_client(cr_en_dir: Path, real_client: FlaskClient) -> FlaskClient:
+    """:func:`real_client` when it serves the official editions, else skip (via ``cr_en_dir``)."""
+    return real_client
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)

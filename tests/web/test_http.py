@@ -42,6 +42,12 @@ def test_root_picks_a_locale_from_accept_language(
         ("/r/116?edition=fr-2019-06-14", "fr", "/fr/rules/117"),
         ("/r/117.3a.json", "en", "/en/rules/117.3a.json"),
         ("/r/?number=117.5&lang=ja", "en", "/ja/rules/117.5"),
+        # no edition: a canonical number wins (116 is Special Actions today) ...
+        ("/r/116", "en", "/en/rules/116"),
+        # ... else an old number goes to the rule it became, whichever edition printed it
+        ("/r/116.3b", "en", "/en/rules/117.3b"),
+        ("/r/116.3b", "fr", "/fr/rules/117.3b"),
+        ("/r/116.3b.json", "ja", "/ja/rules/117.3b.json"),
     ],
 )
 def test_permalinks_redirect_to_the_current_rule(
@@ -294,13 +300,54 @@ def test_page_cache_is_bounded_by_bytes() -> None:
     assert list(cache.entries) == ["/p7?", "/p8?", "/p9?"]
 
 
+def test_old_number_page_redirects_to_its_current_rule(client: FlaskClient) -> None:
+    response = client.get("/fr/rules/116.3b")
+    assert response.status_code == 302 and response.headers["Location"] == "/fr/rules/117.3b"
+    assert client.get("/en/rules/116").status_code == 200  # a canonical number stays put
+
+
+@pytest.mark.parametrize("url", ["/r/116.3b", "/en/rules/116.3b", "/r/116.3b.json"])
+def test_old_numbers_of_the_real_build_reach_their_canonical(
+    real_client: FlaskClient, url: str
+) -> None:
+    # On the embedded corpus alone 116.3b is the French wiki's numbering, with the official
+    # editions the 2019-06-14 one; either way the rule became 117.3b.
+    response = real_client.get(url, headers={"Accept-Language": "en"}, follow_redirects=True)
+    assert response.status_code == 200
+    assert response.request.path == "/en/rules/117.3b" + (".json" if url.endswith("json") else "")
+    json_url = response.request.path.removesuffix(".json") + ".json"
+    assert real_client.get(json_url).get_json()["canonical"] == "117.3b"
+    special = real_client.get("/r/116.json", headers={"Accept-Language": "en"})
+    assert special.headers["Location"] == "/en/rules/116.json"
+
+
 def test_render_get_without_a_server(web_instance) -> None:  # type: ignore[no-untyped-def]
+    from kb.build import load
     from kb.web import render_get
 
+    # Canonical 117 is printed as 116 by the embedded corpus's only English text of Timing and
+    # Priority (2010-2019 numbering), as 117 by the official editions.
+    current = load(web_instance).current("117", "en")
+    assert current is not None
     status, body = render_get(web_instance, "/en/rules/117.json")
-    assert status == 200 and json.loads(body)["number"] == "117"
+    data = json.loads(body)
+    assert status == 200 and data["canonical"] == "117" and data["number"] == current.number
     status, body = render_get(web_instance, "/en/rules/999.9")
     assert status == 404 and "<!doctype html>" in body
+
+
+@pytest.mark.parametrize("path", ["/r/117.3b", "/r/117.3b.json", "/"])
+def test_render_get_follows_redirects(web_instance, path: str) -> None:  # type: ignore[no-untyped-def]
+    from kb.web import render_get
+
+    status, body = render_get(web_instance, path)
+    assert "Redirecting" not in body and "redirected automatically" not in body
+    if path == "/r/117.3b":
+        assert status == 200 and '<article class="main-rule"' in body
+    elif path.endswith(".json"):
+        assert status == 200 and json.loads(body)["canonical"] == "117.3b"
+    else:
+        assert status == 200 and '<html lang="en">' in body
 
 
 def test_switcher_keeps_the_query_and_works_on_error_pages(client: FlaskClient) -> None:

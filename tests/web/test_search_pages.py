@@ -110,9 +110,9 @@ def test_suggestions_from_the_index(real_client: FlaskClient) -> None:
     assert q == "prio" and "Priority" in completions
 
 
-def test_rule_pages_of_the_real_build_stay_light(real_client: FlaskClient) -> None:
+def test_rule_pages_of_the_real_build_stay_light(full_client: FlaskClient) -> None:
     for url in ("/en/rules/117", "/ja/rules/117", "/fr/rules/117", "/en/rules/702", "/en/rules/7"):
-        response = real_client.get(url)
+        response = full_client.get(url)
         assert response.status_code == 200
         assert len(response.data) < 60_000, url
 
