@@ -2,7 +2,8 @@
 
 The hand-made base mirrors the real corpus's shape (the 2019 renumbering of Timing and Priority
 from 116 to 117, a French text on the old numbering, a Japanese text on the new one), so pages can
-be tested without a build. ``built_instance`` builds the real embedded corpus once per session.
+be tested without a build. ``web_instance`` is the real build (the embedded corpus, plus the
+official editions when ../shared is there); ``full_client`` skips without them.
 """
 
 from __future__ import annotations
