@@ -387,7 +387,7 @@ def _node(
         for key, start, end in rule.term_spans:
             # The build also names concepts of the term base that have no glossary entry to
             # link to ("play a land"): those stay plain text.
-            if key not in terms and _glossary_entry(kb, key, rule.lang) is not None:
+            if key not in terms and _glossary_entry(kb, key, rule.lang, rule.edition) is not None:
                 terms.add(key)
                 spans.append((key, start, end))
     href = _ref_href(locale, rule, pinned)
@@ -443,9 +443,13 @@ def _previews(kb: KnowledgeBase, rules: list[Rule], locale: str, pinned: str | N
     return list(seen.values())
 
 
-def _glossary_entry(kb: KnowledgeBase, key: str, lang: str) -> GlossaryEntry | None:
-    """The entry a term of a ``lang`` text names: its language's glossary, else the English."""
-    return kb.glossary_lookup(key, lang) or kb.glossary_lookup(key, "en")
+def _glossary_entry(
+    kb: KnowledgeBase, key: str, lang: str, edition: str | None = None
+) -> GlossaryEntry | None:
+    """The entry a term of a ``lang`` text names: as its own edition defined it (a 2016 rule, the
+    2016 glossary), else its language's newest glossary, else the English."""
+    own = kb.glossary.get(edition or "", {}).get(key)
+    return own or kb.glossary_lookup(key, lang) or kb.glossary_lookup(key, "en")
 
 
 def local_term(kb: KnowledgeBase, entry: GlossaryEntry, locale: str) -> str | None:
@@ -468,8 +472,9 @@ def _terms(kb: KnowledgeBase, rules: list[Rule], locale: str) -> list[dict[str, 
         keys.extend(k for k in rule.terms if k not in keys)
     out = []
     lang = rules[0].lang if rules else locale
+    edition = rules[0].edition if rules else None
     for key in keys:
-        entry = _glossary_entry(kb, key, lang)
+        entry = _glossary_entry(kb, key, lang, edition)
         if entry is None:
             continue
         out.append(
