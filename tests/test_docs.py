@@ -18,7 +18,9 @@ def test_every_command_documented() -> None:
 
 def test_every_url_documented() -> None:
     for url, what in URLS.items():
-        assert f"| `{url}` | {what} |" in README, f"{url} is not in the README's URL table as in URLS"
+        assert f"| `{url}` | {what} |" in README, (
+            f"{url} is not in the README's URL table as in URLS"
+        )
 
 
 def test_readme_opens_with_run_and_test_commands() -> None:
