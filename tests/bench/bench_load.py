@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import http.client
+import itertools
 import re
 import shutil
 import socket
@@ -27,6 +28,7 @@ import threading
 import time
 import urllib.parse
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
 
 SHARED_CR_EN = Path(__file__).resolve().parents[2].parent / "shared" / "corpus-raw" / "cr-en"
@@ -107,31 +109,8 @@ def run_wrk(url: str, clients: int, duration: int) -> tuple[float, float]:
 
 def run_threads(url: str, clients: int, duration: int) -> tuple[float, float]:
     """Requests/s and p99 latency (ms) with keep-alive connections in threads (no wrk)."""
-    parts = urllib.parse.urlsplit(url)
-    path = parts.path + (f"?{parts.query}" if parts.query else "")
-    latencies: list[float] = []
-    lock = threading.Lock()
-    stop = time.perf_counter() + duration
-
-    def client() -> None:
-        conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=10)
-        mine = []
-        while time.perf_counter() < stop:
-            t = time.perf_counter()
-            conn.request("GET", path)
-            conn.getresponse().read()
-            mine.append((time.perf_counter() - t) * 1000)
-        conn.close()
-        with lock:
-            latencies.extend(mine)
-
-    threads = [threading.Thread(target=client) for _ in range(clients)]
-    for th in threads:
-        th.start()
-    for th in threads:
-        th.join()
-    latencies.sort()
-    return len(latencies) / duration, latencies[int(len(latencies) * 0.99) - 1]
+    rps, p99, _ = _drive(itertools.repeat(url), clients, duration)
+    return rps, p99
 
 
 def uncached_search_ms(base: str) -> float:
@@ -161,30 +140,36 @@ def distinct_search_urls(base: str) -> list[str]:
 
 def run_distinct(urls: list[str], clients: int, duration: int) -> tuple[float, float, int]:
     """Requests/s, p99 (ms) and requests made, each URL requested once (no cache can help)."""
-    parts = urllib.parse.urlsplit(urls[0])
-    todo = iter(urls)
+    return _drive(iter(urls), clients, duration)
+
+
+def _drive(urls: Iterator[str], clients: int, duration: int) -> tuple[float, float, int]:
+    """Threads with keep-alive connections take URLs until the time or the URLs run out."""
     lock = threading.Lock()
     latencies: list[float] = []
     started = time.perf_counter()
     stop = started + duration
 
     def client() -> None:
-        conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=30)
+        conn: http.client.HTTPConnection | None = None
         mine = []
         while time.perf_counter() < stop:
             with lock:
-                url = next(todo, None)
+                url = next(urls, None)
             if url is None:
                 break
             u = urllib.parse.urlsplit(url)
+            if conn is None:
+                conn = http.client.HTTPConnection(u.hostname, u.port, timeout=30)
             t = time.perf_counter()
-            conn.request("GET", f"{u.path}?{u.query}")
+            conn.request("GET", u.path + (f"?{u.query}" if u.query else ""))
             response = conn.getresponse()
             response.read()
             if response.status != 200:
                 print(f"  warning: {response.status} from {url}")
             mine.append((time.perf_counter() - t) * 1000)
-        conn.close()
+        if conn is not None:
+            conn.close()
         with lock:
             latencies.extend(mine)
 
