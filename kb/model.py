@@ -283,6 +283,16 @@ class KnowledgeBase:
                 return self.rule(ed.id, editions[ed.id])
         return None
 
+    def counterparts(self, rule: Rule) -> dict[str, Rule]:
+        """The same rule in each other language: the newest text there of its lineage."""
+        lineage = rule.lineage or rule.canonical
+        out: dict[str, Rule] = {}
+        for lang in LANGS:
+            other = self.current(lineage, lang) if lineage and lang != rule.lang else None
+            if other is not None:
+                out[lang] = other
+        return out
+
     def subtree(self, rule: Rule) -> list[Rule]:
         """The rule and everything below it, in document order."""
         out = [rule]

@@ -33,24 +33,16 @@ def edition_json(ed: Edition) -> dict[str, Any]:
 
 def translations(kb: KnowledgeBase, rule: Rule) -> dict[str, dict[str, Any]]:
     """The same rule in the other languages: newest edition of each that has it."""
-    out: dict[str, dict[str, Any]] = {}
-    lineage = rule.lineage or rule.canonical
-    if not lineage:
-        return out
-    for lang in ("en", "fr", "ja"):
-        if lang == rule.lang:
-            continue
-        other = kb.current(lineage, lang)
-        if other is not None:
-            ed = kb.editions[other.edition]
-            out[lang] = {
-                "edition": other.edition,
-                "date": ed.date,
-                "number": other.number,
-                "title": other.title,
-                "text": other.text,
-            }
-    return out
+    return {
+        lang: {
+            "edition": other.edition,
+            "date": kb.editions[other.edition].date,
+            "number": other.number,
+            "title": other.title,
+            "text": other.text,
+        }
+        for lang, other in kb.counterparts(rule).items()
+    }
 
 
 def rule_json(kb: KnowledgeBase, rule: Rule) -> dict[str, Any]:

@@ -24,11 +24,6 @@ class SearchUnavailable(RuntimeError):
     """The index cannot be opened: searches answer 503 until the instance is rebuilt."""
 
 
-def load_kb(instance: Path) -> KnowledgeBase:
-    """Read the built knowledge base of an instance (:func:`kb.build.load` knows the format)."""
-    return load(instance)
-
-
 class SearcherPool:
     """The process's one searcher, opened on first use and kept until shutdown.
 
@@ -81,7 +76,7 @@ def init_app(app: Flask) -> None:
     kb = app.config.get("KB")
     instance = Path(app.config["INSTANCE"])
     if kb is None:
-        kb = load_kb(instance)
+        kb = load(instance)
     app.extensions["kb"] = kb
     app.extensions["kb_search"] = SearcherPool(
         Path(app.config.get("INDEX_DIR") or instance / "index"), kb

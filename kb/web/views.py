@@ -550,10 +550,11 @@ def _translations(kb: KnowledgeBase, rule: Rule, locale: str) -> list[dict[str, 
     if not rule.canonical:
         return []
     out = []
+    found = kb.counterparts(rule)
     for lang in LANGS:
         if lang == rule.lang:
             continue
-        other = kb.current(rule.canonical, lang)
+        other = found.get(lang)
         if other is None:
             out.append({"lang": lang, "language": LANGUAGE_NAMES[lang], "missing": True})
             continue
