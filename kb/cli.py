@@ -202,7 +202,8 @@ def cmd_concordance(args: argparse.Namespace, out: TextIO) -> int:
             known = ", ".join(e.id for e in kb.editions.values())
             raise CommandError(f"unknown edition {spec!r} (known: {known})")
         eds.append(ed)
-    changes = diff_editions(kb, eds[0].id, eds[1].id)
+    # Neighbouring full editions were compared at build time; any other pair is compared now.
+    changes = kb.changes.get(f"{eds[0].id}..{eds[1].id}") or diff_editions(kb, eds[0].id, eds[1].id)
     groups: dict[str, list[Any]] = {"moved": [], "edited": [], "created": [], "deleted": []}
     for c in changes:
         groups[c.change].append({"old": c.old, "new": c.new})
