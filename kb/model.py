@@ -156,6 +156,9 @@ class ExampleInfo:
     passed: bool
     trace: list[dict[str, Any]] = field(default_factory=list)
     trace_text: str = ""
+    #: the title and the prose (Markdown, no game blocks) by language; English is ``title`` too
+    titles: dict[str, str] = field(default_factory=dict)
+    prose: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(slots=True)
