@@ -1,17 +1,17 @@
-"""Build: corpus files -> records -> knowledge base -> artefacts (``kb.json`` and the search index).
+"""Build: corpus files -> records -> knowledge base -> artefacts (``kb.sqlite`` and the search index).
 
 The build reads the embedded corpus plus the paths a user added, links and aligns everything, runs
-the executable examples, and writes the instance folder atomically: a new build is made beside the
-old one and swapped in by renaming, so a failed build leaves the previous one intact. When the
-content hash of every input (and of the code that builds) is unchanged, nothing is rebuilt.
+the executable examples, and publishes a new build folder of the instance atomically
+(:mod:`kb.instance`: a pointer replaced by one rename), so a failed build leaves the previous one
+intact and a running server moves to the new one on its next request. When the content hash of
+every input (and of the code that builds) is unchanged, nothing is rebuilt.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import os
-import shutil
+import stat
 import sys
 import time
 from collections.abc import Callable, Iterable
@@ -19,7 +19,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kb import concordance
+from kb import concordance, store
+from kb import instance as layout
+from kb.instance import BuildError, load
 from kb.model import (
     Commentary,
     Edition,
@@ -34,17 +36,15 @@ from kb.paths import CORPUS_DIR, EXAMPLES_DIR, PACKAGE_DIR
 from kb.rulenum import try_parse
 from kb.sources.records import Problem, SourceDoc, SourceError
 
-FORMAT_VERSION = "1"
-KB_FILE = "kb.json"
+FORMAT_VERSION = "2"
+KB_FILE = store.DB_FILE
 BUILD_FILE = "build.json"
 CORPUS_FILE = "corpus.json"
 INDEX_DIR = "index"
 
 Progress = Callable[[str, int, int], None]
 
-
-class BuildError(Exception):
-    """A build that cannot be made; the message names the file (and line) at fault."""
+__all__ = ["BuildError", "BuildReport", "build", "build_kb", "is_stale", "load"]
 
 
 @dataclass
@@ -557,6 +557,31 @@ def remembered_paths(instance: Path) -> list[Path]:
     return [Path(p) for p in data.get("paths", [])]
 
 
+def check_corpus_path(path: Path) -> Path:
+    """A path given to ``--corpus``, resolved; :class:`BuildError` naming what is wrong with it."""
+    path = Path(path).expanduser()
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        raise BuildError(f"{path}: no such file or folder (corpus path not added)") from None
+    except OSError as exc:
+        raise BuildError(f"{path}: cannot read: {exc.strerror} (corpus path not added)") from None
+    if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+        kind = (
+            "a named pipe (FIFO)"
+            if stat.S_ISFIFO(mode)
+            else "a device"
+            if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
+            else "a socket"
+            if stat.S_ISSOCK(mode)
+            else "not a regular file"
+        )
+        raise BuildError(
+            f"{path}: is {kind}, not a file or folder of rule texts (corpus path not added)"
+        )
+    return path.resolve()
+
+
 def build(
     instance: Path,
     extra_paths: Iterable[Path] = (),
@@ -565,15 +590,30 @@ def build(
     progress: Progress | None = None,
     run_examples_too: bool = True,
 ) -> BuildReport:
-    """Build the instance (kb.json, search index) unless its inputs are unchanged."""
+    """Build the instance (kb.sqlite, search index) unless its inputs are unchanged.
+
+    One build of an instance runs at a time (a second one gets :class:`BuildError` at once); what
+    killed builds left behind is removed first.
+    """
     started = time.perf_counter()
     instance = Path(instance)
-    added = []
-    for p in extra_paths:
-        p = Path(p).expanduser()
-        if not p.exists():
-            raise BuildError(f"{p}: no such file or folder (corpus path not added)")
-        added.append(p.resolve())
+    added = [check_corpus_path(p) for p in extra_paths]
+    try:
+        with layout.lock(instance):
+            layout.clean_stale(instance)
+            return _build_locked(instance, added, force, progress, run_examples_too, started)
+    except layout.InstanceBusy as exc:
+        raise BuildError(str(exc)) from None
+
+
+def _build_locked(
+    instance: Path,
+    added: list[Path],
+    force: bool,
+    progress: Progress | None,
+    run_examples_too: bool,
+    started: float,
+) -> BuildReport:
     paths = list(dict.fromkeys([*remembered_paths(instance), *added]))
     for p in paths:
         if not p.exists():
@@ -601,20 +641,15 @@ def build(
     ]
     report.totals = totals(kb)
 
-    instance.parent.mkdir(parents=True, exist_ok=True)
-    staging = instance.parent / f".{instance.name}.building-{os.getpid()}"
-    shutil.rmtree(staging, ignore_errors=True)
-    staging.mkdir()
+    staging = layout.new_staging(instance)
     try:
         t = time.perf_counter()
-        kb.save(staging / KB_FILE)
+        store.write(kb, staging / KB_FILE)
         timings["save"] = time.perf_counter() - t
         t = time.perf_counter()
-        from kb.search import build_index
-
         if progress:
             progress("building the search index", 1, 1)
-        stats = build_index(kb, staging / INDEX_DIR)
+        stats = _build_index(kb, staging / INDEX_DIR, layout.current_build(instance))
         report.notes.append(
             f"search index: {stats['docs']} documents, {stats['bytes'] / 1e6:.1f} MB, "
             f"{stats['seconds']:.2f} s"
@@ -636,20 +671,31 @@ def build(
         (staging / BUILD_FILE).write_text(
             json.dumps(info, indent=1, ensure_ascii=False), encoding="utf-8"
         )
-        _swap(staging, instance)
+        layout.publish(instance, staging, digest)
     except BaseException:
+        import shutil
+
         shutil.rmtree(staging, ignore_errors=True)
         raise
     return report
 
 
-def _swap(staging: Path, instance: Path) -> None:
-    """Replace the instance by the staging folder with renames (readers never see half a build)."""
-    old = instance.parent / f".{instance.name}.old-{os.getpid()}"
-    if instance.exists():
-        instance.rename(old)
-    staging.rename(instance)
-    shutil.rmtree(old, ignore_errors=True)
+def _build_index(kb: KnowledgeBase, index_dir: Path, previous_build: Path | None) -> dict[str, Any]:
+    """The search index, reusing the previous build's where the indexer can
+    (``previous=``, when :func:`kb.search.build_index` takes it)."""
+    import inspect
+
+    from kb.search import build_index
+
+    previous = previous_build / INDEX_DIR if previous_build else None
+    if previous is not None and previous.is_dir():
+        try:
+            accepts = "previous" in inspect.signature(build_index).parameters
+        except (TypeError, ValueError):
+            accepts = False
+        if accepts:
+            return build_index(kb, index_dir, previous=previous)
+    return build_index(kb, index_dir)
 
 
 def totals(kb: KnowledgeBase) -> dict[str, int]:
@@ -688,19 +734,6 @@ def is_stale(instance: Path) -> bool:
         return read_build_info(instance).get("content_hash") != content_hash(inputs)
     except (BuildError, SourceError):
         return True
-
-
-def load(instance: Path) -> KnowledgeBase:
-    """The built knowledge base of an instance; :class:`BuildError` if there is none."""
-    path = Path(instance) / KB_FILE
-    if not path.is_file():
-        raise BuildError(f"{instance}: no knowledge base built here yet (run `kb build`)")
-    try:
-        return KnowledgeBase.load(path)
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise BuildError(
-            f"{path}: unreadable knowledge base ({exc}); rebuild with `kb build --force`"
-        ) from exc
 
 
 def terminal_progress(stream: Any = None) -> Progress | None:
