@@ -12,7 +12,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from flask import Flask, current_app, g, has_request_context
+from flask import Flask, current_app, g, has_request_context, request
 
 from kb import instance as layout
 from kb.instance import BuildError, load
@@ -135,12 +135,38 @@ def _published(app: Flask, build: Build) -> None:
     app.extensions["kb_search"] = build.search
     code = app.config.get("CODE_VERSION", "")
     app.config["ETAG_SEED"] = f"{build.kb.content_hash}:{code}"
-    cache = app.wsgi_app
-    lock, entries = getattr(cache, "lock", None), getattr(cache, "entries", None)
-    if lock is not None and entries is not None:
-        with lock:
-            entries.clear()
-            cache.bytes = 0  # type: ignore[attr-defined]
+    cache = app.extensions.get("kb_page_cache")
+    if cache is not None:
+        with cache.lock:
+            cache.entries.clear()
+            cache.bytes = 0
+
+
+def follow_builds(app: Flask) -> None:
+    """Check for a new build before anything else answers, the page cache included (call once
+    the app's WSGI stack is complete). A page rendered from the old build by a request that was
+    in flight when the new one arrived is dropped from the cache again as it leaves."""
+    watcher: BuildWatcher | None = app.extensions.get("kb_watcher")
+    if watcher is None:
+        return
+    inner = app.wsgi_app
+    if hasattr(inner, "entries") and hasattr(inner, "lock"):
+        app.extensions["kb_page_cache"] = inner
+
+    def checked(environ: dict[str, Any], start_response: Any) -> Any:
+        build = watcher.current()
+        environ["kb.build"] = build
+        result = inner(environ, start_response)
+        cache = app.extensions.get("kb_page_cache")
+        if watcher.active is not build and cache is not None:
+            key = f"{environ.get('PATH_INFO', '')}?{environ.get('QUERY_STRING', '')}"
+            with cache.lock:
+                old = cache.entries.pop(key, None)
+                if old is not None:
+                    cache.bytes -= len(old[2])
+        return result
+
+    app.wsgi_app = checked  # type: ignore[method-assign]
 
 
 def init_app(app: Flask) -> None:
@@ -164,7 +190,10 @@ def init_app(app: Flask) -> None:
 def _pick_build() -> None:
     """Bind the request to the newest build: everything it reads comes from that one."""
     watcher = current_app.extensions.get("kb_watcher")
-    g.kb_build = watcher.current() if watcher is not None else current_app.extensions["kb_build"]
+    if watcher is None:
+        g.kb_build = current_app.extensions["kb_build"]
+    else:
+        g.kb_build = request.environ.get("kb.build") or watcher.current()
 
 
 def _build() -> Build:
