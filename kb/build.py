@@ -14,13 +14,14 @@ import json
 import stat
 import sys
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kb import concordance, store
+from kb import buildcache, concordance, store
 from kb import instance as layout
+from kb.buildcache import BuildCache
 from kb.instance import BuildError, load
 from kb.model import (
     Commentary,
@@ -148,6 +149,41 @@ def read_all(
             problems.extend(doc.problems)
         docs.extend(got)
     return docs, problems
+
+
+def read_cached(
+    inputs: list[tuple[Path, dict[str, Any] | None]],
+    progress: Progress | None = None,
+    cache: BuildCache | None = None,
+) -> tuple[list[SourceDoc], list[Problem]]:
+    """:func:`read_all`, taking each file whose bytes (and reader code) are unchanged from the
+    cache instead of reading it again."""
+    if cache is None or cache.folder is None:
+        return read_all(inputs, progress)
+    code = buildcache.code_digest("docs")
+    keys: list[str] = []
+    for path, entry in inputs:
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            raise BuildError(f"{path}: cannot read: {exc.strerror}") from exc
+        keys.append(buildcache.digest(str(path), repr(sorted((entry or {}).items())), code, data))
+    found = [cache.get("docs", key) for key in keys]
+    missing = [inp for inp, got in zip(inputs, found, strict=True) if got is None]
+    fresh: dict[str, list[SourceDoc]] = {str(path): [] for path, _ in missing}
+    if missing:
+        docs, _ = read_all(missing, progress)
+        for doc in docs:
+            if doc.path not in fresh:  # a reader named its document otherwise: no caching
+                return read_all(inputs, progress)
+            fresh[doc.path].append(doc)
+    out: list[SourceDoc] = []
+    for (path, _), key, got in zip(inputs, keys, found, strict=True):
+        if got is None:
+            got = fresh[str(path)]
+            cache.put("docs", key, got)
+        out.extend(got)
+    return out, [p for doc in out for p in doc.problems]
 
 
 def assemble(docs: list[SourceDoc], problems: list[Problem]) -> KnowledgeBase:
@@ -343,35 +379,102 @@ def _link_tree(table: dict[str, Rule]) -> None:
                 break
 
 
-def link(kb: KnowledgeBase) -> None:
+def link(kb: KnowledgeBase, cache: BuildCache | None = None) -> None:
     """Cross-references (resolved within their own edition) and glossary terms used by each rule.
 
     Terms are the glossary entries of the edition (or the newest glossary of its language), and
     the term base's names in that language, keyed by the English glossary entry: so the French and
     Japanese quotes, which have no glossary, still know which terms they use.
+
+    With a ``cache``, an edition whose texts and vocabulary were linked before by the same code
+    takes its links from there (most of an archive's rebuild); references are found once per
+    distinct text (an archive prints the same rule text in dozens of editions).
     """
     from kb.link import TermMatcher, find_refs
 
-    matchers: dict[tuple[str, str], Any] = {}
+    refs_of: dict[tuple[str, str], list[tuple[Any, ...]]] = {}
+
+    def refs(text: str, lang: str, table: Mapping[str, Rule]) -> list[Ref]:
+        rows = refs_of.get((text, lang))
+        if rows is None:
+            rows = [(r.number, r.label, r.start, r.end) for r in find_refs(text, lang)]
+            refs_of[(text, lang)] = rows
+        return [Ref(n, label, a, b, n in table) for n, label, a, b in rows]
+
+    vocabularies: dict[tuple[str, int], tuple[dict[str, list[str]], str]] = {}
+    matchers: dict[tuple[str, int], Any] = {}
     for ed_id, table in kb.rules.items():
         ed = kb.editions[ed_id]
         own = kb.glossary.get(ed_id)
         newest = kb.glossary_edition(ed.lang)
         glossary = own or (kb.glossary[newest.id] if newest else {})
-        key = (ed.lang, id(glossary))
-        if key not in matchers:
-            matchers[key] = TermMatcher(_vocabulary(kb, ed.lang, glossary), ed.lang)
-        matcher = matchers[key]
+        vkey = (ed.lang, id(glossary))
+        if vkey not in vocabularies:
+            vocab = _vocabulary(kb, ed.lang, glossary)
+            vocabularies[vkey] = (vocab, buildcache.digest(ed.lang, sorted(vocab.items())))
+        vocab, vocab_fp = vocabularies[vkey]
+        entries = kb.glossary.get(ed_id, {})
+        fp = ""
+        if cache is not None:
+            fp = buildcache.digest(
+                ed.lang,
+                vocab_fp,
+                buildcache.code_digest("link"),
+                [(r.number, r.text, r.examples) for r in table.values()],
+                [(g.key, g.definition) for g in entries.values()],
+            )
+            if _apply_links(cache.get("link", fp), table, entries):
+                continue
+        if vkey not in matchers:
+            matchers[vkey] = TermMatcher(vocab, ed.lang)
+        matcher = matchers[vkey]
         for rule in table.values():
-            rule.refs = _resolve(find_refs(rule.text, ed.lang), table)
-            rule.example_refs = [_resolve(find_refs(x, ed.lang), table) for x in rule.examples]
+            rule.refs = refs(rule.text, ed.lang, table)
+            rule.example_refs = [refs(x, ed.lang, table) for x in rule.examples]
             spans = matcher.find(rule.text, skip=[(r.start, r.end) for r in rule.refs])
             rule.term_spans = [[key, start, end] for key, start, end in spans]
             rule.terms = list(dict.fromkeys(key for key, _, _ in spans))
-        for entry in kb.glossary.get(ed_id, {}).values():
-            entry.refs = _resolve(find_refs(entry.definition, ed.lang), table)
+        for entry in entries.values():
+            entry.refs = refs(entry.definition, ed.lang, table)
             # The references the build found are the entry's "See rule" numbers, in one grammar.
             entry.rule_refs = list(dict.fromkeys(r.number for r in entry.refs))
+        if cache is not None:
+            cache.put("link", fp, _links_of(table, entries))
+
+
+def _links_of(table: Mapping[str, Rule], entries: Mapping[str, GlossaryEntry]) -> Any:
+    """What :func:`link` found in one edition, as plain tuples (the cached form)."""
+
+    def rows(refs: list[Ref]) -> list[tuple[Any, ...]]:
+        return [(r.number, r.label, r.start, r.end, r.resolved) for r in refs]
+
+    return (
+        [
+            (rows(r.refs), [rows(x) for x in r.example_refs], r.term_spans, r.terms)
+            for r in table.values()
+        ],
+        [rows(g.refs) for g in entries.values()],
+    )
+
+
+def _apply_links(
+    cached: Any, table: Mapping[str, Rule], entries: Mapping[str, GlossaryEntry]
+) -> bool:
+    """Put cached links back on an edition's rules and entries; False when there are none."""
+    if cached is None:
+        return False
+    rule_links, entry_links = cached
+    if len(rule_links) != len(table) or len(entry_links) != len(entries):
+        return False
+    for rule, (refs, example_refs, spans, terms) in zip(table.values(), rule_links, strict=True):
+        rule.refs = [Ref(*r) for r in refs]
+        rule.example_refs = [[Ref(*r) for r in x] for x in example_refs]
+        rule.term_spans = spans
+        rule.terms = terms
+    for entry, refs in zip(entries.values(), entry_links, strict=True):
+        entry.refs = [Ref(*r) for r in refs]
+        entry.rule_refs = list(dict.fromkeys(r.number for r in entry.refs))
+    return True
 
 
 def _vocabulary(
@@ -490,17 +593,20 @@ def build_kb(
     run_examples_too: bool = True,
     progress: Progress | None = None,
     timings: dict[str, float] | None = None,
+    cache: BuildCache | None = None,
 ) -> tuple[KnowledgeBase, list[Problem], list[str]]:
     """Read, assemble, link and align: the whole knowledge base in memory (no files written).
 
     Returns the knowledge base, the reader/build problems and notes on how partial texts were placed.
+    With a ``cache`` (:class:`kb.buildcache.BuildCache`), unchanged files, editions and edition
+    pairs are taken from the previous build instead of being read, linked and aligned again.
     """
     from kb.terms import load_terms, merge_harvested
 
     timings = timings if timings is not None else {}
     t0 = time.perf_counter()
     inputs = corpus_inputs(extra_paths)
-    docs, problems = read_all(inputs, progress)
+    docs, problems = read_cached(inputs, progress, cache)
     timings["read"] = time.perf_counter() - t0
     t = time.perf_counter()
     kb = assemble(docs, problems)
@@ -510,13 +616,13 @@ def build_kb(
     problems.extend(Problem(str(CORPUS_DIR / "terms.toml"), None, m) for m in messages)
     if progress:
         progress("linking references and terms", 1, 3)
-    link(kb)
+    link(kb, cache)
     timings["link"] = time.perf_counter() - t
     t = time.perf_counter()
     if progress:
         progress("aligning editions", 2, 3)
     notes = concordance.compute(
-        kb, concordance.load_overrides(CORPUS_DIR / "concordance-overrides.toml")
+        kb, concordance.load_overrides(CORPUS_DIR / "concordance-overrides.toml"), cache=cache
     )
     canonicalise_refs(kb)
     attach_commentary(kb)
@@ -629,8 +735,9 @@ def _build_locked(
         return report
 
     timings: dict[str, float] = {}
+    cache = BuildCache(instance / layout.CACHE_DIR)
     kb, problems, notes = build_kb(
-        paths, run_examples_too=run_examples_too, progress=progress, timings=timings
+        paths, run_examples_too=run_examples_too, progress=progress, timings=timings, cache=cache
     )
     kb.content_hash = digest
     report = BuildReport(instance, False, digest, timings=timings, notes=notes)
@@ -672,6 +779,7 @@ def _build_locked(
             json.dumps(info, indent=1, ensure_ascii=False), encoding="utf-8"
         )
         layout.publish(instance, staging, digest)
+        cache.prune()
     except BaseException:
         import shutil
 

@@ -19,56 +19,6 @@ from kb import instance as layout
 from kb.build import BuildError, build, load
 from kb.cli import main
 
-CR_TEMPLATE = """Magic: The Gathering Comprehensive Rules
-
-These rules are effective as of {date}.
-
-Introduction
-
-A test edition written for the kb project in the layout of the official text.
-
-Contents
-
-1. Game Concepts
-100. General
-117. Timing and Priority
-Glossary
-Credits
-
-1. Game Concepts
-
-100. General
-
-100.1. These rules apply to any game with two or more players.
-
-100.1a A two-player game begins with only two players.
-
-117. Timing and Priority
-
-117.1. Unless a spell or ability says otherwise, a player may cast spells only while holding priority.
-
-117.3b The active player receives priority after a spell or ability resolves.
-
-117.4. {marker}
-
-Glossary
-
-Priority
-Which player can take actions at a given moment. See rule 117, "Timing and Priority."
-
-Credits
-
-Written for the tests of the kb project.
-"""
-
-
-def write_edition(folder: Path, date: str, human: str, marker: str = "A rule of the test.") -> Path:
-    """A small complete English edition dated ``date`` (ISO) in ``folder``."""
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"MagicCompRules-{date}.txt"
-    path.write_text(CR_TEMPLATE.format(date=human, marker=marker), encoding="utf-8")
-    return path
-
 
 @pytest.fixture()
 def instance(embedded_instance: Path, tmp_path: Path) -> Path:
@@ -192,7 +142,9 @@ def test_fifo_and_device_are_named_as_such(instance: Path, tmp_path: Path, capsy
     assert code == 1 and "no such file or folder" in capsys.readouterr().err
 
 
-def test_open_knowledge_base_survives_a_new_build(instance: Path, tmp_path: Path) -> None:
+def test_open_knowledge_base_survives_a_new_build(
+    write_edition, instance: Path, tmp_path: Path
+) -> None:
     """A reader that opened a build keeps reading it after a newer one is published."""
     kb = load(instance)
     n_before = len(kb.editions)
@@ -205,7 +157,7 @@ def test_open_knowledge_base_survives_a_new_build(instance: Path, tmp_path: Path
     assert len(load(instance).editions) == n_before + 1
 
 
-def test_running_app_moves_to_a_new_build(instance: Path, tmp_path: Path) -> None:
+def test_running_app_moves_to_a_new_build(write_edition, instance: Path, tmp_path: Path) -> None:
     """A page of an edition added by `kb build` is served without a restart, with a new ETag;
     a request already running finishes on the build it started with."""
     from flask import g
@@ -234,7 +186,9 @@ def test_running_app_moves_to_a_new_build(instance: Path, tmp_path: Path) -> Non
     assert fresh.status_code == 200 and fresh.headers["ETag"] != etag
 
 
-def test_no_failed_request_while_builds_are_published(instance: Path, tmp_path: Path) -> None:
+def test_no_failed_request_while_builds_are_published(
+    write_edition, instance: Path, tmp_path: Path
+) -> None:
     """A real server under steady requests from four threads while two builds are published:
     every response is a 200, and the new edition is served at the end."""
     from werkzeug.serving import make_server
