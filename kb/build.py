@@ -612,6 +612,7 @@ def build_kb(
     kb = assemble(docs, problems)
     terms = load_terms(CORPUS_DIR / "terms.toml")
     pairs = [p for d in docs for p in d.term_pairs]
+    del docs  # the records are in the knowledge base now: free them before linking (peak memory)
     kb.terms, messages = merge_harvested(terms, pairs)
     problems.extend(Problem(str(CORPUS_DIR / "terms.toml"), None, m) for m in messages)
     if progress:

@@ -96,6 +96,7 @@ def _same_lookups(
             assert db.find(rule.lang, rule.number) == mem.find(rule.lang, rule.number)
             lin = rule.lineage
             assert db.history(lin, rule.lang) == mem.history(lin, rule.lang)
+            assert db.history_texts(lin, rule.lang) == mem.history_texts(lin, rule.lang)
             assert db.current(lin, "en") == mem.current(lin, "en")
             assert db.in_edition(lin, ed_id) == mem.in_edition(lin, ed_id)
             if rule.canonical:
