@@ -43,6 +43,10 @@ INDEX_DIR = "index"
 Progress = Callable[[str, int, int], None]
 
 
+#: How a left-out file's problem reads in ``BuildReport.problems`` (``str(Problem)`` of an error).
+LEFT_OUT_MARK = ": error: "
+
+
 class BuildError(Exception):
     """A build that cannot be made; the message names the file (and line) at fault."""
 
@@ -86,9 +90,21 @@ class BuildReport:
             f"tournament rules {t.get('tournament', 0)}"
         )
         lines.extend(f"Note: {n}" for n in self.notes)
-        lines.append(f"Warnings: {len(self.problems)}")
-        lines.extend(f"  {p}" for p in self.problems)
+        left_out = self.left_out
+        if left_out:
+            lines.append(
+                f"Left out {len(left_out)} file(s) that could not be read (the rest is built):"
+            )
+            lines.extend(f"  {p}" for p in left_out)
+        warnings = [p for p in self.problems if p not in left_out]
+        lines.append(f"Warnings: {len(warnings)}")
+        lines.extend(f"  {p}" for p in warnings)
         return "\n".join(lines)
+
+    @property
+    def left_out(self) -> list[str]:
+        """The files left out of the build, one ``file:line: error: why`` each."""
+        return [p for p in self.problems if LEFT_OUT_MARK in p]
 
 
 # ---- inputs ---------------------------------------------------------------------------------
@@ -129,25 +145,43 @@ def content_hash(inputs: Iterable[tuple[Path, dict[str, Any] | None]]) -> str:
 def read_all(
     inputs: list[tuple[Path, dict[str, Any] | None]], progress: Progress | None = None
 ) -> tuple[list[SourceDoc], list[Problem]]:
-    """Read every input with its reader; a file that cannot be read raises :class:`BuildError`."""
+    """Read every input with its reader.
+
+    An added file that cannot be read (damaged, binary, of no known format) is left out: its
+    problem (severity "error", file and line) is reported and the rest builds. The build stops
+    with :class:`BuildError` only when a file of the embedded corpus fails, or when every added
+    file does (nothing the user asked for could be read).
+    """
     from kb.sources.registry import read_source
 
     docs: list[SourceDoc] = []
     problems: list[Problem] = []
+    added = failed = 0
+    first_failure: SourceError | None = None
     for i, (path, entry) in enumerate(inputs, 1):
         if progress:
             progress(f"reading {path.name}", i, len(inputs))
+        added += entry is None
         try:
             got = read_source(path, entry)
         except SourceError as exc:
-            problem = exc.problem
-            raise BuildError(
-                f"{display_path(problem.path)}{':' + str(problem.line) if problem.line else ''}: {problem.message}"
-            ) from exc
+            if entry is not None:
+                raise BuildError(_where(exc.problem)) from exc
+            failed += 1
+            first_failure = first_failure or exc
+            problems.append(exc.problem)
+            continue
         for doc in got:
             problems.extend(doc.problems)
         docs.extend(got)
+    if first_failure is not None and failed == added:
+        raise BuildError(_where(first_failure.problem)) from first_failure
     return docs, problems
+
+
+def _where(problem: Problem) -> str:
+    line = f":{problem.line}" if problem.line else ""
+    return f"{display_path(problem.path)}{line}: {problem.message}"
 
 
 def assemble(docs: list[SourceDoc], problems: list[Problem]) -> KnowledgeBase:

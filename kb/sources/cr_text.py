@@ -420,13 +420,16 @@ def _read_rules(
                     intended = _free_number(number, set(seen), printed_all)
                 if intended is not None:
                     first = seen.get(numbered.key)
-                    twice = f" (first at line {first.line})" if first else ""
+                    what = (
+                        f"duplicate rule number {numbered.key} (first at line {first.line})"
+                        if first
+                        else f"rule printed as {numbered.key}"
+                    )
                     problems.append(
                         Problem(
                             path,
                             lineno,
-                            f"rule printed as {numbered.key}{twice} stands where {intended} "
-                            f"belongs; kept as {intended}",
+                            f"{what} stands where {intended} belongs; kept as {intended}, flagged",
                         )
                     )
                     record.flags += ["renumbered", f"printed-as:{numbered.key}"]
