@@ -552,6 +552,9 @@ def build_kb(
     notes = concordance.compute(
         kb, concordance.load_overrides(CORPUS_DIR / "concordance-overrides.toml")
     )
+    from kb.premodern import link_pre_m10  # editions before July 2009: linked to M10 by text
+
+    notes += link_pre_m10(kb)
     canonicalise_refs(kb)
     attach_commentary(kb)
     count(kb)
