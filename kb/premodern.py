@@ -38,6 +38,9 @@ CONTEXT_BONUS = 0.08
 CANDIDATES = 12
 #: ... of which this many, the closest by word weights, are compared word by word.
 CLOSE_LOOK = 5
+#: A text of at least this many words contained in the other counts with this weight.
+CONTAINED_MIN_WORDS = 8
+CONTAINED_WEIGHT = 0.85
 
 
 class RuleLike(Protocol):
@@ -70,7 +73,8 @@ _RENAMES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"\bplayed (?=(?:an? |the |that |this )?(?:\w+ )?spells?\b)", "cast "),
         (r"\bplay(?:s|ing)? (?=(?:an? |the |that |this )?(?:\w+ )?abilit)", "activate "),
         (r"\bplayed (?=(?:an? |the |that |this )?(?:\w+ )?abilit)", "activated "),
-        (r"\bsummoning sickness\b", "summoning sickness"),
+        (r"\bstate-based effects?\b", "state-based actions"),
+        (r"\bend phase\b", "ending phase"),
         (r"\bend of turn step\b", "end step"),
         (r"\bat end of turn\b", "at the beginning of the end step"),
     )
@@ -119,7 +123,18 @@ def _vectors(
 
 
 def _ratio(a: list[str], b: list[str]) -> float:
-    return difflib.SequenceMatcher(None, a, b, autojunk=False).ratio()
+    """Word-order similarity of an old text ``a`` and an M10 text ``b``; a text that the other
+    contains nearly whole counts too (the M10 rule kept the first sentence and moved the example
+    out), a little less, and less again when it carries only a small part of the old text."""
+    matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
+    ratio = matcher.ratio()
+    shorter = min(len(a), len(b))
+    if shorter >= CONTAINED_MIN_WORDS:
+        matched = sum(block.size for block in matcher.get_matching_blocks())
+        # Of the pieces an old rule was split into, the one that carries most of it wins.
+        carried = min(1.0, matched / len(a) / 0.6)
+        ratio = max(ratio, CONTAINED_WEIGHT * matched / shorter * (0.5 + 0.5 * carried))
+    return ratio
 
 
 def _is_label(rule: RuleLike) -> bool:
