@@ -19,18 +19,17 @@ import math
 import re
 from collections import Counter, defaultdict
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Protocol
 
 from kb.concordance import M10_FIRST_DATE, PRE_M10, align, mask
-from kb.model import Edition, KnowledgeBase
+from kb.model import Edition, KnowledgeBase, Rule
 from kb.rulenum import try_parse
 
-__all__ = ["M10_FIRST", "PreM10Link", "link_pre_m10", "link_texts"]
+__all__ = ["M10_FIRST", "link_pre_m10", "link_texts"]
 
 #: The first edition in the M10 numbering.
 M10_FIRST = M10_FIRST_DATE
-#: A link needs at least this score (see :func:`_score`); below it the old rule has no successor.
+#: A link needs at least this score (see :func:`link_texts`); below it the old rule has no successor.
 MIN_SCORE = 0.55
 #: Added to a candidate's score where the old rule's parent or siblings went next to it.
 CONTEXT_BONUS = 0.08
@@ -98,18 +97,6 @@ def _tokens(text: str) -> list[str]:
     return _WORD.findall(text)
 
 
-@dataclass
-class PreM10Link:
-    """The links of the newest old edition to the first M10 edition (old number -> M10 number),
-    with each link's score, and the old rules with no successor."""
-
-    old_edition: str
-    m10_edition: str
-    pairs: dict[str, str] = field(default_factory=dict)
-    scores: dict[str, float] = field(default_factory=dict)
-    no_successor: list[str] = field(default_factory=list)
-
-
 def _vectors(
     texts: Mapping[str, list[str]], idf: Mapping[str, float]
 ) -> dict[str, dict[str, float]]:
@@ -157,9 +144,11 @@ def link_texts(
 ) -> dict[str, tuple[str, float]]:
     """Old number -> (M10 number, score) for every old rule whose text an M10 rule carries.
 
-    Each M10 rule takes at most one old rule. The score mixes the weighted word overlap (cosine
-    of word and word-pair weights) with the word-order similarity, plus a small bonus when the
-    old rule's parent went to the M10 rule's parent; see the module docstring.
+    Each M10 rule takes at most one old rule. The score (0-1) is the mean of the weighted word
+    overlap (cosine of word and word-pair weights) and the word-order similarity (:func:`_ratio`),
+    plus a small bonus when the old rule's parent or siblings went next to the M10 rule; equal
+    texts score 1. A heading or group label linked through its descendants scores the share of
+    its descendants that went under the M10 heading.
     """
     old_words = {n: _tokens(_content(r, True)) for n, r in old.items()}
     new_words = {n: _tokens(_content(r, False)) for n, r in new.items()}
@@ -328,8 +317,6 @@ def link_pre_m10(kb: KnowledgeBase) -> list[str]:
 
 
 def _apply(kb: KnowledgeBase, olds: list[Edition], lineage: dict[str, dict[str, str]]) -> None:
-    from kb import concordance
-
     for ed in olds:
         for number, rule in kb.rules[ed.id].items():
             previous = rule.lineage
@@ -342,5 +329,30 @@ def _apply(kb: KnowledgeBase, olds: list[Edition], lineage: dict[str, dict[str, 
             rule.lineage = lin
             rule.canonical = None if ":" in lin else lin
             kb.concordance.setdefault(lin, {})[ed.id] = number
-    # Their lineages changed: the per-rule changes and per-pair lists are computed again.
-    concordance._fill_changes(kb)
+    _refresh_changes(kb, olds)
+
+
+def _refresh_changes(kb: KnowledgeBase, olds: list[Edition]) -> None:
+    """The changes of the old editions and of the first M10 edition after them, again, now that
+    their lineages are known (as :func:`concordance.compute` fills them for every edition; the
+    editions after those are not affected)."""
+    from kb import concordance
+
+    english = kb.editions_of("en")
+    last_old = max(english.index(ed) for ed in olds)
+    boundary = next(
+        (i for i in range(last_old + 1, len(english)) if english[i].kind == "full"), last_old
+    )
+    seen: dict[str, Rule] = {}
+    full_before = False
+    for ed in english[: boundary + 1]:
+        for rule in kb.rules.get(ed.id, {}).values():
+            lin = concordance.lineage_of(rule)
+            rule.change = concordance.change_between(seen.get(lin), rule)
+            if rule.change == "created" and not full_before:
+                rule.change = "first"
+            seen[lin] = rule
+        full_before = full_before or ed.kind == "full"
+    full = [e for e in english[: boundary + 1] if e.kind == "full"]
+    for older, newer in itertools.pairwise(full):
+        kb.changes[f"{older.id}..{newer.id}"] = concordance.diff_editions(kb, older.id, newer.id)

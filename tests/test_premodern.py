@@ -191,3 +191,25 @@ def test_verified_no_successor_stay_unlinked(shared_links: dict[str, tuple[str, 
     for entry in sample:
         if entry["verdict"] == "none":
             assert entry["old"] not in shared_links, entry
+
+
+@pytest.mark.slow
+def test_changes_after_linking_equal_a_full_recomputation() -> None:
+    # kb.premodern recomputes only the changes its lineages touch; the result must be what the
+    # concordance would compute over every edition.
+    from kb import concordance
+    from kb.build import build_kb
+
+    if not (OLD_FILE.exists() and M10_FILE.exists()):
+        pytest.skip(f"shared editions absent from {SHARED_RAW}")
+    before = SHARED_RAW / "cr-en-pre-m10" / "MagicCompRules-2009-02-01.txt"
+    after = SHARED_RAW / "cr-en-archive" / "MagicCompRules-2009-09-04.txt"
+    kb, _problems, _notes = build_kb([before, OLD_FILE, M10_FILE, after], run_examples_too=False)
+    changes = {k: [(c.change, c.old, c.new) for c in v] for k, v in kb.changes.items()}
+    per_rule = {(r.edition, r.number): r.change for t in kb.rules.values() for r in t.values()}
+    assert any(c[0] == "moved" for c in changes["en-2009-05-01..en-2009-07-11"])
+    concordance._fill_changes(kb)
+    assert changes == {k: [(c.change, c.old, c.new) for c in v] for k, v in kb.changes.items()}
+    assert per_rule == {
+        (r.edition, r.number): r.change for t in kb.rules.values() for r in t.values()
+    }
