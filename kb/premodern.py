@@ -9,6 +9,12 @@ battlefield", "removed from the game" became "exiled", "play a spell" became "ca
 word weights that favour the words that tell rules apart (a keyword's name over "each", "the").
 Old rules whose best match is too weak have no successor. A linked rule takes the lineage of its
 M10 rule, so a rule's history runs back to 2003; one without keeps ``<edition>:<number>``.
+
+Measured on the shared editions (2009-05-01 -> 2009-07-11): 1,143 of 1,280 old rules linked; of a
+hand-checked sample of 110 links (``tests/premodern_links_verified.toml``) 108 are the rule that
+carries the old text and 2 a smaller piece of a rule M10 split; of 30 old rules left without
+successor, 12 have one the texts show (rewritten or merged rules), so links are precise rather
+than complete. M10's 115 "Timing and Priority" is old 408.1 "Timing, Priority, and the Stack".
 """
 
 from __future__ import annotations
