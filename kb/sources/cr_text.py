@@ -243,7 +243,7 @@ class _Numbered:
 _SPLIT_NUMBER = re.compile(r"(\d{3})\.\s+(\d{1,3})([a-z]|\.)(?=\s)")
 _LETTER_ONLY = re.compile(r"(\d{3})\.([a-z])(?=\s)")
 # A line that continues a hard-wrapped reference ("... See rule" / "419.8 ..."), not a new rule.
-_WRAPPED_REFERENCE = re.compile(r"(?i)\b(?:rules?|and|or|through)$")
+_WRAPPED_REFERENCE = re.compile(r"\b(?:rules?|and|or|through)$")  # lower case: not a title
 
 
 def _numbered(line: str) -> _Numbered | None:

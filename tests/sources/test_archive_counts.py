@@ -96,7 +96,7 @@ def count_raw(path: Path) -> Counted:
         if re.match(r"[1-9]\. \S", line):
             sections += 1
         elif re.match(r"\s*\d{3}\.", line):
-            wrapped = re.search(r"(?i)\b(rules?|and|or|through)$", lines[i - 1].rstrip())
+            wrapped = re.search(r"\b(rules?|and|or|through)$", lines[i - 1].rstrip())
             if not wrapped:
                 rules += 1
         elif re.match(r"\s*Examples?:", line):

@@ -161,3 +161,10 @@ def test_utf16_without_a_byte_order_mark_reads_as_a_rules_text(tmp_path: Path) -
     (doc,) = read_source(path)
     assert (doc.kind, doc.date) == ("cr", "2009-07-11")
     assert _numbers(doc) == ["1", "100", "100.1", "100.2", "100.3"]
+
+
+def test_a_title_ending_in_rules_does_not_hide_the_next_rule() -> None:
+    # "See rule" wraps a reference onto the next line; a title such as "Additional Rules" does not.
+    doc = _doc("7. Additional Rules\n700. General\n\n700.1. Text, see rule\n701.2 for more.\n")
+    assert _numbers(doc) == ["7", "700", "700.1"]
+    assert doc.rules[-1].text == "Text, see rule\n701.2 for more."
