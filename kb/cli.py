@@ -1,7 +1,8 @@
 """The ``kb`` command: build the knowledge base, look rules up, search, run examples, serve the app.
 
 Every command takes ``--instance DIR`` (default: ``$KB_INSTANCE`` or the project's ``instance/``).
-Errors are one clear line on stderr and exit status 1, never a traceback.
+Errors are one clear line on stderr and exit status 1, never a traceback. ``kb build`` exits with
+3 when it wrote the build but left out files it could not read (each named on stderr).
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ LANGS = ("en", "fr", "ja")
 #: What ``kb search --kind`` accepts: kb.search.indexer.KINDS, copied so that building the parser
 #: does not import Whoosh (a test keeps the two equal).
 SEARCH_KINDS = ("section", "rule", "subrule", "glossary", "commentary", "tournament", "example")
+#: ``kb build`` exit status when the build is written but some files could not be read.
+EXIT_LEFT_OUT = 3
 
 
 class CommandError(Exception):
@@ -90,6 +93,7 @@ def cmd_build(args: argparse.Namespace, out: TextIO) -> int:
                 "editions": report.editions,
                 "totals": report.totals,
                 "warnings": report.problems,
+                "left_out": report.left_out,
                 "notes": report.notes,
             },
             out,
@@ -98,6 +102,11 @@ def cmd_build(args: argparse.Namespace, out: TextIO) -> int:
         out.write(report.summary().splitlines()[0] + "\n")
     else:
         out.write(report.summary() + "\n")
+    if report.left_out:
+        # The build is written (the rest of the corpus is usable), but a script must notice.
+        for problem in report.left_out:
+            print(f"kb: left out {problem}", file=sys.stderr)
+        return EXIT_LEFT_OUT
     return 0
 
 
