@@ -92,7 +92,7 @@ def cmd_build(args: argparse.Namespace, out: TextIO) -> int:
 
 def cmd_rule(args: argparse.Namespace, out: TextIO) -> int:
     """``kb rule NUMBER``: one rule with its tree, references, history and translations."""
-    from kb.views import rule_json
+    from kb.serialise import rule_json
 
     kb = _kb(args)
     try:
@@ -143,8 +143,8 @@ def cmd_rule(args: argparse.Namespace, out: TextIO) -> int:
 
 def cmd_glossary(args: argparse.Namespace, out: TextIO) -> int:
     """``kb glossary TERM``: a glossary entry by term or alias, case-insensitively."""
+    from kb.serialise import glossary_json
     from kb.terms import TermIndex
-    from kb.views import glossary_json
 
     kb = _kb(args)
     entry = kb.glossary_lookup(args.term, args.lang)
@@ -174,7 +174,7 @@ def cmd_glossary(args: argparse.Namespace, out: TextIO) -> int:
 
 def cmd_editions(args: argparse.Namespace, out: TextIO) -> int:
     """``kb editions``: every edition with its date, source, numbering and counts."""
-    from kb.views import edition_json
+    from kb.serialise import edition_json
 
     kb = _kb(args)
     rows = [edition_json(e) for lang in LANGS for e in kb.editions_of(lang)]

@@ -21,8 +21,8 @@ __all__ = ["URLS", "create_app", "render_get", "serve"]
 #: under ``/<locale>/`` (en, fr, ja) have a JSON twin marked "+ .json": ``{"ok": true, ...}``, or
 #: ``{"ok": false, "error", "error_local", "status"}`` on errors ("error" always English,
 #: "error_local" in the URL's language), linked both ways by ``Link: rel="alternate"``.
-#: A rule's twin has the shape of ``kb rule --json`` (:func:`kb.views.rule_json`) and an edition
-#: anywhere the shape of ``kb editions --json`` (:func:`kb.views.edition_json`); what only the page
+#: A rule's twin has the shape of ``kb rule --json`` (:func:`kb.serialise.rule_json`) and an edition
+#: anywhere the shape of ``kb editions --json`` (:func:`kb.serialise.edition_json`); what only the page
 #: shows (labels, links, lag, rendered HTML) is under their ``"page"`` key.
 URLS: dict[str, str] = {
     "/": "redirect to /<locale>/ chosen from Accept-Language",

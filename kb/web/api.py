@@ -7,12 +7,12 @@ from typing import Any
 from flask import Blueprint, Response, g, jsonify, request, url_for
 from markupsafe import escape
 
+from kb import lookup
 from kb.link import find_refs
 from kb.model import LANGS, KnowledgeBase, Ref
-from kb.web import views
 from kb.web.i18n import text as _
+from kb.web.pages.base import PageError
 from kb.web.resources import get_kb
-from kb.web.views import PageError
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
@@ -22,13 +22,13 @@ MAX_TEXT_CHARS = 100_000
 def resolve(kb: KnowledgeBase, ref: Ref, lang: str, edition: str | None) -> str | None:
     """The canonical number a reference points to (through ``edition`` for old numbers)."""
     if edition:
-        old = views.old_rule(kb, edition, lang, ref.number)
+        old = lookup.old_rule(kb, edition, lang, ref.number)
         return old.canonical if old else None
     if ref.canonical:
         return ref.canonical
     if ref.number in kb.concordance:
         return ref.number
-    found = views.lookup_rule(kb, lang, ref.number)
+    found = lookup.lookup_rule(kb, lang, ref.number)
     return found[0].canonical if found else None
 
 
@@ -73,7 +73,7 @@ def linkify() -> Response:
     if edition is not None and not isinstance(edition, str):
         raise PageError(400, _("'edition' must be a string."))
     kb = get_kb()
-    if edition is not None and views.resolve_edition(kb, edition, lang) is None:
+    if edition is not None and lookup.resolve_edition(kb, edition, lang) is None:
         raise PageError(
             400, _("Unknown edition “%(edition)s”.", edition=edition[:40]), edition=edition[:40]
         )

@@ -10,7 +10,7 @@ import pytest
 from flask.testing import FlaskClient
 
 from kb.model import Edition, KnowledgeBase
-from kb.views import edition_json, rule_json
+from kb.serialise import edition_json, rule_json
 from kb.web import create_app
 
 LOCALES = ("en", "fr", "ja")
