@@ -238,21 +238,23 @@ def cmd_examples(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def cmd_serve(args: argparse.Namespace, out: TextIO) -> int:
-    """``kb serve``: build when missing or stale, then serve the web app with waitress."""
+    """``kb serve``: build when missing or stale, then serve the web app on every core."""
     from kb.build import is_stale
-    from kb.web import serve
+    from kb.web.serving import ServeError, bind, serve
 
     instance = _instance(args)
+    try:  # a busy port is the one line to print, before any build or "serving" line
+        sock = bind(args.host, args.port)
+    except ServeError as exc:
+        raise CommandError(str(exc)) from None
     if is_stale(instance):
         print(f"kb: building {instance} first", file=sys.stderr)
         report = build(instance, progress=terminal_progress())
         print(report.summary().splitlines()[0], file=sys.stderr)
     try:
-        serve(instance, args.host, args.port, debug=args.debug)
-    except OSError as exc:
-        raise CommandError(
-            f"cannot serve on {args.host}:{args.port}: {exc.strerror or exc}"
-        ) from exc
+        serve(instance, args.host, args.port, workers=args.workers, debug=args.debug, sock=sock)
+    except ServeError as exc:
+        raise CommandError(str(exc)) from None
     return 0
 
 
@@ -357,6 +359,12 @@ def parser() -> argparse.ArgumentParser:
     w = sub.add_parser("serve", parents=[common], help="serve the web app (builds first if needed)")
     w.add_argument("--host", default="127.0.0.1")
     w.add_argument("--port", type=int, default=5000)
+    w.add_argument(
+        "--workers",
+        type=_positive,
+        metavar="N",
+        help="worker processes (default: one per core; gunicorn on Linux and macOS)",
+    )
     w.add_argument("--debug", action="store_true", help="Flask's debugger and reloader")
     w.set_defaults(func=cmd_serve)
 
