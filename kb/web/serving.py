@@ -95,11 +95,11 @@ def waitress_options(threads: int = THREADS) -> dict[str, Any]:
     }
 
 
-def _make_app(instance: Path) -> Any:
+def _make_app(instance: Path, page_cache: bool = True) -> Any:
     """The app of one process, with its long-lived objects frozen out of the collector's way."""
     from kb.web.app import create_app
 
-    app = create_app({"INSTANCE": Path(instance)})
+    app = create_app({"INSTANCE": Path(instance), "PAGE_CACHE": page_cache})
     pool = app.extensions["kb_search"]
     if pool.available:
         try:  # open the index now rather than on the first visitor's search
@@ -122,12 +122,14 @@ def serve(
     debug: bool = False,
     announce: Callable[[str], None] | None = None,
     sock: socket.socket | None = None,
+    page_cache: bool = True,
 ) -> None:
     """Serve an instance until stopped: ``workers`` processes (default: one per core) under
     gunicorn on POSIX, else one waitress process; Flask's reloading server with ``debug``.
 
     ``sock``: a socket already listening on ``host:port`` (from :func:`bind`), so that a caller
-    can claim the port before a long build."""
+    can claim the port before a long build; ``page_cache=False`` renders every request (for
+    benchmarks of uncached pages)."""
     say = announce or (lambda line: print(line, flush=True))
     sock = sock or bind(host, port)
     url = f"http://{host if ':' not in host else f'[{host}]'}:{port}/"
@@ -135,16 +137,16 @@ def serve(
     if debug:
         sock.close()
         say(f"kb: serving {instance} at {url} (debug)")
-        _make_app(instance).run(host=host, port=port, debug=True, use_reloader=True)
+        _make_app(instance, page_cache).run(host=host, port=port, debug=True, use_reloader=True)
         return
     if os.name != "posix" or (count == 1 and workers is None):
         started = time.perf_counter()
-        app = _make_app(instance)
+        app = _make_app(instance, page_cache)
         say(f"kb: serving {instance} at {url} (ready in {time.perf_counter() - started:.2f} s)")
         _waitress(app, [sock])
         return
     say(f"kb: serving {instance} at {url} ({count} worker processes)")
-    _Arbiter(instance, sock, count).run()
+    _Arbiter(instance, sock, count, page_cache).run()
 
 
 def _waitress(
@@ -189,7 +191,7 @@ def _worker_class() -> type:
 class _Arbiter:
     """gunicorn's master process over our socket and our app factory."""
 
-    def __init__(self, instance: Path, sock: socket.socket, workers: int) -> None:
+    def __init__(self, instance: Path, sock: socket.socket, workers: int, page_cache: bool) -> None:
         from gunicorn.app.base import BaseApplication
 
         options = {
@@ -210,7 +212,7 @@ class _Arbiter:
                     self.cfg.set(key, value)
 
             def load(self) -> Any:
-                return _make_app(instance)
+                return _make_app(instance, page_cache)
 
         self.sock = sock
         self.application = Application()
