@@ -143,6 +143,7 @@ def cmd_rule(args: argparse.Namespace, out: TextIO) -> int:
 
 def cmd_glossary(args: argparse.Namespace, out: TextIO) -> int:
     """``kb glossary TERM``: a glossary entry by term or alias, case-insensitively."""
+    from kb.lookup import glossary_suggestions
     from kb.serialise import glossary_json
     from kb.terms import TermIndex
 
@@ -159,13 +160,22 @@ def cmd_glossary(args: argparse.Namespace, out: TextIO) -> int:
                     break
             if entry is not None:
                 break
+    guessed = False
+    near = glossary_suggestions(kb, args.term, args.lang) if entry is None else []
+    if entry is None and len(near) == 1:
+        # One entry the words begin or a typo away from (APNAP, stak): that is the answer.
+        entry, via, guessed = near[0], near[0].term, True
     if entry is None:
-        raise CommandError(f"no glossary entry {args.term!r} in {args.lang}")
+        hint = f"; did you mean: {', '.join(e.term for e in near)}" if near else ""
+        raise CommandError(f"no glossary entry {args.term!r} in {args.lang}{hint}")
     if args.json:
         _dump({**glossary_json(entry), "found_as": via}, out)
         return 0
     if via:
-        out.write(f"({args.term!r} is “{via}” in the term base)\n")
+        if guessed:
+            out.write(f"(no entry {args.term!r}; showing “{via}”)\n")
+        else:
+            out.write(f"({args.term!r} is “{via}” in the term base)\n")
     flag = " (Obsolete)" if entry.obsolete else ""
     aliases = f" [{', '.join(entry.aliases)}]" if entry.aliases else ""
     out.write(f"{entry.term}{flag}{aliases}  [{entry.edition}]\n{entry.definition}\n")

@@ -8,15 +8,18 @@ web pages and exports.
 from __future__ import annotations
 
 import datetime as dt
+import difflib
 from typing import Any
 
 from kb.model import LANGS, Edition, GlossaryEntry, KnowledgeBase, Rule
+from kb.text import nfkc
 
 __all__ = [
     "canonical_for",
     "find_glossary",
     "followed_editions",
     "glossary_edition",
+    "glossary_suggestions",
     "lag",
     "local_term",
     "lookup_rule",
@@ -164,3 +167,40 @@ def local_term(kb: KnowledgeBase, entry: GlossaryEntry, locale: str) -> str | No
             local = term.names(locale)
             return local[0] if local else None
     return None
+
+
+def glossary_suggestions(
+    kb: KnowledgeBase, text: str, lang: str, limit: int = 8
+) -> list[GlossaryEntry]:
+    """Entries a reader may have meant by ``text`` that names none, best first, one per key.
+
+    The tolerance of search, for a list of 700 names: an entry whose words start with the
+    words typed (``APNAP`` -> "APNAP Order", ``declare att`` -> "Declare Attackers Step"), then
+    entries within a typo or two (``stak`` -> "Stack", by :func:`difflib.get_close_matches`).
+    Only the newest glossary of ``lang`` and of English are read, never every edition's.
+    """
+    wanted = nfkc(text).strip().casefold()
+    if not wanted or len(wanted) > 80:
+        return []
+    entries: dict[str, GlossaryEntry] = {}
+    for code in dict.fromkeys((lang, "en")):
+        ed = kb.glossary_edition(code)
+        for key, entry in (kb.glossary.get(ed.id, {}) if ed else {}).items():
+            entries.setdefault(key.casefold(), entry)
+    words = wanted.split()
+    found: list[str] = []
+    for key in entries:
+        names = [key, *(a.casefold() for a in entries[key].aliases)]
+        if key != wanted and any(_words_start(name.split(), words) for name in names):
+            found.append(key)
+    found.sort(key=lambda k: (len(k), k))
+    close = difflib.get_close_matches(wanted, list(entries), n=limit, cutoff=0.75)
+    ordered = list(dict.fromkeys([*found, *close]))
+    return [entries[k] for k in ordered[:limit]]
+
+
+def _words_start(name: list[str], typed: list[str]) -> bool:
+    """True when the typed words begin the name's words, in order (``declare att``)."""
+    return len(typed) <= len(name) and all(
+        n.startswith(t) for n, t in zip(name, typed, strict=False)
+    )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from flask import Response, redirect, url_for
 
-from kb.lookup import find_glossary, glossary_edition
+from kb.lookup import find_glossary, glossary_edition, glossary_suggestions
 from kb.model import LANGS, GlossaryEntry, KnowledgeBase, Ref
 from kb.web.i18n import text as _
 from kb.web.pages.base import Page, PageError, suffix, twin
@@ -88,13 +88,7 @@ def glossary_entry(locale: str, key: str, fmt: str = "html") -> Page | Response:
     kb = get_kb()
     entry = find_glossary(kb, locale, key) if len(key) <= 200 else None
     if entry is None:
-        wanted = key.strip().lower()[:60]
-        near = [
-            e
-            for ed in kb.glossary.values()
-            for e in ed.values()
-            if wanted and (wanted in e.key or e.key in wanted)
-        ][:8]
+        near = glossary_suggestions(kb, key, locale)
         raise PageError(
             404,
             _("No glossary entry “%(key)s”.", key=key[:60]),

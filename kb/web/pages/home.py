@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kb.lookup import toc_edition
+from kb.lookup import lookup_rule, toc_edition
 from kb.model import LANGS, KnowledgeBase, Rule
 from kb.rulenum import try_parse
 from kb.web.pages.base import Page, twin
@@ -26,6 +26,8 @@ def toc(kb: KnowledgeBase, locale: str, with_rules: bool = True) -> list[dict[st
     ed = toc_edition(kb, locale)
     if ed is None:
         return []
+    if ed.kind != "full":
+        return quoted_toc(kb, locale, with_rules)
     table = kb.rules.get(ed.id, {})
     sections: dict[int, dict[str, Any]] = {}
     for number in kb.ordered_numbers(ed.id):
@@ -43,6 +45,37 @@ def toc(kb: KnowledgeBase, locale: str, with_rules: bool = True) -> list[dict[st
             sec.update(title=title, lang=lang, url=url)
         elif with_rules:
             sec["rules"].append({"number": number, "title": title, "lang": lang, "url": url})
+    return [sections[k] for k in sorted(sections)]
+
+
+def quoted_toc(kb: KnowledgeBase, locale: str, with_rules: bool = True) -> list[dict[str, Any]]:
+    """The contents of a knowledge base of quotes only (no full edition yet): the highest rules
+    any text quotes, by section. A quote of 117.1-117.3d lists 117.1, 117.2 and 117.3 (their
+    parent 117 is quoted nowhere); each links to its current page."""
+    current = {c: num for c in kb.concordance if ":" not in c and (num := try_parse(c))}
+    sections: dict[int, dict[str, Any]] = {}
+    for canonical, num in sorted(current.items(), key=lambda item: item[1].sort_key()):
+        if any(str(anc) in current for anc in num.ancestors() if not anc.is_section):
+            continue
+        found = lookup_rule(kb, locale, canonical)
+        if found is None:
+            continue
+        title, lang = title_for(kb, found[0], locale)
+        sec = sections.setdefault(
+            num.section,
+            {"number": str(num.section), "title": "", "lang": locale, "url": None, "rules": []},
+        )
+        if num.is_section:
+            sec.update(title=title, lang=lang, url=rule_url(locale, canonical))
+        elif with_rules:
+            sec["rules"].append(
+                {
+                    "number": canonical,
+                    "title": title,
+                    "lang": lang,
+                    "url": rule_url(locale, canonical),
+                }
+            )
     return [sections[k] for k in sorted(sections)]
 
 
