@@ -7,11 +7,13 @@ web pages and exports.
 
 from __future__ import annotations
 
+import bisect
 import datetime as dt
 import difflib
 from typing import Any
 
 from kb.model import LANGS, Edition, GlossaryEntry, KnowledgeBase, Rule
+from kb.rulenum import try_parse
 from kb.text import nfkc
 
 __all__ = [
@@ -23,6 +25,7 @@ __all__ = [
     "lag",
     "local_term",
     "lookup_rule",
+    "nearest_rules",
     "old_rule",
     "resolve_edition",
     "term_entry",
@@ -204,3 +207,45 @@ def _words_start(name: list[str], typed: list[str]) -> bool:
     return len(typed) <= len(name) and all(
         n.startswith(t) for n, t in zip(name, typed, strict=False)
     )
+
+
+def nearest_rules(kb: KnowledgeBase, edition_id: str, number: str, n: int = 5) -> list[str]:
+    """Numbers of one edition near an unknown one, for "did you mean": its deepest ancestor
+    that exists, then the numbers of the same depth around where it would stand in the
+    document under it (999.9 -> 9, 905.4, 905.5, 905.6 ...; 117.3z -> 117.3, 117.3a ... 117.3d)."""
+    wanted = try_parse(number)
+    table = kb.rules.get(edition_id, {})
+    if wanted is None or not table:
+        return []
+    out: list[str] = []
+    for anc in wanted.ancestors():
+        if str(anc) in table:
+            out.append(str(anc))
+            break
+    scope = try_parse(out[0]) if out else None
+    ordered = kb.ordered_numbers(edition_id)
+    same_depth = [
+        m
+        for m in ordered
+        if (num := try_parse(m))
+        and num.depth == wanted.depth
+        and (scope is None or scope in num.ancestors())
+    ]
+    keys = [parse_key(m) for m in same_depth]
+    at = bisect.bisect_left(keys, wanted.sort_key())
+    # Alternate after/before the insertion point, nearest first.
+    before, after = at - 1, at
+    while len(out) < n and (before >= 0 or after < len(same_depth)):
+        if before >= 0:
+            out.append(same_depth[before])
+            before -= 1
+        if after < len(same_depth) and len(out) < n:
+            out.append(same_depth[after])
+            after += 1
+    return sorted(dict.fromkeys(out), key=parse_key)[:n]
+
+
+def parse_key(number: str) -> tuple[int, int, int]:
+    """The document-order key of a rule number (unparsable numbers last)."""
+    num = try_parse(number)
+    return num.sort_key() if num else (10**6, 0, 0)

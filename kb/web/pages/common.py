@@ -98,8 +98,7 @@ def current_for_old(kb: KnowledgeBase, spec: str, lang: str, number: str) -> tup
 def not_found_rule(kb: KnowledgeBase, locale: str, number: str, edition: str | None) -> PageError:
     """A 404 that names the nearest rules."""
     ed = lookup.resolve_edition(kb, edition, locale) if edition else lookup.toc_edition(kb, locale)
-    lang = ed.lang if ed else locale
-    near = kb.nearest(lang, number, ed.id if ed else None) if ed else []
+    near = lookup.nearest_rules(kb, ed.id, number) if ed else []
     pinned = edition if edition else None
     message = (
         _("No rule %(number)s in %(edition)s.", number=number, edition=ed.id)
