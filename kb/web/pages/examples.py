@@ -2,25 +2,40 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from flask import url_for
 
 from kb.model import LANGS, ExampleInfo, KnowledgeBase
+from kb.rulenum import try_parse
 from kb.web.i18n import text as _
 from kb.web.pages.base import Page, PageError, twin
 from kb.web.pages.common import rule_url
 from kb.web.render import markdown_html
 from kb.web.resources import get_kb
 
+#: A fenced game script in an example's Markdown (the engine's input, shown apart from the prose).
+_GAME = re.compile(r"^```game[^\n]*\n(.*?)^```[ \t]*$", re.S | re.M)
+_RULE_COMMENT = re.compile(r"\s+#\s*(.*)$")
+
+
+def local_title(ex: ExampleInfo, locale: str) -> tuple[str, str]:
+    """The example's title in the reader's language where it is translated: (title, lang)."""
+    title = ex.titles.get(locale)
+    return (title, locale) if title else (ex.title, "en")
+
 
 def example_summary(ex: ExampleInfo, locale: str) -> dict[str, Any]:
-    """An example's title, link and outcome."""
+    """An example's title (the reader's language where translated), link, rules and outcome."""
+    title, lang = local_title(ex, locale)
     return {
         "id": ex.id,
-        "title": ex.title,
+        "title": title,
+        "title_lang": lang,
         "passed": ex.passed,
         "rules": ex.rules,
+        "rule_links": [{"number": r, "url": rule_url(locale, r)} for r in ex.rules],
         "url": url_for("pages.example", locale=locale, example_id=ex.id),
     }
 
@@ -40,6 +55,41 @@ def trace_rows(ex: ExampleInfo, locale: str) -> list[dict[str, Any]]:
     return rows
 
 
+def english_prose(ex: ExampleInfo) -> str:
+    """The English prose of an example: its Markdown without the title, the ``rules:`` line
+    (the page links the rules itself) and the game script (shown apart)."""
+    if ex.prose.get("en"):
+        return ex.prose["en"]
+    prose = _GAME.sub("", ex.markdown)
+    first, _, rest = prose.partition("\n")
+    if first.lstrip("# ").strip() == ex.title.strip():
+        prose = rest
+    head, _, body = prose.lstrip("\n").partition("\n")
+    if head.lower().startswith("rules:"):
+        prose = body
+    return prose.strip()
+
+
+def checks(ex: ExampleInfo, locale: str) -> list[dict[str, Any]]:
+    """What the example expects of the game (its ``? …`` lines), with the rules each cites."""
+    out = []
+    for block in _GAME.findall(ex.markdown):
+        for line in block.splitlines():
+            line = line.strip()
+            if not line.startswith("?"):
+                continue
+            text = line[1:].strip()
+            cited: list[str] = []
+            comment = _RULE_COMMENT.search(text)
+            if comment:
+                text = text[: comment.start()].strip()
+                cited = [n for n in re.split(r"[,\s]+", comment.group(1)) if try_parse(n)]
+            out.append(
+                {"text": text, "rules": [{"number": n, "url": rule_url(locale, n)} for n in cited]}
+            )
+    return out
+
+
 def examples_index_page(kb: KnowledgeBase, locale: str) -> Page:
     """Every executable example with its outcome."""
     return Page(
@@ -49,19 +99,17 @@ def examples_index_page(kb: KnowledgeBase, locale: str) -> Page:
 
 
 def example_page(kb: KnowledgeBase, locale: str, ex: ExampleInfo) -> Page:
-    """One example: its prose (Markdown, sanitised) and the engine's trace, step by step."""
+    """One example: its prose in the reader's language (else English, marked), what it checks,
+    the engine's trace with every rule linked, and the game script folded away."""
     data = example_summary(ex, locale)
-    prose = ex.markdown
-    first, _, rest = prose.partition("\n")
-    if first.lstrip("# ").strip() == ex.title.strip():
-        prose = rest  # the page prints the title as its own heading
-    # ... and the rules it cites as links: the file's own "rules:" line would say it twice.
-    head, _, body = prose.lstrip("\n").partition("\n")
-    if head.lower().startswith("rules:"):
-        prose = body
+    prose, prose_lang = ex.prose.get(locale), locale
+    if not prose:
+        prose, prose_lang = english_prose(ex), "en"
     data["html"] = markdown_html(prose, lambda n: rule_url(locale, n))
+    data["prose_lang"] = prose_lang
     data["trace"] = trace_rows(ex, locale)
-    data["rule_links"] = [{"number": r, "url": rule_url(locale, r)} for r in ex.rules]
+    data["checks"] = checks(ex, locale)
+    data["script"] = "\n".join(block.rstrip() for block in _GAME.findall(ex.markdown))
     return Page(
         "pages/example.html",
         {"example": data},
@@ -87,7 +135,10 @@ def example(locale: str, example_id: str, fmt: str = "html") -> Page:
         404,
         _("No example “%(id)s”.", id=example_id[:60]),
         suggestions=[
-            {"title": ex.title, "url": url_for("pages.example", locale=locale, example_id=ex.id)}
+            {
+                "title": local_title(ex, locale)[0],
+                "url": url_for("pages.example", locale=locale, example_id=ex.id),
+            }
             for ex in kb.examples[:10]
         ],
     )

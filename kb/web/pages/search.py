@@ -107,6 +107,10 @@ def search_page(kb: KnowledgeBase, locale: str, args: Mapping[str, str]) -> Page
         "page": params["page"],
         "pages": 0,
         "page_links": [],
+        "first_page": None,
+        "prev_page": None,
+        "next_page": None,
+        "last_page": None,
         "message": None,
         "message_local": None,
         "notes": [],
@@ -164,13 +168,24 @@ def search_page(kb: KnowledgeBase, locale: str, args: Mapping[str, str]) -> Page
         pages=found.get("pages", 0),
         **_told(kb, result, locale),
     )
-    data["page_links"] = [
-        {"page": n, "url": _search_url(locale, params, page=n), "current": n == params["page"]}
-        for n in range(
-            max(1, params["page"] - 4), min(found.get("pages", 0), params["page"] + 4) + 1
-        )
-    ]
+    data.update(_pager(locale, params, min(found.get("pages", 0), MAX_PAGE)))
     return Page("pages/search.html", data)
+
+
+def _pager(locale: str, params: dict[str, Any], pages: int) -> dict[str, Any]:
+    """Links to the pages around this one, and to the first, previous, next and last pages."""
+    page = params["page"]
+
+    def link(n: int) -> dict[str, Any]:
+        return {"page": n, "url": _search_url(locale, params, page=n), "current": n == page}
+
+    return {
+        "page_links": [link(n) for n in range(max(1, page - 4), min(pages, page + 4) + 1)],
+        "first_page": link(1) if page > 1 else None,
+        "prev_page": link(page - 1) if page > 1 else None,
+        "next_page": link(page + 1) if page < pages else None,
+        "last_page": link(pages) if page < pages else None,
+    }
 
 
 def _suggestion(result: SearchResult, locale: str, params: dict[str, Any]) -> dict[str, Any] | None:
