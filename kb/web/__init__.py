@@ -34,8 +34,11 @@ URLS: dict[str, str] = {
     "/<locale>/suggest": "OpenSearch suggestions: [q, [completions]]",
     "/<locale>/glossary/": "every glossary entry (+ glossary.json)",
     "/<locale>/glossary/<key>": "one entry; aliases redirect (+ .json)",
-    "/<locale>/editions/": "editions per language and how far each lags (+ editions.json)",
-    "/<locale>/editions/<span>": "FROM..TO: moved, edited, created, deleted rules (+ .json)",
+    "/<locale>/editions/": "editions per language and how far each lags; ?from=&to= (the "
+    "comparison form) redirects to that comparison (+ editions.json)",
+    "/<locale>/editions/<span>": "FROM..TO, any two editions of one language either way (ids or "
+    "dates): edited, created, deleted rules with titles and word diffs, pure moves folded "
+    "(+ .json)",
     "/<locale>/examples/": "executable examples (+ examples.json)",
     "/<locale>/examples/<example_id>": "one example and its engine trace (+ .json)",
     "/<locale>/opensearch.xml": "OpenSearch description (browsers add the site as a search engine)",
