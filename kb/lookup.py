@@ -25,9 +25,11 @@ __all__ = [
     "lag",
     "local_term",
     "lookup_rule",
+    "move_runs",
     "nearest_rules",
     "old_rule",
     "resolve_edition",
+    "rule_context",
     "term_entry",
     "toc_edition",
 ]
@@ -249,3 +251,41 @@ def parse_key(number: str) -> tuple[int, int, int]:
     """The document-order key of a rule number (unparsable numbers last)."""
     num = try_parse(number)
     return num.sort_key() if num else (10**6, 0, 0)
+
+
+def rule_context(kb: KnowledgeBase, rule: Rule | None) -> str:
+    """What a rule is about, for a list of numbers: its title, else its nearest titled
+    ancestor's (117.3b: "Timing and Priority")."""
+    if rule is None:
+        return ""
+    if rule.title:
+        return rule.title
+    num = try_parse(rule.number)
+    for anc in num.ancestors() if num else []:
+        parent = kb.rule(rule.edition, str(anc))
+        if parent is not None and parent.title:
+            return parent.title
+    return ""
+
+
+def move_runs(moves: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Pure moves (dicts with ``old`` and ``new`` numbers, in document order) folded into runs
+    that shifted together: consecutive rules whose rule number moved the same way
+    (``115.1 … 115.7c -> 116.1 … 116.7c``). Each run: ``first``, ``last``, ``count``, ``items``."""
+    runs: list[dict[str, Any]] = []
+    for item in moves:
+        old, new = try_parse(item["old"] or ""), try_parse(item["new"] or "")
+        shift = (old.major, new.major) if old and new else None
+        if runs and shift is not None and runs[-1]["shift"] == shift:
+            runs[-1]["items"].append(item)
+        else:
+            runs.append({"shift": shift, "items": [item]})
+    return [
+        {
+            "first": r["items"][0],
+            "last": r["items"][-1],
+            "count": len(r["items"]),
+            "items": r["items"],
+        }
+        for r in runs
+    ]

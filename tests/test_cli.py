@@ -325,3 +325,18 @@ def test_concordance_any_two_editions_either_way(full_instance: Path) -> None:
     data = json.loads(out)
     assert code == 0 and data["from"] == "en-2025-11-14" and data["to"] == "en-2011-09-30"
     assert {"old": "117.3b", "new": "116.3b"} in data["moved"]
+
+
+def test_concordance_text_leads_with_edits_and_folds_moves(full_instance: Path) -> None:
+    code, out = run(
+        "concordance", "2019-06-14", "2019-07-12", "--limit", "50", "--instance", str(full_instance)
+    )
+    lines = out.splitlines()
+    assert code == 0
+    heads = [i for i, line in enumerate(lines) if not line.startswith("  ")]
+    order = [lines[i].split(" (")[0] for i in heads[2:]]
+    assert order == ["edited", "created", "deleted", "moved without other change"]
+    assert "  110.5c -> 111.4  Tokens" in lines
+    moved = next(line for line in lines if line.startswith("moved without other change"))
+    runs = int(moved.split(" in ")[1].split()[0])
+    assert "227" in moved and runs < 227 / 5

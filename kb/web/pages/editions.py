@@ -11,7 +11,7 @@ from flask import Response, redirect, request, url_for
 
 from kb import lookup
 from kb.concordance import diff_editions
-from kb.model import LANGS, Change, Edition, KnowledgeBase, Rule
+from kb.model import LANGS, Change, Edition, KnowledgeBase
 from kb.rulenum import try_parse
 from kb.web.i18n import LANGUAGE_NAMES
 from kb.web.i18n import text as _
@@ -124,44 +124,6 @@ def parse_span(kb: KnowledgeBase, locale: str, span: str) -> tuple[Edition, Edit
     return old, new
 
 
-def _context(kb: KnowledgeBase, rule: Rule | None) -> str:
-    """What a rule is about, for a list of numbers: its title, else its nearest titled
-    ancestor's (117.3b: "Timing and Priority")."""
-    if rule is None:
-        return ""
-    if rule.title:
-        return rule.title
-    num = try_parse(rule.number)
-    for anc in num.ancestors() if num else []:
-        parent = kb.rule(rule.edition, str(anc))
-        if parent is not None and parent.title:
-            return parent.title
-    return ""
-
-
-def _move_runs(moves: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Pure moves folded into runs that shifted together: consecutive rules whose old and new
-    numbers keep the same rule (``115.1 … 115.7c -> 116.1 … 116.7c``)."""
-    runs: list[dict[str, Any]] = []
-    for item in moves:
-        old, new = try_parse(item["old"] or ""), try_parse(item["new"] or "")
-        shift = (old.major, new.major) if old and new else None
-        last = runs[-1] if runs else None
-        if last is not None and shift is not None and last["shift"] == shift:
-            last["items"].append(item)
-        else:
-            runs.append({"shift": shift, "items": [item]})
-    return [
-        {
-            "first": run["items"][0],
-            "last": run["items"][-1],
-            "count": len(run["items"]),
-            "items": run["items"],
-        }
-        for run in runs
-    ]
-
-
 def changes_page(kb: KnowledgeBase, locale: str, old: Edition, new: Edition) -> Page:
     """What changed from one edition to another: edited rules with their word diff, created and
     deleted rules with their titles, then the pure moves folded into runs."""
@@ -179,7 +141,7 @@ def changes_page(kb: KnowledgeBase, locale: str, old: Edition, new: Edition) -> 
         if change.old:
             item["old_url"] = rule_url(locale, change.old, old.id)
         if change.change != "moved":
-            item["title"] = _context(kb, after or before)
+            item["title"] = lookup.rule_context(kb, after or before)
             item["own_title"] = bool((after or before) and (after or before).title)  # type: ignore[union-attr]
         if change.change == "edited" and len(groups["edited"]) < MAX_CHANGES_SHOWN:
             if before and after:
@@ -203,7 +165,7 @@ def changes_page(kb: KnowledgeBase, locale: str, old: Edition, new: Edition) -> 
             "backwards": kb.sort_date(old) > kb.sort_date(new),
             "counts": {k: len(v) for k, v in groups.items()},
             "changes": groups,
-            "move_runs": _move_runs(groups["moved"]),
+            "move_runs": lookup.move_runs(groups["moved"]),
             "limit": MAX_CHANGES_SHOWN,
             "reverse_url": url_for("pages.changes", locale=locale, span=f"{new.id}..{old.id}"),
             "editions_url": url_for("pages.editions", locale=locale) + f"#h-{old.lang}",
