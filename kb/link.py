@@ -33,6 +33,8 @@ __all__ = [
     "find_refs",
     "fold",
     "link_html",
+    "ref_groups",
+    "scan_form",
 ]
 
 #: The longest range :func:`expand_range` expands; a longer one is a typo or hostile text.
@@ -121,9 +123,7 @@ _A = re.ASCII
 # A number as printed after "rule": the lookahead keeps "1170" and "117.3ab" out.
 _NUM = re.compile(r"(\d{1,3})(?:\.(\d{1,3})([a-zA-Z])?)?(?![0-9A-Za-z])", _A)
 # "–f", "-h", "–3", "–903.11", "~h" (Japanese ～ folds to ~), "à 119.8" in French.
-_RANGE = re.compile(
-    r"(?:[-–‐‑~〜]|\s+à\s+)(\d{1,3}(?:\.\d{1,3}[a-z]?)?|[a-z])(?![0-9A-Za-z])", _A
-)
+_RANGE = re.compile(r"(?:[-–‐‑~〜]|\s+à\s+)(\d{1,3}(?:\.\d{1,3}[a-z]?)?|[a-z])(?![0-9A-Za-z])", _A)
 # A title after the number: ', “Dash,”', ', « Actions spéciales »', '〔待機〕', '「キッカー」'.
 _TITLE = re.compile(
     r",?\s*(?:[“\"«]\s*([^”\"»\n]{1,120}?)\s*[”\"»]|〔([^〕\n]{0,80})〕|「([^」\n]{0,80})」)", _A
@@ -519,6 +519,24 @@ def _no_href(_key: str) -> str | None:
 _esc = html.escape
 
 
+def ref_groups(refs: Iterable[Ref], size: int) -> list[tuple[int, int, list[Ref]]]:
+    """References grouped by printed span, in text order: ``(start, end, refs)``, one group per
+    number or range ("601.2f–h" gives one group of three). Spans outside a text of ``size``
+    characters or overlapping an earlier group are dropped. Every renderer links these groups,
+    so the site, the Markdown extension and ``/api/linkify`` agree on what one link covers."""
+    groups: dict[tuple[int, int], list[Ref]] = {}
+    for ref in refs:
+        if 0 <= ref.start < ref.end <= size:
+            groups.setdefault((ref.start, ref.end), []).append(ref)
+    out: list[tuple[int, int, list[Ref]]] = []
+    last = 0
+    for (start, end), group in sorted(groups.items()):
+        if start >= last:
+            out.append((start, end, group))
+            last = end
+    return out
+
+
 def link_html(
     text: str,
     refs: Sequence[Ref],
@@ -535,16 +553,10 @@ def link_html(
     an earlier one or fall outside the text are ignored; terms never overlap references.
     """
     size = len(text)
-    groups: dict[tuple[int, int], list[Ref]] = {}
-    for ref in refs:
-        if 0 <= ref.start < ref.end <= size:
-            groups.setdefault((ref.start, ref.end), []).append(ref)
-    spans: list[tuple[int, int, str]] = []
-    last = 0
-    for (start, end), group in sorted(groups.items()):
-        if start >= last:
-            spans.append((start, end, _ref_html(text[start:end], group, href)))
-            last = end
+    spans: list[tuple[int, int, str]] = [
+        (start, end, _ref_html(text[start:end], group, href))
+        for start, end, group in ref_groups(refs, size)
+    ]
     if terms:
         ref_spans = [(s, e) for s, e, _ in spans]
         openings: dict[str, str | None] = {}
