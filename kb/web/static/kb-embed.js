@@ -255,7 +255,7 @@
   }
 
   // ---- previews ------------------------------------------------------------------------------
-  var pop = null, current = null, cache = {}, pointer = "", hideTimer = 0;
+  var pop = null, current = null, tapped = null, cache = {}, pointer = "", hideTimer = 0;
 
   function sheet() {
     if (!d.adoptedStyleSheets || typeof CSSStyleSheet !== "function") return;
@@ -316,7 +316,7 @@
   function hide() {
     clearTimeout(hideTimer);
     if (current) current.removeAttribute("aria-describedby");
-    current = null;
+    current = tapped = null;
     if (pop) pop.hidden = true;
   }
   function hideSoon() {
@@ -328,11 +328,12 @@
   }
 
   function listen() {
-    on("mouseover", function (e) {
+    // Pointer events tell a mouse from a finger: a tap is handled on click, below.
+    on("pointerover", function (e) {
       var a = refLink(e.target);
-      if (a) show(a);
+      if (a && e.pointerType !== "touch") show(a);
     });
-    on("mouseout", function (e) {
+    on("pointerout", function (e) {
       if (refLink(e.target) && !refLink(e.relatedTarget)) hideSoon();
     });
     on("focusin", function (e) {
@@ -349,10 +350,10 @@
     on("pointerdown", function (e) { pointer = e.pointerType; }, true);
     on("click", function (e) {
       var a = refLink(e.target);
-      if (a && pointer === "touch" && (current !== a || pop.hidden)) {
+      if (a && pointer === "touch" && tapped !== a) {
         e.preventDefault();
-        current = null;
         show(a);
+        tapped = a;
       }
     });
   }
