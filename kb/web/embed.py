@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
-from flask import Blueprint, Response, current_app, g, jsonify, request, url_for
+from flask import Blueprint, Response, current_app, g, jsonify, render_template, request, url_for
 from markupsafe import escape
 from werkzeug.datastructures import MultiDict
 from werkzeug.exceptions import HTTPException
@@ -306,3 +306,32 @@ def _bound(raw: str | None, default: int, low: int, high: int) -> int:
             400, _("'%(name)s' must be a whole number.", name="maxwidth/maxheight")
         ) from None
     return min(value, max(1, limit))
+
+
+# ---- the API described ---------------------------------------------------------------------
+@bp.get("/api/openapi.json")
+def openapi_json() -> Response:
+    """The OpenAPI document, generated from :data:`kb.web.URLS`."""
+    from kb.web import URLS, openapi
+
+    g.is_json = True
+    return jsonify(openapi.document(URLS, public_base() + "/"))
+
+
+@bp.get("/api/")
+def api_docs() -> Response:
+    """The OpenAPI document as a page for people (in English, like the document)."""
+    from kb.search.notes import TEXTS
+    from kb.web import URLS, openapi
+
+    g.is_json = False
+    g.locale = "en"
+    doc = openapi.document(URLS, public_base() + "/")
+    html = render_template(
+        "api.html",
+        doc=doc,
+        schemas=doc["components"]["schemas"],
+        notes=sorted(TEXTS.items()),
+        alternates={},
+    )
+    return Response(html, mimetype="text/html")
