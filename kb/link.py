@@ -161,12 +161,14 @@ _DAI_END = re.compile(r"\s*[項条]", _A)
 #: The spaces that Unicode knows and ASCII does not (str.isspace), folded to " " before a scan.
 UNICODE_SPACES = "\x1c\x1d\x1e\x1f\x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
 _SPACES = str.maketrans(dict.fromkeys(UNICODE_SPACES, " "))
+_NEEDS_SPACES = re.compile(f"[{UNICODE_SPACES}]")
 
 
 def scan_form(text: str) -> str:
     """Text as the reference finder scans it: :func:`fold` (widths), then every non-ASCII space
     to " "; one character for one, so offsets index the original."""
-    return fold(text).translate(_SPACES)
+    folded = fold(text)
+    return folded.translate(_SPACES) if _NEEDS_SPACES.search(folded) else folded
 
 
 def _valid(m: re.Match[str], section: bool) -> RuleNumber | None:
