@@ -1,16 +1,22 @@
 """Cross-references and glossary-term linking inside rule text.
 
 :func:`find_refs` finds the rule references a text prints ("See rule 117.3a", "rules 601.2f–h",
-"Cf. règle 603", "rule 702.62〔待機〕参照", "ルール117「タイミングと優先権」参照"); :class:`TermMatcher` finds glossary terms ("Pass in
-Succession", "targeted", "capacités déclenchées"); :func:`link_html` turns both into safe HTML links.
+"CR 704.5j", "Cf. règle 603", "rule 702.62〔待機〕参照", "ルール117「タイミングと優先権」参照");
+:class:`TermMatcher` finds glossary terms ("Pass in Succession", "targeted", "capacités
+déclenchées"); :func:`link_html` turns both into safe HTML links.
+
+The reference finder is the project's only one: the build, the site's pages, ``/api/linkify``
+and the Markdown extension (:mod:`kb.markdown`) call it, and the embeddable hover script
+(``kb/web/static/kb-embed.js``) carries a line-by-line JavaScript port of it, tested against it.
 
 Offsets always index the text as given: the folding applied before matching (full-width digits to
-ASCII, and for terms typographic quotes and case; see :mod:`kb.text`) never changes a text's
-length, so ``text[ref.start:ref.end] == ref.label``.
+ASCII, other spaces to " ", and for terms typographic quotes and case; see :mod:`kb.text`) never
+changes a text's length, so ``text[ref.start:ref.end] == ref.label``.
 
 A range ("601.2f–h", "509.1–3") gives one :class:`~kb.model.Ref` per number it covers, all sharing
-the label, start and end of the whole printed span; :func:`link_html` renders such a group as one
-link to its first number, listing every number in ``data-rules``.
+the label, start and end of the whole printed span; :func:`ref_groups` gathers them again, and
+:func:`link_html` renders such a group as one link to its first number, listing every number in
+``data-rules``.
 """
 
 from __future__ import annotations

@@ -10,6 +10,7 @@ path, as a chat client's crawler sees it.
 
 from __future__ import annotations
 
+import logging
 import re
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -27,6 +28,7 @@ from kb.web.resources import get_kb
 from kb.web.views import PageError, short
 
 bp = Blueprint("embed", __name__)
+log = logging.getLogger(__name__)
 
 #: Characters of text in a card's description (chat clients cut near 300).
 DESCRIPTION_CHARS = 300
@@ -224,7 +226,12 @@ def _unfurl_context() -> dict[str, Any]:
         return {"unfurl": None}
     if getattr(g, "unfurl_done", False):
         return {"unfurl": g.unfurl, "oembed_url": g.oembed_url, "og_locale": g.og_locale}
-    card = unfurl(request.path, request.args) if request.endpoint.startswith("pages.") else None
+    card = None
+    if request.endpoint.startswith("pages."):
+        try:
+            card = unfurl(request.path, request.args)
+        except Exception:  # a card is an extra: it must never cost the page (or its error page)
+            log.exception("no unfurl card for %s", request.path)
     g.unfurl_done, g.unfurl = True, card
     g.oembed_url = (
         public_base() + url_for("embed.oembed", url=card.url, format="json")

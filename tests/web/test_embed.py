@@ -201,3 +201,18 @@ def test_linkify_links_a_range_once(client: FlaskClient) -> None:
         ("117.3b", "117.3a–b"),
         ("117.5", "117.5"),
     ]
+
+
+def test_a_failing_card_never_costs_the_page(
+    client: FlaskClient, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    from kb.web import embed
+
+    def broken(path: str, args: object = None) -> None:
+        raise RuntimeError("store unavailable")
+
+    monkeypatch.setattr(embed, "unfurl", broken)
+    response = client.get("/en/rules/117.3b")
+    assert response.status_code == 200
+    assert 'property="og:title"' not in response.get_data(as_text=True)
+    assert "no unfurl card for /en/rules/117.3b" in caplog.text

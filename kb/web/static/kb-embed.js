@@ -207,7 +207,8 @@
   function option(name) {
     return script ? script.getAttribute("data-kb-" + name) : null;
   }
-  var base = (option("base") || (script && script.src ? new URL(script.src).origin : location.origin)).replace(/\/+$/, "");
+  // The kb site: data-kb-base, else the folder above the script's /static/ (a site under a path works).
+  var base = (option("base") || (script && script.src ? new URL("..", script.src).href : location.origin)).replace(/\/+$/, "");
   var SKIP = "a,code,pre,kbd,samp,textarea,input,select,button,script,style,noscript,svg,[contenteditable],.kb-preview,[data-kb-skip]";
   var LANGS = { en: 1, fr: 1, ja: 1 };
 
