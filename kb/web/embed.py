@@ -138,14 +138,18 @@ def _rule_card(kb: KnowledgeBase, locale: str, number: str, edition: str | None)
 
 
 def _rule_text(kb: KnowledgeBase, rule: Rule) -> str:
-    """A rule's text for a card; a heading ("117. Timing and Priority") goes on with its first
-    subrule, which says what the heading is about."""
-    text = rule.text
-    if rule.title and rule.children and len(text) <= len(rule.title) + 2:
-        first = kb.rule(rule.edition, rule.children[0])
-        if first is not None:
-            text = f"{first.number} {first.text}"
-    return short(" ".join(text.split()), DESCRIPTION_CHARS)
+    """A rule's text for a card. A heading says what it holds: a section lists its rules'
+    titles ("700 General · 701 Keyword Actions"), a titled rule goes on with its first subrule."""
+    text = " ".join(rule.text.split())
+    if not text or text == (rule.title or "").strip():
+        kids = [k for k in (kb.rule(rule.edition, n) for n in rule.children[:12]) if k is not None]
+        if kids and all(k.title for k in kids):
+            text = " · ".join(f"{k.number} {k.title}" for k in kids)
+        elif kids:
+            text = f"{kids[0].number} {' '.join(kids[0].text.split())}"
+        else:
+            text = rule.title or ""
+    return short(text, DESCRIPTION_CHARS)
 
 
 def _glossary_card(kb: KnowledgeBase, locale: str, key: str) -> Unfurl | None:

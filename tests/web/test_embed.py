@@ -74,6 +74,12 @@ def test_a_heading_rule_shows_its_title_and_first_subrule(client: FlaskClient) -
     assert page.meta["og:description"].startswith("117.1 Unless a spell or ability")
 
 
+def test_a_section_lists_its_rules(client: FlaskClient) -> None:
+    page = unfurl(client, "/en/rules/1")
+    assert page.meta["og:title"] == "Rule 1 · Game Concepts"
+    assert page.meta["og:description"] == "116 Special Actions · 117 Timing and Priority"
+
+
 def test_an_old_number_unfurls_as_the_page_it_leads_to(client: FlaskClient) -> None:
     """A French text numbers the rule 116.3b (before 2019): its page and card are 117.3b's."""
     response = client.get("/fr/rules/116.3b", follow_redirects=True)
