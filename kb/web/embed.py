@@ -14,7 +14,7 @@ import logging
 import re
 from dataclasses import asdict, dataclass
 from typing import Any
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import parse_qsl, unquote, urlsplit
 
 from flask import Blueprint, Response, current_app, g, jsonify, render_template, request, url_for
 from markupsafe import escape
@@ -267,7 +267,7 @@ def oembed() -> Response:
             url=url[:200],
         )
     args = MultiDict(parse_qsl(parts.query, keep_blank_values=True))
-    card = unfurl(parts.path or "/", args)
+    card = unfurl(unquote(parts.path) or "/", args)
     if card is None:
         raise PageError(
             404,

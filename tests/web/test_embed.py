@@ -146,6 +146,14 @@ def test_meta_content_is_escaped(kb: KnowledgeBase, client: FlaskClient) -> None
     assert page.meta["og:description"] == rule.text
 
 
+def test_oembed_reads_an_encoded_address(client: FlaskClient) -> None:
+    card = client.get(
+        "/api/oembed", query_string={"url": "http://localhost/en/glossary/active%20player"}
+    ).get_json()
+    assert card["title"] == "Active Player (glossary)"
+    assert card["url"] == "http://localhost/en/glossary/active%20player"
+
+
 def test_oembed_card(client: FlaskClient) -> None:
     response = client.get("/api/oembed?url=http://localhost/r/116.3b%3Flang%3Dfr&maxwidth=320")
     assert response.status_code == 200
