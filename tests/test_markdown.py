@@ -172,3 +172,17 @@ def test_site_rendering_keeps_range_groups() -> None:
         '<p>rules <a class="ref" data-rule="601.2f" data-rules="601.2f 601.2g 601.2h" '
         'href="/en/rules/601.2f" rel="noopener noreferrer">601.2f–h</a></p>'
     )
+
+
+def test_the_extension_needs_neither_flask_nor_the_search() -> None:
+    """Other projects install kb for the extension: importing it loads no web or search code."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, markdown; markdown.markdown('rule 117', extensions=['kb']); "
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('flask', 'whoosh', 'sudachipy')"
+        " or m.startswith(('kb.web', 'kb.search'))))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"
