@@ -173,6 +173,14 @@ def test_links_and_previews_on_another_origin(chromium_browser, host_page, kb_se
     tab.keyboard.press("Escape")
     expect(preview).to_be_hidden()
     assert first.get_attribute("aria-describedby") is None
+
+    # A post the host adds later (a forum loading replies) is linked as it arrives.
+    tab.evaluate(
+        "() => { const p = document.createElement('p'); p.id = 'late';"
+        " p.textContent = 'Late reply: see rule 117.5.'; document.body.append(p); }"
+    )
+    expect(tab.locator("#late a.kb-ref")).to_have_attribute("href", f"{kb}/fr/rules/117.5")
+    expect(links).to_have_count(7)
     context.close()
     assert not errors, f"console errors: {errors}"
 

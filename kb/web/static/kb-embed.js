@@ -8,7 +8,8 @@
  * JSON (CORS) in the language of the text (its lang attribute: en, fr or ja, else English).
  * Options on the script tag: data-kb-base (the kb site; default: where the script comes from),
  * data-kb-lang (force a language), data-kb-root (a CSS selector: scan only there).
- * window.kbEmbed.scan(element) links content added later. Style hooks: a.kb-ref, .kb-preview.
+ * Content added later is linked as it arrives (or call window.kbEmbed.scan(element)).
+ * Style hooks: a.kb-ref, .kb-preview.
  *
  * The reference finder is kb.link.find_refs ported line by line (same patterns, ASCII \d \s \b
  * on a text whose other spaces are folded to " "); tests/test_embed_js.py runs both on one
@@ -71,14 +72,10 @@
     if (n[1] != null) return String(n[0]);
     return n[0] < 10 ? "" : String(Math.floor(n[0] / 100));
   }
-  function key(n) {
-    return [n[0] < 10 ? n[0] * 100 : n[0], n[1] == null ? -1 : n[1],
-      n[2] == null ? -1 : n[2].charCodeAt(0) - 97];
-  }
-  function less(a, b) {
-    var x = key(a), y = key(b);
-    for (var i = 0; i < 3; i++) if (x[i] !== y[i]) return x[i] < y[i];
-    return false;
+  // RuleNumber.sort_key as one number (minor < 1000, 26 letters): sections before their rules.
+  function rank(n) {
+    return (n[0] < 10 ? n[0] * 100 : n[0]) * 1e6 + (n[1] == null ? 0 : n[1] + 1) * 100 +
+      (n[2] == null ? 0 : n[2].charCodeAt(0) - 96);
   }
   // kb.rulenum.parse for what RANGE captures ("5", "117", "903.11", "601.2h").
   function parse(t) {
@@ -101,7 +98,7 @@
     } else {
       b = parse(tail);
     }
-    if (!b || depth(a) !== depth(b) || parent(a) !== parent(b) || !less(a, b)) return null;
+    if (!b || depth(a) !== depth(b) || parent(a) !== parent(b) || rank(a) >= rank(b)) return null;
     if (a[2] != null) {
       for (i = a[2].charCodeAt(0); i <= b[2].charCodeAt(0); i++) {
         var c = String.fromCharCode(i);
@@ -121,23 +118,23 @@
     if (major.length !== 3 || major[0] === "0") return null;
     return num(+major, m[2] == null ? null : +m[2], m[3] ? m[3].toLowerCase() : null);
   }
-  function ref(number, text, start, stop) {
-    return { number: number, label: text.slice(start, stop), start: start, end: stop };
+  function ref(number, t, start, stop) {
+    return { number: number, label: t.slice(start, stop), start: start, end: stop };
   }
-  function item(text, f, n, start, stop) {
+  function item(t, f, n, start, stop) {
     var rng = at(RANGE, f, stop);
-    var numbers = rng && expandRange(n, rng[1]);
-    if (numbers && numbers.length) {
-      return { refs: numbers.map(function (x) { return ref(x, text, start, end(rng)); }), end: end(rng) };
+    var nums = rng && expandRange(n, rng[1]);
+    if (nums && nums.length) {
+      return { refs: nums.map(function (x) { return ref(x, t, start, end(rng)); }), end: end(rng) };
     }
-    return { refs: [ref(str(n), text, start, stop)], end: stop };
+    return { refs: [ref(str(n), t, start, stop)], end: stop };
   }
 
-  function scan(text, f, pos, sec) {
+  function scan(t, f, pos, sec) {
     var m = at(NUM, f, pos);
     var n = m && valid(m, sec);
     if (!n) return { refs: [], end: pos, tail: pos };
-    var refs = [], it = item(text, f, n, m.index, end(m));
+    var refs = [], it = item(t, f, n, m.index, end(m));
     for (;;) {
       refs = refs.concat(it.refs);
       var stop = it.end, tail = stop, title = at(TITLE, f, stop);
@@ -158,29 +155,29 @@
           if (!at(LIST_END, f, rng ? end(rng) : end(nxt))) return done;
         }
         n = cand;
-        it = item(text, f, cand, nxt.index, end(nxt));
+        it = item(t, f, cand, nxt.index, end(nxt));
         continue;
       }
       var let_ = at(LETTER, f, end(sep));
       if (let_ && n[2] != null && let_[1] > n[2]) {
         n = num(n[0], n[1], let_[1]);
-        it = { refs: [ref(str(n), text, let_.index, end(let_))], end: end(let_) };
+        it = { refs: [ref(str(n), t, let_.index, end(let_))], end: end(let_) };
         continue;
       }
       return done;
     }
   }
 
-  /** Every rule reference of a text: [{number, label, start, end}], a range giving one per number. */
-  function findRefs(text, lang) {
-    var f = scanForm(text);
+  /** Every rule reference of a t: [{number, label, start, end}], a range giving one per number. */
+  function findRefs(t, lang) {
+    var f = scanForm(t);
     if (!/\d/.test(f)) return [];
     var re = lang === "ja" ? ANCHOR_JA : ANCHOR, refs = [], consumed = 0, a;
     re.lastIndex = 0;
     while ((a = re.exec(f))) {
       if (!a[0]) re.lastIndex++;
       if (a.index < consumed) continue;
-      var g = a.groups, found = scan(text, f, end(a), g.section != null);
+      var g = a.groups, found = scan(t, f, end(a), g.section != null);
       if (!found.refs.length) continue;
       var first = found.refs[0];
       if (g.see != null && first.number.indexOf(".") < 0 && !at(LIST_END, f, first.end)) continue;
@@ -210,17 +207,19 @@
   // The kb site: data-kb-base, else the folder above the script's /static/ (a site under a path works).
   var base = (option("base") || (script && script.src ? new URL("..", script.src).href : location.origin)).replace(/\/+$/, "");
   var SKIP = "a,code,pre,kbd,samp,textarea,input,select,button,script,style,noscript,svg,[contenteditable],.kb-preview,[data-kb-skip]";
-  var LANGS = { en: 1, fr: 1, ja: 1 };
 
   function langOf(el) {
     var forced = option("lang"), host = el.closest("[lang]");
     var tag = (forced || (host ? host.getAttribute("lang") : "") || "").slice(0, 2).toLowerCase();
-    return LANGS[tag] ? tag : "en";
+    return /^(en|fr|ja)$/.test(tag) ? tag : "en";
   }
 
+  function scope() {
+    return d.querySelector(option("root") || "body");
+  }
   /** Link the references under root (default: the page, or data-kb-root). */
   function linkAll(root) {
-    root = root || d.querySelector(option("root") || "body");
+    root = root || scope();
     if (!root) return;
     var walker = d.createTreeWalker(root, NodeFilter.SHOW_TEXT, {
       acceptNode: function (node) {
@@ -256,19 +255,19 @@
   }
 
   // ---- previews ------------------------------------------------------------------------------
-  var pop = null, current = null, tapped = null, cache = {}, pointer = "", hideTimer = 0;
+  var pop = null, current = null, tapped = null, cache = {}, pointer = "", timer = 0;
 
   function sheet() {
-    if (!d.adoptedStyleSheets || typeof CSSStyleSheet !== "function") return;
-    try {
-      var css = new CSSStyleSheet();
-      // :where() keeps every rule at zero specificity: any rule of the host page wins.
-      css.replaceSync(":where(.kb-preview){position:absolute;z-index:99999;max-width:min(28rem,90vw);" +
-        "padding:.5em .7em;border:1px solid #888;border-radius:6px;background:#fff;color:#222;" +
-        "box-shadow:0 3px 12px #0003;font:14px/1.4 sans-serif}:where(.kb-preview strong){display:block}");
-      d.adoptedStyleSheets = d.adoptedStyleSheets.concat([css]);
-    } catch (e) { /* the host styles .kb-preview itself */ }
+    // Constructed sheets pass the host's CSP (no <style> element); :where() keeps every rule at
+    // zero specificity, so any rule of the host page wins. Without them, the host styles it.
+    if (!d.adoptedStyleSheets) return;
+    var css = new CSSStyleSheet();
+    css.replaceSync(":where(.kb-preview){position:absolute;z-index:99999;max-width:min(28rem,90vw);" +
+      "padding:.5em .7em;border:1px solid #888;background:#fff;color:#222;font:14px/1.4 sans-serif}" +
+      ":where(.kb-preview strong){display:block}");
+    d.adoptedStyleSheets = d.adoptedStyleSheets.concat([css]);
   }
+
 
   function popover() {
     if (!pop) {
@@ -277,7 +276,7 @@
       pop.className = "kb-preview";
       pop.setAttribute("role", "tooltip");
       pop.hidden = true;
-      pop.addEventListener("mouseenter", function () { clearTimeout(hideTimer); });
+      pop.addEventListener("mouseenter", function () { clearTimeout(timer); });
       pop.addEventListener("mouseleave", hideSoon);
       d.body.appendChild(pop);
     }
@@ -297,7 +296,7 @@
   }
 
   function show(link) {
-    clearTimeout(hideTimer);
+    clearTimeout(timer);
     if (current === link) return;
     hide();
     current = link;
@@ -315,14 +314,14 @@
   }
 
   function hide() {
-    clearTimeout(hideTimer);
+    clearTimeout(timer);
     if (current) current.removeAttribute("aria-describedby");
     current = tapped = null;
     if (pop) pop.hidden = true;
   }
   function hideSoon() {
-    clearTimeout(hideTimer);
-    hideTimer = setTimeout(hide, 200);
+    clearTimeout(timer);
+    timer = setTimeout(hide, 200);
   }
   function refLink(target) {
     return target && target.closest ? target.closest("a.kb-ref") : null;
@@ -359,10 +358,24 @@
     });
   }
 
+  // What the host adds later (a forum loading posts) is linked as it arrives. Only elements are
+  // watched: the script's own changes add text and a.kb-ref, which this skips.
+  function watch() {
+    var root = scope();
+    if (root) new MutationObserver(function (records) {
+      records.forEach(function (r) {
+        r.addedNodes.forEach(function (n) {
+          if (n.nodeType === 1 && !n.closest(SKIP)) linkAll(n);
+        });
+      });
+    }).observe(root, { childList: true, subtree: true });
+  }
+
   function start() {
     sheet();
     linkAll();
     listen();
+    watch();
   }
   window.kbEmbed = { scan: linkAll, findRefs: findRefs };
   if (d.readyState === "loading") on("DOMContentLoaded", start);
