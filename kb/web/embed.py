@@ -82,7 +82,15 @@ def unfurl(path: str, args: MultiDict[str, str] | None = None) -> Unfurl | None:
             locale = values.get("locale") or args.get("lang", "en")
             if locale not in LANGS:
                 locale = "en"
-            return _rule_card(kb, locale, str(values["number"]).removesuffix(".json"), None)
+            number = str(values["number"]).removesuffix(".json")
+            num = views.parse_number(number)
+            if num is not None and args.get("edition"):
+                # An old number of a named edition: the rule it became (or that edition's page).
+                ed, old = views.current_for_old(kb, args["edition"], locale, str(num))
+                if old.canonical is None:
+                    return _rule_card(kb, locale, str(num), ed.id)
+                number = old.canonical
+            return _rule_card(kb, locale, number, None)
         if endpoint == "pages.rule_pinned":
             return _rule_card(kb, values["locale"], values["number"], values["edition"])
         if endpoint == "pages.glossary_entry":

@@ -146,6 +146,23 @@ def test_meta_content_is_escaped(kb: KnowledgeBase, client: FlaskClient) -> None
     assert page.meta["og:description"] == rule.text
 
 
+@pytest.mark.parametrize(
+    ("url", "title"),
+    [
+        ("/r/116.3b?edition=2019-06-14", "Rule 117.3b"),
+        ("/fr/rules/116.3a?edition=fr-2019-06-14", "Règle 117.3a"),
+        ("/en/rules/117.3b?edition=1999-01-01", None),
+    ],
+)
+def test_oembed_follows_an_old_number_of_an_edition(
+    client: FlaskClient, url: str, title: str | None
+) -> None:
+    response = client.get("/api/oembed", query_string={"url": url})
+    assert response.status_code == (200 if title else 404)
+    if title:
+        assert response.get_json()["title"] == title
+
+
 def test_oembed_reads_an_encoded_address(client: FlaskClient) -> None:
     card = client.get(
         "/api/oembed", query_string={"url": "http://localhost/en/glossary/active%20player"}
