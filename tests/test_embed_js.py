@@ -17,9 +17,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kb.link import find_refs
+from kb.paths import CORPUS_DIR
 from kb.web.app import STATIC_DIR
 
 SCRIPT = STATIC_DIR / "kb-embed.js"
+CR_EN_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "corpus-raw" / "cr-en"
 REF_CASES = Path(__file__).resolve().parent / "fixtures" / "ref_cases.json"
 CASES = [tuple(c) for c in json.loads(REF_CASES.read_text(encoding="utf-8"))["cases"]]
 #: The goal of issue 14: small enough to include anywhere, no build step.
@@ -106,6 +108,31 @@ def test_js_finder_agrees_on_generated_texts(batch: list[tuple[str, str]]) -> No
     """Random texts made of the pieces references are made of: both finders agree."""
     for (text, lang), js in zip(batch, js_find(batch), strict=True):
         assert js == py_find(text, lang), (text, lang)
+
+
+def _lines(path: Path) -> list[str]:
+    data = path.read_bytes()
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        text = data.decode("cp1252")
+    return [line for line in text.splitlines() if any(c.isdigit() for c in line)]
+
+
+def test_js_finder_agrees_on_the_corpus() -> None:
+    """Every line with a digit of the embedded sources (en, fr, ja) and of the newest official
+    English edition (when ../shared is there): both finders read the same references."""
+    texts = [
+        (line, path.name[:2])
+        for path in sorted((CORPUS_DIR / "sources").glob("*.txt"))
+        for line in _lines(path)
+    ]
+    official = sorted(CR_EN_DIR.glob("*.txt")) if CR_EN_DIR.is_dir() else []
+    texts += [(line, "en") for line in (_lines(official[-1]) if official else [])]
+    assert {lang for _, lang in texts} == {"en", "fr", "ja"}
+    found = js_find(texts)
+    differ = [(t, js) for t, js in zip(texts, found, strict=True) if js != py_find(*t)]
+    assert not differ, differ[:3]
 
 
 def test_script_is_small_and_needs_no_build() -> None:
