@@ -334,7 +334,7 @@ def openapi_json() -> Response:
     from kb.web import URLS, openapi
 
     g.is_json = True
-    return jsonify(openapi.document(URLS, public_base() + "/"))
+    return jsonify(openapi.document(URLS, public_base()))
 
 
 @bp.get("/api/")
@@ -345,7 +345,7 @@ def api_docs() -> Response:
 
     g.is_json = False
     g.locale = "en"
-    doc = openapi.document(URLS, public_base() + "/")
+    doc = openapi.document(URLS, public_base())
     html = render_template(
         "api.html",
         doc=doc,

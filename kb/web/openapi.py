@@ -470,7 +470,7 @@ _STATUS_TEXT = {
 _STATUS_TEXT_503 = "Search is unavailable (no index): the search's envelope says why."
 
 
-def document(urls: Mapping[str, str], server: str = "/") -> dict[str, Any]:
+def document(urls: Mapping[str, str], server: str = "") -> dict[str, Any]:
     """The OpenAPI document of the JSON rows of ``urls`` (:data:`kb.web.URLS`)."""
     from kb.search.notes import TEXTS
 
@@ -500,7 +500,7 @@ def document(urls: Mapping[str, str], server: str = "/") -> dict[str, Any]:
                 "schema's list; tools should match on the code, not the text."
             ),
         },
-        "servers": [{"url": server}],
+        "servers": [{"url": server or "/"}],
         "paths": paths,
         "components": {"schemas": _schemas(TEXTS), "responses": errors},
     }
