@@ -292,7 +292,13 @@ def cmd_export(args: argparse.Namespace, out: TextIO) -> int:
 
     instance = _ensure_built(args)
     try:
-        report = export(instance, Path(args.dir), search=not args.no_search, quiet=args.quiet)
+        report = export(
+            instance,
+            Path(args.dir),
+            base_url=args.base_url,
+            search=not args.no_search,
+            quiet=args.quiet,
+        )
     except ExportError as exc:
         raise CommandError(str(exc)) from exc
     out.write(report.summary() + "\n")
@@ -415,6 +421,11 @@ def parser() -> argparse.ArgumentParser:
 
     ex = sub.add_parser("export", parents=[common], help="write the site as static files")
     ex.add_argument("dir", metavar="DIR", help="output folder (files that did not change are kept)")
+    ex.add_argument(
+        "--base-url",
+        metavar="URL",
+        help="where the site will live, for the sitemap and OpenSearch (default http://127.0.0.1:8000)",
+    )
     ex.add_argument("--no-search", action="store_true", help="skip the Pagefind search index")
     ex.add_argument("--quiet", action="store_true", help="no progress line")
     ex.set_defaults(func=cmd_export)
