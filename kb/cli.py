@@ -298,6 +298,7 @@ def cmd_export(args: argparse.Namespace, out: TextIO) -> int:
             base_url=args.base_url,
             search=not args.no_search,
             quiet=args.quiet,
+            jobs=args.jobs,
         )
     except ExportError as exc:
         raise CommandError(str(exc)) from exc
@@ -427,6 +428,12 @@ def parser() -> argparse.ArgumentParser:
         help="where the site will live, for the sitemap and OpenSearch (default http://127.0.0.1:8000)",
     )
     ex.add_argument("--no-search", action="store_true", help="skip the Pagefind search index")
+    ex.add_argument(
+        "--jobs",
+        type=int,
+        metavar="N",
+        help="pages rendered in N processes (default: cores, max 4)",
+    )
     ex.add_argument("--quiet", action="store_true", help="no progress line")
     ex.set_defaults(func=cmd_export)
     return p

@@ -306,6 +306,7 @@ def export(
     base_url: str | None = None,
     search: bool = True,
     quiet: bool = True,
+    jobs: int | None = None,
     progress: Callable[[str, int, int], None] | None = None,
 ) -> ExportReport:
     """Write the site of a built instance into ``out`` as static files (see the module docstring)."""
@@ -324,6 +325,7 @@ def export(
 
         progress = terminal_progress()
     base = (base_url or DEFAULT_BASE_URL).rstrip("/")
+    jobs = max(1, jobs or min(4, os.cpu_count() or 1))
     report = ExportReport(out)
     previous = _read_manifest(out)
     t = time.perf_counter()
@@ -344,10 +346,12 @@ def export(
 
     writer = Writer(out)
     t = time.perf_counter()
-    pages = _export_pages(site, writer, report, progress)
+    _STATE.update(site=site, out=out)
+    pages = _export_pages(site, writer, report, jobs, progress)
     report.timings["pages"] = time.perf_counter() - t
     t = time.perf_counter()
-    _export_permalinks(site, writer, report, progress)
+    _export_permalinks(site, writer, report, jobs, progress)
+    _STATE.clear()
     report.timings["permalinks"] = time.perf_counter() - t
     t = time.perf_counter()
     _export_extras(site, writer, base, pages)
@@ -382,46 +386,117 @@ def export(
     return report
 
 
-def _export_pages(
-    site: Site, writer: Writer, report: ExportReport, progress: Callable[..., None] | None
-) -> list[str]:
-    """Render every page and its JSON twin, following links; the HTML page URLs written."""
-    queue = list(dict.fromkeys(seed_urls(site.kb)))
-    seen = set(queue)
-    pages: list[str] = []
-    i = 0
-    while i < len(queue):
-        url = queue[i]
-        i += 1
-        if progress and i % 200 == 0:
-            progress(f"pages {i}/{len(queue)}", i, len(queue))
+@dataclass
+class Batch:
+    """What one worker did with one chunk of URLs (merged in chunk order, so output is stable)."""
+
+    pages: list[str] = field(default_factory=list)
+    links: list[str] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)
+    files: dict[str, int] = field(default_factory=dict)
+    changed: list[str] = field(default_factory=list)
+    unchanged: int = 0
+    json: int = 0
+    redirects: int = 0
+    skipped_links: int = 0
+
+
+#: The site and output folder of the running export; forked workers inherit them.
+_STATE: dict[str, Any] = {}
+
+
+def _render_pages(urls: list[str]) -> Batch:
+    """Render pages and their JSON twins; redirects become redirect pages."""
+    site: Site = _STATE["site"]
+    writer = Writer(_STATE["out"])
+    batch = Batch()
+    for url in urls:
         answer = site.get(url)
         if answer.status in (301, 302, 303, 307, 308) and answer.location:
             _redirect_page(site, writer, url, answer.location)
-            report.redirects += 1
-            target = urllib.parse.urlsplit(answer.location).path
-            if target not in seen and _is_page_link(target):
-                seen.add(target)
-                queue.append(target)
+            batch.redirects += 1
+            batch.links.append(urllib.parse.urlsplit(answer.location).path)
         elif answer.status == 200 and answer.mimetype == "text/html":
             writer.put(file_for(url), answer.body)
-            report.pages += 1
-            pages.append(url)
+            batch.pages.append(url)
             for link in _internal_links(answer.body.decode("utf-8")):
-                path = link.split("?", 1)[0]
                 if "?" in link:
-                    report.skipped_links += 1
-                if path not in seen and _is_page_link(path) and not path.endswith(".json"):
-                    seen.add(path)
-                    queue.append(path)
+                    batch.skipped_links += 1
+                batch.links.append(link.split("?", 1)[0])
         else:
-            report.missing.append(url)
+            batch.missing.append(url)
             continue
         twin = json_twin(url)
         data = site.final(twin)
         if data.status == 200 and data.mimetype == "application/json":
             writer.put(file_for(twin), data.body)
-            report.json += 1
+            batch.json += 1
+    batch.files, batch.changed, batch.unchanged = writer.files, writer.changed, writer.unchanged
+    return batch
+
+
+def _run(
+    work: Callable[[list[str]], Batch],
+    items: list[str],
+    jobs: int,
+    progress: Callable[..., None] | None,
+    label: str,
+) -> list[Batch]:
+    """Run ``work`` over chunks of ``items``, in forked workers when ``jobs`` > 1."""
+    size = max(1, min(250, len(items) // (jobs * 4) or 1))
+    chunks = [items[i : i + size] for i in range(0, len(items), size)]
+    results: list[Batch] = []
+    if jobs <= 1 or len(chunks) <= 1:
+        for n, chunk in enumerate(chunks, 1):
+            results.append(work(chunk))
+            if progress:
+                progress(f"{label} {min(n * size, len(items))}/{len(items)}", n, len(chunks))
+        return results
+    import multiprocessing
+
+    with multiprocessing.get_context("fork").Pool(jobs) as pool:
+        for n, batch in enumerate(pool.imap(work, chunks), 1):
+            results.append(batch)
+            if progress:
+                progress(f"{label} {min(n * size, len(items))}/{len(items)}", n, len(chunks))
+    return results
+
+
+def _merge(batches: list[Batch], writer: Writer, report: ExportReport) -> None:
+    for batch in batches:
+        writer.files.update(batch.files)
+        writer.changed += batch.changed
+        writer.written += len(batch.changed)
+        writer.unchanged += batch.unchanged
+        report.pages += len(batch.pages)
+        report.json += batch.json
+        report.redirects += batch.redirects
+        report.skipped_links += batch.skipped_links
+        report.missing += batch.missing
+
+
+def _export_pages(
+    site: Site,
+    writer: Writer,
+    report: ExportReport,
+    jobs: int,
+    progress: Callable[..., None] | None,
+) -> list[str]:
+    """Render every page the knowledge base names, then every page they link, until none is
+    new; the HTML page URLs written, in a stable order."""
+    queue = list(dict.fromkeys(seed_urls(site.kb)))
+    seen = set(queue)
+    pages: list[str] = []
+    while queue:
+        batches = _run(_render_pages, queue, jobs, progress, "pages")
+        _merge(batches, writer, report)
+        queue = []
+        for batch in batches:
+            pages += batch.pages
+            for path in batch.links:
+                if path not in seen and _is_page_link(path) and not path.endswith(".json"):
+                    seen.add(path)
+                    queue.append(path)
     return pages
 
 
@@ -443,16 +518,14 @@ def _redirect_page(site: Site, writer: Writer, path: str, target: str) -> None:
     writer.put(file_for(path), _redirect_html(site, path, target))
 
 
-def _export_permalinks(
-    site: Site, writer: Writer, report: ExportReport, progress: Callable[..., None] | None
-) -> None:
-    """``/r/<number>`` for every number any edition printed: a page that picks the language."""
+def _render_permalinks(numbers: list[str]) -> Batch:
+    """``/r/<number>`` pages: each language's target and, for old numbers, each edition's."""
+    site: Site = _STATE["site"]
     kb = site.kb
-    english = [e for e in kb.editions_of("en")]
-    numbers = permalink_numbers(kb)
-    for i, number in enumerate(numbers, 1):
-        if progress and i % 200 == 0:
-            progress(f"permalinks {i}/{len(numbers)}", i, len(numbers))
+    writer = Writer(_STATE["out"])
+    batch = Batch()
+    english = kb.editions_of("en")
+    for number in numbers:
         quoted = urllib.parse.quote(number)
         targets: dict[str, str] = {}
         for loc in LOCALES:
@@ -460,7 +533,7 @@ def _export_permalinks(
             if answer.location:
                 targets[loc] = answer.location
         if not targets:
-            report.missing.append(f"/r/{number}")
+            batch.missing.append(f"/r/{number}")
             continue
         # ?edition= on the server maps an old number of that edition; the script does it here.
         editions: dict[str, str] = {}
@@ -476,11 +549,25 @@ def _export_permalinks(
             site, "/r/", default, targets=targets, editions=editions, dates=dates, permalink=True
         )
         writer.put(file_for(f"/r/{quoted}"), body)
+        batch.redirects += 1
         data = site.final(f"/r/{quoted}.json")
         if data.status == 200:
             writer.put(file_for(f"/r/{quoted}.json"), data.body)
-            report.json += 1
-        report.redirects += 1
+            batch.json += 1
+    batch.files, batch.changed, batch.unchanged = writer.files, writer.changed, writer.unchanged
+    return batch
+
+
+def _export_permalinks(
+    site: Site,
+    writer: Writer,
+    report: ExportReport,
+    jobs: int,
+    progress: Callable[..., None] | None,
+) -> None:
+    """``/r/<number>`` for every number any edition printed: a page that picks the language."""
+    batches = _run(_render_permalinks, permalink_numbers(site.kb), jobs, progress, "permalinks")
+    _merge(batches, writer, report)
 
 
 def _export_extras(site: Site, writer: Writer, base: str, pages: list[str]) -> None:
@@ -495,7 +582,7 @@ def _export_extras(site: Site, writer: Writer, base: str, pages: list[str]) -> N
     )
     writer.put(
         "r/index.html",
-        site.template("/en/", "export/permalink.html", strings=STRINGS["en"], number_form=True),
+        site.template("/r/", "export/permalink.html", strings=STRINGS["en"], alternates={}),
     )
     for loc in LOCALES:
         writer.put(
