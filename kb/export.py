@@ -25,6 +25,7 @@ so a re-export of an unchanged instance rewrites nothing and a CDN sync uploads 
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import os
 import re
@@ -210,6 +211,11 @@ class Site:
         self.client = self.app.test_client()
         with self.app.app_context():
             self.kb = get_kb()
+        # Each canonical rule and term is shown by a dozen URLs (three locales, pinned editions,
+        # JSON): remember these lookups once per process (read-only data, the same answers).
+        for name in ("examples_for", "glossary_lookup"):
+            with contextlib.suppress(AttributeError):  # a knowledge base with slots keeps its own
+                setattr(self.kb, name, functools.lru_cache(maxsize=None)(getattr(self.kb, name)))
 
     def get(self, path: str, lang: str | None = None) -> Rendered:
         headers = {"Accept-Language": lang} if lang else {}
@@ -346,7 +352,7 @@ def export(
 
     writer = Writer(out)
     t = time.perf_counter()
-    _STATE.update(site=site, out=out)
+    _STATE.update(site=site, out=out, instance=Path(instance))
     pages = _export_pages(site, writer, report, jobs, progress)
     report.timings["pages"] = time.perf_counter() - t
     t = time.perf_counter()
@@ -405,6 +411,10 @@ class Batch:
 _STATE: dict[str, Any] = {}
 
 
+def _init_worker(instance: Path) -> None:
+    _STATE["site"] = Site(instance)
+
+
 def _render_pages(urls: list[str]) -> Batch:
     """Render pages and their JSON twins; redirects become redirect pages."""
     site: Site = _STATE["site"]
@@ -454,7 +464,9 @@ def _run(
         return results
     import multiprocessing
 
-    with multiprocessing.get_context("fork").Pool(jobs) as pool:
+    # Each worker opens the instance itself: a database connection must not cross a fork.
+    context = multiprocessing.get_context("fork")
+    with context.Pool(jobs, initializer=_init_worker, initargs=(_STATE["instance"],)) as pool:
         for n, batch in enumerate(pool.imap(work, chunks), 1):
             results.append(batch)
             if progress:

@@ -271,18 +271,20 @@ def test_a_reexport_repairs_and_prunes_only_its_own_files(
 
 
 def test_cli_export(
-    embedded_instance: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    embedded_instance: Path, exported: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     out = tmp_path / "site"
-    code = main(
-        ["export", str(out), "--instance", str(embedded_instance), "--no-search", "--quiet"]
-    )
-    assert code == 0
-    assert re.search(r"Exported to .* \d+ files, [\d.]+ MB", capsys.readouterr().out)
-    assert (out / "en" / "rules" / "117.3b" / "index.html").is_file()
-    assert not (out / "pagefind").exists()
+    shutil.copytree(exported, out)
+    args = ["--instance", str(embedded_instance), "--base-url", "https://rules.example.org"]
+    assert main(["export", str(out), *args, "--quiet"]) == 0
+    summary = capsys.readouterr().out
+    assert re.search(r"Exported to .* \d+ files, [\d.]+ MB .* 0 written", summary), summary
     blocker = tmp_path / "file"
     blocker.write_text("x")
-    assert main(["export", str(blocker), "--instance", str(embedded_instance)]) == 1
+    assert main(["export", str(blocker), *args]) == 1
     err = capsys.readouterr().err
     assert err.startswith("kb: error: ") and "not a folder" in err and err.count("\n") == 1
+    inside = embedded_instance / "site"
+    assert main(["export", str(inside), *args]) == 1
+    assert "inside the instance" in capsys.readouterr().err
+    assert not inside.exists()
