@@ -286,6 +286,17 @@ def cmd_update(args: argparse.Namespace, out: TextIO) -> int:
     return 2 if result.status == "available" else 0
 
 
+def _seconds(text: str) -> float:
+    """An argparse type: a number of seconds from 0.1 to 600."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0.1 <= value <= 600:
+        raise argparse.ArgumentTypeError(f"must be between 0.1 and 600 seconds, not {text}")
+    return value
+
+
 def cmd_export(args: argparse.Namespace, out: TextIO) -> int:
     """``kb export DIR``: the whole site as static files for any web host or CDN."""
     from kb.export import ExportError, export
@@ -416,7 +427,9 @@ def parser() -> argparse.ArgumentParser:
         "--url",
         help="the rules page linking the .txt (default: $KB_RULES_URL or the publisher's page)",
     )
-    u.add_argument("--timeout", type=float, default=30.0, help="seconds per request (default 30)")
+    u.add_argument(
+        "--timeout", type=_seconds, default=30.0, help="seconds per request (default 30)"
+    )
     u.add_argument("--quiet", action="store_true", help="print only when an edition was added")
     u.set_defaults(func=cmd_update)
 
@@ -430,7 +443,7 @@ def parser() -> argparse.ArgumentParser:
     ex.add_argument("--no-search", action="store_true", help="skip the Pagefind search index")
     ex.add_argument(
         "--jobs",
-        type=int,
+        type=_positive,
         metavar="N",
         help="pages rendered in N processes (default: cores, max 4)",
     )
