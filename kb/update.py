@@ -350,11 +350,13 @@ def update(
     try:
         build(instance, [target], progress=progress)
     except BaseException as exc:
-        if not existed:
+        if not existed:  # the build is atomic: the instance never saw the file
             target.unlink(missing_ok=True)
         if isinstance(exc, BuildError):
             raise UpdateError(link.url, f"the build refused it: {exc}") from None
         raise
+    if doc.date not in _newest_held(instance)[1]:  # it read cleanly above, so not expected
+        raise UpdateError(link.url, f"the build left {target} out (see `kb build`)")
     _write_atomic(
         folder / STATE_FILE, json.dumps({**remember, "file": target.name}, indent=1).encode()
     )
