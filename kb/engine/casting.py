@@ -10,6 +10,7 @@ from kb.engine.objects import (
     Action,
     ActivatePlan,
     CastPlan,
+    GameObject,
     IllegalAction,
     ManaPlan,
     StackObject,
@@ -38,8 +39,14 @@ class Casting(GameState):
                 ):
                     return ("object", item.id)
             raise IllegalAction(f"there is no spell {name} on the stack", "115.1", "601.2c")
-        obj = self.find_permanent(name, who)
-        return ("object", obj.id)
+        return self.pick_permanent(name, who, lambda obj: self._legal_object_target(obj, kind))
+
+    def _legal_object_target(self, obj: GameObject, kind: str) -> tuple[str, int]:
+        """A permanent as a target: the first of its name that is legal for ``kind`` (115.1)."""
+        target = ("object", obj.id)
+        if not self._target_legal(target, kind):
+            raise IllegalAction(f"{obj.label} is not {TARGET_WORDS[kind]}", "115.1", "601.2c")
+        return target
 
     def target_label(self, target: tuple[str, int]) -> str:
         """A target as text."""
@@ -183,7 +190,13 @@ class Casting(GameState):
         self._need_priority(p, "117.1b")
         if action.card is None:
             raise IllegalAction("no permanent named: whose ability is activated?", "602.2")
-        obj = self.find_permanent(action.card, p)
+        return self.pick_permanent(
+            action.card, p, lambda obj: self._check_activate_on(p, obj, action)
+        )
+
+    def _check_activate_on(
+        self, p: int, obj: GameObject, action: Action
+    ) -> ActivatePlan | ManaPlan:
         abilities = () if obj.face_down else obj.card.abilities
         if not abilities:
             raise IllegalAction(f"{obj.label} has no activated ability", "602.1")

@@ -23,21 +23,8 @@ class Combat(GameState):
         chosen: list[tuple[GameObject, int]] = []
         seen: set[int] = set()
         for ref, target in action.attackers:
-            obj = self.find_permanent(ref, p)
-            if obj.id in seen:
-                raise IllegalAction(f"{obj.label} is declared twice", "508.1a")
+            obj = self.pick_permanent(ref, p, lambda o: self._can_attack(p, o, seen))
             seen.add(obj.id)
-            if not self.is_creature(obj):
-                raise IllegalAction(f"{obj.label} is not a creature", "508.1a")
-            if obj.tapped:
-                raise IllegalAction(f"{obj.label} is tapped", "508.1a")
-            if obj.sick and not self.has(obj, "haste"):
-                raise IllegalAction(
-                    f"{obj.label} has not been under {self.players[p].name}'s control since the turn "
-                    "began and has no haste",
-                    "508.1a",
-                    "302.6",
-                )
             if target is None:
                 defender = self.opponents(p)[0]
             else:
@@ -49,6 +36,23 @@ class Combat(GameState):
                     raise IllegalAction(f"{target} is not an opponent in the game", "508.1b")
             chosen.append((obj, defender))
         return chosen
+
+    def _can_attack(self, p: int, obj: GameObject, seen: set[int]) -> GameObject:
+        """508.1a: an untapped creature, controlled since the turn began or with haste."""
+        if obj.id in seen:
+            raise IllegalAction(f"{obj.label} is declared twice", "508.1a")
+        if not self.is_creature(obj):
+            raise IllegalAction(f"{obj.label} is not a creature", "508.1a")
+        if obj.tapped:
+            raise IllegalAction(f"{obj.label} is tapped", "508.1a")
+        if obj.sick and not self.has(obj, "haste"):
+            raise IllegalAction(
+                f"{obj.label} has not been under {self.players[p].name}'s control since the turn "
+                "began and has no haste",
+                "508.1a",
+                "302.6",
+            )
+        return obj
 
     def _apply_attack(self, p: int, chosen: list[tuple[GameObject, int]]) -> None:
         self.awaiting = None
@@ -91,19 +95,24 @@ class Combat(GameState):
         chosen: list[tuple[GameObject, GameObject]] = []
         seen: set[int] = set()
         for bref, aref in action.blocks:
-            blocker = self.find_permanent(bref, p)
-            attacker = self.find_permanent(aref)
-            if blocker.id in seen:
-                raise IllegalAction(f"{blocker.label} can block only one creature", "509.1a")
+            blocker = self.pick_permanent(bref, p, lambda o: self._can_block(o, seen))
+            attacker = self.pick_permanent(aref, None, lambda o: self._is_attacking(o, p))
             seen.add(blocker.id)
-            if not self.is_creature(blocker) or blocker.tapped:
-                raise IllegalAction(f"{blocker.label} is not an untapped creature", "509.1a")
-            if attacker.attacking != p:
-                raise IllegalAction(
-                    f"{attacker.label} is not attacking {self.players[p].name}", "509.1a"
-                )
             chosen.append((blocker, attacker))
         return chosen
+
+    def _can_block(self, obj: GameObject, seen: set[int]) -> GameObject:
+        """509.1a: an untapped creature blocks one attacker."""
+        if obj.id in seen:
+            raise IllegalAction(f"{obj.label} can block only one creature", "509.1a")
+        if not self.is_creature(obj) or obj.tapped:
+            raise IllegalAction(f"{obj.label} is not an untapped creature", "509.1a")
+        return obj
+
+    def _is_attacking(self, obj: GameObject, p: int) -> GameObject:
+        if obj.attacking != p:
+            raise IllegalAction(f"{obj.label} is not attacking {self.players[p].name}", "509.1a")
+        return obj
 
     def _apply_block(self, p: int, chosen: list[tuple[GameObject, GameObject]]) -> None:
         for blocker, attacker in chosen:

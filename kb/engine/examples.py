@@ -174,6 +174,14 @@ class _Run:
                 for zone, value in st.data["zones"].items():
                     if zone == "life":
                         game.player(who).life = value
+                    elif zone == "poison":
+                        game.player(who).poison = value
+                    elif zone == "lands played":
+                        game.player(who).lands_played = value
+                    elif zone == "companion":
+                        if len(value) != 1:
+                            raise ScenarioError("a player has one companion: companion [Name]")
+                        game.put(who, zone, value)
                     elif zone == "pool":
                         game.player(who).pool.add(value)
                     elif zone == "library" and isinstance(value, int):
@@ -283,7 +291,7 @@ class _Run:
         elif what == "life":
             assert subject is not None
             check(value, str(game.player(subject).life))
-        elif what in ("hand", "battlefield", "graveyard"):
+        elif what in ("hand", "battlefield", "graveyard", "exile"):
             assert subject is not None
             objs = game.zone(subject, what)
             expected_names = split_list(value)
@@ -327,6 +335,26 @@ class _Run:
                     f"a trace line containing {value!r}",
                     f"the last action's {len(self.last)} events do not mention it",
                 )
+        elif what == "poison":
+            assert subject is not None
+            check(value, str(game.player(subject).poison))
+        elif what in ("pt", "counters", "loyalty", "attached"):
+            assert subject is not None
+            try:
+                obj = game.find_permanent(subject)
+            except (IllegalAction, ScenarioError) as err:
+                self.fail(st.line, f"expected {what} {subject}: {value}, got {err}")
+                return
+            if what == "pt":
+                check(value, f"{game.power(obj)}/{game.toughness(obj)}")
+            elif what == "loyalty":
+                check(value, str(obj.counters.get("loyalty", 0)))
+            elif what == "counters":
+                shown = ", ".join(f"{n} {k}" for k, n in sorted(obj.counters.items()) if n)
+                check(value, shown or "none")
+            else:
+                host = game._object(obj.attached_to) if obj.attached_to is not None else None
+                check(value, host.label if host is not None else "nothing")
         elif what in ("tapped", "untapped"):
             try:
                 obj = game.find_permanent(value)

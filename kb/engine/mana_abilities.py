@@ -133,7 +133,9 @@ class ManaAbilities(GameState):
         self._need_priority(p, "605.3a")
         if action.card is None:
             raise IllegalAction("no permanent named: whose mana ability is activated?", "605.3a")
-        obj = self.find_permanent(action.card, p)
+        return self.pick_permanent(action.card, p, lambda obj: self._check_mana_on(obj, action))
+
+    def _check_mana_on(self, obj: GameObject, action: Action) -> ManaPlan:
         if action.ability is not None:
             index = action.ability - 1
             if obj.face_down or not 0 <= index < len(obj.card.abilities):

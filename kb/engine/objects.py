@@ -104,6 +104,12 @@ class GameObject:
     blocked: bool = False
     struck_first: bool = False
     modifiers: list[Modifier] = field(default_factory=list)
+    counters: dict[str, int] = field(default_factory=dict)  # "+1/+1", "-1/-1", "loyalty", "time"
+    attached_to: int | None = None  # the id of the permanent an Aura or Equipment is attached to
+    token: bool = False  # 111.1
+    loyalty_turn: int = 0  # the turn its last loyalty ability was activated (606.3)
+    exiled_turn: int = 0  # foretold or plotted: the turn it was exiled (702.143, 702.170)
+    exiled_as: str = ""  # "foretold" | "plotted" | "suspended" | "" (a card in exile)
 
     @property
     def name(self) -> str:
@@ -175,6 +181,10 @@ class Player:
     lost: bool = False
     drew_from_empty: bool = False
     lands_played: int = 0
+    poison: int = 0  # poison counters (122.1f, 704.5c)
+    exile: list[GameObject] = field(default_factory=list)  # the exile zone's cards it owns (406)
+    companion: GameObject | None = None  # a chosen companion outside the game (702.139)
+    companion_used: bool = False
 
 
 @dataclass(frozen=True, slots=True)

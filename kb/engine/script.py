@@ -32,6 +32,12 @@ EXPECT_KEYS = (
     "log",
     "tapped",
     "untapped",
+    "exile",
+    "poison",
+    "pt",
+    "counters",
+    "loyalty",
+    "attached",
 )
 
 
@@ -55,7 +61,8 @@ class SyntaxProblem:
 
 
 def split_list(text: str) -> list[str]:
-    """``[A, B (tapped)]`` or ``A, B`` into names; ``[]``/``empty``/``none`` into nothing."""
+    """``[A, B (tapped)]`` or ``A, B`` into names; ``[]``/``empty``/``none`` into nothing. A name
+    with a comma is quoted (``"Isamaru, Hound of Konda"``); the quotes are removed."""
     text = text.strip()
     if text.startswith("[") and text.endswith("]"):
         text = text[1:-1]
@@ -63,20 +70,29 @@ def split_list(text: str) -> list[str]:
         return []
     out: list[str] = []
     depth = 0
+    quoted = False
     current = ""
     for ch in text:
-        if ch == "(":
+        if ch in '"“”':
+            quoted = not quoted
+        elif ch == "(" and not quoted:
             depth += 1
-        elif ch == ")":
+        elif ch == ")" and not quoted:
             depth -= 1
-        if ch == "," and depth == 0:
+        if ch == "," and depth == 0 and not quoted:
             out.append(current.strip())
             current = ""
         else:
             current += ch
     if current.strip():
         out.append(current.strip())
-    return out
+    return [_unquote_name(item) for item in out]
+
+
+def _unquote_name(item: str) -> str:
+    """``"A, B" (tapped)`` into ``A, B (tapped)``: quotes only group the name."""
+    m = re.match(r'^["“](.+?)["”](.*)$', item)
+    return (m.group(1) + m.group(2)).strip() if m else item
 
 
 def _split_top(text: str, sep: str) -> list[str]:
@@ -206,20 +222,24 @@ class _Parser:
         zones: dict[str, Any] = {}
         for part in _split_top(rest, ";"):
             m = re.match(
-                r"^(hand|battlefield|graveyard|library|life|pool)\s*:?\s*(.*)$", part, re.I
+                r"^(hand|battlefield|graveyard|library|exile|companion|life|pool|poison|"
+                r"lands played)\s*:?\s*(.*)$",
+                part,
+                re.I,
             )
             if not m:
                 self.fail(
                     lineno,
-                    f"unknown part {part!r} (hand, battlefield, graveyard, library, life, pool)",
+                    f"unknown part {part!r} (hand, battlefield, graveyard, library, exile, "
+                    "companion, life, pool, poison, lands played)",
                 )
                 return
             zone, value = m.group(1).lower(), m.group(2).strip()
-            if zone == "life":
-                if not re.fullmatch(r"-?\d+", value):
-                    self.fail(lineno, f"life is a number, not {value!r}")
+            if zone in ("life", "poison", "lands played"):
+                if not re.fullmatch(r"-?\d+" if zone == "life" else r"\d+", value):
+                    self.fail(lineno, f"{zone} is a number, not {value!r}")
                     return
-                zones["life"] = int(value)
+                zones[zone] = int(value)
             elif zone == "pool":
                 try:
                     zones["pool"] = parse_mana(value) if value not in ("{}", "") else {}
@@ -342,7 +362,19 @@ class _Parser:
         what = words[0].lower()
         subject = words[1].strip() if len(words) > 1 else None
         value = value.strip()
-        needs_player = what in ("life", "hand", "battlefield", "graveyard", "library", "pool")
+        needs_player = what in (
+            "life",
+            "hand",
+            "battlefield",
+            "graveyard",
+            "library",
+            "pool",
+            "exile",
+            "poison",
+        )
+        if what in ("pt", "counters", "loyalty", "attached") and not subject:
+            self.fail(lineno, f"'? {what} <permanent>: …' names a permanent")
+            return
         if needs_player and not subject:
             self.fail(lineno, f"'? {what} <player>: …' names a player")
             return
@@ -359,6 +391,12 @@ class _Parser:
             return
         if what in ("life",) and not re.fullmatch(r"-?\d+", value):
             self.fail(lineno, f"'? life {subject}: N' expects a number, not {value!r}")
+            return
+        if what in ("poison", "loyalty") and not re.fullmatch(r"\d+", value):
+            self.fail(lineno, f"'? {what} {subject}: N' expects a number, not {value!r}")
+            return
+        if what == "pt" and not re.fullmatch(r"-?\d+/-?\d+", value):
+            self.fail(lineno, f"'? pt {subject}: P/T' expects power/toughness, not {value!r}")
             return
         if what == "library" and not re.fullmatch(r"\d+", value):
             self.fail(lineno, "'? library <player>: N' expects a number of cards")

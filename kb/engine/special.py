@@ -56,7 +56,9 @@ class SpecialActions(GameState):
         self._need_priority(p, "116.2b")
         if action.card is None:
             raise IllegalAction("no permanent named: which one is turned face up?", "702.37e")
-        obj = self.find_permanent(action.card, p)
+        return self.pick_permanent(action.card, p, lambda obj: self._check_face_up_on(p, obj))
+
+    def _check_face_up_on(self, p: int, obj: GameObject) -> ManaCostPlan:
         if not obj.face_down:
             raise IllegalAction(f"{obj.label} is not face down", "702.37e")
         if obj.card.morph is None:

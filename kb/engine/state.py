@@ -5,9 +5,11 @@
 
 from __future__ import annotations
 
-from typing import Any
+import re
+from collections.abc import Callable
+from typing import Any, TypeVar
 
-from kb.engine.cards import LIBRARY_CARD, CardDef, CardPool
+from kb.engine.cards import LIBRARY_CARD, CardDef, CardPool, unquote
 from kb.engine.objects import (
     Action,
     DelayedTrigger,
@@ -21,6 +23,8 @@ from kb.engine.objects import (
     StackObject,
 )
 from kb.engine.steps import Step
+
+T = TypeVar("T")
 
 
 class GameState:
@@ -57,6 +61,11 @@ class GameState:
         self.winner: int | None = None
         self.started = False
         self.events: list[Event] = []
+        self.attachments = False  # whether any Aura or Equipment was ever on the battlefield
+        self.attackers_declared = False  # 508.8: whether creatures were declared as attackers
+        self.combat_return: int | None = None  # MTR 4.2: AP gets priority again in combat
+        self.trigger_targets: dict[int, dict[str, list[str]]] = {}  # announced targets (603.3d)
+        self.legend_choices: dict[int, str] = {}  # announced choices for the legend rule
         self.actions_taken = 0
         self._next_id = 1
 
@@ -113,22 +122,58 @@ class GameState:
         return [(index + k) % n for k in range(1, n) if self.players[(index + k) % n].in_game]
 
     def has(self, obj: GameObject, keyword: str) -> bool:
-        """Whether a permanent has a keyword (a face-down permanent has no abilities, 708.2)."""
-        return not obj.face_down and keyword in obj.card.keywords
+        """Whether a permanent has a keyword: its own, or granted by an attached Aura or
+        Equipment (a face-down permanent has no abilities, 708.2)."""
+        if obj.face_down:
+            return False
+        if keyword in obj.card.keywords:
+            return True
+        return any(keyword in bonus[2] for bonus in self._attached_bonuses(obj))
 
     def is_creature(self, obj: GameObject) -> bool:
-        """Whether a permanent is a creature (face-down permanents are 2/2 creatures, 708.2a)."""
+        """Whether a permanent is a creature (a face-down one is a 2/2 creature, 702.37c, 708.2a)."""
         return obj.face_down or obj.card.is_a("creature")
 
     def power(self, obj: GameObject) -> int:
-        """Power after modifiers and static abilities (613.4c)."""
+        """Power after counters, modifiers and static abilities (613.4)."""
         base = 2 if obj.face_down else obj.card.power or 0
-        return base + sum(m.power for m in obj.modifiers) + self._anthem(obj)[0]
+        return (
+            base
+            + self._counter_bonus(obj)
+            + sum(m.power for m in obj.modifiers)
+            + self._anthem(obj)[0]
+            + sum(b[0] for b in self._attached_bonuses(obj))
+        )
 
     def toughness(self, obj: GameObject) -> int:
-        """Toughness after modifiers and static abilities (613.4c)."""
+        """Toughness after counters, modifiers and static abilities (613.4)."""
         base = 2 if obj.face_down else obj.card.toughness or 0
-        return base + sum(m.toughness for m in obj.modifiers) + self._anthem(obj)[1]
+        return (
+            base
+            + self._counter_bonus(obj)
+            + sum(m.toughness for m in obj.modifiers)
+            + self._anthem(obj)[1]
+            + sum(b[1] for b in self._attached_bonuses(obj))
+        )
+
+    @staticmethod
+    def _counter_bonus(obj: GameObject) -> int:
+        """+1/+1 and -1/-1 counters (122.1a, 613.4c)."""
+        counters = obj.counters
+        if not counters:
+            return 0
+        return counters.get("+1/+1", 0) - counters.get("-1/-1", 0)
+
+    def _attached_bonuses(self, obj: GameObject) -> list[tuple[int, int, frozenset[str]]]:
+        """The static bonuses of the Auras and Equipment attached to ``obj`` (303.4, 301.5)."""
+        if not self.attachments:
+            return []
+        out = []
+        for other in self.battlefield:
+            bonus = other.card.attached_bonus
+            if bonus and other.attached_to == obj.id and not other.face_down:
+                out.append(bonus)
+        return out
 
     def _anthem(self, obj: GameObject) -> tuple[int, int]:
         p = t = 0
@@ -160,32 +205,23 @@ class GameState:
         return "\n".join(e.line() for e in (self.events if events is None else events))
 
     def put(self, player: str, zone: str, names: list[str]) -> None:
-        """Set up a zone from card names; a battlefield name may end with ``(tapped)``,
-        ``(new)`` (entered this turn) or ``(face down)``."""
+        """Set up a zone from card names. A battlefield name may carry markers in parentheses,
+        for what play cannot reach quickly: ``(tapped)``, ``(new)`` or ``(summoning sick)``,
+        ``(face down)``, ``(token)``, ``(2 damage)``, ``(1 +1/+1 counter)``, ``(2 -1/-1 counters)``,
+        ``(3 loyalty)``, ``(attached to Grizzly Bears)`` (a permanent listed before it); an exiled
+        card may be ``(foretold)``, ``(plotted)`` or ``(suspended, 3 time counters)``."""
         owner = self.player(player)
         for raw in names:
-            name = raw.strip()
-            flags: set[str] = set()
-            while name.endswith(")") and "(" in name:
-                name, _, flag = name[:-1].rpartition("(")
-                flags.add(flag.strip().lower())
-                name = name.strip()
-            unknown = flags - {"tapped", "new", "face down"}
-            if unknown:
-                raise ScenarioError(f"unknown marker ({', '.join(sorted(unknown))}) on {name!r}")
+            name, markers = _markers(raw)
             obj = self._new_object(self._card(name), owner.index)
             if zone == "battlefield":
-                if not obj.card.is_permanent and "face down" not in flags:
-                    raise ScenarioError(
-                        f"{name} is not a permanent card; it can't be on the battlefield"
-                    )
-                obj.tapped = "tapped" in flags
-                obj.sick = "new" in flags
-                obj.face_down = "face down" in flags
-                self.battlefield.append(obj)
-            elif flags:
+                self._setup_permanent(obj, markers)
+            elif zone == "exile":
+                self._setup_exiled(obj, markers)
+                owner.exile.append(obj)
+            elif markers:
                 raise ScenarioError(
-                    f"markers like ({', '.join(flags)}) apply to the battlefield only"
+                    f"markers like ({', '.join(markers)}) apply to the battlefield and exile only"
                 )
             elif zone == "hand":
                 owner.hand.append(obj)
@@ -193,8 +229,62 @@ class GameState:
                 owner.graveyard.append(obj)
             elif zone == "library":
                 owner.library.insert(0, obj)  # listed top first
+            elif zone == "companion":
+                owner.companion = obj
             else:
                 raise ScenarioError(f"unknown zone {zone!r}")
+
+    def _setup_permanent(self, obj: GameObject, markers: list[str]) -> None:
+        """A permanent of the setup, with its markers (see :meth:`put`)."""
+        name = obj.card.name
+        if not obj.card.is_permanent and "face down" not in markers:
+            raise ScenarioError(f"{name} is not a permanent card; it can't be on the battlefield")
+        if obj.card.loyalty is not None:
+            obj.counters["loyalty"] = obj.card.loyalty
+        for marker in markers:
+            if marker == "tapped":
+                obj.tapped = True
+            elif marker in ("new", "summoning sick"):
+                obj.sick = True
+            elif marker == "face down":
+                obj.face_down = True
+            elif marker == "token":
+                obj.token = True
+            elif m := re.fullmatch(r"(\w+) damage", marker):
+                obj.damage = _count(m.group(1), marker)
+            elif m := re.fullmatch(r"(\w+) ([+-]1/[+-]1|loyalty|time) ?(?:counters?)?", marker):
+                obj.counters[m.group(2)] = _count(m.group(1), marker)
+            elif m := re.fullmatch(r"attached to (.+)", marker):
+                host = self.find_permanent(m.group(1).strip())
+                if not (obj.card.has_sub("aura") or obj.card.has_sub("equipment")):
+                    raise ScenarioError(f"{name} is not an Aura or Equipment: it can't be attached")
+                obj.attached_to = host.id
+                self.attachments = True
+            else:
+                raise ScenarioError(
+                    f"unknown marker ({marker}) on {name!r} (known: tapped, new, summoning sick, "
+                    "face down, token, N damage, N +1/+1 counters, N -1/-1 counters, N loyalty, "
+                    "attached to <permanent>)"
+                )
+        if (obj.card.has_sub("aura") or obj.card.has_sub("equipment")) and not self.attachments:
+            self.attachments = True
+        self.battlefield.append(obj)
+
+    def _setup_exiled(self, obj: GameObject, markers: list[str]) -> None:
+        """A card in exile: foretold, plotted or suspended (with time counters) in an earlier
+        turn, or simply exiled."""
+        for marker in markers:
+            if marker in ("foretold", "plotted", "suspended"):
+                obj.exiled_as = marker
+                obj.exiled_turn = -1  # an earlier turn
+                obj.face_down = marker == "foretold"
+            elif m := re.fullmatch(r"(\w+) time ?(?:counters?)?", marker):
+                obj.counters["time"] = _count(m.group(1), marker)
+            else:
+                raise ScenarioError(
+                    f"unknown marker ({marker}) on {obj.card.name!r} in exile (known: foretold, "
+                    "plotted, suspended, N time counters)"
+                )
 
     def set_library_count(self, player: str, count: int) -> None:
         """A library of ``count`` unknown cards."""
@@ -210,6 +300,11 @@ class GameState:
 
     def find_permanent(self, ref: str | int, controller: int | None = None) -> GameObject:
         """The first permanent with that name (or id), optionally of one controller."""
+        return self.permanents_named(ref, controller)[0]
+
+    def permanents_named(self, ref: str | int, controller: int | None = None) -> list[GameObject]:
+        """Every permanent with that name (or the one with that id), in battlefield order,
+        optionally of one controller; raises :class:`IllegalAction` when there is none."""
         if isinstance(ref, int):
             for obj in self.battlefield:
                 if obj.id == ref:
@@ -219,14 +314,19 @@ class GameState:
                             f"not {self.players[controller].name}",
                             "110.2",
                         )
-                    return obj
+                    return [obj]
             raise IllegalAction(f"object #{ref} is not on the battlefield", "400.7")
-        who, name = self._split_owner(ref)
+        who, name = self._split_owner(unquote(ref))
         if who is not None:
             controller = who
-        for obj in self.battlefield:
-            if obj.name.lower() == name.lower() and controller in (None, obj.controller):
-                return obj
+        low = name.lower()
+        found = [
+            obj
+            for obj in self.battlefield
+            if obj.name.lower() == low and controller in (None, obj.controller)
+        ]
+        if found:
+            return found
         whose = f"{self.players[controller].name}'s " if controller is not None else ""
         raise IllegalAction(
             f"there is no {name} on {whose or 'the '}battlefield".replace(
@@ -235,10 +335,26 @@ class GameState:
             "110.1",
         )
 
+    def pick_permanent(
+        self, ref: str | int, controller: int | None, check: Callable[[GameObject], T]
+    ) -> T:
+        """The first permanent of that name the action can use: ``check`` raises
+        :class:`IllegalAction` for one it can't use (tapped, already declared ...). The action is
+        refused only when no permanent of that name can be used, with the first one's reason."""
+        first: IllegalAction | None = None
+        for obj in self.permanents_named(ref, controller):
+            try:
+                return check(obj)
+            except IllegalAction as err:
+                first = first or err
+        assert first is not None
+        raise first
+
     def _find_in_hand(self, p: int, ref: str | int) -> GameObject:
         hand = self.players[p].hand
+        name = unquote(ref).lower() if isinstance(ref, str) else None
         for obj in hand:
-            if obj.id == ref or (isinstance(ref, str) and obj.name.lower() == ref.strip().lower()):
+            if obj.id == ref or obj.name.lower() == name:
                 return obj
         raise IllegalAction(f"{ref} is not in {self.players[p].name}'s hand", "601.2a")
 
@@ -268,7 +384,7 @@ class GameState:
         pl = self.player(player)
         if zone == "battlefield":
             return [o for o in self.battlefield if o.controller == pl.index]
-        if zone in ("hand", "graveyard", "library"):
+        if zone in ("hand", "graveyard", "library", "exile"):
             return list(getattr(pl, zone))
         raise ScenarioError(f"unknown zone {zone!r}")
 
@@ -291,6 +407,12 @@ class GameState:
                 o.blocked,
                 o.struck_first,
                 [(m.power, m.toughness, m.until, m.step, m.player) for m in o.modifiers],
+                dict(o.counters),
+                o.attached_to,
+                o.token,
+                o.loyalty_turn,
+                o.exiled_turn,
+                o.exiled_as,
             )
 
         return {
@@ -306,6 +428,10 @@ class GameState:
                     p.lost,
                     p.drew_from_empty,
                     p.lands_played,
+                    p.poison,
+                    [obj(o) for o in p.exile],
+                    p.companion.id if p.companion else None,
+                    p.companion_used,
                 )
                 for p in self.players
             ],
@@ -334,6 +460,12 @@ class GameState:
                 sorted(self.holding),
             ),
             "game_over": (self.game_over, self.winner),
+            "choices": (
+                self.attackers_declared,
+                self.combat_return,
+                {k: dict(v) for k, v in self.trigger_targets.items()},
+                dict(self.legend_choices),
+            ),
             "next_id": self._next_id,
         }
 
@@ -341,3 +473,31 @@ class GameState:
         """Choices and announcements need no priority, only a player still in the game."""
         if not self.players[p].in_game:
             raise IllegalAction(f"{self.players[p].name} has left the game", "800.4a", "104.3a")
+
+
+_NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
+
+
+def _count(word: str, marker: str) -> int:
+    if word.isdigit():
+        return int(word)
+    if word in _NUMBERS:
+        return _NUMBERS[word]
+    raise ScenarioError(f"not a number in ({marker})")
+
+
+def _markers(raw: str) -> tuple[str, list[str]]:
+    """``Grizzly Bears (tapped, 2 damage) (new)`` into the name and its markers."""
+    name = raw.strip()
+    markers: list[str] = []
+    while name.endswith(")") and "(" in name:
+        depth = 0
+        for i in range(len(name) - 1, -1, -1):
+            depth += name[i] == ")"
+            depth -= name[i] == "("
+            if depth == 0:
+                break
+        inner = name[i + 1 : -1]
+        name = name[:i].strip()
+        markers[:0] = [" ".join(m.lower().split()) for m in inner.split(",") if m.strip()]
+    return name, markers
