@@ -160,7 +160,7 @@ class CardDef:
     attached_bonus: tuple[int, int, frozenset[str]] | None = None
     modes: tuple[tuple[Effect, ...], ...] = ()  # choose one: each mode's effects (700.2)
     foretell: ManaCost | None = None  # 702.143
-    plot: bool = False  # 702.170
+    plot: ManaCost | None = None  # 702.170
     suspend: tuple[int, ManaCost] | None = None  # 702.62: time counters, cost
     companion: bool = False  # 702.139 (its condition is not modelled)
     discard_as_instant: bool = False  # 116.2e: Circling Vultures
@@ -526,8 +526,8 @@ def parse_card(name: str, text: str) -> CardDef:
                     raise CardError("'choose one: <mode> | <mode>' needs two modes or more")
             elif m := re.match(r"^foretell ((?:\{[^}]*\})+)$", low):
                 fields["foretell"] = parse_cost(m.group(1))
-            elif low == "plot":
-                fields["plot"] = True
+            elif m := re.match(r"^plot ((?:\{[^}]*\})+)$", low):
+                fields["plot"] = parse_cost(m.group(1))
             elif m := re.match(r"^suspend (\d+)\s*[—-]?\s*((?:\{[^}]*\})+)$", low):
                 fields["suspend"] = (int(m.group(1)), parse_cost(m.group(2)))
             elif low == "companion":

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kb.engine.cards import CardDef, Effect
+from kb.engine.cards import Ability, CardDef, Effect, unquote
 from kb.engine.mana import ManaCost
 from kb.engine.objects import (
     MORPH_COST,
@@ -22,7 +22,9 @@ from kb.engine.state import GameState
 class Casting(GameState):
     """Casting spells (601) and activating abilities (602), and choosing their targets (115)."""
 
-    def _resolve_target(self, ref: str | tuple[str, int], kind: str) -> tuple[str, int]:
+    def _resolve_target(
+        self, ref: str | tuple[str, int], kind: str, controller: int | None = None
+    ) -> tuple[str, int]:
         if isinstance(ref, tuple):
             return ref
         who, name = self._split_owner(ref)
@@ -39,12 +41,16 @@ class Casting(GameState):
                 ):
                     return ("object", item.id)
             raise IllegalAction(f"there is no spell {name} on the stack", "115.1", "601.2c")
-        return self.pick_permanent(name, who, lambda obj: self._legal_object_target(obj, kind))
+        return self.pick_permanent(
+            name, who, lambda obj: self._legal_object_target(obj, kind, controller)
+        )
 
-    def _legal_object_target(self, obj: GameObject, kind: str) -> tuple[str, int]:
+    def _legal_object_target(
+        self, obj: GameObject, kind: str, controller: int | None
+    ) -> tuple[str, int]:
         """A permanent as a target: the first of its name that is legal for ``kind`` (115.1)."""
         target = ("object", obj.id)
-        if not self._target_legal(target, kind):
+        if not self._target_legal(target, kind, None, controller):
             raise IllegalAction(f"{obj.label} is not {TARGET_WORDS[kind]}", "115.1", "601.2c")
         return target
 
@@ -60,7 +66,13 @@ class Casting(GameState):
         item = self._stack_item(ident)
         return item.name if item is not None else f"#{ident} (gone)"
 
-    def _target_legal(self, target: tuple[str, int], kind: str, source: int | None = None) -> bool:
+    def _target_legal(
+        self,
+        target: tuple[str, int],
+        kind: str,
+        source: int | None = None,
+        controller: int | None = None,
+    ) -> bool:
         tkind, ident = target
         if tkind == "player":
             return (
@@ -72,25 +84,36 @@ class Casting(GameState):
             item = self._stack_item(ident)
             return item is not None and item.kind == "spell" and item.id != source
         obj = self._object(ident)
-        return obj is not None and kind in ("any", "creature") and self.is_creature(obj)
+        if obj is None or not self.is_creature(obj):
+            return False
+        if kind == "yours":
+            return obj.controller == controller and obj.id != source
+        return kind in ("any", "creature")
 
     def _choose_targets(
         self,
         effects: tuple[Effect, ...],
         refs: tuple[str | tuple[str, int], ...],
         source: int | None = None,
+        controller: int | None = None,
     ) -> list[tuple[str, int]]:
         kinds = [e.target for e in effects if e.target]
         if len(refs) != len(kinds):
             need = ", ".join(TARGET_WORDS[k] for k in kinds) or "no target"
             raise IllegalAction(f"it needs {need}; {len(refs)} given", "601.2c")
-        chosen = []
+        chosen: list[tuple[str, int]] = []
         for ref, kind in zip(refs, kinds, strict=True):
             assert kind is not None
-            target = self._resolve_target(ref, kind)
-            if not self._target_legal(target, kind, source):
+            target = self._resolve_target(ref, kind, controller)
+            if not self._target_legal(target, kind, source, controller):
                 raise IllegalAction(
                     f"{self.target_label(target)} is not {TARGET_WORDS[kind]}", "115.1", "601.2c"
+                )
+            if target in chosen and kind == "any" and any(e.kind == "divided" for e in effects):
+                raise IllegalAction(
+                    f"{self.target_label(target)} is chosen twice: one object or player can't "
+                    "be chosen twice for one word 'target'",
+                    "115.3",
                 )
             chosen.append(target)
         return chosen
@@ -99,13 +122,17 @@ class Casting(GameState):
         self._need_priority(p, "117.1a")
         if action.card is None:
             raise IllegalAction("no card named: a spell is cast from a hand", "601.2a")
-        card = self._find_in_hand(p, action.card)
+        if action.zone == "exile":
+            card = self._find_in_exile(p, action.card)
+        else:
+            card = self._find_in_hand(p, action.card)
         cdef = card.card
         if cdef.is_a("land"):
             raise IllegalAction(f"{cdef.name} is a land: it is played, not cast", "305.1", "305.9")
         if cdef.cost is None and not action.face_down:
             raise IllegalAction(f"{cdef.name} is an unknown card", "601.2")
         self._check_split_second("cast a spell")
+        instant = cdef.is_a("instant") or "flash" in cdef.keywords
         if action.face_down:
             if cdef.morph is None:
                 raise IllegalAction(
@@ -115,37 +142,140 @@ class Casting(GameState):
             cost = MORPH_COST
             instant = False
         else:
-            effects = cdef.effects
+            effects = self._chosen_mode(cdef, action.mode)
             cost = cdef.cost or ManaCost()
-            instant = cdef.is_a("instant") or "flash" in cdef.keywords
+        if action.zone == "exile":
+            cost = self._exile_cast_cost(p, card)
         if not instant:
             self._check_sorcery_timing(p, cdef, face_down=action.face_down)
-        targets = self._choose_targets(effects, action.targets)
+        if any(e.kind == "divided" for e in effects):
+            effects = self._divided_effects(effects, action)
+        targets = self._choose_targets(effects, action.targets, controller=p)
         payment = self._payment_plan(p, cost)
-        return CastPlan(card, effects, cost, targets, payment, action.face_down)
+        return CastPlan(
+            card, effects, cost, targets, payment, action.face_down, action.division, action.zone
+        )
+
+    def _chosen_mode(self, cdef: CardDef, mode: int | None) -> tuple[Effect, ...]:
+        """700.2a, 601.2b: the controller of a modal spell chooses its mode as it is cast."""
+        if not cdef.modes:
+            if mode is not None:
+                raise IllegalAction(f"{cdef.name} is not a modal spell", "700.2")
+            return cdef.effects
+        if mode is None or not 1 <= mode <= len(cdef.modes):
+            raise IllegalAction(
+                f"{cdef.name} is modal: choose mode 1 to {len(cdef.modes)} as it is cast "
+                "(casts … choosing mode N)",
+                "700.2a",
+                "601.2b",
+            )
+        return cdef.modes[mode - 1] + cdef.effects
+
+    def _divided_effects(self, effects: tuple[Effect, ...], action: Action) -> tuple[Effect, ...]:
+        """601.2d: damage divided among one or two targets, each getting at least 1."""
+        divided = next(e for e in effects if e.kind == "divided")
+        n = len(action.targets)
+        if not 1 <= n <= 2:
+            raise IllegalAction(f"{divided.text}: choose one or two targets, not {n}", "601.2c")
+        if n == 1 and not action.division:
+            return (divided,)
+        if len(action.division) != n or sum(action.division) != divided.amount:
+            raise IllegalAction(
+                f"announce how the {divided.amount} damage is divided among the {n} targets "
+                "(targeting A (N), B (M))",
+                "601.2d",
+            )
+        if min(action.division) < 1:
+            raise IllegalAction("each target of a division gets at least 1", "601.2d")
+        return (divided,) * n
+
+    def _find_in_exile(self, p: int, ref: str | int) -> GameObject:
+        name = unquote(ref).lower() if isinstance(ref, str) else None
+        for obj in self.players[p].exile:
+            if obj.id == ref or obj.name.lower() == name:
+                return obj
+        raise IllegalAction(
+            f"{ref} is not in exile under {self.players[p].name}'s ownership", "601.2a"
+        )
+
+    def _exile_cast_cost(self, p: int, card: GameObject) -> ManaCost:
+        """A foretold card is cast for its foretell cost, a plotted card for free, on a later
+        turn (702.143a, 702.170d)."""
+        cdef = card.card
+        if card.exiled_as == "foretold":
+            if card.exiled_turn == self.turn:
+                raise IllegalAction(
+                    f"{cdef.name} was foretold this turn: it can be cast after this turn ends",
+                    "702.143a",
+                )
+            assert cdef.foretell is not None
+            return cdef.foretell
+        if card.exiled_as == "plotted":
+            if card.exiled_turn == self.turn:
+                raise IllegalAction(
+                    f"{cdef.name} was plotted this turn: it can be cast on a later turn",
+                    "702.170d",
+                )
+            if p != self.active or not self.step.is_main or self.stack:
+                raise IllegalAction(
+                    f"a plotted card is cast during its owner's main phase while the stack is "
+                    f"empty (it is {self.players[self.active].name}'s {self.step.label})",
+                    "702.170d",
+                )
+            return ManaCost()
+        raise IllegalAction(f"nothing allows {cdef.name} to be cast from exile", "601.2a")
 
     def _apply_cast(self, p: int, plan: CastPlan) -> None:
         """601.2a–i: the card moves to the stack, its targets are announced, its cost is paid."""
         card, targets = plan.card, plan.targets
         cdef = card.card
-        self.players[p].hand.remove(card)
+        zone = self.players[p].exile if plan.zone == "exile" else self.players[p].hand
+        zone.remove(card)
         item = StackObject(
-            self._new_id(), "spell", cdef.name, p, plan.effects, targets, card, plan.face_down
+            self._new_id(),
+            "spell",
+            cdef.name,
+            p,
+            plan.effects,
+            targets,
+            card,
+            plan.face_down,
+            division=plan.division,
         )
         self.stack.append(item)
         label = "a face-down creature spell" if plan.face_down else cdef.name
-        aimed = f" targeting {', '.join(self.target_label(t) for t in targets)}" if targets else ""
+        aimed = ""
+        if targets:
+            shown = [self.target_label(t) for t in targets]
+            if plan.division:
+                shown = [f"{t} ({n})" for t, n in zip(shown, plan.division, strict=True)]
+            aimed = f" targeting {', '.join(shown)}"
         response = " in response to " + self.stack[-2].name if len(self.stack) > 1 else ""
         rules = cite("601.2", "601.2c") if targets else cite("601.2")
+        if plan.division:
+            rules.append("601.2d")
+        if cdef.modes and not plan.face_down:
+            mode = cdef.modes.index(plan.effects[: len(plan.effects) - len(cdef.effects)]) + 1
+            aimed = f" choosing mode {mode}{aimed}"
+            rules += ["601.2b", "700.2a"]
         if response:
             rules.append("117.7")
+        how = ""
+        if plan.zone == "exile":
+            how = " from exile"
+            if card.exiled_as == "foretold":
+                how += f" for its foretell cost {plan.cost}"
+                rules.append("702.143a")
+            else:
+                how += " without paying its mana cost (plotted)"
+                rules.append("702.170d")
         if plan.face_down:
             rules.append("702.37c")
         elif cdef.is_a("instant"):
             rules.append("304.1")
         elif "flash" in cdef.keywords:
             rules.append("702.8a")
-        self._emit("cast", f"{self.players[p].name} casts {label}{aimed}{response}", rules, p)
+        self._emit("cast", f"{self.players[p].name} casts {label}{how}{aimed}{response}", rules, p)
         self._pay(p, plan.cost, plan.payment, label)
         self._trigger_event("cast", controller=p)
         self._after_action(p, "117.3c", adds_to_stack=True)
@@ -206,6 +336,8 @@ class Casting(GameState):
                     f"{obj.label} has {len(abilities)} activated abilities", "602.1"
                 )
             index = action.ability - 1
+        elif action.phrase:
+            index = self._ability_by_phrase(obj, action.phrase)
         else:
             index = next((i for i, a in enumerate(abilities) if not a.is_mana_ability), 0)
         ability = abilities[index]
@@ -216,9 +348,46 @@ class Casting(GameState):
             why = self._can_tap_for_cost(obj)
             if why:
                 raise IllegalAction(why, "602.2b", "302.6")
-        targets = self._choose_targets(ability.effects, action.targets)
+        if ability.sorcery_speed:
+            self._check_sorcery_speed_ability(p, obj, ability)
+        targets = self._choose_targets(ability.effects, action.targets, obj.id, p)
         payment = self._payment_plan(p, ability.mana_cost, exclude=obj if ability.tap else None)
         return ActivatePlan(obj, index, targets, payment)
+
+    def _ability_by_phrase(self, obj: GameObject, phrase: str) -> int:
+        """``equip`` or a loyalty cost (``+1``, ``-3``, ``0``) names an ability of ``obj``."""
+        for i, ability in enumerate(obj.card.abilities):
+            if phrase == "equip" and ability.equip:
+                return i
+            if ability.loyalty is not None and phrase.lstrip("+") == str(ability.loyalty):
+                return i
+        raise IllegalAction(f"{obj.label} has no {phrase} ability", "602.1")
+
+    def _check_sorcery_speed_ability(self, p: int, obj: GameObject, ability: Ability) -> None:
+        """Loyalty abilities (606.3, 606.6) and equip (702.6a): only as a sorcery; a loyalty
+        ability once a turn per permanent, and a negative cost needs enough loyalty counters."""
+        rule = "606.3" if ability.loyalty is not None else "702.6a"
+        what = "a loyalty ability" if ability.loyalty is not None else "equip"
+        if p != self.active or not self.step.is_main or self.stack:
+            where = "the stack isn't empty" if self.stack else f"it is the {self.step.label}"
+            if p != self.active:
+                where = f"it is {self.players[self.active].name}'s turn"
+            raise IllegalAction(
+                f"{what} is activated only in its controller's main phase with an empty stack "
+                f"({where})",
+                rule,
+            )
+        if ability.loyalty is not None:
+            if obj.loyalty_turn == self.turn:
+                raise IllegalAction(
+                    f"a loyalty ability of {obj.label} was already activated this turn", "606.3"
+                )
+            if obj.counters.get("loyalty", 0) + ability.loyalty < 0:
+                raise IllegalAction(
+                    f"{obj.label} has {obj.counters.get('loyalty', 0)} loyalty counters: not "
+                    f"enough to pay {ability.loyalty}",
+                    "606.6",
+                )
 
     def _apply_activate(self, p: int, plan: ActivatePlan | ManaPlan) -> None:
         """602.2: the ability goes on the stack, then its costs are paid."""
@@ -228,10 +397,18 @@ class Casting(GameState):
         obj, targets = plan.obj, plan.targets
         ability = obj.card.abilities[plan.index]
         name = f"{obj.card.name} ability"
-        item = StackObject(self._new_id(), "activated ability", name, p, ability.effects, targets)
+        item = StackObject(
+            self._new_id(), "activated ability", name, p, ability.effects, targets, source=obj
+        )
         self.stack.append(item)
         aimed = f" targeting {', '.join(self.target_label(t) for t in targets)}" if targets else ""
         rules = cite("602.2", "117.1b")
+        if ability.loyalty is not None:
+            obj.loyalty_turn = self.turn
+            obj.counters["loyalty"] = obj.counters.get("loyalty", 0) + ability.loyalty
+            rules += ["606.3", "606.4"]
+        if ability.equip:
+            rules.append("702.6a")
         if len(self.stack) > 1:
             rules.append("117.7")
         self._emit(

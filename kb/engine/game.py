@@ -21,6 +21,7 @@ from typing import Any
 from kb.engine.cards import Effect
 from kb.engine.casting import Casting
 from kb.engine.combat import Combat
+from kb.engine.effects import Effects
 from kb.engine.mana_abilities import ManaAbilities
 from kb.engine.objects import SHORTCUTS, Action, Event, GameObject, IllegalAction, ScenarioError
 from kb.engine.priority import Priority
@@ -40,6 +41,7 @@ class Game(
     Casting,
     ManaAbilities,
     Resolving,
+    Effects,
     SpecialActions,
     Combat,
     StateBasedActions,
@@ -108,10 +110,17 @@ class Game(
             mine = [o for o in self.battlefield if o.controller == who]
             if kind == "attackers":
                 out = [Action("attack", name)]
+                walkers = [
+                    w.id
+                    for w in self.battlefield
+                    if w.controller != who and w.card.is_a("planeswalker")
+                ]
                 for o in mine:
                     for d in self.opponents(who):
                         defender = self.players[d].name
                         out.append(Action("attack", name, attackers=((o.id, defender),)))
+                    for w in walkers:
+                        out.append(Action("attack", name, attackers=((o.id, w),)))
                 return out
             if kind == "blockers":
                 out = [Action("block", name)]
@@ -126,14 +135,35 @@ class Game(
         p = self.priority
         name = self.players[p].name
         out = [Action("pass", name)]
-        for card in self.players[p].hand:
-            if card.card.is_a("land"):
+        pl = self.players[p]
+        for card in pl.hand:
+            cdef = card.card
+            if cdef.is_a("land"):
                 out.append(Action("play_land", name, card.id))
                 continue
-            for targets in self._target_choices(card.card.effects):
-                out.append(Action("cast", name, card.id, targets=targets))
-            if card.card.morph is not None:
+            if cdef.modes:
+                for mode, effects in enumerate(cdef.modes, 1):
+                    for targets in self._target_choices(effects + cdef.effects, p):
+                        out.append(Action("cast", name, card.id, targets=targets, mode=mode))
+            else:
+                for targets in self._target_choices(cdef.effects, p):
+                    out.append(Action("cast", name, card.id, targets=targets))
+            if cdef.morph is not None:
                 out.append(Action("cast", name, card.id, face_down=True))
+            for special, has in (
+                ("foretell", cdef.foretell),
+                ("plot", cdef.plot),
+                ("suspend", cdef.suspend),
+                ("discard_special", cdef.discard_as_instant),
+            ):
+                if has:
+                    out.append(Action(special, name, card.id))
+        for card in pl.exile:
+            if card.exiled_as in ("foretold", "plotted"):
+                for targets in self._target_choices(card.card.effects, p):
+                    out.append(Action("cast", name, card.id, targets=targets, zone="exile"))
+        if pl.companion is not None:
+            out.append(Action("companion", name, pl.companion.name))
         for obj in self.battlefield:
             if obj.controller != p:
                 continue
@@ -144,11 +174,13 @@ class Game(
                 if ability.is_mana_ability:
                     out.append(Action("mana", name, obj.id, ability=i + 1))
                 else:
-                    for targets in self._target_choices(ability.effects):
+                    for targets in self._target_choices(ability.effects, p):
                         out.append(Action("activate", name, obj.id, targets=targets, ability=i + 1))
         return out
 
-    def _target_choices(self, effects: tuple[Effect, ...]) -> list[tuple[tuple[str, int], ...]]:
+    def _target_choices(
+        self, effects: tuple[Effect, ...], p: int
+    ) -> list[tuple[tuple[str, int], ...]]:
         choices: list[tuple[tuple[str, int], ...]] = [()]
         for effect in effects:
             if not effect.target:
@@ -158,6 +190,12 @@ class Game(
                 options += [("player", p.index) for p in self.in_game()]
             if effect.target in ("any", "creature"):
                 options += [("object", o.id) for o in self.battlefield if self.is_creature(o)]
+            if effect.target == "yours":
+                options += [
+                    ("object", o.id)
+                    for o in self.battlefield
+                    if o.controller == p and self.is_creature(o)
+                ]
             if effect.target == "spell":
                 options += [("object", s.id) for s in self.stack if s.kind == "spell"]
             choices = [(*c, o) for c in choices for o in options]
@@ -193,4 +231,12 @@ ACTIONS: dict[str, tuple[Any, Any]] = {
     "hold": (Game._check_in_game, Game._apply_hold),
     "concede": (Game._check_concede, Game._apply_concede),
     "shortcut": (Game._check_shortcut, Game._apply_shortcut),
+    "interrupt": (Game._check_interrupt, Game._apply_interrupt),
+    "keep": (Game._check_keep, Game._apply_keep),
+    "trigger_targets": (Game._check_trigger_targets, Game._apply_trigger_targets),
+    "foretell": (Game._check_special, Game._apply_foretell),
+    "plot": (Game._check_special, Game._apply_plot),
+    "suspend": (Game._check_special, Game._apply_suspend),
+    "companion": (Game._check_special, Game._apply_companion),
+    "discard_special": (Game._check_special, Game._apply_discard_special),
 }

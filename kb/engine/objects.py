@@ -99,7 +99,8 @@ class GameObject:
     deathtouch_damage: bool = False
     sick: bool = False  # not controlled continuously since its controller's turn began (302.6)
     face_down: bool = False
-    attacking: int | None = None
+    attacking: int | None = None  # the defending player (508.1b)
+    attacking_planeswalker: int | None = None  # the id of the planeswalker it attacks
     blocking: int | None = None
     blocked: bool = False
     struck_first: bool = False
@@ -110,6 +111,7 @@ class GameObject:
     loyalty_turn: int = 0  # the turn its last loyalty ability was activated (606.3)
     exiled_turn: int = 0  # foretold or plotted: the turn it was exiled (702.143, 702.170)
     exiled_as: str = ""  # "foretold" | "plotted" | "suspended" | "" (a card in exile)
+    granted: frozenset[str] = frozenset()  # keywords an effect gave it (suspend's haste)
 
     @property
     def name(self) -> str:
@@ -134,6 +136,18 @@ class StackObject:
     targets: list[tuple[str, int]]  # ("player", index) | ("object", id)
     card: GameObject | None = None
     face_down: bool = False
+    source: GameObject | None = None  # the permanent whose ability this is (its last known state)
+    division: tuple[int, ...] = ()  # the damage each target gets, announced on casting (601.2d)
+    haste: bool = False  # cast with suspend: the creature gains haste (702.62a)
+
+    @property
+    def keywords(self) -> frozenset[str]:
+        """The keywords of the damage source: the spell's card, or the ability's permanent."""
+        if self.card is not None and not self.face_down:
+            return self.card.card.keywords
+        if self.source is not None:
+            return self.source.card.keywords
+        return frozenset()
 
     @property
     def split_second(self) -> bool:
@@ -199,10 +213,13 @@ class Action:
     ability: int | None = None
     mana: str = ""
     face_down: bool = False
-    attackers: tuple[tuple[str | int, str | None], ...] = ()
+    attackers: tuple[tuple[str | int, str | int | None], ...] = ()
     blocks: tuple[tuple[str | int, str | int], ...] = ()
     names: tuple[str, ...] = ()
     phrase: str = ""
+    mode: int | None = None  # the chosen mode of a modal spell, from 1 (700.2a)
+    division: tuple[int, ...] = ()  # damage divided among the targets, in order (601.2d)
+    zone: str = "hand"  # where a spell is cast from: "hand" | "exile" (foretold, plotted)
 
     def describe(self) -> str:
         """A short human description (for messages and the property tests)."""
@@ -228,6 +245,7 @@ class Shortcut:
     player: int
     turn: int
     stop: Step
+    until: int | None = None  # stop when this player has priority (an interruption)
 
 
 def cite(*numbers: str) -> list[str]:
@@ -244,6 +262,8 @@ class CastPlan:
     targets: list[tuple[str, int]]
     payment: list[tuple[GameObject, int]]
     face_down: bool
+    division: tuple[int, ...] = ()
+    zone: str = "hand"
 
 
 @dataclass(slots=True)
@@ -277,6 +297,7 @@ TARGET_WORDS = {
     "creature": "a target creature",
     "player": "a target player",
     "spell": "a target spell",
+    "yours": "a target creature you control",
 }
 
 

@@ -52,6 +52,8 @@ class Priority(GameState):
             p = self._next_in_game(p)
             rules = [*rules, "800.4j"]
         self.priority = p
+        if p == self.active and self.shortcut is None:
+            self.combat_return = None
         self._emit(
             "priority",
             f"{self.players[p].name} receives priority{why}",
@@ -77,6 +79,7 @@ class Priority(GameState):
             and self.step.is_main
         ):
             phrase = "combat?" if self.step == Step.PRECOMBAT_MAIN else "go"
+            self._save_rewind()
             self.shortcut = Shortcut(phrase, p, self.turn, SHORTCUTS[phrase])
             where = "beginning of combat" if phrase == "combat?" else "the end step"
             self._emit(
@@ -99,6 +102,19 @@ class Priority(GameState):
                 self._resolve_top()
                 if not self.game_over:
                     self._give_priority(self.active, cite("117.3b"), " (after a resolution)")
+            elif (
+                self.combat_return == self.turn
+                and self.step == Step.BEGINNING_OF_COMBAT
+                and self.shortcut is None
+            ):
+                self.combat_return = None
+                self._emit(
+                    "shortcut",
+                    "no actions took place after passing from the first main phase: the active "
+                    "player receives priority in the beginning of combat step",
+                    cite("MTR 4.2"),
+                )
+                self._give_priority(self.active, cite("MTR 4.2", "117.3a"))
             else:
                 self._emit(
                     "all passed",

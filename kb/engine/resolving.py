@@ -17,7 +17,8 @@ class Resolving(GameState):
         p = item.controller
         kinds = [e.target for e in item.effects if e.target]
         legal = [
-            self._target_legal(t, k, item.id) for t, k in zip(item.targets, kinds, strict=True)
+            self._target_legal(t, k, item.source.id if item.source else item.id, p)
+            for t, k in zip(item.targets, kinds, strict=True)
         ]
         if item.targets and not any(legal):
             self._emit(
@@ -47,7 +48,10 @@ class Resolving(GameState):
                         p,
                     )
                     continue
-            self._apply(effect, p, item, target)
+            if effect.kind in _BASIC:
+                self._apply(effect, p, item, target)
+            else:
+                self._apply_more(effect, p, item, target)
             if self.game_over:
                 return
         if item.card is not None:
@@ -59,8 +63,12 @@ class Resolving(GameState):
                     cite("608.3", "708.3"),
                     p,
                 )
+            elif item.card.card.has_sub("aura"):
+                self._enter_attached(item, p)
             elif item.card.card.is_permanent:
                 obj = self._enter(item.card.card, p)
+                if item.haste:
+                    obj.granted = frozenset({"haste"})
                 self._emit(
                     "enter",
                     f"{obj.label} enters the battlefield under {self.players[p].name}'s control",
@@ -73,12 +81,19 @@ class Resolving(GameState):
     def _to_graveyard(self, card: GameObject) -> None:
         owner = self.players[card.owner]
         if owner.in_game:
-            owner.graveyard.append(self._new_object(card.card, card.owner))
+            new = self._new_object(card.card, card.owner)
+            new.token = card.token  # a token ceases to exist there as an SBA (704.5d)
+            owner.graveyard.append(new)
 
-    def _enter(self, cdef: CardDef, controller: int, face_down: bool = False) -> GameObject:
+    def _enter(
+        self, cdef: CardDef, controller: int, face_down: bool = False, token: bool = False
+    ) -> GameObject:
         obj = self._new_object(cdef, controller)
         obj.sick = True
         obj.face_down = face_down
+        obj.token = token
+        if cdef.loyalty is not None and not face_down:
+            obj.counters["loyalty"] = cdef.loyalty  # 306.5b
         self.battlefield.append(obj)
         if self.is_creature(obj):
             self._trigger_event("enters", controller=controller, subject=obj)
@@ -99,9 +114,8 @@ class Resolving(GameState):
                 recipients = [("player", o) for o in self.apnap()]
             else:
                 recipients = [("object", o.id) for o in self.battlefield if self.is_creature(o)]
-            deathtouch = item.card is not None and "deathtouch" in item.card.card.keywords
             for r in recipients:
-                self._damage(r, effect.amount, source, deathtouch, combat=False)
+                self._damage(r, effect.amount, source, item.keywords, p, combat=False)
         elif kind == "gain":
             self.players[p].life += effect.amount
             self._emit(
@@ -185,37 +199,6 @@ class Resolving(GameState):
                 p,
             )
 
-    def _damage(
-        self, recipient: tuple[str, int], amount: int, source: str, deathtouch: bool, combat: bool
-    ) -> None:
-        if amount <= 0:
-            return
-        kind, ident = recipient
-        what = "combat damage" if combat else "damage"
-        if kind == "player":
-            pl = self.players[ident]
-            if not pl.in_game:
-                return
-            pl.life -= amount
-            self._emit(
-                "damage",
-                f"{source} deals {amount} {what} to {pl.name} ({pl.life} life)",
-                cite("120.3a"),
-                ident,
-            )
-            return
-        obj = self._object(ident)
-        if obj is None:
-            return
-        obj.damage += amount
-        if deathtouch:
-            obj.deathtouch_damage = True
-        self._emit(
-            "damage",
-            f"{source} deals {amount} {what} to {obj.label} ({obj.damage} damage marked, toughness {self.toughness(obj)})",
-            cite("120.3e", "702.2b") if deathtouch else cite("120.3e"),
-        )
-
     def _draw(self, p: int, rules: list[str]) -> None:
         pl = self.players[p]
         if not pl.library:
@@ -231,12 +214,27 @@ class Resolving(GameState):
         pl.hand.append(self._new_object(card.card, p))
         self._emit("draw", f"{pl.name} draws a card ({card.name})", rules, p)
 
-    def _leave_battlefield(self, objs: list[GameObject], dies: bool) -> None:
-        for obj in objs:
-            if obj in self.battlefield:
-                self.battlefield.remove(obj)
+    def _leave_battlefield(self, objs: list[GameObject], dies: bool, to: str = "graveyard") -> None:
+        """Permanents leaving at the same time: each goes to its owner's graveyard (or exile);
+        leaves-the-battlefield abilities look back in time (603.10a), so every creature leaving
+        in this event sees the others leave."""
+        leaving = [o for o in objs if o in self.battlefield]
+        for obj in leaving:
+            self.battlefield.remove(obj)
+            if to == "exile":
+                owner = self.players[obj.owner]
+                if owner.in_game:
+                    exiled = self._new_object(obj.card, obj.owner)
+                    exiled.token = obj.token
+                    owner.exile.append(exiled)
+            else:
                 self._to_graveyard(obj)
         if dies:
-            for obj in objs:
+            for obj in leaving:
                 if self.is_creature(obj):
-                    self._trigger_event("dies", controller=obj.controller, subject=obj)
+                    self._trigger_event("dies", obj.controller, subject=obj, lookback=leaving)
+
+
+_BASIC = frozenset(
+    ("damage", "gain", "lose", "draw", "discard", "add", "counter", "destroy", "pump", "delayed")
+)

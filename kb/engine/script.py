@@ -2,6 +2,34 @@
 
 :func:`parse_block` turns the lines into :class:`Statement` objects (setup, actions,
 expectations) and reports every syntax error with its line; it never raises for bad input.
+A ``#`` starts a comment. The statements:
+
+Setup (before the first action)
+    ``players: Alice, Bob`` (2 to 4, in turn order) · ``mode: strict | tournament`` ·
+    ``turn: Alice, upkeep, turn 1`` (the one form: the active player, the step, and optionally
+    the turn number, ``turn 2`` when omitted; turn 1 is the starting player's first turn,
+    103.8a) · ``card <Name>: <definition>`` (see :mod:`kb.engine.cards`; a name with a comma is
+    quoted: ``card "Isamaru, Hound of Konda": legendary creature {W} 2/2``) ·
+    ``Alice has: hand [A, B]; battlefield [C (tapped)]; graveyard [..]; library 5 | [..];
+    exile [D (foretold)]; companion [E]; life 7; pool {R}; poison 3; lands played 1``.
+    Battlefield markers: ``(tapped)``, ``(new)`` or ``(summoning sick)``, ``(face down)``,
+    ``(token)``, ``(2 damage)``, ``(1 +1/+1 counter)``, ``(2 -1/-1 counters)``, ``(3 loyalty)``,
+    ``(attached to Grizzly Bears)``; several in one pair of parentheses, comma-separated.
+    Shared team turns (117.6, 805) are not modelled: a ``teams:`` line is an error.
+
+Actions (``<player> <action>``)
+    passes · casts X [from exile] [face down] [choosing mode N] [targeting A, B | A (2), B (1)]
+    · activates X [ability N | +1 | -3] [targeting ..] · equips X to Y · taps X for {G} ·
+    plays X · turns X face up · foretells X · plots X · suspends X · puts companion X into hand
+    · discards X as a special action · attacks with A, B [attacking Bob | attacking <planeswalker>]
+    · declares no attackers · blocks A with B · declares no blockers · discards X (cleanup) ·
+    orders triggers A, B · targets A with <source> · keeps the old|new X · holds priority ·
+    concedes · says "go" · interrupts the shortcut at <step> · ``advance to <player> <step>``.
+
+Expectations (``? <what>: <value>``)
+    priority, step, stack, resolved, life/hand/battlefield/graveyard/library/pool/exile/poison
+    <player>, pt/counters/loyalty/attached <permanent>, tapped, untapped, lost, game, rejected
+    (a rule or words of the refusal), log (words of the last action's trace).
 """
 
 from __future__ import annotations
@@ -139,6 +167,13 @@ class _Parser:
                 return
             self.players = names
             self.add(lineno, "players", text, players=names)
+            return
+        if low.startswith("teams:") or "shared team turns" in low:
+            self.fail(
+                lineno,
+                "shared team turns (117.6, 805) are not modelled: the engine plays each player's "
+                "own turn and priority (117.3d)",
+            )
             return
         if low.startswith("mode:"):
             mode = text.split(":", 1)[1].strip().lower()
@@ -278,22 +313,66 @@ class _Parser:
                 self.fail(lineno, f"unknown shortcut {phrase!r} (known: {', '.join(SHORTCUTS)})")
                 return None
             return act("shortcut", phrase=phrase)
-        m = re.match(r"^casts (.+?)(?: (face down))?(?: targeting (.+))?$", rest, re.I)
+        m = re.match(
+            r"^casts (.+?)( from exile)?(?: (face down))?(?: choosing mode (\d+))?"
+            r"(?: targeting (.+))?$",
+            rest,
+            re.I,
+        )
         if m:
+            targets, division = _targets_with_division(m.group(5) or "")
             return act(
                 "cast",
                 card=m.group(1).strip(),
-                face_down=bool(m.group(2)),
-                targets=tuple(split_list(m.group(3) or "")),
+                face_down=bool(m.group(3)),
+                targets=targets,
+                mode=int(m.group(4)) if m.group(4) else None,
+                division=division,
+                zone="exile" if m.group(2) else "hand",
             )
-        m = re.match(r"^activates (.+?)(?: ability (\d+))?(?: targeting (.+))?$", rest, re.I)
+        m = re.match(
+            r"^activates (.+?)(?: ability (\d+)| ([+-]?\d+))?(?: targeting (.+))?$", rest, re.I
+        )
         if m:
             return act(
                 "activate",
                 card=m.group(1).strip(),
                 ability=int(m.group(2)) if m.group(2) else None,
-                targets=tuple(split_list(m.group(3) or "")),
+                phrase=m.group(3) or "",
+                targets=tuple(split_list(m.group(4) or "")),
             )
+        m = re.match(r"^equips (.+?) to (.+)$", rest, re.I)
+        if m:
+            return act(
+                "activate",
+                card=m.group(1).strip(),
+                phrase="equip",
+                targets=(m.group(2).strip(),),
+            )
+        m = re.match(r"^(foretells|plots|suspends) (.+)$", rest, re.I)
+        if m:
+            kind = {"foretells": "foretell", "plots": "plot", "suspends": "suspend"}
+            return act(kind[m.group(1).lower()], card=m.group(2).strip())
+        m = re.match(r"^puts companion (.+) into (?:their |her |his )?hand$", rest, re.I)
+        if m:
+            return act("companion", card=m.group(1).strip())
+        m = re.match(r"^discards (.+) as a special action$", rest, re.I)
+        if m:
+            return act("discard_special", card=m.group(1).strip())
+        m = re.match(r"^keeps the (old|new) (.+)$", rest, re.I)
+        if m:
+            return act("keep", card=m.group(2).strip(), phrase=m.group(1).lower())
+        m = re.match(r"^targets (.+) with (.+?)(?:'s)?(?: trigger| ability)?$", rest, re.I)
+        if m:
+            return act(
+                "trigger_targets", card=m.group(2).strip(), targets=tuple(split_list(m.group(1)))
+            )
+        m = re.match(r"^interrupts the shortcut (?:at|in) (?:the )?(.+)$", rest, re.I)
+        if m:
+            if parse_step(m.group(1)) is None:
+                self.fail(lineno, f"unknown step {m.group(1)!r}")
+                return None
+            return act("interrupt", phrase=m.group(1).strip())
         m = re.match(r"^taps (.+?) for ((?:\{[^}]*\})+)$", rest, re.I)
         if m:
             try:
@@ -342,9 +421,11 @@ class _Parser:
             return act("order_triggers", names=tuple(split_list(m.group(1))))
         self.fail(
             lineno,
-            f"unknown action {rest!r} (passes, casts, activates, taps … for, plays, turns … face up, "
-            "attacks with, declares no attackers, blocks … with, declares no blockers, discards, "
-            'orders triggers, concedes, holds priority, says "go")',
+            f"unknown action {rest!r} (passes, casts, activates, equips … to, taps … for, plays, "
+            "turns … face up, foretells, plots, suspends, puts companion … into hand, attacks "
+            "with, declares no attackers, blocks … with, declares no blockers, discards, orders "
+            "triggers, targets … with, keeps the old/new …, concedes, holds priority, "
+            'says "go", interrupts the shortcut at …)',
         )
         return None
 
@@ -442,3 +523,20 @@ def is_setup(statement: Statement) -> bool:
 
 
 STEP_BY_NAME = {s.value: s for s in Step}
+
+
+def _targets_with_division(text: str) -> tuple[tuple[str, ...], tuple[int, ...]]:
+    """``Grizzly Bears (2), Bob (1)``: targets and the damage each gets (601.2d)."""
+    names = split_list(text)
+    division = []
+    out = []
+    for name in names:
+        m = re.fullmatch(r"(.+?)\s*\((\d+)\)", name)
+        if m:
+            out.append(m.group(1).strip())
+            division.append(int(m.group(2)))
+        else:
+            out.append(name)
+    if division and len(division) != len(out):
+        division = []
+    return tuple(out), tuple(division)

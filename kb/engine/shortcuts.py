@@ -1,14 +1,26 @@
-"""Tournament shortcuts (MTR 4.2): "go", "combat?", holding priority, and where they stop."""
+"""Tournament shortcuts (MTR 4.2): "go", "combat?", holding priority, and where they stop.
+
+"Go" / "your turn" and passing with an empty stack in a main phase are the MTR's own shortcuts;
+"combat?", "attacks?" and "no attacks" are engine extensions modelled on them (the MTR of
+2025-11-10 doesn't define these phrases), and the trace says so.
+"""
 
 from __future__ import annotations
 
+import copy
+
 from kb.engine.objects import SHORTCUTS, Action, IllegalAction, Shortcut, cite
 from kb.engine.state import GameState
-from kb.engine.steps import Step
+from kb.engine.steps import Step, parse_step
 
 
 class Shortcuts(GameState):
-    """Tournament shortcuts (MTR 4.2): "go", "combat?", holding priority, and where they stop."""
+    """Tournament shortcuts (MTR 4.2): "go", "combat?", holding priority, and where they stop.
+
+    "Go" / "your turn" and passing with an empty stack in a main phase are the MTR's own shortcuts;
+    "combat?", "attacks?" and "no attacks" are engine extensions modelled on them (the MTR of
+    2025-11-10 doesn't define these phrases), and the trace says so.
+    """
 
     def _check_shortcut(self, p: int, action: Action) -> Shortcut:
         phrase = action.phrase.strip().lower().strip('"“”')
@@ -29,11 +41,17 @@ class Shortcuts(GameState):
         return Shortcut(phrase, p, self.turn, stop)
 
     def _apply_shortcut(self, p: int, shortcut: Shortcut) -> None:
+        self._save_rewind()
         self.shortcut = shortcut
+        extension = (
+            " (an engine extension modelled on MTR 4.2, not a phrase the MTR defines)"
+            if shortcut.phrase in EXTENSIONS
+            else ""
+        )
         self._emit(
             "shortcut",
             f'{self.players[p].name} says "{shortcut.phrase}": players pass until an opponent has '
-            f"priority in the {shortcut.stop.label}",
+            f"priority in the {shortcut.stop.label}{extension}",
             cite("MTR 4.2"),
             p,
         )
@@ -54,8 +72,15 @@ class Shortcuts(GameState):
                     cite("MTR 4.2"),
                 )
                 return
-            if self.step == sc.stop and self.priority is not None and self.priority != sc.player:
+            if (
+                self.step == sc.stop
+                and self.priority is not None
+                and self.priority != sc.player
+                and (sc.until is None or sc.until == self.priority)
+            ):
                 self.shortcut = None
+                if sc.stop == Step.BEGINNING_OF_COMBAT and sc.until is None:
+                    self.combat_return = self.turn
                 self._emit(
                     "shortcut",
                     f'the shortcut "{sc.phrase}" stops: {self.players[self.priority].name} has '
@@ -76,3 +101,51 @@ class Shortcuts(GameState):
                 self.shortcut = None
                 return
             self._pass(self.priority, " (shortcut)")
+
+    def _save_rewind(self) -> None:
+        """Remember the game as a shortcut begins, so a player can interrupt it at a point in
+        the middle (MTR 4.2): the actions after that point are reversed."""
+        state = {k: v for k, v in self.__dict__.items() if k not in _NOT_REWOUND}
+        self.rewind = copy.deepcopy(state)
+
+    def _check_interrupt(self, p: int, action: Action) -> Step:
+        self._check_in_game(p, action)
+        if self.rewind is None or self.rewind["turn"] != self.turn:
+            raise IllegalAction("no shortcut of this turn to interrupt", "MTR 4.2")
+        step = parse_step(action.phrase)
+        start = self.rewind["step"]
+        if step is None or not start.order <= step.order <= self.step.order:
+            raise IllegalAction(
+                f"the shortcut went from the {start.label} to the {self.step.label}: interrupt it "
+                "at a step in between",
+                "MTR 4.2",
+            )
+        return step
+
+    def _apply_interrupt(self, p: int, step: Step) -> None:
+        """MTR 4.2: a player interrupts a shortcut, saying at which point in the middle they
+        wish to act; the game goes back to that point and they receive priority there."""
+        assert self.rewind is not None
+        saved = self.rewind
+        phrase = saved["shortcut"].phrase if saved.get("shortcut") else "the shortcut"
+        self.__dict__.update(copy.deepcopy(saved))
+        self.rewind = saved
+        self._emit(
+            "shortcut",
+            f"{self.players[p].name} interrupts {phrase!r} to act in the {step.label}: the "
+            "passes after that point are reversed",
+            cite("MTR 4.2"),
+            p,
+        )
+        sc = self.shortcut
+        if sc is None:
+            sc = Shortcut("interrupted", self.active, self.turn, step)
+        self.shortcut = Shortcut(sc.phrase, sc.player, self.turn, step, until=p)
+        if self.priority is not None:
+            self._pass(self.priority, " (shortcut)")
+        self._run_shortcut()
+
+
+#: Shortcut phrases that the engine adds; the MTR names "go" and "your turn".
+EXTENSIONS = frozenset({"combat?", "attacks?", "no attacks"})
+_NOT_REWOUND = frozenset({"events", "pool", "rewind", "actions_taken"})

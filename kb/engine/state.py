@@ -66,6 +66,7 @@ class GameState:
         self.combat_return: int | None = None  # MTR 4.2: AP gets priority again in combat
         self.trigger_targets: dict[int, dict[str, list[str]]] = {}  # announced targets (603.3d)
         self.legend_choices: dict[int, str] = {}  # announced choices for the legend rule
+        self.rewind: dict[str, Any] | None = None  # the game as the last shortcut began
         self.actions_taken = 0
         self._next_id = 1
 
@@ -126,12 +127,12 @@ class GameState:
         Equipment (a face-down permanent has no abilities, 708.2)."""
         if obj.face_down:
             return False
-        if keyword in obj.card.keywords:
+        if keyword in obj.card.keywords or keyword in obj.granted:
             return True
         return any(keyword in bonus[2] for bonus in self._attached_bonuses(obj))
 
     def is_creature(self, obj: GameObject) -> bool:
-        """Whether a permanent is a creature (a face-down one is a 2/2 creature, 702.37c, 708.2a)."""
+        """Whether a permanent is a creature (a face-down spell or permanent is a 2/2 creature, 702.37a, 702.37c)."""
         return obj.face_down or obj.card.is_a("creature")
 
     def power(self, obj: GameObject) -> int:

@@ -3,7 +3,15 @@
 from __future__ import annotations
 
 from kb.engine.cards import Effect
-from kb.engine.objects import Action, GameObject, PendingTrigger, StackObject, cite
+from kb.engine.objects import (
+    Action,
+    GameObject,
+    IllegalAction,
+    PendingTrigger,
+    ScenarioError,
+    StackObject,
+    cite,
+)
 from kb.engine.state import GameState
 from kb.engine.steps import Step
 
@@ -12,10 +20,19 @@ class Triggers(GameState):
     """Triggered abilities (603): triggering, waiting, and going on the stack in APNAP order."""
 
     def _trigger_event(
-        self, event: str, controller: int, subject: GameObject | None = None
+        self,
+        event: str,
+        controller: int,
+        subject: GameObject | None = None,
+        lookback: list[GameObject] | None = None,
     ) -> None:
-        for obj in self.battlefield:
-            if obj.face_down:
+        """Abilities that trigger on an event (603.2). For a leaves-the-battlefield event, the
+        permanents that left in the same event are looked back at too (603.10a)."""
+        watchers = self.battlefield
+        if lookback:
+            watchers = [*self.battlefield, *lookback]
+        for obj in watchers:
+            if obj.face_down or not obj.card.triggers:
                 continue
             for trig in obj.card.triggers:
                 ev = trig.condition.event
@@ -33,27 +50,37 @@ class Triggers(GameState):
                     or (event == "discard" and ev == "you discard" and mine)
                     or (event == "dies" and ev == "dies")
                     or (event == "dies" and ev == "another dies" and subject is not obj)
+                    or (event == "dies" and ev == "your creature dies" and mine)
+                    or (event == "dies" and ev == "self dies" and subject is obj)
                 )
                 if hit:
+                    looked_back = lookback is not None and obj in lookback
                     self._add_trigger(
-                        obj.controller, obj.card.name, trig.effects, trig.condition.text
-                    )
-        if event == "dies" and subject is not None:
-            # Leaves-the-battlefield abilities look back in time (603.10a): the dying creature's own.
-            for trig in subject.card.triggers:
-                if trig.condition.event in ("dies",) and not subject.face_down:
-                    self._add_trigger(
-                        subject.controller, subject.card.name, trig.effects, trig.condition.text
+                        obj.controller,
+                        obj.card.name,
+                        trig.effects,
+                        trig.condition.text,
+                        looked_back=looked_back,
                     )
 
     def _add_trigger(
-        self, controller: int, source: str, effects: tuple[Effect, ...], condition: str
+        self,
+        controller: int,
+        source: str,
+        effects: tuple[Effect, ...],
+        condition: str,
+        looked_back: bool = False,
     ) -> None:
         self.pending.append(PendingTrigger(controller, source, effects, condition))
+        rules = cite("603.2", "117.2a")
+        note = ""
+        if looked_back:
+            rules = [*rules, "603.10a"]
+            note = " (it left the battlefield in the same event: the game looks back in time)"
         self._emit(
             "triggered",
-            f"{source}'s ability triggers ({condition}); it waits to be put on the stack",
-            cite("603.2", "117.2a"),
+            f"{source}'s ability triggers ({condition}){note}; it waits to be put on the stack",
+            rules,
             controller,
         )
 
@@ -65,6 +92,16 @@ class Triggers(GameState):
                 cond = trig.condition
                 if cond.step == step and (cond.whose == "each" or obj.controller == self.active):
                     self._add_trigger(obj.controller, obj.card.name, trig.effects, cond.text)
+        if step == Step.UPKEEP:
+            for card in self.players[self.active].exile:
+                if card.exiled_as == "suspended" and card.counters.get("time", 0) > 0:
+                    tick = Effect("time", "remove a time counter", amount=card.id)
+                    self._add_trigger(
+                        self.active,
+                        card.name,
+                        (tick,),
+                        "at the beginning of your upkeep, if this card is suspended (702.62a)",
+                    )
         for delayed in list(self.delayed):
             if delayed.condition.step == step:
                 self.delayed.remove(delayed)
@@ -125,7 +162,21 @@ class Triggers(GameState):
         return True
 
     def _auto_targets(self, trig: PendingTrigger) -> list[tuple[str, int]] | None:
-        """Targets of a triggered ability: the first opponent, or an opponent's first creature."""
+        """Targets of a triggered ability, chosen by its controller as it is put on the stack
+        (603.3d): those announced with ``targets … with <source>``, else the engine's default
+        (the first opponent, or an opponent's first creature)."""
+        announced = self.trigger_targets.get(trig.controller, {}).pop(trig.source.lower(), None)
+        if announced is not None:
+            try:
+                return self._choose_targets(trig.effects, tuple(announced))
+            except (IllegalAction, ScenarioError) as err:
+                self._emit(
+                    "note",
+                    f"the announced targets of {trig.source}'s ability can't be chosen ({err}): "
+                    "the default is used",
+                    cite("603.3d"),
+                    trig.controller,
+                )
         out = []
         for effect in trig.effects:
             if not effect.target:
@@ -159,5 +210,26 @@ class Triggers(GameState):
             f"{self.players[p].name} will put their triggered abilities on the stack in this order: "
             + ", ".join(names),
             cite("603.3b"),
+            p,
+        )
+
+    def _check_trigger_targets(self, p: int, action: Action) -> tuple[str, list[str]]:
+        self._check_in_game(p, action)
+        if not action.card or not action.targets:
+            raise IllegalAction(
+                "name the targets and the source: targets <A> with <source>", "603.3d"
+            )
+        return str(action.card), [str(t) for t in action.targets]
+
+    def _apply_trigger_targets(self, p: int, plan: tuple[str, list[str]]) -> None:
+        """603.3d: the targets the player will choose for their next ability from that source."""
+        source, targets = plan
+        source = source.removesuffix(" trigger").removesuffix("'s ability")
+        self.trigger_targets.setdefault(p, {})[source.lower()] = targets
+        self._emit(
+            "choice",
+            f"{self.players[p].name} will choose {', '.join(targets)} as the target of "
+            f"{source}'s triggered ability",
+            cite("603.3d"),
             p,
         )

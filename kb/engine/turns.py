@@ -92,6 +92,7 @@ class Turns(GameState):
                 self._draw(self.active, cite("504.1", "703.4d"))
         elif step == Step.DECLARE_ATTACKERS:
             self.first_strike_step_done = False
+            self.attackers_declared = False
             if ap.in_game:
                 self.awaiting = ("attackers", self.active, 0)
                 self._emit(
@@ -159,6 +160,7 @@ class Turns(GameState):
         if step == Step.END_OF_COMBAT:
             for obj in self.battlefield:
                 obj.attacking = None
+                obj.attacking_planeswalker = None
                 obj.blocking = None
                 obj.blocked = False
                 obj.struck_first = False
@@ -191,12 +193,11 @@ class Turns(GameState):
                 self.cleanup_again = False
                 return Step.CLEANUP
             return None
-        if step == Step.DECLARE_ATTACKERS and not any(
-            o.attacking is not None for o in self.battlefield
-        ):
+        if step == Step.DECLARE_ATTACKERS and not self.attackers_declared:
             self._emit(
                 "skip",
-                "no creature attacks: the declare blockers and combat damage steps are skipped",
+                "no creatures were declared as attackers: the declare blockers and combat damage "
+                "steps are skipped",
                 cite("508.8"),
             )
             return Step.END_OF_COMBAT
@@ -204,7 +205,7 @@ class Turns(GameState):
             fighters = [
                 o for o in self.battlefield if o.attacking is not None or o.blocking is not None
             ]
-            if any(self.has(o, "first strike") for o in fighters):
+            if any(self._strikes_first(o) for o in fighters):
                 return Step.FIRST_STRIKE_DAMAGE
             return Step.COMBAT_DAMAGE
         if step == Step.DECLARE_BLOCKERS or step == Step.FIRST_STRIKE_DAMAGE:
@@ -219,6 +220,7 @@ class Turns(GameState):
         for pl in self.players:
             pl.lands_played = 0
         self.cleanup_again = False
+        self.step = Step.UNTAP
         self._emit(
             "turn",
             f"{self.players[nxt].name}'s turn {self.turn} begins",
