@@ -113,14 +113,17 @@ class Ability:
     loyalty: int | None = None  # a loyalty ability's cost: +N, -N or 0 (606.4)
     equip: bool = False  # equip [cost]: attach to target creature you control (702.6a)
 
-    @property
-    def is_mana_ability(self) -> bool:
-        """605.1a: no target, could add mana, not a loyalty ability."""
-        return (
+    is_mana_ability: bool = field(init=False, default=False)
+
+    def __post_init__(self) -> None:
+        # 605.1a: no target, could add mana, not a loyalty ability (computed once: it is asked
+        # for every permanent whenever legal actions are listed).
+        mana = (
             self.loyalty is None
             and any(e.kind == "add" for e in self.effects)
             and not any(e.target for e in self.effects)
         )
+        object.__setattr__(self, "is_mana_ability", mana)
 
     @property
     def sorcery_speed(self) -> bool:
@@ -164,6 +167,18 @@ class CardDef:
     suspend: tuple[int, ManaCost] | None = None  # 702.62: time counters, cost
     companion: bool = False  # 702.139 (its condition is not modelled)
     discard_as_instant: bool = False  # 116.2e: Circling Vultures
+
+    #: computed once: what state-based actions ask of every permanent at every check
+    kind_flags: tuple[bool, bool, bool, bool] = field(init=False, default=(False,) * 4)
+
+    def __post_init__(self) -> None:
+        flags = (
+            "creature" in self.types,
+            "planeswalker" in self.types,
+            "aura" in self.subtypes,
+            "equipment" in self.subtypes,
+        )
+        object.__setattr__(self, "kind_flags", flags)
 
     def has_sub(self, subtype: str) -> bool:
         """Has this subtype (Aura, Equipment), case-insensitive."""

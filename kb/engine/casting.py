@@ -290,6 +290,14 @@ class Casting(GameState):
                     "702.61a",
                 )
 
+    def _sorcery_window(self, p: int) -> bool:
+        """307.1, 117.1a: the player's own main phase with an empty stack."""
+        return p == self.active and self.step.is_main and not self.stack
+
+    def _split_second_on_stack(self) -> bool:
+        """702.61a: a spell with split second is on the stack."""
+        return any(item.split_second for item in self.stack)
+
     def _check_sorcery_timing(self, p: int, cdef: CardDef, face_down: bool = False) -> None:
         type_rule = "307.1"
         for card_type, rule in (

@@ -100,7 +100,11 @@ class Game(
         shortcuts) are not listed."""
         if self.game_over:
             return []
-        return [a for a in self._candidate_actions() if self.is_legal(a)]
+        self.plan_memo = {}
+        try:
+            return [a for a in self._candidate_actions() if self.is_legal(a)]
+        finally:
+            self.plan_memo = None
 
     def _candidate_actions(self) -> list[Action]:
         """What the acting player might try; :meth:`is_legal` decides, so no rule is stated here."""
@@ -136,20 +140,27 @@ class Game(
         name = self.players[p].name
         out = [Action("pass", name)]
         pl = self.players[p]
+        # Candidates that the checks would refuse for timing (the same predicates they use) are
+        # not listed: it keeps enumeration fast, and is_legal still decides every listed one.
+        window = self._sorcery_window(p)
+        locked = self._split_second_on_stack()
         for card in pl.hand:
             cdef = card.card
             if cdef.is_a("land"):
-                out.append(Action("play_land", name, card.id))
+                if window and pl.lands_played == 0:
+                    out.append(Action("play_land", name, card.id))
                 continue
-            if cdef.modes:
-                for mode, effects in enumerate(cdef.modes, 1):
-                    for targets in self._target_choices(effects + cdef.effects, p):
-                        out.append(Action("cast", name, card.id, targets=targets, mode=mode))
-            else:
-                for targets in self._target_choices(cdef.effects, p):
-                    out.append(Action("cast", name, card.id, targets=targets))
-            if cdef.morph is not None:
-                out.append(Action("cast", name, card.id, face_down=True))
+            fast = cdef.is_a("instant") or "flash" in cdef.keywords
+            if (fast or window) and not locked:
+                if cdef.modes:
+                    for mode, effects in enumerate(cdef.modes, 1):
+                        for targets in self._target_choices(effects + cdef.effects, p):
+                            out.append(Action("cast", name, card.id, targets=targets, mode=mode))
+                else:
+                    for targets in self._target_choices(cdef.effects, p):
+                        out.append(Action("cast", name, card.id, targets=targets))
+                if cdef.morph is not None and window:
+                    out.append(Action("cast", name, card.id, face_down=True))
             for special, has in (
                 ("foretell", cdef.foretell),
                 ("plot", cdef.plot),
@@ -159,10 +170,10 @@ class Game(
                 if has:
                     out.append(Action(special, name, card.id))
         for card in pl.exile:
-            if card.exiled_as in ("foretold", "plotted"):
+            if card.exiled_as in ("foretold", "plotted") and not locked:
                 for targets in self._target_choices(card.card.effects, p):
                     out.append(Action("cast", name, card.id, targets=targets, zone="exile"))
-        if pl.companion is not None:
+        if pl.companion is not None and window:
             out.append(Action("companion", name, pl.companion.name))
         for obj in self.battlefield:
             if obj.controller != p:
@@ -170,10 +181,16 @@ class Game(
             if obj.face_down:
                 out.append(Action("turn_face_up", name, obj.id))
                 continue
+            untappable = None
             for i, ability in enumerate(obj.card.abilities):
+                if ability.tap:
+                    if untappable is None:
+                        untappable = self._can_tap_for_cost(obj) is not None
+                    if untappable:
+                        continue
                 if ability.is_mana_ability:
                     out.append(Action("mana", name, obj.id, ability=i + 1))
-                else:
+                elif not locked and (window or not ability.sorcery_speed):
                     for targets in self._target_choices(ability.effects, p):
                         out.append(Action("activate", name, obj.id, targets=targets, ability=i + 1))
         return out

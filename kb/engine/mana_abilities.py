@@ -47,7 +47,26 @@ class ManaAbilities(GameState):
     def _payment_plan(
         self, p: int, cost: ManaCost, exclude: GameObject | None = None
     ) -> list[tuple[GameObject, int]]:
-        """Which mana abilities to activate, in battlefield order, for what the pool lacks."""
+        """Which mana abilities to activate, in battlefield order, for what the pool lacks.
+        While :meth:`legal_actions` enumerates (the game can't change), plans are memoised."""
+        memo = self.plan_memo
+        if memo is None:
+            return self._plan_payment(p, cost, exclude)
+        key = (p, cost, exclude.id if exclude is not None else 0)
+        found = memo.get(key)
+        if found is None:
+            try:
+                found = self._plan_payment(p, cost, exclude)
+            except IllegalAction as err:
+                found = err
+            memo[key] = found
+        if isinstance(found, IllegalAction):
+            raise found
+        return found
+
+    def _plan_payment(
+        self, p: int, cost: ManaCost, exclude: GameObject | None = None
+    ) -> list[tuple[GameObject, int]]:
         pool = self.players[p].pool.copy()
         if pool.pay(cost):
             return []

@@ -92,6 +92,9 @@ class Resolving(GameState):
         obj.sick = True
         obj.face_down = face_down
         obj.token = token
+        self.tokens = self.tokens or token
+        self.anthems = self.anthems or cdef.anthem is not None
+        self.legends = self.legends or cdef.legendary
         if cdef.loyalty is not None and not face_down:
             obj.counters["loyalty"] = cdef.loyalty  # 306.5b
         self.battlefield.append(obj)

@@ -83,7 +83,10 @@ class StateBasedActions(GameState):
         unattach: list[tuple[GameObject, str, str]] = []
         annihilate: list[tuple[GameObject, str, str]] = []
         for obj in self.battlefield:
-            if obj.counters.get("+1/+1") and obj.counters.get("-1/-1"):
+            creature, walker, aura, equipment = obj.card.kind_flags
+            if obj.face_down:
+                creature, walker, aura, equipment = True, False, False, False
+            if obj.counters and obj.counters.get("+1/+1") and obj.counters.get("-1/-1"):
                 annihilate.append(
                     (
                         obj,
@@ -91,8 +94,7 @@ class StateBasedActions(GameState):
                         "704.5q",
                     )
                 )
-            planeswalker = obj.card.is_a("planeswalker") and not obj.face_down
-            if planeswalker and obj.counters.get("loyalty", 0) <= 0:
+            if walker and obj.counters.get("loyalty", 0) <= 0:
                 graveyard.append(
                     (
                         obj,
@@ -100,7 +102,7 @@ class StateBasedActions(GameState):
                         "704.5i",
                     )
                 )
-            if obj.card.has_sub("aura") and not obj.face_down:
+            if aura:
                 host = self._object(obj.attached_to) if obj.attached_to is not None else None
                 if host is None or not self.is_creature(host):
                     graveyard.append(
@@ -111,17 +113,18 @@ class StateBasedActions(GameState):
                             "704.5m",
                         )
                     )
-            if obj.card.has_sub("equipment") and obj.attached_to is not None:
+            if equipment and obj.attached_to is not None:
                 host = self._object(obj.attached_to)
                 if host is None or not self.is_creature(host):
                     unattach.append(
                         (
                             obj,
-                            f"{obj.label} is attached to an illegal permanent and becomes unattached",
+                            f"{obj.label} is attached to an illegal permanent and becomes "
+                            "unattached",
                             "704.5n",
                         )
                     )
-            if not self.is_creature(obj):
+            if not creature:
                 continue
             t = self.toughness(obj)
             if t <= 0:
@@ -146,7 +149,9 @@ class StateBasedActions(GameState):
 
     def _sba_tokens(self) -> list[tuple[GameObject, str, str]]:
         """704.5d: a token in a zone other than the battlefield ceases to exist."""
-        out = []
+        out: list[tuple[GameObject, str, str]] = []
+        if not self.tokens:
+            return out
         for pl in self.players:
             for zone, where in (
                 (pl.graveyard, "graveyard"),
@@ -165,6 +170,11 @@ class StateBasedActions(GameState):
         return out
 
     def _sba_legend_rule(self) -> list[tuple[GameObject, str, str]]:
+        if not self._sba_legend_rule_pending():
+            return []
+        return self._legend_rule()
+
+    def _legend_rule(self) -> list[tuple[GameObject, str, str]]:
         """704.5j: a player with two or more legendary permanents of one name keeps one (their
         announced choice, else the newest) and puts the rest into their owners' graveyards."""
         out: list[tuple[GameObject, str, str]] = []
@@ -202,6 +212,8 @@ class StateBasedActions(GameState):
         return bool(self._sba_legend_rule_pending())
 
     def _sba_legend_rule_pending(self) -> bool:
+        if not self.legends:
+            return False
         seen: set[tuple[int, str]] = set()
         for obj in self.battlefield:
             if obj.card.legendary and not obj.face_down:

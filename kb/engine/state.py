@@ -67,11 +67,19 @@ class GameState:
         self.trigger_targets: dict[int, dict[str, list[str]]] = {}  # announced targets (603.3d)
         self.legend_choices: dict[int, str] = {}  # announced choices for the legend rule
         self.rewind: dict[str, Any] | None = None  # the game as the last shortcut began
+        self.plan_memo: dict[Any, Any] | None = None  # payment plans while enumerating
+        self._by_name = {p.name: p for p in self.players}
+        self.legends = False  # whether a legendary permanent was ever on the battlefield
+        self.anthems = False  # whether a permanent with an anthem was ever on the battlefield
+        self.tokens = False  # whether a token was ever on the battlefield (704.5d)
         self.actions_taken = 0
         self._next_id = 1
 
     def player(self, name: str) -> Player:
         """A player by name (case-insensitive)."""
+        found = self._by_name.get(name)
+        if found is not None:
+            return found
         for p in self.players:
             if p.name.lower() == name.strip().lower():
                 return p
@@ -177,6 +185,8 @@ class GameState:
         return out
 
     def _anthem(self, obj: GameObject) -> tuple[int, int]:
+        if not self.anthems:
+            return 0, 0
         p = t = 0
         for other in self.battlefield:
             if other.card.anthem and not other.face_down and other.controller == obj.controller:
@@ -251,6 +261,7 @@ class GameState:
                 obj.face_down = True
             elif marker == "token":
                 obj.token = True
+                self.tokens = True
             elif m := re.fullmatch(r"(\w+) damage", marker):
                 obj.damage = _count(m.group(1), marker)
             elif m := re.fullmatch(r"(\w+) ([+-]1/[+-]1|loyalty|time) ?(?:counters?)?", marker):
@@ -269,6 +280,8 @@ class GameState:
                 )
         if (obj.card.has_sub("aura") or obj.card.has_sub("equipment")) and not self.attachments:
             self.attachments = True
+        self.anthems = self.anthems or obj.card.anthem is not None
+        self.legends = self.legends or obj.card.legendary
         self.battlefield.append(obj)
 
     def _setup_exiled(self, obj: GameObject, markers: list[str]) -> None:
