@@ -84,8 +84,11 @@ class Casting(GameState):
             item = self._stack_item(ident)
             return item is not None and item.kind == "spell" and item.id != source
         obj = self._object(ident)
-        if obj is None or not self.is_creature(obj):
+        if obj is None:
             return False
+        if not self.is_creature(obj):
+            # "any target" is a creature, player, planeswalker or battle (115.4)
+            return kind == "any" and obj.card.is_a("planeswalker")
         if kind == "yours":
             return obj.controller == controller and obj.id != source
         return kind in ("any", "creature")

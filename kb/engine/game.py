@@ -205,8 +205,14 @@ class Game(
             options: list[tuple[str, int]] = []
             if effect.target in ("any", "player"):
                 options += [("player", p.index) for p in self.in_game()]
-            if effect.target in ("any", "creature"):
+            if effect.target == "creature":
                 options += [("object", o.id) for o in self.battlefield if self.is_creature(o)]
+            if effect.target == "any":
+                options += [
+                    ("object", o.id)
+                    for o in self.battlefield
+                    if self.is_creature(o) or o.card.is_a("planeswalker")
+                ]
             if effect.target == "yours":
                 options += [
                     ("object", o.id)

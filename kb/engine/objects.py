@@ -293,7 +293,7 @@ class ManaCostPlan:
 
 
 TARGET_WORDS = {
-    "any": "any target (a creature or a player)",
+    "any": "any target (a creature, player or planeswalker)",
     "creature": "a target creature",
     "player": "a target player",
     "spell": "a target spell",
