@@ -48,14 +48,16 @@ DECK = [
 ]
 
 
+EXTRA = ["Bonesplitter", "Chandra, Torch of Defiance", "Vampire Nighthawk"]
+
+
 def new_game(players: int, seed_cards: list[str]) -> Game:
     game = Game(["Alice", "Bob", "Carol", "Dave"][:players], default_pool())
     for i, p in enumerate(game.players):
         game.put(
             p.name,
             "battlefield",
-            ["Mountain", "Forest", "Island", "Swamp", "Plains", "Grizzly Bears"]
-            + ["Bonesplitter", "Chandra, Torch of Defiance", "Vampire Nighthawk"][i % 3 :][:1],
+            ["Mountain", "Forest", "Island", "Swamp", "Plains", "Grizzly Bears", EXTRA[i % 3]],
         )
         game.put(p.name, "hand", seed_cards[i::players][:7])
         game.put(p.name, "library", (seed_cards * 2)[:15])
