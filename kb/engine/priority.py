@@ -79,8 +79,8 @@ class Priority(GameState):
             and self.step.is_main
         ):
             phrase = "combat?" if self.step == Step.PRECOMBAT_MAIN else "go"
-            self._save_rewind()
             self.shortcut = Shortcut(phrase, p, self.turn, SHORTCUTS[phrase])
+            self._save_rewind()
             where = "beginning of combat" if phrase == "combat?" else "the end step"
             self._emit(
                 "shortcut",

@@ -41,8 +41,8 @@ class Shortcuts(GameState):
         return Shortcut(phrase, p, self.turn, stop)
 
     def _apply_shortcut(self, p: int, shortcut: Shortcut) -> None:
-        self._save_rewind()
         self.shortcut = shortcut
+        self._save_rewind()
         extension = (
             " (an engine extension modelled on MTR 4.2, not a phrase the MTR defines)"
             if shortcut.phrase in EXTENSIONS
@@ -127,12 +127,12 @@ class Shortcuts(GameState):
         wish to act; the game goes back to that point and they receive priority there."""
         assert self.rewind is not None
         saved = self.rewind
-        phrase = saved["shortcut"].phrase if saved.get("shortcut") else "the shortcut"
+        phrase = f'"{saved["shortcut"].phrase}"' if saved.get("shortcut") else "the shortcut"
         self.__dict__.update(copy.deepcopy(saved))
         self.rewind = saved
         self._emit(
             "shortcut",
-            f"{self.players[p].name} interrupts {phrase!r} to act in the {step.label}: the "
+            f"{self.players[p].name} interrupts {phrase} to act in the {step.label}: the "
             "passes after that point are reversed",
             cite("MTR 4.2"),
             p,
