@@ -75,9 +75,13 @@ class ManaAbilities(GameState):
         for obj in self.battlefield:
             if obj.controller != p or obj is exclude or self._can_tap_for_cost(obj):
                 continue
-            index = self._mana_ability(obj)
-            if index is not None and obj.card.abilities[index].tap:
-                sources.append((obj, index))
+            if obj.face_down:
+                continue
+            # Every {T} mana ability is a choice: the one that makes the colour needed is used
+            # (the most specific, as MTR 4.2 assumes), each permanent once.
+            for index, ability in enumerate(obj.card.abilities):
+                if ability.is_mana_ability and ability.tap:
+                    sources.append((obj, index))
         used: set[int] = set()
         need: dict[str, int] = {}
         have = dict(pool.amounts)
