@@ -40,7 +40,7 @@ class Combat(GameState):
         """508.1b: the player or planeswalker attacked; by default the next opponent (a player,
         never a planeswalker: MTR 4.2)."""
         if target is None:
-            return self.opponents(p)[0], None
+            return (self.defender if self.defender is not None else self.opponents(p)[0]), None
         try:
             if isinstance(target, int):
                 raise ScenarioError("a planeswalker by id")
@@ -59,7 +59,44 @@ class Combat(GameState):
             return walkers[0].controller, walkers[0]
         if defender == p or not self.players[defender].in_game:
             raise IllegalAction(f"{target} is not an opponent in the game", "508.1b")
+        if self.defender is not None and defender != self.defender:
+            raise IllegalAction(
+                f"{self.players[self.defender].name} is the defending player of this combat",
+                "506.2a",
+            )
         return defender, None
+
+    def _check_defender(self, p: int, action: Action) -> int:
+        """506.2a: as a turn-based action of the beginning of combat step, the attacking player
+        chooses one of their opponents as the defending player."""
+        if self.awaiting is None or self.awaiting[0] != "defender" or p != self.awaiting[1]:
+            raise IllegalAction(
+                "the defending player is chosen by the active player as the beginning of combat "
+                "step begins, when the game uses that option",
+                "506.2a",
+            )
+        if len(action.targets) != 1:
+            raise IllegalAction("choose one opponent as the defending player", "506.2a")
+        ref = action.targets[0]
+        try:
+            chosen = self.player(ref).index if isinstance(ref, str) else int(ref[1])
+        except ScenarioError:
+            raise IllegalAction(f"{ref} is not a player", "506.2a") from None
+        if chosen not in self.opponents(p):
+            raise IllegalAction(f"{self.players[chosen].name} is not an opponent", "506.2a")
+        return chosen
+
+    def _apply_defender(self, p: int, chosen: int) -> None:
+        self.awaiting = None
+        self.defender = chosen
+        self._emit(
+            "declare",
+            f"{self.players[p].name} chooses {self.players[chosen].name} as the defending player",
+            cite("506.2a"),
+            p,
+        )
+        self._give_priority(self.active, cite("507.2", "117.3a"))
+        self._run_shortcut()
 
     def _can_attack(self, p: int, obj: GameObject, seen: set[int]) -> GameObject:
         """508.1a: an untapped creature, controlled since the turn began or with haste."""

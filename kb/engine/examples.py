@@ -155,7 +155,13 @@ class _Run:
         self.where = where
         self.pool = pool.copy()
         self.game: Game | None = None
-        self.setup: dict[str, Any] = {"players": None, "mode": "strict", "turn": None, "has": []}
+        self.setup: dict[str, Any] = {
+            "players": None,
+            "mode": "strict",
+            "turn": None,
+            "has": [],
+            "options": [],
+        }
         self.failures: list[str] = []
         self.last: list[Event] = []
         self.last_line = 0
@@ -169,6 +175,7 @@ class _Run:
         s = self.setup
         try:
             game = Game(s["players"], self.pool, s["mode"])
+            game.one_defender = "one defending player" in s["options"]
             for st in s["has"]:
                 who = st.data["player"]
                 for zone, value in st.data["zones"].items():
@@ -223,6 +230,8 @@ class _Run:
                     self.setup["mode"] = st.data["mode"]
                 elif st.kind == "turn":
                     self.setup["turn"] = (st.data["player"], st.data["step"], st.data["number"])
+                elif st.kind == "option":
+                    self.setup["options"].append(st.data["option"])
                 elif st.kind == "card":
                     self.pool.add(st.data["card"])
                 else:

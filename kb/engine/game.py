@@ -133,6 +133,10 @@ class Game(
                     for a in attackers:
                         out.append(Action("block", name, blocks=((b.id, a.id),)))
                 return out
+            if kind == "defender":
+                return [
+                    Action("defender", name, targets=(("player", d),)) for d in self.opponents(who)
+                ]
             return [Action("discard", name, c.id) for c in self.players[who].hand]
         if self.priority is None:
             return []
@@ -256,6 +260,7 @@ ACTIONS: dict[str, tuple[Any, Any]] = {
     "shortcut": (Game._check_shortcut, Game._apply_shortcut),
     "interrupt": (Game._check_interrupt, Game._apply_interrupt),
     "keep": (Game._check_keep, Game._apply_keep),
+    "defender": (Game._check_defender, Game._apply_defender),
     "trigger_targets": (Game._check_trigger_targets, Game._apply_trigger_targets),
     "foretell": (Game._check_special, Game._apply_foretell),
     "plot": (Game._check_special, Game._apply_plot),

@@ -302,13 +302,19 @@ TARGET_WORDS = {
 
 
 AWAITING = {
+    "defender": "chooses the defending player",
     "attackers": "declares attackers",
     "blockers": "declares blockers",
     "discard": "discards down to the maximum hand size",
 }
 
 
-AWAITING_RULE = {"attackers": "508.1", "blockers": "509.1", "discard": "514.1"}
+AWAITING_RULE = {
+    "attackers": "508.1",
+    "blockers": "509.1",
+    "discard": "514.1",
+    "defender": "506.2a",
+}
 
 
 PRIORITY_RULE = {

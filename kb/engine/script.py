@@ -6,6 +6,8 @@ A ``#`` starts a comment. The statements:
 
 Setup (before the first action)
     ``players: Alice, Bob`` (2 to 4, in turn order) · ``mode: strict | tournament`` ·
+    ``option: one defending player`` (506.2a: the attacking player chooses one opponent as the
+    defending player of each combat; otherwise each creature may attack any opponent, 802) ·
     ``turn: Alice, upkeep, turn 1`` (the one form: the active player, the step, and optionally
     the turn number, ``turn 2`` when omitted; turn 1 is the starting player's first turn,
     103.8a) · ``card <Name>: <definition>`` (see :mod:`kb.engine.cards`; a name with a comma is
@@ -22,7 +24,7 @@ Actions (``<player> <action>``)
     · activates X [ability N | +1 | -3] [targeting ..] · equips X to Y · taps X for {G} ·
     plays X · turns X face up · foretells X · plots X · suspends X · puts companion X into hand
     · discards X as a special action · attacks with A, B [attacking Bob | attacking <planeswalker>]
-    · declares no attackers · blocks A with B · declares no blockers · discards X (cleanup) ·
+    · chooses X as the defending player · declares no attackers · blocks A with B · declares no blockers · discards X (cleanup) ·
     orders triggers A, B · targets A with <source> · keeps the old|new X · holds priority ·
     concedes · says "go" · interrupts the shortcut at <step> · ``advance to <player> <step>``.
 
@@ -174,6 +176,13 @@ class _Parser:
                 "shared team turns (117.6, 805) are not modelled: the engine plays each player's "
                 "own turn and priority (117.3d)",
             )
+            return
+        if low.startswith("option:"):
+            option = " ".join(text.split(":", 1)[1].lower().split())
+            if option != "one defending player":
+                self.fail(lineno, f"unknown option {option!r} (known: one defending player)")
+                return
+            self.add(lineno, "option", text, option=option)
             return
         if low.startswith("mode:"):
             mode = text.split(":", 1)[1].strip().lower()
@@ -359,6 +368,9 @@ class _Parser:
         m = re.match(r"^discards (.+) as a special action$", rest, re.I)
         if m:
             return act("discard_special", card=m.group(1).strip())
+        m = re.match(r"^chooses (.+) as the defending player$", rest, re.I)
+        if m:
+            return act("defender", targets=(m.group(1).strip(),))
         m = re.match(r"^keeps the (old|new) (.+)$", rest, re.I)
         if m:
             return act("keep", card=m.group(2).strip(), phrase=m.group(1).lower())
@@ -519,7 +531,7 @@ def parse_block(lines: list[tuple[int, str]]) -> tuple[list[Statement], list[Syn
 
 def is_setup(statement: Statement) -> bool:
     """Setup statements come before the game starts."""
-    return statement.kind in ("players", "mode", "turn", "has", "card")
+    return statement.kind in ("players", "mode", "turn", "has", "card", "option")
 
 
 STEP_BY_NAME = {s.value: s for s in Step}

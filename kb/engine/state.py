@@ -69,6 +69,8 @@ class GameState:
         self.rewind: dict[str, Any] | None = None  # the game as the last shortcut began
         self.plan_memo: dict[Any, Any] | None = None  # payment plans while enumerating
         self._by_name = {p.name: p for p in self.players}
+        self.one_defender = False  # 506.2a: the attacking player chooses one defending player
+        self.defender: int | None = None  # that choice, for this combat
         self.legends = False  # whether a legendary permanent was ever on the battlefield
         self.anthems = False  # whether a permanent with an anthem was ever on the battlefield
         self.tokens = False  # whether a token was ever on the battlefield (704.5d)
@@ -477,6 +479,8 @@ class GameState:
             "choices": (
                 self.attackers_declared,
                 self.combat_return,
+                self.one_defender,
+                self.defender,
                 {k: dict(v) for k, v in self.trigger_targets.items()},
                 dict(self.legend_choices),
             ),

@@ -90,6 +90,19 @@ class Turns(GameState):
                 )
             elif ap.in_game:
                 self._draw(self.active, cite("504.1", "703.4d"))
+        elif step == Step.BEGINNING_OF_COMBAT and self.one_defender and ap.in_game:
+            self.defender = None
+            if len(self.opponents(self.active)) > 1:
+                self.awaiting = ("defender", self.active, 0)
+                self._emit(
+                    "turn-based action",
+                    f"{ap.name} chooses one of their opponents as the defending player",
+                    cite("506.2a"),
+                    self.active,
+                )
+                self._run_shortcut()
+                return
+            self.defender = self.opponents(self.active)[0]
         elif step == Step.DECLARE_ATTACKERS:
             self.first_strike_step_done = False
             self.attackers_declared = False
@@ -165,6 +178,7 @@ class Turns(GameState):
                 obj.blocked = False
                 obj.struck_first = False
                 obj.modifiers = [m for m in obj.modifiers if m.until != "end of combat"]
+            self.defender = None
             self._emit(
                 "turn-based action",
                 "all creatures are removed from combat",
@@ -286,6 +300,9 @@ class Turns(GameState):
                     self.perform(Action("attack", name))
                 elif kind == "blockers":
                     self.perform(Action("block", name))
+                elif kind == "defender":
+                    first = self.players[self.opponents(who)[0]].name
+                    self.perform(Action("defender", name, targets=(first,)))
                 else:
                     self.perform(Action("discard", name, self.players[who].hand[-1].id))
             elif self.priority is not None:
