@@ -226,7 +226,7 @@ class _Parser:
             self.fail(
                 lineno,
                 f"cannot read {text!r}: a statement starts with a player "
-                f"({', '.join(self.players)}), '?', 'card', 'turn:', 'mode:' or 'advance to'",
+                f"({', '.join(self.players)}), '?', 'card', 'turn:', 'mode:', 'option:' or 'advance to'",
             )
             return
         who, rest = found
@@ -435,7 +435,7 @@ class _Parser:
             lineno,
             f"unknown action {rest!r} (passes, casts, activates, equips … to, taps … for, plays, "
             "turns … face up, foretells, plots, suspends, puts companion … into hand, attacks "
-            "with, declares no attackers, blocks … with, declares no blockers, discards, orders "
+            "with, chooses … as the defending player, declares no attackers, blocks … with, declares no blockers, discards, orders "
             "triggers, targets … with, keeps the old/new …, concedes, holds priority, "
             'says "go", interrupts the shortcut at …)',
         )

@@ -186,7 +186,8 @@ class SpecialActions(GameState):
                 self._pay(p, cost, plan.payment, "suspending")
                 exiled.exiled_as = "suspended"
                 exiled.counters["time"] = count
-                text = f"{pl.name} suspends {cdef.name}: it is exiled with {count} time counters"
+                plural = "s" if count != 1 else ""
+                text = f"{pl.name} suspends {cdef.name}: it is exiled with {count} time counter{plural}"
                 rules.append("702.62a")
             pl.exile.append(exiled)
         self._emit(

@@ -100,7 +100,7 @@ class Triggers(GameState):
                         self.active,
                         card.name,
                         (tick,),
-                        "at the beginning of your upkeep, if this card is suspended (702.62a)",
+                        "at the beginning of your upkeep, if this card is suspended",
                     )
         for delayed in list(self.delayed):
             if delayed.condition.step == step:
