@@ -114,6 +114,7 @@ class Ability:
     equip: bool = False  # equip [cost]: attach to target creature you control (702.6a)
 
     is_mana_ability: bool = field(init=False, default=False)
+    produces: tuple[tuple[str, int], ...] = field(init=False, default=())  # the mana it adds
 
     def __post_init__(self) -> None:
         # 605.1a: no target, could add mana, not a loyalty ability (computed once: it is asked
@@ -124,6 +125,11 @@ class Ability:
             and not any(e.target for e in self.effects)
         )
         object.__setattr__(self, "is_mana_ability", mana)
+        produced: dict[str, int] = {}
+        for effect in self.effects:
+            for colour, n in effect.mana:
+                produced[colour] = produced.get(colour, 0) + n
+        object.__setattr__(self, "produces", tuple(produced.items()))
 
     @property
     def sorcery_speed(self) -> bool:

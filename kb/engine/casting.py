@@ -122,6 +122,42 @@ class Casting(GameState):
         return chosen
 
     def _check_cast(self, p: int, action: Action) -> CastPlan:
+        memo = self.plan_memo
+        if memo is None:
+            card, effects, cost = self._check_cast_base(p, action)
+        else:
+            # While legal actions are listed, what doesn't depend on the targets is checked once
+            # per card (the game can't change meanwhile).
+            key = (
+                "cast",
+                p,
+                action.card,
+                action.zone,
+                action.face_down,
+                action.mode,
+                len(action.targets),
+                action.division,
+            )
+            found = memo.get(key)
+            if found is None:
+                try:
+                    found = self._check_cast_base(p, action)
+                except IllegalAction as err:
+                    found = err
+                memo[key] = found
+            if isinstance(found, IllegalAction):
+                raise found
+            card, effects, cost = found
+        targets = self._choose_targets(effects, action.targets, controller=p)
+        payment = self._payment_plan(p, cost)
+        return CastPlan(
+            card, effects, cost, targets, payment, action.face_down, action.division, action.zone
+        )
+
+    def _check_cast_base(
+        self, p: int, action: Action
+    ) -> tuple[GameObject, tuple[Effect, ...], ManaCost]:
+        """601.2a-b and timing: the card, its mode and cost, before targets and payment."""
         self._need_priority(p, "117.1a")
         if action.card is None:
             raise IllegalAction("no card named: a spell is cast from a hand", "601.2a")
@@ -153,11 +189,7 @@ class Casting(GameState):
             self._check_sorcery_timing(p, cdef, face_down=action.face_down)
         if any(e.kind == "divided" for e in effects):
             effects = self._divided_effects(effects, action)
-        targets = self._choose_targets(effects, action.targets, controller=p)
-        payment = self._payment_plan(p, cost)
-        return CastPlan(
-            card, effects, cost, targets, payment, action.face_down, action.division, action.zone
-        )
+        return card, effects, cost
 
     def _chosen_mode(self, cdef: CardDef, mode: int | None) -> tuple[Effect, ...]:
         """700.2a, 601.2b: the controller of a modal spell chooses its mode as it is cast."""

@@ -120,6 +120,8 @@ class Game(
                     if w.controller != who and w.card.is_a("planeswalker")
                 ]
                 for o in mine:
+                    if not self.is_creature(o) or o.tapped:
+                        continue  # the first tests of _can_attack (508.1a)
                     for d in self.opponents(who):
                         defender = self.players[d].name
                         out.append(Action("attack", name, attackers=((o.id, defender),)))
@@ -165,6 +167,8 @@ class Game(
                         out.append(Action("cast", name, card.id, targets=targets))
                 if cdef.morph is not None and window:
                     out.append(Action("cast", name, card.id, face_down=True))
+            if not (cdef.foretell or cdef.plot or cdef.suspend or cdef.discard_as_instant):
+                continue
             for special, has in (
                 ("foretell", cdef.foretell),
                 ("plot", cdef.plot),
@@ -189,7 +193,7 @@ class Game(
             for i, ability in enumerate(obj.card.abilities):
                 if ability.tap:
                     if untappable is None:
-                        untappable = self._can_tap_for_cost(obj) is not None
+                        untappable = self._tap_blocked(obj)
                     if untappable:
                         continue
                 if ability.is_mana_ability:

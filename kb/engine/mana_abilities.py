@@ -27,14 +27,19 @@ class ManaAbilities(GameState):
         return None
 
     def _produces(self, obj: GameObject, index: int) -> dict[str, int]:
-        out: dict[str, int] = {}
-        for eff in obj.card.abilities[index].effects:
-            for c, n in eff.mana:
-                out[c] = out.get(c, 0) + n
-        return out
+        return dict(obj.card.abilities[index].produces)
+
+    def _tap_blocked(self, obj: GameObject) -> bool:
+        """Whether the {T} of this permanent can't be paid now (the test of
+        :meth:`_can_tap_for_cost`, without building its message)."""
+        return obj.tapped or (
+            obj.sick and (obj.face_down or obj.card.kind_flags[0]) and not self.has(obj, "haste")
+        )
 
     def _can_tap_for_cost(self, obj: GameObject) -> str | None:
         """Why the {T} of this permanent can't be paid now, or None."""
+        if not self._tap_blocked(obj):
+            return None
         if obj.tapped:
             return f"{obj.label} is tapped"
         if self.is_creature(obj) and obj.sick and not self.has(obj, "haste"):
@@ -73,7 +78,7 @@ class ManaAbilities(GameState):
         plan: list[tuple[GameObject, int]] = []
         sources = []
         for obj in self.battlefield:
-            if obj.controller != p or obj is exclude or self._can_tap_for_cost(obj):
+            if obj.controller != p or obj is exclude or self._tap_blocked(obj):
                 continue
             if obj.face_down:
                 continue

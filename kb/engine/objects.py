@@ -201,9 +201,11 @@ class Player:
     companion_used: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class Action:
-    """Something a player does. ``card`` and targets are names (``"Bob's Forest"``) or ids."""
+    """Something a player does. ``card`` and targets are names (``"Bob's Forest"``) or ids.
+    Treated as a value (hashable, never changed once made); not ``frozen`` only because frozen
+    dataclasses are slow to create, and legal-action listing creates many."""
 
     kind: str  # pass | cast | activate | mana | play_land | turn_face_up | attack | block
     # | discard | order_triggers | concede | hold | shortcut

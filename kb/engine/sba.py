@@ -126,6 +126,16 @@ class StateBasedActions(GameState):
                     )
             if not creature:
                 continue
+            if not (
+                obj.damage
+                or obj.deathtouch_damage
+                or obj.modifiers
+                or obj.counters
+                or self.anthems
+                or self.attachments
+                or (2 if obj.face_down else obj.card.toughness or 0) <= 0
+            ):
+                continue  # nothing can have made it lethal or 0: a fast path for 704.5f-h
             t = self.toughness(obj)
             if t <= 0:
                 dying.append(

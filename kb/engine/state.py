@@ -143,7 +143,7 @@ class GameState:
 
     def is_creature(self, obj: GameObject) -> bool:
         """Whether a permanent is a creature (a face-down spell or permanent is a 2/2 creature, 702.37a, 702.37c)."""
-        return obj.face_down or obj.card.is_a("creature")
+        return obj.face_down or obj.card.kind_flags[0]
 
     def power(self, obj: GameObject) -> int:
         """Power after counters, modifiers and static abilities (613.4)."""
@@ -368,10 +368,15 @@ class GameState:
 
     def _find_in_hand(self, p: int, ref: str | int) -> GameObject:
         hand = self.players[p].hand
-        name = unquote(ref).lower() if isinstance(ref, str) else None
-        for obj in hand:
-            if obj.id == ref or obj.name.lower() == name:
-                return obj
+        if isinstance(ref, int):
+            for obj in hand:
+                if obj.id == ref:
+                    return obj
+        else:
+            name = unquote(ref).lower()
+            for obj in hand:
+                if obj.name.lower() == name:
+                    return obj
         raise IllegalAction(f"{ref} is not in {self.players[p].name}'s hand", "601.2a")
 
     def _object(self, oid: int) -> GameObject | None:
