@@ -18,7 +18,7 @@ from kb.paths import TEMPLATES_DIR, default_instance
 from kb.web import i18n, resources
 from kb.web.i18n import Text
 from kb.web.i18n import text as _
-from kb.web.views import PageError
+from kb.web.pages.base import PageError
 
 log = logging.getLogger(__name__)
 
@@ -89,11 +89,12 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
 
     _init_jinja(app)
 
-    from kb.web import api, links, pages
+    from kb.web import api, embed, links, pages
 
     app.register_blueprint(pages.bp)
     app.register_blueprint(links.bp)
     app.register_blueprint(api.bp)
+    app.register_blueprint(embed.bp)
 
     app.before_request(_before_request)
     app.after_request(_after_request)
@@ -206,7 +207,7 @@ def error_response(status: int, message: Text | str, **data: Any) -> Response:
         envelope = {"ok": False, "error": text.english(), "error_local": local, "status": status}
         response = jsonify({**envelope, **data})
     else:
-        from kb.web.pages import swapped_locales
+        from kb.web.pages.base import swapped_locales
 
         alternates = swapped_locales() if getattr(g, "locale_from_url", False) else {}
         html = render_template(
