@@ -30,9 +30,10 @@ from kb.search.analysis import (
     remember,
     terms,
 )
+from kb.search.understand import concept_table
 
 #: Bumped whenever the schema, the analysers, the documents or the metadata change meaning.
-FORMAT = 8
+FORMAT = 9
 META_FILE = "meta.json"
 INDEX_NAME = "kb"
 
@@ -43,6 +44,14 @@ KIND_BOOST = {"glossary": 0.35, "commentary": 0.6, "tournament": 0.8, "example":
 #: following rules:") say less than the subrules under them, which a reader wants first.
 HEADING_PRIOR = 0.6
 LIST_INTRO_PRIOR = 0.75
+#: A rule that defines a concept ("Lifelink is a static ability", "To mill a card means ...",
+#: "The term dies means ...") answers "what is X" questions before the rules that use X.
+DEFINITION_PRIOR = 1.2
+_DEFINES = re.compile(
+    r"\bmeans\b|^to [\w ,-]+ (?:is|means) |^the term |\bis (?:a|an) (?:static|triggered|activated|"
+    r"keyword|characteristic-defining) |\bsignifie\b|とは",
+    re.IGNORECASE,
+)
 #: Analyser of each field (the schema's, by name) for the build's single analysis pass.
 FIELD_ANALYZER = {
     "title_en": "en",
@@ -241,6 +250,8 @@ def _rule_prior(rule: Rule) -> float:
         return HEADING_PRIOR
     if text.endswith(":"):
         return LIST_INTRO_PRIOR
+    if _DEFINES.search(text):
+        return DEFINITION_PRIOR
     return 1.0
 
 
@@ -307,7 +318,7 @@ def build_index(kb: KnowledgeBase, index_dir: Path) -> dict[str, Any]:
             old.unlink()
     docs = documents(kb)
     rows = [_fields(doc) for doc in docs]
-    scored: list[tuple[int, str, list[str]]] = []
+    scored: list[tuple[int, str, list[str], int]] = []
     try:
         # One analysis per text: the postings take the terms, Whoosh the remembered spans.
         for num, row in enumerate(rows):
@@ -327,6 +338,7 @@ def build_index(kb: KnowledgeBase, index_dir: Path) -> dict[str, Any]:
                         own = sum(1 for _, start, _ in spans if start < main)
                         scored.append((num, name, toks, own))
         stop = sum(1 for d in docs if d.current)
+        concepts = _concepts(kb, docs, scored)
         blob = postings.build(scored, len(docs), stop, [d.prior for d in docs])
         (index_dir / postings.FILE).write_bytes(blob)
         ix = whoosh_index.create_in(str(index_dir), make_schema(), indexname=INDEX_NAME)
@@ -344,6 +356,7 @@ def build_index(kb: KnowledgeBase, index_dir: Path) -> dict[str, Any]:
         "current": sum(1 for d in docs if d.current),
         "docs": [d.meta() for d in docs],
         **glossary_meta(kb, docs),
+        "concepts": concepts,
     }
     (index_dir / META_FILE).write_text(json.dumps(meta, ensure_ascii=False), encoding="utf-8")
     return {
@@ -352,6 +365,26 @@ def build_index(kb: KnowledgeBase, index_dir: Path) -> dict[str, Any]:
         "bytes": _size(index_dir),
         "skipped": False,
     }
+
+
+def _concepts(
+    kb: KnowledgeBase, docs: list[Doc], scored: list[tuple[int, str, list[str], int]]
+) -> list[list[Any]]:
+    """The concept table (:func:`kb.search.understand.concept_table`) of the current English
+    rules, from the terms the build already analysed."""
+    titles: dict[str, str] = {}
+    words: dict[str, set[str]] = {}
+    for num, name, toks, _main in scored:
+        doc = docs[num]
+        english = doc.lang == "en" and doc.current and doc.kind in RULE_KINDS
+        if english and doc.canonical and name in ("title_en", "body_en"):
+            words.setdefault(doc.canonical, set()).update(toks)
+    for doc in docs:
+        if doc.current and doc.lang == "en" and doc.kind in RULE_KINDS and doc.canonical:
+            title = doc.title[len(doc.number) :].strip()
+            if title:
+                titles[doc.canonical] = title
+    return concept_table(kb, titles, words)
 
 
 def term_key(name: str, lang: str) -> str:
