@@ -63,12 +63,14 @@ RERANK = 60
 COVERAGE_FLOOR = 0.3
 #: Weight of the rules a concept of the query names ("mana ability" -> 605, "dies" -> 700.4,
 #: "絆魂" -> lifelink -> 702.15), for a fully specific concept (see kb.search.understand).
-CONCEPT_BOOST = 1.8
+CONCEPT_BOOST = 2.5
 #: Weight of proximity: a document gets up to this much more when every pair of successive
 #: query words stands together in its text (within :data:`WINDOW` words; adjacent bigrams in
 #: Japanese, i.e. a shared three-character run).
 PROXIMITY = 0.5
 WINDOW = 3
+#: Weight of a text in the question's own language (French or Japanese) against the others.
+SAME_LANG = 1.5
 #: A search from a locale without a language filter (``prefer_lang``) puts that language's best
 #: text this much above the best text of the others, its other texts in proportion: a Japanese
 #: reader wants the Japanese quotes first. Raw scores of two languages are not comparable (a
@@ -460,6 +462,12 @@ class Searcher:
             scores = {d: w for d, w in scores.items() if d in allowed}
         if compiled.boosts and ed is None:
             scores = self._boost(scores, compiled.boosts)
+        if compiled.src in ("fr", "ja") and lang is None and prefer is None:
+            # A French or Japanese question is best answered in its language where a text of
+            # that language matches about as well (the French and Japanese texts are partial).
+            langs = self._langs
+            own = compiled.src
+            scores = {d: w * SAME_LANG if langs[d] == own else w for d, w in scores.items()}
         wanted = compiled.about_examples or kind == "example"
         scores = self._reweigh(scores, prefer, wanted)
         fetch = page * limit * (1 if lang else 2) + 10
@@ -815,7 +823,9 @@ class Searcher:
     def _translations(self, text: str, code: str, out: _Compiled) -> list[wq.Query]:
         names: list[str] = []
         for src in LANGS:
-            if src != code:
+            # A question in a known language is translated from that language only: an English
+            # "creature" read as a French name would count the word twice.
+            if src != code and out.src in (None, src):
                 names.extend(self._term_names.translate(text, src, code))
         clauses = []
         for name in dict.fromkeys(names):
