@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -300,21 +301,35 @@ def index_is_current(kb: KnowledgeBase, index_dir: Path) -> bool:
     )
 
 
-def build_index(kb: KnowledgeBase, index_dir: Path) -> dict[str, Any]:
+def build_index(kb: KnowledgeBase, index_dir: Path, previous: Path | None = None) -> dict[str, Any]:
     """Write the index of ``kb`` into ``index_dir``; skipped if it is already current.
 
-    Returns ``{"docs", "seconds", "bytes", "skipped"}``.
+    ``previous`` is the folder of an earlier build's index: when it indexes exactly this
+    knowledge base (same content hash, format and analyser), its files are copied instead of
+    rebuilt. A changed knowledge base is rebuilt in full (incremental reuse is not done yet).
+    Returns ``{"docs", "seconds", "bytes", "skipped"}`` (plus ``"reused": True`` for a copy).
     """
     started = time.perf_counter()
     index_dir = Path(index_dir)
     if index_is_current(kb, index_dir):
         return {"docs": None, "seconds": 0.0, "bytes": _size(index_dir), "skipped": True}
+    if previous is not None and Path(previous) != index_dir and index_is_current(kb, previous):
+        index_dir.mkdir(parents=True, exist_ok=True)
+        for old in Path(previous).iterdir():
+            if old.is_file() and _ours(old):
+                shutil.copy2(old, index_dir / old.name)
+        if index_is_current(kb, index_dir):
+            return {
+                "docs": None,
+                "seconds": round(time.perf_counter() - started, 3),
+                "bytes": _size(index_dir),
+                "skipped": False,
+                "reused": True,
+            }
     index_dir.mkdir(parents=True, exist_ok=True)
     for old in index_dir.iterdir():
         # Only our own files: a whoosh index (toc, segments, lock) and meta.json.
-        if old.is_file() and (
-            old.name in (META_FILE, postings.FILE) or old.suffix in (".toc", ".seg", ".pst")
-        ):
+        if old.is_file() and _ours(old):
             old.unlink()
     docs = documents(kb)
     rows = [_fields(doc) for doc in docs]
@@ -422,6 +437,12 @@ def glossary_meta(kb: KnowledgeBase, docs: list[Doc]) -> dict[str, Any]:
         "glossary_names": names,
         "glossary_refs": [[list(words), rules] for words, rules in refs.items()],
     }
+
+
+def _ours(path: Path) -> bool:
+    """True for a file an index build writes: a Whoosh index (toc, segments, lock), the
+    postings and meta.json."""
+    return path.name in (META_FILE, postings.FILE) or path.suffix in (".toc", ".seg", ".pst")
 
 
 def _size(index_dir: Path) -> int:

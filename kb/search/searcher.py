@@ -35,6 +35,7 @@ from kb.search.analysis import (
     detect_lang,
     fold_accents,
     has_cjk,
+    marker,
     normalize,
     terms,
 )
@@ -898,7 +899,7 @@ class Searcher:
             analyzers = [ANALYZERS["ja"], ANALYZERS["ja_gram"]]
         else:
             wanted = marks.get(lang, set())
-            analyzers = [ANALYZERS[lang]]
+            analyzers = [marker(lang, wanted)]
         cross = compiled.src is not None and compiled.src != lang
         if kind == "r":
             ed_id, number = rest.split("|", 1)

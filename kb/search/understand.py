@@ -62,7 +62,10 @@ _FRAMES = {
 }
 _FRAME_RE = {
     lang: re.compile(
-        "|".join(f"(?<![\\w-])(?:{p})(?![\\w-])" if lang != "ja" else f"(?:{p})" for p in patterns),
+        "|".join(
+            f"(?<![\\w-])(?:{p})(?:(?<=')|(?![\\w-]))" if lang != "ja" else f"(?:{p})"
+            for p in patterns
+        ),
         re.IGNORECASE,
     )
     for lang, patterns in _FRAMES.items()
@@ -76,7 +79,7 @@ def strip_frames(text: str, lang: str | None) -> str:
     content remains; the text as is when it uses query syntax or is nothing but a frame."""
     if _SYNTAX.search(text):
         return text
-    out = text
+    out = text.replace("’", "'")
     for code in (lang,) if lang in _FRAME_RE else tuple(_FRAME_RE):
         out = _FRAME_RE[code].sub(" ", out)
     out = " ".join(out.split())

@@ -102,7 +102,9 @@ def evaluate(searcher: Searcher, item: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def table(name: str, rows_by_kind: dict[str, list[dict[str, Any]]]) -> dict[str, tuple[float, float]]:
+def table(
+    name: str, rows_by_kind: dict[str, list[dict[str, Any]]]
+) -> dict[str, tuple[float, float]]:
     """Print MRR and recall@5 per kind and overall; return them."""
     out = {}
     print(f"\n{name:6} {'kind':7} {'queries':>7} {'MRR':>6} {'R@5':>6}")
