@@ -29,8 +29,9 @@ from functools import lru_cache
 from typing import Any
 
 from whoosh.analysis import Token, Tokenizer
-from whoosh.lang.snowball.english import EnglishStemmer
-from whoosh.lang.snowball.french import FrenchStemmer
+
+from kb.text import fold_accents as _fold_accents
+from kb.text import stem_en, stem_fr
 
 Span = tuple[str, int, int]
 
@@ -269,34 +270,9 @@ def clean_query(text: str) -> str:
 
 @lru_cache(maxsize=65536)
 def fold_accents(word: str) -> str:
-    """Drop diacritics: ``déclenchée`` -> ``declenchee``, ``reçoit`` -> ``recoit``."""
-    if word.isascii():
-        return word
-    decomposed = unicodedata.normalize("NFD", word)
-    return "".join(c for c in decomposed if not unicodedata.combining(c)).replace("œ", "oe")
-
-
-_EN_STEMMER = EnglishStemmer()
-_FR_STEMMER = FrenchStemmer()
-
-
-@lru_cache(maxsize=65536)
-def stem_en(word: str) -> str:
-    """Snowball English stem of a lower-case word (cached: the vocabulary is small)."""
-    return _EN_STEMMER.stem(word) if word.isalpha() else word
-
-
-@lru_cache(maxsize=65536)
-def stem_fr(word: str) -> str:
-    """Snowball French stem of an accent-folded word.
-
-    Without its accent, the participle ending ``-ée`` keeps an ``e`` the stemmer would have
-    removed from ``-é``: it goes too, so ``declenchee`` meets ``déclencher``.
-    """
-    if not word.isalpha():
-        return word
-    stem = _FR_STEMMER.stem(word)
-    return stem[:-1] if len(stem) > 4 and stem.endswith("e") else stem
+    """Drop diacritics (:func:`kb.text.fold_accents`, cached per word): ``déclenchée`` ->
+    ``declenchee``, ``reçoit`` -> ``recoit``."""
+    return word if word.isascii() else _fold_accents(word)
 
 
 def _latin_words(text: str) -> list[tuple[str, int, int]]:
