@@ -372,6 +372,8 @@ def build_index(kb: KnowledgeBase, index_dir: Path, previous: Path | None = None
         "docs": [d.meta() for d in docs],
         **glossary_meta(kb, docs),
         "concepts": concepts,
+        # Current rules that define a concept, for questions that only name one.
+        "definitions": [n for n, d in enumerate(docs) if d.current and d.prior == DEFINITION_PRIOR],
     }
     (index_dir / META_FILE).write_text(json.dumps(meta, ensure_ascii=False), encoding="utf-8")
     return {

@@ -70,6 +70,8 @@ CONCEPT_BOOST = 2.5
 #: Japanese, i.e. a shared three-character run).
 PROXIMITY = 0.5
 WINDOW = 3
+#: Weight of a rule defining a concept when the question names nothing else ("what is scry").
+DEFINITION_ASKED = 1.5
 #: Weight of a text in the question's own language (French or Japanese) against the others.
 SAME_LANG = 1.5
 #: A search from a locale without a language filter (``prefer_lang``) puts that language's best
@@ -204,6 +206,8 @@ class _Compiled:
     src: str | None = None
     glossary: list[int] = field(default_factory=list)  # docnums pinned first
     boosts: dict[str, float] = field(default_factory=dict)  # rule -> factor of its subtree
+    # the question only names concepts ("how does scry work"): their defining rules first
+    defined: tuple[str, ...] = ()
     # language -> (field, the query's terms in order), for proximity
     order: dict[str, tuple[str, list[str]]] = field(default_factory=dict)
     about_examples: bool = False  # the query asks for examples: they are not demoted
@@ -262,6 +266,7 @@ class Searcher:
         for code, key, doc in meta["glossary_names"]:
             self._glossary.setdefault((code, key), []).append(doc)
         self._concepts = Concepts(meta.get("concepts", []), self._groups, self._stop)
+        self._definitions = frozenset(meta.get("definitions", []))
         self._reader = self._searcher.reader()
         self._speller = Speller(self._reader)
         self._cache: OrderedDict[tuple[Any, ...], _Compiled] = OrderedDict()
@@ -463,6 +468,12 @@ class Searcher:
             scores = {d: w for d, w in scores.items() if d in allowed}
         if compiled.boosts and ed is None:
             scores = self._boost(scores, compiled.boosts)
+            if compiled.defined:
+                defining = self._definitions
+                for root in compiled.defined:
+                    for doc in self._concepts.subtree(root) & defining:
+                        if doc in scores:
+                            scores[doc] *= DEFINITION_ASKED
         if compiled.src in ("fr", "ja") and lang is None and prefer is None:
             # A French or Japanese question is best answered in its language where a text of
             # that language matches about as well (the French and Japanese texts are partial).
@@ -657,7 +668,7 @@ class Searcher:
             if parts:
                 out.query = parts[0] if len(parts) == 1 else wq.Or(parts)
             self._pin_glossary(typed, scope, out)
-            out.boosts = self._concept_boosts(content, out.src)
+            out.boosts, out.defined = self._concept_boosts(content, out.src)
             out.about_examples = _about_examples(text)
             for code in scope:
                 if code == "ja":
@@ -835,12 +846,19 @@ class Searcher:
                 clauses.append(clause)
         return clauses
 
-    def _concept_boosts(self, text: str, src: str | None) -> dict[str, float]:
-        """Rule -> factor for the concepts ``text`` names: English words directly, French and
-        Japanese through the term base's English names."""
+    def _concept_boosts(
+        self, text: str, src: str | None
+    ) -> tuple[dict[str, float], tuple[str, ...]]:
+        """Rule -> factor for the concepts ``text`` names (English words directly, French and
+        Japanese through the term base's English names), and the rules of those concepts when
+        the text names nothing else."""
         found: list[tuple[tuple[str, ...], int]] = []
+        covered = False
         if src in (None, "en"):
-            found.extend((rules, df) for _, rules, df in self._concepts.find(terms(text, "en")))
+            words = terms(text, "en")
+            named = self._concepts.find(words)
+            found.extend((rules, df) for _, rules, df in named)
+            covered = bool(named) and sum(len(n) for n, _, _ in named) == len(words)
         for other in ("fr", "ja"):
             if src in (None, other):
                 for name in self._term_names.translate(text, other, "en"):
@@ -855,7 +873,7 @@ class Searcher:
             for rule in rules:
                 if boosts.get(rule, 1.0) < factor:
                     boosts[rule] = factor
-        return boosts
+        return boosts, tuple(boosts) if covered else ()
 
     def _pin_glossary(self, parsed: qp.Parsed, scope: tuple[str, ...], out: _Compiled) -> None:
         """A query that is a glossary term (or its translation) shows that entry first."""

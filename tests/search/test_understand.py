@@ -61,7 +61,7 @@ def test_index_records_concepts_from_glossary_titles_and_term_base(tmp_path: Pat
 
 
 def test_a_question_in_french_raises_the_rules_of_its_concepts(searcher) -> None:
-    boosts = searcher._concept_boosts("les actions basées sur un état", "fr")
+    boosts, _defined = searcher._concept_boosts("les actions basées sur un état", "fr")
     assert boosts.get("704", 1.0) > 1.0
 
 
