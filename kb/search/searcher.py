@@ -668,7 +668,11 @@ class Searcher:
             if parts:
                 out.query = parts[0] if len(parts) == 1 else wq.Or(parts)
             self._pin_glossary(typed, scope, out)
-            out.boosts, out.defined = self._concept_boosts(content, out.src)
+            # Concepts are read in the repaired question: "trampel" names trample.
+            repaired = content
+            for wrong, right in out.corrections.items():
+                repaired = re.sub(rf"(?<!\w){re.escape(wrong)}(?!\w)", right, repaired)
+            out.boosts, out.defined = self._concept_boosts(repaired, out.src)
             out.about_examples = _about_examples(text)
             for code in scope:
                 if code == "ja":
@@ -1060,7 +1064,8 @@ class _TermNames:
 
     def language_of(self, text: str) -> str | None:
         """The one language whose term names occur in ``text``, if exactly one does."""
-        found = [code for code in LANGS if self._index.find(text, code)]
+        cjk = has_cjk(text)
+        found = [code for code in LANGS if (code == "ja") == cjk and self._index.find(text, code)]
         return found[0] if len(found) == 1 else None
 
 
