@@ -59,7 +59,7 @@ from kb.terms import TermIndex
 
 MAX_LIMIT = 100
 #: How many of the best-scored documents are reranked (coverage, glossary expansion).
-RERANK = 60
+RERANK = 40
 #: A document having one of a question's many words keeps this share of its score (squared).
 COVERAGE_FLOOR = 0.3
 #: Weight of the rules a concept of the query names ("mana ability" -> 605, "dies" -> 700.4,
@@ -211,6 +211,7 @@ class _Compiled:
     # language -> (field, the query's terms in order), for proximity
     order: dict[str, tuple[str, list[str]]] = field(default_factory=dict)
     about_examples: bool = False  # the query asks for examples: they are not demoted
+    markers: dict[str, Any] = field(default_factory=dict)  # language -> snippet analyser
 
 
 class Searcher:
@@ -267,6 +268,7 @@ class Searcher:
             self._glossary.setdefault((code, key), []).append(doc)
         self._concepts = Concepts(meta.get("concepts", []), self._groups, self._stop)
         self._definitions = frozenset(meta.get("definitions", []))
+        self._titles: dict[tuple[str, str], str] = {}
         self._reader = self._searcher.reader()
         self._speller = Speller(self._reader)
         self._cache: OrderedDict[tuple[Any, ...], _Compiled] = OrderedDict()
@@ -921,7 +923,10 @@ class Searcher:
             analyzers = [ANALYZERS["ja"], ANALYZERS["ja_gram"]]
         else:
             wanted = marks.get(lang, set())
-            analyzers = [marker(lang, wanted)]
+            mark = compiled.markers.get(lang)
+            if mark is None:
+                mark = compiled.markers[lang] = marker(lang, wanted)
+            analyzers = [mark]
         cross = compiled.src is not None and compiled.src != lang
         if kind == "r":
             ed_id, number = rest.split("|", 1)
@@ -1010,11 +1015,22 @@ class Searcher:
             rule.edition,
             editions or [rule.edition],
             rule.canonical,
-            rule.title or _ancestor_title(self.kb, rule),
+            rule.title or self._inherited_title(rule),
             snippet,
             score,
             key=rule.number,
         )
+
+    def _inherited_title(self, rule: Rule) -> str:
+        """The title a subrule shows (its nearest titled ancestor's), remembered: it is a fact
+        of the knowledge base, the same for every query."""
+        key = (rule.edition, rule.number)
+        title = self._titles.get(key)
+        if title is None:
+            title = _ancestor_title(self.kb, rule)
+            if len(self._titles) < 100_000:
+                self._titles[key] = title
+        return title
 
     def _editions(self, group: str, scope: tuple[str, ...]) -> list[str]:
         eds = self._group_editions.get(group, set())
