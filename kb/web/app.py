@@ -18,7 +18,7 @@ from kb.paths import TEMPLATES_DIR, default_instance
 from kb.web import i18n, resources
 from kb.web.i18n import Text
 from kb.web.i18n import text as _
-from kb.web.views import PageError
+from kb.web.pages.base import PageError
 
 log = logging.getLogger(__name__)
 
@@ -102,6 +102,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     app.register_error_handler(Exception, _unexpected_error)
     if app.config["PAGE_CACHE"]:
         app.wsgi_app = PageCache(app.wsgi_app)  # type: ignore[method-assign]
+    resources.follow_builds(app)  # outermost: a new build is seen before the page cache answers
     return app
 
 
@@ -205,7 +206,7 @@ def error_response(status: int, message: Text | str, **data: Any) -> Response:
         envelope = {"ok": False, "error": text.english(), "error_local": local, "status": status}
         response = jsonify({**envelope, **data})
     else:
-        from kb.web.pages import swapped_locales
+        from kb.web.pages.base import swapped_locales
 
         alternates = swapped_locales() if getattr(g, "locale_from_url", False) else {}
         html = render_template(
