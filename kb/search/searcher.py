@@ -54,7 +54,7 @@ from kb.search.notes import message as notes_message
 from kb.search.postings import FILE as POSTINGS_FILE
 from kb.search.postings import Coord, Evaluation, Postings
 from kb.search.spelling import Speller
-from kb.search.understand import Concepts, strip_frames
+from kb.search.understand import WHEN_RULES, Concepts, asks_when, strip_frames
 from kb.terms import TermIndex
 
 MAX_LIMIT = 100
@@ -70,6 +70,8 @@ CONCEPT_BOOST = 2.5
 #: Japanese, i.e. a shared three-character run).
 PROXIMITY = 0.5
 WINDOW = 3
+#: Weight of the rules on when players may act, for a question asking when one may act.
+WHEN_BOOST = 1.8
 #: Weight of a rule defining a concept when the question names nothing else ("what is scry").
 DEFINITION_ASKED = 1.5
 #: Weight of a text in the question's own language (French or Japanese) against the others.
@@ -675,6 +677,9 @@ class Searcher:
             for wrong, right in out.corrections.items():
                 repaired = re.sub(rf"(?<!\w){re.escape(wrong)}(?!\w)", right, repaired)
             out.boosts, out.defined = self._concept_boosts(repaired, out.src)
+            if asks_when(text):
+                for rule in WHEN_RULES:
+                    out.boosts[rule] = max(out.boosts.get(rule, 1.0), WHEN_BOOST)
             out.about_examples = _about_examples(text)
             for code in scope:
                 if code == "ja":

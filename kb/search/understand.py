@@ -71,6 +71,22 @@ _FRAME_RE = {
     for lang, patterns in _FRAMES.items()
 }
 #: Query syntax that makes a query more than a question: frames are left alone then.
+#: Frames that ask *when* a player may act ("when can I", "quand puis-je", "いつ…できる"): the
+#: rule saying when players may cast, activate and take actions (117.1) answers them in part.
+_WHEN_CAN = re.compile(
+    r"\bwhen (?:can|may|could|do|should) (?:i|you|we|a player|players|my opponent)\b"
+    r"|\bquand (?:puis-je|peut-on|peut-il|peut-elle|peuvent|est-ce que (?:je|l'on|on) peu)"
+    r"|\bà quel moment\b|いつ.*(?:でき|られ|れる)|(?:でき|られ)る(?:タイミング|時)",
+    re.IGNORECASE,
+)
+WHEN_RULES = ("117.1",)
+
+
+def asks_when(text: str) -> bool:
+    """True if ``text`` asks when a player may do something."""
+    return bool(_WHEN_CAN.search(text.replace("’", "'")))
+
+
 _SYNTAX = re.compile(r'["*()]|\b(?:AND|OR|NOT)\b|(?:^|\s)-\w')
 
 

@@ -10,7 +10,7 @@ import pytest
 from kb.search import build_index, index_is_current
 from kb.search.analysis import analyze_en, analyze_fr, marker
 from kb.search.indexer import META_FILE
-from kb.search.understand import Concepts, strip_frames
+from kb.search.understand import Concepts, asks_when, strip_frames
 
 from .conftest import small_kb
 
@@ -91,3 +91,18 @@ def test_previous_index_is_reused_when_the_knowledge_base_is_the_same(tmp_path: 
     rebuilt = build_index(other, tmp_path / "c", previous=tmp_path / "a")
     assert not rebuilt.get("reused") and rebuilt["docs"] > 0
     assert index_is_current(other, tmp_path / "c")
+
+
+@pytest.mark.parametrize(
+    ("query", "asks"),
+    [
+        ("when can I cast an instant", True),
+        ("quand puis-je activer une capacité", True),
+        ("起動型能力はいつ起動できる", True),
+        ("マナ能力を起動できるタイミング", True),
+        ("when does a creature die", False),
+        ("quand est-ce que je pioche", False),
+    ],
+)
+def test_questions_asking_when_one_may_act(query: str, asks: bool) -> None:
+    assert asks_when(query) is asks
