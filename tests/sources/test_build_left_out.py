@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from kb.build import KB_FILE, BuildError, build
+from kb.build import KB_FILE, BuildError, build, load
 from kb.cli import EXIT_LEFT_OUT, main
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "cr"
@@ -61,5 +61,35 @@ def test_nothing_readable_stops_the_build(tmp_path: Path) -> None:
     with pytest.raises(BuildError, match=r"damaged\.txt:21: .*truncated"):
         shutil.copy(FIXTURES / "en-truncated.txt", tmp_path / "damaged.txt")
         build(tmp_path / "instance", [tmp_path / "damaged.txt"], run_examples_too=False)
-    # No knowledge base is written (the instance may hold its build lock, nothing else).
-    assert not list((tmp_path / "instance").glob(f"**/{KB_FILE}"))
+    # No build was written: the instance folder may hold the build lock and cache, never a build.
+    with pytest.raises(BuildError, match="no knowledge base built"):
+        load(tmp_path / "instance")
+
+
+def test_left_out_file_stays_reported_when_a_build_reuses_the_cache(
+    folder: Path, tmp_path: Path
+) -> None:
+    """A later build that takes the readable files from the build cache still reads (and
+    reports) the damaged one, and the good edition stays in: it is never cached as empty."""
+    instance = tmp_path / "instance"
+    build(instance, [folder], run_examples_too=False)
+    # Changing the good file's folder contents forces a new build that reuses the cache.
+    shutil.copy(FIXTURES / "en-utf16be-cr.txt", folder / "more.txt")
+    report = build(instance, run_examples_too=False)
+    assert not report.skipped
+    assert [p for p in report.left_out if "damaged.txt:21" in p]
+    assert "en-2025-02-07" in {e["id"] for e in report.editions}
+
+
+def test_only_the_damaged_file_added_to_a_built_instance_is_left_out(tmp_path: Path) -> None:
+    """Adding just a damaged file to an instance whose other files come from the cache is not
+    'nothing readable': the build goes on without it and says so."""
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    shutil.copy(FIXTURES / "en-duplicate-rule.txt", corpus / "good.txt")
+    instance = tmp_path / "instance"
+    build(instance, [corpus / "good.txt"], run_examples_too=False)
+    shutil.copy(FIXTURES / "en-truncated.txt", corpus / "damaged.txt")
+    report = build(instance, [corpus / "damaged.txt"], run_examples_too=False)
+    assert [p for p in report.left_out if "damaged.txt:21" in p]
+    assert "en-2025-02-07" in {e["id"] for e in report.editions}
