@@ -413,6 +413,7 @@ def _error_of(body: str) -> str:
 def cmd_update(args: argparse.Namespace, out: TextIO) -> int:
     """``kb update``: add the newest official rules text from the publisher (``--check``: only
     say whether there is one: exit 0 up to date, 2 a newer edition is available, 1 an error)."""
+    from kb.build import terminal_progress
     from kb.update import UpdateError, update
 
     instance = _ensure_built(args)
