@@ -544,6 +544,8 @@ def _vocabulary(
         if not names or not term.en:
             continue
         key = next((n.lower() for n in term.en if n.lower() in english), term.en[0].lower())
+        if key in english and _is_redirect(english[key]):
+            continue  # a redirect is never a term to link, whichever list names it
         if key not in vocabulary:
             vocabulary[key] = list(names)
     return vocabulary
