@@ -436,7 +436,8 @@ def link(kb: KnowledgeBase, cache: BuildCache | None = None) -> None:
     takes its links from there (most of an archive's rebuild); references are found once per
     distinct text (an archive prints the same rule text in dozens of editions).
     """
-    from kb.link import TermMatcher, find_refs
+    from kb.link import find_refs
+    from kb.termmatch import TermMatcher
 
     refs_of: dict[tuple[str, str], list[tuple[Any, ...]]] = {}
 

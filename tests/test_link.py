@@ -12,8 +12,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kb.link import RangeError, TermMatcher, expand_range, find_refs, fold, link_html
+from kb.link import RangeError, expand_range, find_refs, fold, link_html
 from kb.model import Ref
+from kb.termmatch import TermMatcher
 
 # ---- references -------------------------------------------------------------------------------
 

@@ -159,7 +159,7 @@ def test_term_keys_are_the_search_index_stems(text: str, lang: str) -> None:
 
 
 def test_word_forms_are_the_linkers() -> None:
-    from kb import link
+    from kb import termmatch as link
 
     assert link._en_word_forms("pass") == word_forms("pass", "en") >= {"passes", "passed"}
     assert link._fr_word_forms("actif") == word_forms("actif", "fr") >= {"active", "actifs"}

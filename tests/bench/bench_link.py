@@ -7,7 +7,8 @@ import sys
 import time
 from pathlib import Path
 
-from kb.link import TermMatcher, find_refs, link_html
+from kb.link import find_refs, link_html
+from kb.termmatch import TermMatcher
 
 RAW = Path(__file__).resolve().parents[2].parent / "shared" / "corpus-raw" / "cr-en"
 if len(sys.argv) > 1:
