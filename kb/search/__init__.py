@@ -17,7 +17,7 @@ one run; quality as defined there, p50 per call):
   Whoosh's cost most of a query's latency budget, so kb's stays.
 - Scoring: kb's BM25F postings (:mod:`kb.search.postings`): raw top-10 MRR 0.446 against
   Whoosh's BM25F searcher 0.477, at 0.4-0.5 ms against 113-127 ms p50 (over 200x); the
-  reranking in :mod:`kb.search.searcher` then decides the order.
+  reranking in :mod:`kb.search.ranking` then decides the order.
 - Query understanding (frames, concepts) is kb's (:mod:`kb.search.understand`): no library
   knows the rules' vocabulary.
 """
@@ -25,7 +25,8 @@ one run; quality as defined there, p50 per call):
 from kb.search.cli import run_search_command
 from kb.search.indexer import build_index, index_is_current
 from kb.search.notes import Note
-from kb.search.searcher import Hit, Searcher, SearchError, SearchResult
+from kb.search.results import Hit, SearchError, SearchResult
+from kb.search.searcher import Searcher
 
 __all__ = [
     "Hit",

@@ -20,7 +20,8 @@ def run_search_command(
     out: TextIO,
 ) -> int:
     """Search a built instance and print the result; 0 on success, 2 on a refused request."""
-    from kb.search.searcher import Searcher, SearchError
+    from kb.search.results import SearchError
+    from kb.search.searcher import Searcher
 
     instance = Path(instance)
     from kb.build import load

@@ -21,7 +21,7 @@ from kb.build import build_kb
 from kb.model import KnowledgeBase
 from kb.rulenum import try_parse
 from kb.search import Searcher, build_index
-from kb.search.searcher import Hit
+from kb.search.results import Hit
 
 HERE = Path(__file__).resolve().parent
 EVAL = HERE.parent / "search_eval.toml"

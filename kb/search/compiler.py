@@ -1,0 +1,420 @@
+"""Query compilation: a typed query becomes one Whoosh query per language of the search (stems,
+phrases, prefixes, spelling corrections, glossary names translated from the other languages),
+with what ranking and the result page need to know (concepts, pinned glossary entries, marks).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Any
+
+from whoosh import query as wq
+
+from kb.model import LANGS, KnowledgeBase, Term
+from kb.rulenum import try_parse
+from kb.search import query as qp
+from kb.search.analysis import (
+    bigrams_ja,
+    detect_lang,
+    fold_accents,
+    has_cjk,
+    normalize,
+    terms,
+)
+from kb.search.indexer import term_key
+from kb.search.notes import Note
+from kb.search.postings import Coord
+from kb.search.spelling import Speller
+from kb.search.understand import WHEN_RULES, Concepts, asks_when, strip_frames
+from kb.terms import TermIndex
+
+#: Weight of the rules a concept of the query names ("mana ability" -> 605, "dies" -> 700.4,
+#: "絆魂" -> lifelink -> 702.15), for a fully specific concept (see kb.search.understand).
+CONCEPT_BOOST = 2.5
+#: Weight of the rules on when players may act, for a question asking when one may act.
+WHEN_BOOST = 1.8
+#: Words that make a query about examples ("example priority", "exemple pile", "優先権 例題").
+EXAMPLE_WORDS = frozenset(
+    {"example", "examples", "exemple", "exemples", "scenario", "scénario", "scenarios"}
+)
+EXAMPLE_WORDS_JA = ("例題", "実例", "具体例", "サンプル")
+#: Words players use for the rules' own: "get priority" is "receive priority" in the rules.
+EN_SYNONYMS = {"get": "receive", "gets": "receives", "got": "received", "getting": "receiving"}
+#: A query with one of these is a question, not a glossary lookup: the entry is not pinned
+#: ("what is priority" asks for a definition, so "what" and "is" are not among them).
+QUESTION_WORDS = frozenset(
+    {
+        *("when", "where", "who", "why", "how", "does", "do", "did", "can", "could", "should"),
+        *("would", "will", "quand", "comment", "pourquoi", "qui", "puis-je", "peut", "peux"),
+        *("dois", "doit"),
+    }
+)
+_RAW_WORD = re.compile(r"[^\W\d_]+(?:[-'’][^\W\d_]+)*")
+_NUMBER_TOKEN = re.compile(
+    r"^(?:r|rule|règle|regle)?\d{1,3}(?:\.\d{1,3}[a-z]?)?\.?$", re.IGNORECASE
+)
+#: How many compiled queries are remembered (the most recently used).
+CACHE_SIZE = 2048
+
+
+@dataclass(slots=True)
+class Compiled:
+    """A query compiled for the index, and what the result page needs to know about it."""
+
+    query: wq.Query | None
+    marks: dict[str, set[str]] = field(default_factory=dict)  # analyser name -> terms
+    corrections: dict[str, str] = field(default_factory=dict)
+    known: set[str] = field(default_factory=set)  # words one language of the scope has as typed
+    unknown: list[str] = field(default_factory=list)
+    notes: list[Note] = field(default_factory=list)
+    src: str | None = None
+    glossary: list[int] = field(default_factory=list)  # docnums pinned first
+    boosts: dict[str, float] = field(default_factory=dict)  # rule -> factor of its subtree
+    # the question only names concepts ("how does scry work"): their defining rules first
+    defined: tuple[str, ...] = ()
+    # language -> (field, the query's terms in order), for proximity
+    order: dict[str, tuple[str, list[str]]] = field(default_factory=dict)
+    about_examples: bool = False  # the query asks for examples: they are not demoted
+    markers: dict[str, Any] = field(default_factory=dict)  # language -> snippet analyser
+
+
+class QueryCompiler:
+    """Compiles queries against one index's vocabulary, glossary names and concepts, remembering
+    the most recent ones (a query typed again costs a dictionary lookup)."""
+
+    def __init__(
+        self,
+        kb: KnowledgeBase,
+        speller: Speller,
+        concepts: Concepts,
+        glossary: dict[tuple[str, str], list[int]],
+    ) -> None:
+        self._speller = speller
+        self._concepts = concepts
+        self._glossary = glossary
+        self._cache: OrderedDict[tuple[Any, ...], Compiled] = OrderedDict()
+        self._term_names = _TermNames(kb)
+
+    def clear(self) -> None:
+        """Forget the compiled queries."""
+        self._cache.clear()
+
+    def compile(self, text: str, scope: tuple[str, ...], lang: str | None) -> Compiled:
+        """``text`` compiled for the languages of ``scope``; ``lang`` (the search's language
+        filter, if any) is the question's language when neither script nor names tell it."""
+        key = (text, scope)
+        hit = self._cache.get(key)
+        if hit is not None:
+            self._cache.move_to_end(key)
+            return hit
+        typed = qp.parse(text)
+        out = Compiled(None, notes=list(typed.notes))
+        out.src = detect_lang(text) or self._term_names.language_of(text) or lang
+        content = strip_frames(text, out.src)
+        parsed = typed if content == text else qp.parse(content)
+        if parsed.tree is None:
+            parsed = typed
+        if parsed.tree is not None:
+            parts = []
+            for code in scope:
+                native = self._node(parsed.tree, code, out)
+                extra = self._translations(content, code, out)
+                if len(extra) > 1:
+                    # Translated names are a question's words too: a text having more of them
+                    # ranks higher, as with the words of a question typed in that language.
+                    extra = [Coord(extra)]
+                if native is not None and extra:
+                    native = wq.Or([native, *extra])
+                elif extra:
+                    native = extra[0]
+                if native is not None:
+                    parts.append(native)
+            if parts:
+                out.query = parts[0] if len(parts) == 1 else wq.Or(parts)
+            self._pin_glossary(typed, scope, out)
+            # Concepts are read in the repaired question: "trampel" names trample.
+            repaired = content
+            for wrong, right in out.corrections.items():
+                repaired = re.sub(rf"(?<!\w){re.escape(wrong)}(?!\w)", right, repaired)
+            out.boosts, out.defined = self.concept_boosts(repaired, out.src)
+            if asks_when(text):
+                for rule in WHEN_RULES:
+                    out.boosts[rule] = max(out.boosts.get(rule, 1.0), WHEN_BOOST)
+            out.about_examples = _about_examples(text)
+            for code in scope:
+                if code == "ja":
+                    seq = [g for g, _, _ in bigrams_ja(text)]
+                    out.order[code] = ("gram_ja", seq)
+                else:
+                    out.order[code] = (f"body_{code}", terms(text, code))
+        self._cache[key] = out
+        if len(self._cache) > CACHE_SIZE:
+            self._cache.popitem(last=False)
+        return out
+
+    def _node(self, node: qp.Node, code: str, out: Compiled) -> wq.Query | None:
+        if isinstance(node, qp.Word):
+            return self._word(node, code, out)
+        if isinstance(node, qp.Phrase):
+            return self._phrase(node.text, code, out)
+        if isinstance(node, qp.AnyOf):
+            items = [q for q in (self._node(n, code, out) for n in node.items) if q is not None]
+            return wq.Or(items) if len(items) > 1 else (items[0] if items else None)
+        positive = [q for q in (self._node(n, code, out) for n in node.positive) if q is not None]
+        required = [q for q in (self._node(n, code, out) for n in node.required) if q is not None]
+        negative = [q for q in (self._node(n, code, out) for n in node.negative) if q is not None]
+        if len(required) < len(node.required):
+            return None  # a required word that cannot match in this language: nothing can
+        base: wq.Query | None
+        if required:
+            base = wq.And(required) if len(required) > 1 else required[0]
+            if positive:
+                base = wq.AndMaybe(base, Coord(positive) if len(positive) > 1 else positive[0])
+        elif positive:
+            base = Coord(positive) if len(positive) > 1 else positive[0]
+        else:
+            return None
+        if negative:
+            base = wq.AndNot(base, wq.Or(negative))
+        return base
+
+    def _mark(self, out: Compiled, analyzer: str, items: list[str]) -> None:
+        out.marks.setdefault(analyzer, set()).update(items)
+
+    def _word(self, word: qp.Word, code: str, out: Compiled) -> wq.Query | None:
+        text = word.text
+        if code != "ja" and has_cjk(text):
+            return None
+        if word.prefix:
+            return self._prefix(text, code, out)
+        clauses: list[wq.Query] = []
+        if _NUMBER_TOKEN.match(text):
+            number = try_parse(text)
+            if number is not None:
+                # A rule's own number is the first word of its title (see the indexer).
+                clauses.append(wq.Term(f"title_{code}", str(number), boost=4.0))
+        if code == "ja":
+            toks = terms(text, "ja")
+            # A Japanese question is one "word" of several morphemes: alternatives, ranked by
+            # how many of them a document has, like the words of an English question.
+            parts = [self._ja_token(tok, out) for tok in toks]
+            if len(parts) > 1:
+                clauses.append(Coord(parts))
+            else:
+                clauses.extend(parts)
+            if not clauses:
+                return None
+        else:
+            toks = terms(text, code)
+            if not toks and code == "en" and text.lower() in EN_SYNONYMS:
+                toks = terms(EN_SYNONYMS[text.lower()], code)
+            if not toks:
+                return wq.Or(clauses) if clauses else None
+            self._mark(out, code, toks)
+            if len(toks) > 1:
+                clauses.append(wq.Phrase(f"body_{code}", toks))
+                clauses.append(wq.Phrase(f"title_{code}", toks))
+            else:
+                tok = toks[0]
+                clauses.append(wq.Term(f"body_{code}", tok))
+                clauses.append(wq.Term(f"title_{code}", tok))
+                if (
+                    tok.isalpha()
+                    and out.src in (None, code)
+                    and self._speller.frequency(f"body_{code}", tok) == 0
+                    and self._speller.frequency(f"title_{code}", tok) == 0
+                ):
+                    clauses.extend(self._fuzzy(text, code, out))
+                else:
+                    out.known.add(text)
+        if not clauses:
+            return None
+        return clauses[0] if len(clauses) == 1 else wq.Or(clauses)
+
+    def _fuzzy(self, text: str, code: str, out: Compiled) -> list[wq.Query]:
+        spelled = terms(text, f"{code}_plain")
+        if len(spelled) != 1 or len(spelled[0]) < 4:
+            return []
+        fixes = self._speller.corrections(f"plain_{code}", spelled[0])
+        if not fixes:
+            if text not in out.unknown:
+                out.unknown.append(text)
+            return []
+        best = fixes[0]
+        if text not in out.corrections:
+            out.corrections[text] = best
+        clauses: list[wq.Query] = []
+        for fix in fixes[:3]:
+            for tok in terms(fix, code):
+                self._mark(out, code, [tok])
+                clauses.append(wq.Term(f"body_{code}", tok, boost=0.8))
+                clauses.append(wq.Term(f"title_{code}", tok, boost=0.8))
+        return clauses
+
+    def _prefix(self, text: str, code: str, out: Compiled) -> wq.Query | None:
+        key = normalize(text).lower()
+        if code == "fr":
+            key = fold_accents(key)
+        field_name = "body_ja" if code == "ja" else f"plain_{code}"
+        words = self._speller.completions(field_name, key, 32)
+        stems: list[str] = []
+        for w in words:
+            stems.extend(terms(w, code) if code != "ja" else [w])
+        stems = list(dict.fromkeys(stems))
+        if not stems:
+            return None
+        self._mark(out, code, stems)
+        body = "body_ja" if code == "ja" else f"body_{code}"
+        return wq.Or([wq.Term(body, s) for s in stems])
+
+    def _ja_token(self, tok: str, out: Compiled) -> wq.Query:
+        self._mark(out, "ja", [tok])
+        clauses: list[wq.Query] = [wq.Term("body_ja", tok), wq.Term("title_ja", tok)]
+        grams = [g for g, _, _ in bigrams_ja(tok)]
+        if len(grams) > 1:
+            clauses.append(wq.Phrase("gram_ja", grams))
+            self._mark(out, "ja_gram", grams)
+        elif grams and len(grams[0]) == 2:
+            clauses.append(wq.Term("gram_ja", grams[0]))
+            self._mark(out, "ja_gram", grams)
+        return wq.Or(clauses)
+
+    def _phrase(self, text: str, code: str, out: Compiled) -> wq.Query | None:
+        if code != "ja" and has_cjk(text):
+            return None
+        if code == "ja":
+            toks = terms(text, "ja")
+            grams = [g for g, _, _ in bigrams_ja(text)]
+            clauses: list[wq.Query] = []
+            if len(toks) > 1:
+                clauses.append(wq.Phrase("body_ja", toks))
+            elif toks:
+                clauses.append(wq.Term("body_ja", toks[0]))
+            if len(grams) > 1:
+                clauses.append(wq.Phrase("gram_ja", grams))
+            self._mark(out, "ja", toks)
+            self._mark(out, "ja_gram", grams)
+            return wq.Or(clauses) if clauses else None
+        toks = terms(text, code)
+        if not toks:
+            return None
+        self._mark(out, code, toks)
+        if len(toks) == 1:
+            return wq.Or([wq.Term(f"body_{code}", toks[0]), wq.Term(f"title_{code}", toks[0])])
+        return wq.Or([wq.Phrase(f"body_{code}", toks), wq.Phrase(f"title_{code}", toks)])
+
+    def _translations(self, text: str, code: str, out: Compiled) -> list[wq.Query]:
+        names: list[str] = []
+        for src in LANGS:
+            # A question in a known language is translated from that language only: an English
+            # "creature" read as a French name would count the word twice.
+            if src != code and out.src in (None, src):
+                names.extend(self._term_names.translate(text, src, code))
+        clauses = []
+        for name in dict.fromkeys(names):
+            clause = self._phrase(name, code, out)
+            if clause is not None:
+                clauses.append(clause)
+        return clauses
+
+    def concept_boosts(
+        self, text: str, src: str | None
+    ) -> tuple[dict[str, float], tuple[str, ...]]:
+        """Rule -> factor for the concepts ``text`` names (English words directly, French and
+        Japanese through the term base's English names), and the rules of those concepts when
+        the text names nothing else."""
+        found: list[tuple[tuple[str, ...], int]] = []
+        covered = False
+        if src in (None, "en"):
+            words = terms(text, "en")
+            named = self._concepts.find(words)
+            found.extend((rules, df) for _, rules, df in named)
+            covered = bool(named) and sum(len(n) for n, _, _ in named) == len(words)
+        for other in ("fr", "ja"):
+            if src in (None, other):
+                for name in self._term_names.translate(text, other, "en"):
+                    row = self._concepts.named(terms(name, "en"))
+                    if row is not None:
+                        found.append(row)
+        boosts: dict[str, float] = {}
+        for rules, df in found:
+            factor = 1.0 + (CONCEPT_BOOST - 1.0) * Concepts.weight(df)
+            if factor <= 1.01:
+                continue
+            for rule in rules:
+                if boosts.get(rule, 1.0) < factor:
+                    boosts[rule] = factor
+        return boosts, tuple(boosts) if covered else ()
+
+    def _pin_glossary(self, parsed: qp.Parsed, scope: tuple[str, ...], out: Compiled) -> None:
+        """A query that is a glossary term (or its translation) shows that entry first."""
+        if parsed.tree is None or (
+            not qp.is_simple(parsed.tree) and not isinstance(parsed.tree, qp.Phrase)
+        ):
+            return
+        raw = " ".join(w.text for w in qp.words(parsed.tree)).lower()
+        if any(w in QUESTION_WORDS for w in _RAW_WORD.findall(raw)):
+            return
+        phrase = " ".join(w.text for w in qp.words(parsed.tree))
+        fixed = " ".join(out.corrections.get(w.text, w.text) for w in qp.words(parsed.tree))
+        for code in scope:
+            candidates = [phrase, fixed] if fixed != phrase else [phrase]
+            for src in LANGS:
+                if src != code:
+                    candidates.extend(self._term_names.translate(phrase, src, code, whole=True))
+            for cand in candidates:
+                key = term_key(cand, code)
+                if not key:  # only stop words ("the of and"): no entry is named by nothing
+                    continue
+                for doc in self._glossary.get((code, key), []):
+                    if doc not in out.glossary:
+                        out.glossary.append(doc)
+
+
+class _TermNames:
+    """The term base for cross-language expansion: :class:`kb.terms.TermIndex` finds the
+    concepts a query names; a whole-query match compares the query with a name as analysed."""
+
+    def __init__(self, kb: KnowledgeBase) -> None:
+        self.terms = kb.terms
+        self._index = TermIndex(kb.terms)
+
+    def _whole(self, text: str, src: str) -> list[Term]:
+        """The concepts one of whose ``src`` names is the whole of ``text``."""
+        key = _analysed(text, src)
+        return [
+            term
+            for term in self._index.find(text, src)
+            if any(_analysed(name, src) == key for name in term.names(src))
+        ]
+
+    def translate(self, text: str, src: str, dst: str, whole: bool = False) -> list[str]:
+        """Names in ``dst`` of the concepts named in ``text`` in ``src`` (``whole``: the text
+        is one name, and each concept gives its first two names)."""
+        if (src == "ja") != has_cjk(text):
+            return []
+        if not whole:
+            return self._index.translate(text, src, dst)
+        names = [name for term in self._whole(text, src) for name in term.names(dst)[:2]]
+        return list(dict.fromkeys(names))
+
+    def language_of(self, text: str) -> str | None:
+        """The one language whose term names occur in ``text``, if exactly one does."""
+        cjk = has_cjk(text)
+        found = [code for code in LANGS if (code == "ja") == cjk and self._index.find(text, code)]
+        return found[0] if len(found) == 1 else None
+
+
+def _analysed(text: str, lang: str) -> tuple[str, ...]:
+    """A name or a query as the index sees it: stems in English and French, NFKC in Japanese."""
+    return (normalize(text),) if lang == "ja" else tuple(terms(text, lang))
+
+
+def _about_examples(text: str) -> bool:
+    """True if the query asks for executable examples rather than rules."""
+    low = text.lower()
+    return any(w in EXAMPLE_WORDS for w in _RAW_WORD.findall(low)) or any(
+        w in text for w in EXAMPLE_WORDS_JA
+    )

@@ -1,0 +1,189 @@
+"""Results assembly: a scored document becomes a :class:`~kb.search.results.Hit` with its title,
+editions and highlighted snippet, read from the knowledge base."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kb.model import LANGS, Edition, KnowledgeBase, Rule
+from kb.rulenum import try_parse
+from kb.search.analysis import ANALYZERS, marker
+from kb.search.compiler import Compiled
+from kb.search.highlight import highlight
+from kb.search.indexer import example_prose
+from kb.search.results import Hit
+
+
+class HitMaker:
+    """Makes the hits of one index's documents (``meta.json`` rows) from the knowledge base."""
+
+    def __init__(
+        self,
+        kb: KnowledgeBase,
+        refs: list[str],
+        langs: list[str],
+        groups: list[str],
+        doc_editions: list[list[str]],
+    ) -> None:
+        self.kb = kb
+        self._refs = refs
+        self._langs = langs
+        self._groups = groups
+        self._group_editions: dict[str, set[str]] = {}
+        for group, eds in zip(groups, doc_editions, strict=True):
+            self._group_editions.setdefault(group, set()).update(eds)
+        self._titles: dict[tuple[str, str], str] = {}
+
+    def hit(
+        self,
+        doc: int,
+        score: float,
+        compiled: Compiled,
+        scope: tuple[str, ...],
+        ed: Edition | None,
+    ) -> Hit:
+        """Document ``doc`` as a hit, its snippet marking the words of ``compiled``; a rule of
+        a search limited to edition ``ed`` is shown in that edition."""
+        ref = self._refs[doc]
+        kind, _, rest = ref.partition("|")
+        lang = self._langs[doc]
+        marks = compiled.marks
+        if lang == "ja":
+            wanted = marks.get("ja", set()) | marks.get("ja_gram", set())
+            analyzers = [ANALYZERS["ja"], ANALYZERS["ja_gram"]]
+        else:
+            wanted = marks.get(lang, set())
+            mark = compiled.markers.get(lang)
+            if mark is None:
+                mark = compiled.markers[lang] = marker(lang, wanted)
+            analyzers = [mark]
+        cross = compiled.src is not None and compiled.src != lang
+        if kind == "r":
+            ed_id, number = rest.split("|", 1)
+            if ed is not None:
+                ed_id = ed.id
+            rule = self.kb.rules[ed_id][number]
+            hit = self.rule_hit(rule, scope, score, "")
+            body = "\n".join([rule.text, *rule.examples]).strip() or hit.title
+            hit.snippet = highlight(body, wanted, analyzers)
+        elif kind == "g":
+            ed_id, key = rest.split("|", 1)
+            if ed is not None and key in self.kb.glossary.get(ed.id, {}):
+                ed_id = ed.id
+            entry = self.kb.glossary[ed_id][key]
+            hit = Hit(
+                "glossary",
+                None,
+                lang,
+                ed_id,
+                self._editions(self._groups[doc], scope),
+                None,
+                entry.term,
+                highlight(entry.definition, wanted, analyzers),
+                score,
+                key=key,
+            )
+        else:
+            hit = self._other_hit(kind, rest, lang, score, wanted, analyzers)
+        hit.cross_language = cross
+        return hit
+
+    def _other_hit(
+        self, kind: str, ident: str, lang: str, score: float, wanted: set[str], analyzers: list[Any]
+    ) -> Hit:
+        if kind == "c":
+            com = next(c for c in self.kb.commentary if c.id == ident)
+            # A paragraph without a heading is named by its first words, not by a file name.
+            title = com.heading or ", ".join(com.about_rules) or _opening(com.text)
+            return Hit(
+                "commentary",
+                None,
+                lang,
+                None,
+                [],
+                com.about_rules[0] if com.about_rules else None,
+                title,
+                highlight(com.text, wanted, analyzers),
+                score,
+                key=ident,
+            )
+        if kind == "t":
+            item = next(t for t in self.kb.tournament if t.id == ident)
+            return Hit(
+                "tournament",
+                item.section,
+                lang,
+                None,
+                [],
+                None,
+                f"MTR {item.section}",
+                highlight(item.text, wanted, analyzers),
+                score,
+                key=ident,
+            )
+        ex = next(x for x in self.kb.examples if x.id == ident)
+        return Hit(
+            "example",
+            None,
+            lang,
+            None,
+            [],
+            ex.rules[0] if ex.rules else None,
+            ex.title,
+            highlight(example_prose(ex.markdown) or ex.title, wanted, analyzers),
+            score,
+            key=ident,
+        )
+
+    def rule_hit(self, rule: Rule, scope: tuple[str, ...], score: float, snippet: str) -> Hit:
+        """A rule as a hit: its editions in the languages of ``scope``, its title or its
+        nearest titled ancestor's."""
+        group = f"r:{rule.canonical}" if rule.canonical else None
+        editions = self._editions(group, scope) if group else [rule.edition]
+        return Hit(
+            rule.kind,
+            rule.number,
+            rule.lang,
+            rule.edition,
+            editions or [rule.edition],
+            rule.canonical,
+            rule.title or self._inherited_title(rule),
+            snippet,
+            score,
+            key=rule.number,
+        )
+
+    def _inherited_title(self, rule: Rule) -> str:
+        """The title a subrule shows (its nearest titled ancestor's), remembered: it is a fact
+        of the knowledge base, the same for every query."""
+        key = (rule.edition, rule.number)
+        title = self._titles.get(key)
+        if title is None:
+            title = ancestor_title(self.kb, rule)
+            if len(self._titles) < 100_000:
+                self._titles[key] = title
+        return title
+
+    def _editions(self, group: str, scope: tuple[str, ...]) -> list[str]:
+        eds = self._group_editions.get(group, set())
+        known = self.kb.editions
+        return sorted(
+            (e for e in eds if e in known and known[e].lang in scope),
+            key=lambda e: (LANGS.index(known[e].lang), known[e].date or "", e),
+        )
+
+
+def ancestor_title(kb: KnowledgeBase, rule: Rule) -> str:
+    """The title of the nearest titled rule above (a subrule shows its rule's title)."""
+    number = try_parse(rule.number)
+    for anc in number.ancestors() if number else []:
+        node = kb.rule(rule.edition, str(anc))
+        if node is not None and node.title:
+            return node.title
+    return ""
+
+
+def _opening(text: str, limit: int = 40) -> str:
+    """The first words of ``text``, at most ``limit`` characters (an ellipsis if cut)."""
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[: limit - 1].rstrip() + "…"

@@ -1,0 +1,220 @@
+"""Ranking: BM25F scores of the postings reweighed by what the query means (concepts, its
+language, examples asked for or not, the reader's language) and the best of them reranked by
+coverage of the question's words and their proximity."""
+
+from __future__ import annotations
+
+import heapq
+from itertools import pairwise
+
+from kb.model import LANGS
+from kb.search.compiler import Compiled
+from kb.search.postings import Evaluation, Postings
+from kb.search.understand import Concepts
+
+#: How many of the best-scored documents are reranked (coverage, glossary expansion).
+RERANK = 40
+#: A document having one of a question's many words keeps this share of its score (squared).
+COVERAGE_FLOOR = 0.3
+#: Weight of proximity: a document gets up to this much more when every pair of successive
+#: query words stands together in its text (within :data:`WINDOW` words; adjacent bigrams in
+#: Japanese, i.e. a shared three-character run).
+PROXIMITY = 0.5
+WINDOW = 3
+#: Weight of a rule defining a concept when the question names nothing else ("what is scry").
+DEFINITION_ASKED = 1.5
+#: Weight of a text in the question's own language (French or Japanese) against the others.
+SAME_LANG = 1.5
+#: A search from a locale without a language filter (``prefer_lang``) puts that language's best
+#: text this much above the best text of the others, its other texts in proportion: a Japanese
+#: reader wants the Japanese quotes first. Raw scores of two languages are not comparable (a
+#: word in nearly every French quote weighs little there), so the preference is relative.
+PREFER_LEAD = 1.15
+#: At most this much: a text matching a query far worse than the others stays below them.
+PREFER_MAX = 60.0
+#: Executable examples weigh this much less than their build-time prior unless the query asks
+#: for an example: they illustrate rules and should not crowd the rules out of the first page.
+EXAMPLE_DEMOTION = 0.2
+#: ... and this much more when it does (rules' own "Example:" lines also have the word).
+EXAMPLE_WANTED = 3.0
+
+
+class Ranker:
+    """Orders the documents of one index for a compiled query."""
+
+    def __init__(
+        self,
+        index: Postings,
+        langs: list[str],
+        kinds: list[str],
+        concepts: Concepts,
+        definitions: frozenset[int],
+    ) -> None:
+        self._index = index
+        self._langs = langs
+        self._concepts = concepts
+        self._definitions = definitions
+        # Document sets by language and of examples, for preferences and demotions.
+        self._lang_docs: dict[str, frozenset[int]] = {
+            code: frozenset(d for d, x in enumerate(langs) if x == code) for code in LANGS
+        }
+        self._example_docs = frozenset(d for d, k in enumerate(kinds) if k == "example")
+
+    def order(
+        self,
+        scores: dict[int, float],
+        compiled: Compiled,
+        ev: Evaluation,
+        *,
+        lang: str | None,
+        current: bool,
+        prefer: str | None,
+        examples_wanted: bool,
+        fetch: int,
+    ) -> list[tuple[float, int]]:
+        """The best ``fetch`` documents as ``(score, doc)``, best first: ``scores`` reweighed,
+        reranked and, for a reader's language ``prefer``, that language's texts led first.
+        ``current``: the search sees current documents only (concept boosts apply)."""
+        if compiled.boosts and current:
+            scores = self._boost(scores, compiled.boosts)
+            if compiled.defined:
+                defining = self._definitions
+                for root in compiled.defined:
+                    for doc in self._concepts.subtree(root) & defining:
+                        if doc in scores:
+                            scores[doc] *= DEFINITION_ASKED
+        if compiled.src in ("fr", "ja") and lang is None and prefer is None:
+            # A French or Japanese question is best answered in its language where a text of
+            # that language matches about as well (the French and Japanese texts are partial).
+            langs = self._langs
+            own = compiled.src
+            scores = {d: w * SAME_LANG if langs[d] == own else w for d, w in scores.items()}
+        scores = self._reweigh(scores, prefer, examples_wanted)
+        scored = self._rank(
+            scores, max(fetch, RERANK), compiled, ev, demote_examples=not examples_wanted
+        )
+        if prefer:
+            scored = self._prefer(scored, prefer)
+        return scored[:fetch]
+
+    def _boost(self, scores: dict[int, float], boosts: dict[str, float]) -> dict[int, float]:
+        """A copy of ``scores`` with the subtrees of the query's concepts' rules raised."""
+        out = dict(scores)
+        factors: dict[int, float] = {}
+        for root, factor in boosts.items():
+            for doc in self._concepts.subtree(root):
+                if doc in out and factors.get(doc, 1.0) < factor:
+                    factors[doc] = factor
+        for doc, factor in factors.items():
+            out[doc] *= factor
+        return out
+
+    def _reweigh(
+        self, scores: dict[int, float], prefer: str | None, examples_wanted: bool
+    ) -> dict[int, float]:
+        """Scores with examples raised (when asked for) and the preferred language raised to the
+        level of the best document, so that reranking sees them (a copy if anything changed)."""
+        factors: list[tuple[frozenset[int], float]] = []
+        if prefer and scores:
+            langs = self._langs
+            best, top = max(scores.items(), key=_second)
+            if langs[best] != prefer:
+                mine = self._lang_docs[prefer]
+                if len(mine) < len(scores):
+                    own = max((scores[d] for d in mine if d in scores), default=0.0)
+                else:
+                    own = max((w for d, w in scores.items() if langs[d] == prefer), default=0.0)
+                if own > 0:
+                    factors.append((mine, min(top / own, PREFER_MAX)))
+        if examples_wanted:
+            factors.append((self._example_docs, EXAMPLE_WANTED))
+        if not factors:
+            return scores
+        out = dict(scores)
+        for docs, factor in factors:
+            if len(docs) < len(out):
+                for d in docs:
+                    if d in out:
+                        out[d] *= factor
+            else:
+                for d in out:
+                    if d in docs:
+                        out[d] *= factor
+        return out
+
+    def _prefer(self, scored: list[tuple[float, int]], prefer: str) -> list[tuple[float, int]]:
+        """The reranked list with the preferred language's best text :data:`PREFER_LEAD` above
+        the best other one (its other texts scaled alike)."""
+        langs = self._langs
+        own = max((s for s, d in scored if langs[d] == prefer), default=0.0)
+        other = max((s for s, d in scored if langs[d] != prefer), default=0.0)
+        if own <= 0 or own >= other * PREFER_LEAD:
+            return scored
+        factor = min(other * PREFER_LEAD / own, PREFER_MAX)
+        out = [(s * factor if langs[d] == prefer else s, d) for s, d in scored]
+        out.sort(key=lambda x: (-x[0], x[1]))
+        return out
+
+    def _rank(
+        self,
+        scores: dict[int, float],
+        depth: int,
+        compiled: Compiled,
+        ev: Evaluation,
+        demote_examples: bool = False,
+    ) -> list[tuple[float, int]]:
+        """The best ``depth`` documents, reranked: more of the query's words, and rules that
+        the glossary names for a term of the query, count for more than raw term weights."""
+        best = heapq.nlargest(depth, scores.items(), key=_second)
+        groups = ev.groups
+        order = compiled.order
+        langs = self._langs
+        seqs = self._index.seq
+        out = []
+        examples = self._example_docs if demote_examples else frozenset()
+        for doc, score in best:
+            if doc in examples:
+                # Demoted here rather than before the cut: lowering needs no copy of the scores.
+                score *= EXAMPLE_DEMOTION
+            lang_order = order.get(langs[doc])
+            if lang_order is not None and len(lang_order[1]) > 1:
+                name, wanted = lang_order
+                seq = seqs[name][doc] if name in seqs else None
+                if seq:
+                    score *= 1.0 + PROXIMITY * _proximity(
+                        seq, wanted, 1 if name == "gram_ja" else WINDOW
+                    )
+            for parts in groups:
+                hits = 0
+                for part in parts:
+                    if doc in part:
+                        hits += 1
+                if hits:
+                    score *= (COVERAGE_FLOOR + (1 - COVERAGE_FLOOR) * hits / len(parts)) ** 2
+            out.append((score, doc))
+        out.sort(key=lambda x: (-x[0], x[1]))
+        return out
+
+
+def _second(item: tuple[int, float]) -> float:
+    return item[1]
+
+
+def _proximity(seq: tuple[str, ...], wanted: list[str], window: int) -> float:
+    """Share of the successive pairs of ``wanted`` found within ``window`` words in ``seq``."""
+    where: dict[str, list[int]] = {}
+    keep = set(wanted)
+    for i, t in enumerate(seq):
+        if t in keep:
+            where.setdefault(t, []).append(i)
+    pairs = 0
+    found = 0
+    for a, b in pairwise(wanted):
+        if a == b:
+            continue
+        pairs += 1
+        pa = where.get(a)
+        pb = where.get(b)
+        if pa and pb and any(0 < j - i <= window for i in pa for j in pb):
+            found += 1
+    return found / pairs if pairs else 0.0
