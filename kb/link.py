@@ -29,7 +29,14 @@ from collections.abc import Callable, Iterable, Sequence
 
 from kb.model import LANGS, Ref
 from kb.rulenum import LETTERS, RuleNumber, RuleNumberError, parse
-from kb.text import collapse_spaces, fold_width, lower_same_length, nfkc, straight_quotes
+from kb.text import (
+    collapse_spaces,
+    fold_width,
+    lower_same_length,
+    nfkc,
+    straight_quotes,
+    word_forms,
+)
 
 __all__ = [
     "MAX_RANGE",
@@ -285,68 +292,17 @@ def find_refs(text: str, lang: str) -> list[Ref]:
 
 # ---- glossary terms ---------------------------------------------------------------------------
 
-_VOWELS = frozenset("aeiou")
-_FR_FUNCTION_WORDS = frozenset(
-    {"de", "du", "des", "la", "le", "les", "à", "au", "aux", "en", "et", "ou", "un", "une"}
-    | {"sur", "par", "pour", "avec", "sans", "dans"}
-)
 _MAX_VARIANTS = 256
 
 
 def _en_word_forms(word: str) -> set[str]:
-    """English inflections of one word: plural and 3rd person -s/-es, -ed, -ing (e-drop, y->ies)."""
-    forms = {word}
-    if not word.isalpha() or len(word) < 2:
-        return forms
-    bases = {word}
-    # A term printed in the plural or 3rd person ("Attacks", "Dies") also inflects its base.
-    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
-        if word.endswith("ies") and len(word) > 4:
-            bases.add(word[:-3] + "y")
-        elif word.endswith(("sses", "shes", "ches", "xes", "zes")):
-            bases.add(word[:-2])
-        else:
-            bases.add(word[:-1])
-    for b in bases:
-        forms.add(b)
-        if b.endswith("y") and len(b) > 2 and b[-2] not in _VOWELS:
-            forms |= {b[:-1] + "ies", b[:-1] + "ied", b + "ing"}
-        elif b.endswith("ie"):
-            forms |= {b + "s", b + "d", b[:-2] + "ying"}
-        elif b.endswith("ee"):
-            forms |= {b + "s", b + "d", b + "ing"}
-        elif b.endswith("e"):
-            forms |= {b + "s", b + "d", b[:-1] + "ing"}
-        elif b.endswith(("s", "x", "z", "ch", "sh")):
-            forms |= {b + "es", b + "ed", b + "ing"}
-        else:
-            forms |= {b + "s", b + "ed", b + "ing"}
-            # "untap" -> "untapped": we cannot tell stress, so both spellings are accepted.
-            cvc = len(b) >= 3 and b[-3] not in _VOWELS and b[-2] in _VOWELS
-            if cvc and b[-1] not in _VOWELS and b[-1] not in "wxy":
-                forms |= {b + b[-1] + "ed", b + b[-1] + "ing"}
-    return forms
+    """English inflections of one word (:func:`kb.text.word_forms`)."""
+    return word_forms(word, "en")
 
 
 def _fr_word_forms(word: str) -> set[str]:
-    """French plural (-s, -x, -al -> -aux) and feminine (-e, -es, -if -> -ive, -er -> -ère) forms."""
-    forms = {word}
-    if not word.isalpha() or word in _FR_FUNCTION_WORDS or word.endswith(("s", "x", "z")):
-        return forms
-    forms.add(word + "s")
-    if word.endswith(("au", "eu")):
-        forms.add(word + "x")
-    if word.endswith("al"):
-        forms.add(word[:-2] + "aux")
-    if not word.endswith("e"):
-        forms |= {word + "e", word + "es"}
-    if word.endswith("if"):
-        forms |= {word[:-1] + "ve", word[:-1] + "ves"}
-    if word.endswith("er"):
-        forms |= {word[:-2] + "ère", word[:-2] + "ères"}
-    if word.endswith(("el", "en", "on")):
-        forms |= {word + word[-1] + "e", word + word[-1] + "es"}
-    return forms
+    """French plural and feminine forms of one word (:func:`kb.text.word_forms`)."""
+    return word_forms(word, "fr")
 
 
 def _slots(form: str, lang: str) -> list[set[str]]:
