@@ -130,7 +130,8 @@ def content_hash(inputs: Iterable[tuple[Path, dict[str, Any] | None]]) -> str:
     digest = hashlib.sha256(FORMAT_VERSION.encode())
     files: list[Path] = [p for p, _ in inputs]
     files += sorted(CORPUS_DIR.glob("*.toml"))
-    files += sorted(EXAMPLES_DIR.glob("**/*.md")) if EXAMPLES_DIR.is_dir() else []
+    if EXAMPLES_DIR.is_dir():  # the examples and their translations (translations/<id>.toml)
+        files += sorted(EXAMPLES_DIR.glob("**/*.md")) + sorted(EXAMPLES_DIR.glob("**/*.toml"))
     files += sorted(PACKAGE_DIR.glob("**/*.py"))
     for path in files:
         digest.update(str(path.name).encode())
