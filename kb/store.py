@@ -427,6 +427,8 @@ class _Db:
         if not self.path.is_file():
             raise StoreError(f"{self.path}: no such database")
         self._local = threading.local()
+        self._opened: list[sqlite3.Connection] = []
+        self._opened_lock = threading.Lock()
         conn = self.conn()
         try:
             meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
@@ -443,7 +445,16 @@ class _Db:
         if conn is None:
             conn = connect(self.path)
             self._local.conn = conn
+            with self._opened_lock:
+                self._opened.append(conn)
         return conn
+
+    def close(self) -> None:
+        """Close every thread's connection (the object must not be used afterwards)."""
+        with self._opened_lock:
+            for conn in self._opened:
+                conn.close()
+            self._opened.clear()
 
     def all(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
         return self.conn().execute(sql, params).fetchall()
@@ -513,11 +524,8 @@ class StoredKnowledgeBase(KnowledgeBase):
         self._order_cache = lru_cache(maxsize=16)(self._load_order)
 
     def close(self) -> None:
-        """Close this thread's connection (others close when the object is collected)."""
-        conn = getattr(self._db._local, "conn", None)
-        if conn is not None:
-            conn.close()
-            self._db._local.conn = None
+        """Close the database in every thread (for a build the app no longer serves)."""
+        self._db.close()
 
     # ---- decoding --------------------------------------------------------------------------
     def _rule_from_row(self, row: Sequence[Any]) -> Rule:

@@ -119,7 +119,24 @@ class BuildWatcher:
                 self.active = fresh
                 _published(self.app, fresh)
                 log.info("now serving build %s", wanted)
+                self._retire(active)
             return self.active
+
+    def _retire(self, old: Build) -> None:
+        """Close a replaced build once the requests that started on it are surely done, so the
+        process holds no file of a build that a later one deletes."""
+        grace = float(self.app.config.get("KB_RETIRE_SECONDS", 60))
+        timer = threading.Timer(grace, close_build, [old])
+        timer.daemon = True
+        timer.start()
+
+
+def close_build(build: Build) -> None:
+    """Close the searcher and every database connection of a build."""
+    build.search.close()
+    close = getattr(build.kb, "close", None)
+    if close is not None:
+        close()
 
 
 def load_build(instance: Path, build_id: str) -> KnowledgeBase:
