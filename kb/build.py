@@ -33,6 +33,7 @@ from kb.model import (
     Rule,
     TournamentRule,
 )
+from kb.model import parsed_number as parse_number  # parsed once per distinct number
 from kb.paths import CORPUS_DIR, EXAMPLES_DIR, PACKAGE_DIR
 from kb.rulenum import try_parse
 from kb.sources.records import Problem, SourceDoc, SourceError
@@ -292,7 +293,7 @@ def _add_partial(kb: KnowledgeBase, ed_id: str, doc: SourceDoc, problems: list[P
 def _rules(ed_id: str, doc: SourceDoc, problems: list[Problem]) -> dict[str, Rule]:
     table: dict[str, Rule] = {}
     for rec in doc.rules:
-        num = try_parse(rec.number)
+        num = parse_number(rec.number)
         if num is None:
             problems.append(Problem(doc.path, rec.line, f"not a rule number: {rec.number!r}"))
             continue
