@@ -41,6 +41,7 @@ A reference's ``canonical`` is the ``lineage.canonical`` of its target in the sa
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import threading
 from collections.abc import Iterator, Mapping, Sequence
@@ -429,6 +430,7 @@ class _Db:
         self._local = threading.local()
         self._opened: list[sqlite3.Connection] = []
         self._opened_lock = threading.Lock()
+        self._pid = os.getpid()
         conn = self.conn()
         try:
             meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
@@ -441,6 +443,11 @@ class _Db:
         self.meta = meta
 
     def conn(self) -> sqlite3.Connection:
+        if self._pid != os.getpid():
+            # A forked worker (gunicorn --preload): a connection must not cross a fork.
+            self._pid = os.getpid()
+            self._local = threading.local()
+            self._opened = []
         conn = getattr(self._local, "conn", None)
         if conn is None:
             conn = connect(self.path)
@@ -480,7 +487,7 @@ class StoredKnowledgeBase(KnowledgeBase):
     open, rules and glossary entries on demand (with a bounded cache of decoded nodes), and the
     lookups that scanned lists in memory are indexed queries."""
 
-    def __init__(self, path: Path, cache_size: int = 8192) -> None:
+    def __init__(self, path: Path, cache_size: int = 4096) -> None:
         self._db = _Db(path)
         db = self._db
         editions = {}

@@ -170,3 +170,29 @@ def test_queries_use_indexes(pair) -> None:
     for sql, params in queries:
         plan = " ".join(row[-1] for row in conn.execute("EXPLAIN QUERY PLAN " + sql, params))
         assert "USING" in plan and "INDEX" in plan, (sql, plan)
+
+
+def test_forked_process_opens_its_own_connection(pair) -> None:
+    """A worker forked after the database was opened (a preforking server) does not share the
+    parent's SQLite connection: it opens its own and reads the same rules."""
+    import os
+
+    _, db = pair
+    parent = db._db.conn()
+    number = db.ordered_numbers(next(iter(db.editions)))[0]
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: report whether it got a new connection that works
+        try:
+            mine = db._db.conn()
+            count = mine.execute("SELECT count(*) FROM rules WHERE number = ?", (number,))
+            ok = mine is not parent and count.fetchone()[0] > 0
+            os.write(write, b"1" if ok else b"0")
+        finally:
+            os._exit(0)
+    os.close(write)
+    answer = os.read(read, 1)
+    os.close(read)
+    os.waitpid(pid, 0)
+    assert answer == b"1"
+    assert db._db.conn() is parent
