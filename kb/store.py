@@ -624,7 +624,10 @@ class StoredKnowledgeBase(KnowledgeBase):
             for row in self._db.all("SELECT id, en, fr, ja, rules FROM terms ORDER BY position")
         ]
 
-    def _load_examples(self) -> list[ExampleInfo]:
+    def _load_examples(self, ids: Sequence[str] | None = None) -> list[ExampleInfo]:
+        where, params = "", ()
+        if ids is not None:
+            where, params = f"WHERE id IN ({','.join('?' * len(ids))})", tuple(ids)
         return [
             ExampleInfo(
                 id=row[0],
@@ -640,7 +643,8 @@ class StoredKnowledgeBase(KnowledgeBase):
             )
             for row in self._db.all(
                 "SELECT id, title, path, rules, markdown, passed, trace, trace_text, titles, prose "
-                "FROM examples ORDER BY position"
+                f"FROM examples {where} ORDER BY position",
+                params,
             )
         ]
 
@@ -810,7 +814,12 @@ class StoredKnowledgeBase(KnowledgeBase):
                 "SELECT example FROM example_rules WHERE anchor = ?", (canonical,)
             )
         }
-        return [ex for ex in self.examples if ex.id in ids] if ids else []
+        if not ids:
+            return []
+        loaded = self.examples._items  # type: ignore[attr-defined]
+        if loaded is not None:  # the whole list is read already: take them from it
+            return [ex for ex in loaded if ex.id in ids]
+        return self._load_examples(sorted(ids))
 
     def glossary_lookup(
         self, term: str, lang: str, edition: str | None = None

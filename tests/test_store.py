@@ -196,3 +196,17 @@ def test_forked_process_opens_its_own_connection(pair) -> None:
     os.waitpid(pid, 0)
     assert answer == b"1"
     assert db._db.conn() is parent
+
+
+def test_examples_for_reads_only_what_it_needs(pair) -> None:
+    """On a fresh store, examples_for decodes just the examples it returns; the answer is the
+    same as in memory, before and after the whole list has been read."""
+    mem, db = pair
+    fresh = store.open_kb(db.path)
+    wanted = sorted({n for ex in mem.examples for n in ex.rules} | {"117", "117.3", "999"})
+    for number in wanted:
+        assert fresh.examples_for(number) == mem.examples_for(number)
+    assert fresh.examples._items is None  # never read whole
+    assert list(fresh.examples) == mem.examples
+    for number in wanted:
+        assert fresh.examples_for(number) == mem.examples_for(number)
