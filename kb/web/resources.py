@@ -17,7 +17,6 @@ from flask import Flask, current_app, g, has_request_context, request
 from kb import instance as layout
 from kb.instance import BuildError, load
 from kb.model import KnowledgeBase
-from kb.search import Searcher
 
 log = logging.getLogger(__name__)
 
@@ -58,6 +57,10 @@ class SearcherPool:
             with self._lock:
                 if self._searcher is None:
                     try:
+                        # Imported here: Whoosh and the analysers load with the first search,
+                        # not with every worker's start.
+                        from kb.search import Searcher
+
                         self._searcher = Searcher(self.index_dir, self.kb)
                     except Exception as exc:  # a damaged or outdated index: report, never crash
                         log.exception("cannot open the search index at %s", self.index_dir)
