@@ -48,6 +48,9 @@ Progress = Callable[[str, int, int], None]
 
 __all__ = ["BuildError", "BuildReport", "build", "build_kb", "is_stale", "load"]
 
+#: How a left-out file's problem reads in ``BuildReport.problems`` (``str(Problem)`` of an error).
+LEFT_OUT_MARK = ": error: "
+
 
 @dataclass
 class BuildReport:
@@ -88,9 +91,21 @@ class BuildReport:
             f"tournament rules {t.get('tournament', 0)}"
         )
         lines.extend(f"Note: {n}" for n in self.notes)
-        lines.append(f"Warnings: {len(self.problems)}")
-        lines.extend(f"  {p}" for p in self.problems)
+        left_out = self.left_out
+        if left_out:
+            lines.append(
+                f"Left out {len(left_out)} file(s) that could not be read (the rest is built):"
+            )
+            lines.extend(f"  {p}" for p in left_out)
+        warnings = [p for p in self.problems if p not in left_out]
+        lines.append(f"Warnings: {len(warnings)}")
+        lines.extend(f"  {p}" for p in warnings)
         return "\n".join(lines)
+
+    @property
+    def left_out(self) -> list[str]:
+        """The files left out of the build, one ``file:line: error: why`` each."""
+        return [p for p in self.problems if LEFT_OUT_MARK in p]
 
 
 # ---- inputs ---------------------------------------------------------------------------------
@@ -129,26 +144,43 @@ def content_hash(inputs: Iterable[tuple[Path, dict[str, Any] | None]]) -> str:
 
 # ---- knowledge base -------------------------------------------------------------------------
 def read_all(
-    inputs: list[tuple[Path, dict[str, Any] | None]], progress: Progress | None = None
+    inputs: list[tuple[Path, dict[str, Any] | None]],
+    progress: Progress | None = None,
+    *,
+    other_added: int = 0,
 ) -> tuple[list[SourceDoc], list[Problem]]:
-    """Read every input with its reader; a file that cannot be read raises :class:`BuildError`."""
+    """Read every input with its reader.
+
+    An added file that cannot be read (damaged, binary, of no known format) is left out: its
+    problem (severity "error", file and line) is reported and the rest builds. The build stops
+    with :class:`BuildError` only when a file of the embedded corpus fails, or when every added
+    file does (nothing the user asked for could be read; ``other_added`` counts added files read
+    elsewhere, e.g. taken from the build cache).
+    """
     from kb.sources.registry import read_source
 
     docs: list[SourceDoc] = []
     problems: list[Problem] = []
+    added = failed = 0
+    first_failure: SourceError | None = None
     for i, (path, entry) in enumerate(inputs, 1):
         if progress:
             progress(f"reading {path.name}", i, len(inputs))
+        added += entry is None
         try:
             got = read_source(path, entry)
         except SourceError as exc:
-            problem = exc.problem
-            raise BuildError(
-                f"{display_path(problem.path)}{':' + str(problem.line) if problem.line else ''}: {problem.message}"
-            ) from exc
+            if entry is not None:
+                raise BuildError(_where(exc.problem)) from exc
+            failed += 1
+            first_failure = first_failure or exc
+            problems.append(exc.problem)
+            continue
         for doc in got:
             problems.extend(doc.problems)
         docs.extend(got)
+    if first_failure is not None and failed == added and not other_added:
+        raise BuildError(_where(first_failure.problem)) from first_failure
     return docs, problems
 
 
@@ -172,19 +204,33 @@ def read_cached(
     found = [cache.get("docs", key) for key in keys]
     missing = [inp for inp, got in zip(inputs, found, strict=True) if got is None]
     fresh: dict[str, list[SourceDoc]] = {str(path): [] for path, _ in missing}
+    left_out: list[Problem] = []
     if missing:
-        docs, _ = read_all(missing, progress)
+        cached_added = sum(
+            entry is None for (_, entry), got in zip(inputs, found, strict=True) if got is not None
+        )
+        docs, problems = read_all(missing, progress, other_added=cached_added)
         for doc in docs:
             if doc.path not in fresh:  # a reader named its document otherwise: no caching
                 return read_all(inputs, progress)
             fresh[doc.path].append(doc)
+        # A file left out (damaged, unknown format) yields no document: report it, never cache it.
+        read = {doc.path for doc in docs}
+        left_out = [p for p in problems if str(p.path) not in read]
     out: list[SourceDoc] = []
     for (path, _), key, got in zip(inputs, keys, found, strict=True):
         if got is None:
             got = fresh[str(path)]
+            if not got:
+                continue
             cache.put("docs", key, got)
         out.extend(got)
-    return out, [p for doc in out for p in doc.problems]
+    return out, [*left_out, *(p for doc in out for p in doc.problems)]
+
+
+def _where(problem: Problem) -> str:
+    line = f":{problem.line}" if problem.line else ""
+    return f"{display_path(problem.path)}{line}: {problem.message}"
 
 
 def assemble(docs: list[SourceDoc], problems: list[Problem]) -> KnowledgeBase:
@@ -626,6 +672,9 @@ def build_kb(
     notes = concordance.compute(
         kb, concordance.load_overrides(CORPUS_DIR / "concordance-overrides.toml"), cache=cache
     )
+    from kb.premodern import link_pre_m10  # editions before July 2009: linked to M10 by text
+
+    notes += link_pre_m10(kb)
     canonicalise_refs(kb)
     attach_commentary(kb)
     count(kb)

@@ -1,14 +1,18 @@
 """The ``kb`` command: build the knowledge base, look rules up, search, run examples, serve the app.
 
 Every command takes ``--instance DIR`` (default: ``$KB_INSTANCE`` or the project's ``instance/``).
-Errors are one clear line on stderr and exit status 1, never a traceback.
+Errors are one clear line on stderr and exit status 1, never a traceback. ``kb build`` exits with
+3 when it wrote the build but left out files it could not read (each named on stderr).
 """
 
 from __future__ import annotations
 
 import argparse
+import html
+import io
 import json
 import os
+import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -27,6 +31,8 @@ LANGS = ("en", "fr", "ja")
 #: What ``kb search --kind`` accepts: kb.search.indexer.KINDS, copied so that building the parser
 #: does not import Whoosh (a test keeps the two equal).
 SEARCH_KINDS = ("section", "rule", "subrule", "glossary", "commentary", "tournament", "example")
+#: ``kb build`` exit status when the build is written but some files could not be read.
+EXIT_LEFT_OUT = 3
 
 
 class CommandError(Exception):
@@ -90,6 +96,7 @@ def cmd_build(args: argparse.Namespace, out: TextIO) -> int:
                 "editions": report.editions,
                 "totals": report.totals,
                 "warnings": report.problems,
+                "left_out": report.left_out,
                 "notes": report.notes,
             },
             out,
@@ -98,13 +105,19 @@ def cmd_build(args: argparse.Namespace, out: TextIO) -> int:
         out.write(report.summary().splitlines()[0] + "\n")
     else:
         out.write(report.summary() + "\n")
+    if report.left_out:
+        # The build is written (the rest of the corpus is usable), but a script must notice.
+        for problem in report.left_out:
+            print(f"kb: left out {problem}", file=sys.stderr)
+        return EXIT_LEFT_OUT
     return 0
 
 
 def cmd_rule(args: argparse.Namespace, out: TextIO) -> int:
     """``kb rule NUMBER``: one rule with its tree, references, history and translations."""
+    from kb.lookup import nearest_rules
     from kb.rulenum import RuleNumberError, parse
-    from kb.views import rule_json
+    from kb.serialise import rule_json
 
     kb = _kb(args)
     try:
@@ -120,7 +133,8 @@ def cmd_rule(args: argparse.Namespace, out: TextIO) -> int:
         # A current (canonical) number finds its text in any language: 117.3b is FR 116.3b.
         rule = kb.current(number, lang)
     if rule is None:
-        near = kb.nearest(lang, number, args.edition)
+        ed = kb.edition(lang, args.edition)
+        near = nearest_rules(kb, ed.id, number) if ed else []
         hint = f"; nearest: {', '.join(near)}" if near else ""
         where = f"edition {args.edition}" if args.edition else f"any {lang} edition"
         raise CommandError(f"no rule {number} in {where}{hint}")
@@ -128,8 +142,37 @@ def cmd_rule(args: argparse.Namespace, out: TextIO) -> int:
     if args.json:
         _dump(data, out)
         return 0
+    _write_rule(kb, rule, data, out)
+    return 0
+
+
+#: Example games listed by ``kb rule`` (text); ``--json`` has them all.
+MAX_GAMES = 5
+#: Characters of a quoted line in ``kb rule`` text output before it is cut with an ellipsis.
+LINE_CHARS = 160
+
+
+def _cut(text: str, limit: int = LINE_CHARS) -> str:
+    """A text on one line, cut at a word boundary with an ellipsis when it is longer."""
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    return text[:limit].rsplit(" ", 1)[0].rstrip(",;:") + "…"
+
+
+def _label(kb: KnowledgeBase, number: str, edition: str) -> str:
+    """``117.3a The active player…``: a number with its title or the start of its text."""
+    node = kb.rule(edition, number)
+    if node is None:
+        return number
+    return f"{number} {_cut(node.title or node.text, 100)}".rstrip()
+
+
+def _write_rule(kb: KnowledgeBase, rule: Any, data: dict[str, Any], out: TextIO) -> None:
+    """``kb rule`` as text: what ``--json`` has, each part on its own labelled lines."""
+    ed = kb.editions[rule.edition]
     head = f"{rule.number}. {rule.title}" if rule.title else rule.number
-    out.write(f"{head}  [{rule.lang} {rule.edition}]\n")
+    out.write(f"{head}  [{rule.lang} {ed.date or rule.edition}]\n")
     if rule.text:
         out.write(rule.text + "\n")
     for example in rule.examples:
@@ -138,25 +181,64 @@ def cmd_rule(args: argparse.Namespace, out: TextIO) -> int:
         out.write(f"Now rule {rule.canonical}.\n")
     elif rule.canonical is None:
         out.write("This rule no longer exists in the newest English edition.\n")
-    for child in rule.children:
-        node = kb.rule(rule.edition, child)
-        if node:
-            out.write(f"  {child} {node.title or node.text[:90]}\n")
+    if data["parent"]:
+        out.write(f"Parent: {_label(kb, data['parent'], rule.edition)}\n")
+    if data["children"]:
+        out.write("Children:\n")
+        for child in data["children"]:
+            out.write(f"  {_label(kb, child, rule.edition)}\n")
+    refs = list(dict.fromkeys(r["number"] for r in data["refs"]))
+    if refs:
+        out.write(f"Refers to: {', '.join(refs)}\n")
+    if data["referenced_by"]:
+        shown = data["referenced_by"][:20]
+        more = len(data["referenced_by"]) - len(shown)
+        out.write(f"Referred to by: {', '.join(shown)}{f' (+{more} more)' if more else ''}\n")
+    if data["terms"]:
+        out.write(f"Glossary terms: {', '.join(data['terms'])}\n")
+    games = data["engine_examples"]
+    if games:
+        out.write(f"Example games on the engine ({len(games)}):\n")
+        for ex in games[:MAX_GAMES]:
+            flag = "" if ex["passed"] else " (does not run as written)"
+            out.write(f"  {ex['id']}  {ex['title']}{flag}\n")
+        if len(games) > MAX_GAMES:
+            out.write(f"  … {len(games) - MAX_GAMES} more (--json has them all)\n")
     if data["history"]:
-        out.write(
-            "History: "
-            + "; ".join(f"{h['edition']} {h['number']} ({h['change']})" for h in data["history"])
-            + "\n"
-        )
+        out.write("History:\n")
+        for line in _folded_history(kb, data["history"]):
+            out.write(f"  {line}\n")
     for lang_, tr in data["translations"].items():
-        out.write(f"[{lang_} {tr['edition']}] {tr['number']} {tr['text'][:120]}\n")
-    return 0
+        title = f"{tr['title']} " if tr["title"] else ""
+        out.write(f"[{lang_} {tr['date'] or tr['edition']}] {tr['number']} ")
+        out.write(_cut(f"{title}{tr['text']}") + "\n")
+
+
+def _folded_history(kb: KnowledgeBase, history: list[dict[str, Any]]) -> list[str]:
+    """One line per change; the editions that then printed it unchanged folded into it."""
+    lines: list[list[Any]] = []
+    for entry in history:
+        day = entry["date"] or entry["edition"]
+        if lines and entry["change"] == "same" and lines[-1][1] == entry["number"]:
+            lines[-1][3] = day
+            lines[-1][4] += 1
+            continue
+        change = {"first": "first in the corpus"}.get(entry["change"], entry["change"] or "")
+        lines.append([day, entry["number"], change, None, 0])
+    out = []
+    for day, number, change, until, same in lines:
+        text = f"{day}  {number}  {change}"
+        if same:
+            text += f"; unchanged in {same} more edition{'s' if same > 1 else ''} to {until}"
+        out.append(text)
+    return out
 
 
 def cmd_glossary(args: argparse.Namespace, out: TextIO) -> int:
     """``kb glossary TERM``: a glossary entry by term or alias, case-insensitively."""
+    from kb.lookup import glossary_suggestions
+    from kb.serialise import glossary_json
     from kb.terms import TermIndex
-    from kb.views import glossary_json
 
     kb = _kb(args)
     entry = kb.glossary_lookup(args.term, args.lang)
@@ -171,13 +253,22 @@ def cmd_glossary(args: argparse.Namespace, out: TextIO) -> int:
                     break
             if entry is not None:
                 break
+    guessed = False
+    near = glossary_suggestions(kb, args.term, args.lang) if entry is None else []
+    if entry is None and len(near) == 1:
+        # One entry the words begin or a typo away from (APNAP, stak): that is the answer.
+        entry, via, guessed = near[0], near[0].term, True
     if entry is None:
-        raise CommandError(f"no glossary entry {args.term!r} in {args.lang}")
+        hint = f"; did you mean: {', '.join(e.term for e in near)}" if near else ""
+        raise CommandError(f"no glossary entry {args.term!r} in {args.lang}{hint}")
     if args.json:
         _dump({**glossary_json(entry), "found_as": via}, out)
         return 0
     if via:
-        out.write(f"({args.term!r} is “{via}” in the term base)\n")
+        if guessed:
+            out.write(f"(no entry {args.term!r}; showing “{via}”)\n")
+        else:
+            out.write(f"({args.term!r} is “{via}” in the term base)\n")
     flag = " (Obsolete)" if entry.obsolete else ""
     aliases = f" [{', '.join(entry.aliases)}]" if entry.aliases else ""
     out.write(f"{entry.term}{flag}{aliases}  [{entry.edition}]\n{entry.definition}\n")
@@ -186,7 +277,7 @@ def cmd_glossary(args: argparse.Namespace, out: TextIO) -> int:
 
 def cmd_editions(args: argparse.Namespace, out: TextIO) -> int:
     """``kb editions``: every edition with its date, source, numbering and counts."""
-    from kb.views import edition_json
+    from kb.serialise import edition_json
 
     kb = _kb(args)
     rows = [edition_json(e) for lang in LANGS for e in kb.editions_of(lang)]
@@ -205,6 +296,7 @@ def cmd_editions(args: argparse.Namespace, out: TextIO) -> int:
 def cmd_concordance(args: argparse.Namespace, out: TextIO) -> int:
     """``kb concordance FROM TO``: moved / edited / created / deleted rules between two editions."""
     from kb.concordance import diff_editions
+    from kb.lookup import move_runs, rule_context
 
     kb = _kb(args)
     eds = []
@@ -223,12 +315,31 @@ def cmd_concordance(args: argparse.Namespace, out: TextIO) -> int:
         _dump({"from": eds[0].id, "to": eds[1].id, **groups}, out)
         return 0
     out.write(f"{eds[0].id} -> {eds[1].id}\n")
-    for kind, items in groups.items():
+    counts = ", ".join(f"{len(groups[k])} {k}" for k in ("edited", "created", "deleted", "moved"))
+    out.write(f"{counts}\n")
+    # What was edited, created and deleted leads, with titles; the pure moves come last, folded.
+    for kind in ("edited", "created", "deleted"):
+        items = groups[kind]
         out.write(f"{kind} ({len(items)})\n")
         for item in items[: args.limit]:
-            out.write(f"  {item['old'] or '-'} -> {item['new'] or '-'}\n")
+            rule = kb.rule(eds[1].id, item["new"]) if item["new"] else None
+            rule = rule or (kb.rule(eds[0].id, item["old"]) if item["old"] else None)
+            moved = item["old"] and item["new"] and item["old"] != item["new"]
+            label = f"{item['old']} -> {item['new']}" if moved else item["new"] or item["old"]
+            out.write(f"  {label}  {rule_context(kb, rule)}".rstrip() + "\n")
         if len(items) > args.limit:
             out.write(f"  … {len(items) - args.limit} more (--limit, or --json for all)\n")
+    runs = move_runs(groups["moved"])
+    out.write(f"moved without other change ({len(groups['moved'])}, in {len(runs)} runs)\n")
+    for run in runs[: args.limit]:
+        first, last = run["first"], run["last"]
+        if run["count"] == 1:
+            out.write(f"  {first['old']} -> {first['new']}\n")
+        else:
+            span = f"{first['old']} … {last['old']} -> {first['new']} … {last['new']}"
+            out.write(f"  {span}  ({run['count']} rules)\n")
+    if len(runs) > args.limit:
+        out.write(f"  … {len(runs) - args.limit} more runs (--limit, or --json for all)\n")
     return 0
 
 
@@ -237,9 +348,15 @@ def cmd_search(args: argparse.Namespace, out: TextIO) -> int:
     from kb.search import run_search_command
 
     instance = _ensure_built(args)
-    return run_search_command(
-        instance, args.query, args.lang, args.edition, args.kind, args.limit, args.json, out
+    buffer = io.StringIO()
+    status = run_search_command(
+        instance, args.query, args.lang, args.edition, args.kind, args.limit, args.json, buffer
     )
+    if status == 0 or args.json:
+        out.write(buffer.getvalue())  # JSON: the {"ok": false, ...} envelope says what is wrong
+        return 0 if status == 0 else 1
+    # A refused query is an error like any other command's: one line on stderr, exit status 1.
+    raise CommandError(buffer.getvalue().strip().removeprefix("error: ") or "the search failed")
 
 
 def cmd_examples(args: argparse.Namespace, out: TextIO) -> int:
@@ -250,21 +367,23 @@ def cmd_examples(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def cmd_serve(args: argparse.Namespace, out: TextIO) -> int:
-    """``kb serve``: build when missing or stale, then serve the web app with waitress."""
+    """``kb serve``: build when missing or stale, then serve the web app on every core."""
     from kb.build import build, is_stale, terminal_progress
-    from kb.web import serve
+    from kb.web.serving import ServeError, bind, serve
 
     instance = _instance(args)
+    try:  # a busy port is the one line to print, before any build or "serving" line
+        sock = bind(args.host, args.port)
+    except ServeError as exc:
+        raise CommandError(str(exc)) from None
     if is_stale(instance):
         print(f"kb: building {instance} first", file=sys.stderr)
         report = build(instance, progress=terminal_progress())
         print(report.summary().splitlines()[0], file=sys.stderr)
     try:
-        serve(instance, args.host, args.port, debug=args.debug)
-    except OSError as exc:
-        raise CommandError(
-            f"cannot serve on {args.host}:{args.port}: {exc.strerror or exc}"
-        ) from exc
+        serve(instance, args.host, args.port, workers=args.workers, debug=args.debug, sock=sock)
+    except ServeError as exc:
+        raise CommandError(str(exc)) from None
     return 0
 
 
@@ -275,7 +394,20 @@ def cmd_get(args: argparse.Namespace, out: TextIO) -> int:
     _ensure_built(args)
     status, body = render_get(_instance(args), args.path)
     out.write(body if body.endswith("\n") else body + "\n")
-    return 0 if status < 400 else 1
+    if status >= 400:
+        # The page says what is wrong; a script reading stderr and the status learns it too.
+        raise CommandError(f"{args.path}: HTTP {status}: {_error_of(body)}")
+    return 0
+
+
+def _error_of(body: str) -> str:
+    """The message of an error page or of its JSON envelope."""
+    try:
+        data = json.loads(body)
+    except ValueError:
+        found = re.search(r'<p class="error">(.*?)</p>', body, re.S)
+        return html.unescape(re.sub(r"<[^>]+>", "", found.group(1))).strip() if found else ""
+    return str(data.get("error", "")) if isinstance(data, dict) else ""
 
 
 # ---- parser ---------------------------------------------------------------------------------
@@ -369,6 +501,12 @@ def parser() -> argparse.ArgumentParser:
     w = sub.add_parser("serve", parents=[common], help="serve the web app (builds first if needed)")
     w.add_argument("--host", default="127.0.0.1")
     w.add_argument("--port", type=int, default=5000)
+    w.add_argument(
+        "--workers",
+        type=_positive,
+        metavar="N",
+        help="worker processes (default: one per core; gunicorn on Linux and macOS)",
+    )
     w.add_argument("--debug", action="store_true", help="Flask's debugger and reloader")
     w.set_defaults(func=cmd_serve)
 

@@ -5,7 +5,9 @@ the renumbering of whole rules, e.g. 116 -> 117 in July 2019), then rules whose 
 rule references are masked, then fuzzy matches among what remains near the expected place. A small
 override file (``corpus/concordance-overrides.toml``) fixes what the texts cannot tell. Every rule
 gets a *lineage* (the canonical number in the newest English edition, or ``<edition>:<number>`` for
-a rule deleted since) and translations follow the English numbering they translate.
+a rule deleted since) and translations follow the English numbering they translate. English
+editions before July 2009 carry the numbering ``pre-m10`` and are left out here: the rewrite of
+July 2009 renumbered every rule, so :mod:`kb.premodern` links them by text.
 """
 
 from __future__ import annotations
@@ -311,7 +313,9 @@ def compute(
     again: adding an edition to an archive aligns it with its neighbours only.
     """
     notes: list[str] = []
-    english = kb.editions_of("en")
+    # The editions before July 2009 follow another numbering: never aligned by number with the
+    # M10 editions (kb.premodern links them by text after this).
+    english = [e for e in kb.editions_of("en") if not mark_pre_m10(e)]
     full = [e for e in english if e.kind == "full"]
     reference = full[-1] if full else (english[-1] if english else None)
     lineage: dict[str, dict[str, str]] = {ed_id: {} for ed_id in kb.rules}
@@ -350,6 +354,20 @@ def compute(
             kb.concordance.setdefault(lin, {})[ed_id] = number
     _fill_changes(kb)
     return notes
+
+
+#: ``Edition.numbering`` of the English editions before the rewrite of July 11, 2009 (M10),
+#: which renumbered every rule: their numbers mean nothing in the M10 numbering.
+PRE_M10 = "pre-m10"
+M10_FIRST_DATE = "2009-07-11"
+
+
+def mark_pre_m10(ed: Edition) -> bool:
+    """Mark a full English edition dated before July 11, 2009 with the numbering ``pre-m10``;
+    True for such an edition (it is then left to :mod:`kb.premodern`)."""
+    if ed.lang == "en" and ed.kind == "full" and ed.date and ed.date < M10_FIRST_DATE:
+        ed.numbering = PRE_M10
+    return ed.numbering == PRE_M10
 
 
 def lineage_of(rule: Rule) -> str:

@@ -234,3 +234,109 @@ def test_build_error_names_file_once(
     code, _ = run("build", "--corpus", str(bad), "--instance", str(private_instance))
     err = capsys.readouterr().err
     assert code == 1 and err.count("error:") == 1 and f"{bad}:1: unknown format" in err
+
+
+# ---- what a new user met (issue 12, items 4, 7, 8, 9) --------------------------------------------
+def test_rule_text_shows_what_the_json_has(full_instance: Path) -> None:
+    code, out = run("rule", "117.3b", "--instance", str(full_instance))
+    assert code == 0
+    assert "Parent: 117.3 Which player has priority" in out
+    assert "Glossary terms: active player, priority" in out
+    assert "Example games on the engine" in out and "117-3b-active-player-after-resolution" in out
+    # the history folds the editions that printed it unchanged into the change before them
+    assert "2011-09-30  116.3b  first in the corpus; unchanged in" in out
+    assert "2019-07-12  117.3b  moved; unchanged in" in out
+    code, out = run("rule", "117.2a", "--instance", str(full_instance))
+    assert "Refers to: 603" in out
+
+
+def test_rule_children_are_cut_with_an_ellipsis(full_instance: Path) -> None:
+    _code, out = run("rule", "117", "--instance", str(full_instance))
+    children = [line for line in out.splitlines() if line.startswith("  117.")]
+    assert children and all(len(line) <= 2 + 110 for line in children)
+    cut = [line for line in children if line.startswith("  117.1 ")]
+    assert cut and cut[0].endswith("…")
+
+
+def test_a_heading_translation_shows_its_title(full_instance: Path) -> None:
+    # `kb rule 116 --lang ja` ended with "[en …] 116 " and nothing after: 116 is a heading.
+    _code, out = run("rule", "116", "--lang", "ja", "--instance", str(full_instance))
+    last = out.rstrip("\n").splitlines()[-1]
+    assert last.startswith("[en ") and last.endswith("116 Special Actions")
+
+
+@pytest.mark.parametrize(("typed", "found"), [("APNAP", "APNAP Order"), ("stak", "Stack")])
+def test_glossary_tolerates_a_prefix_or_a_typo(typed: str, found: str, full_instance: Path) -> None:
+    code, out = run("glossary", typed, "--instance", str(full_instance))
+    assert code == 0
+    assert out.splitlines()[0] == f"(no entry {typed!r}; showing “{found}”)"
+    assert out.splitlines()[1].startswith(found)
+
+
+def test_glossary_suggests_when_several_match(
+    full_instance: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _ = run("glossary", "declare att", "--instance", str(full_instance))
+    err = capsys.readouterr().err
+    assert code == 1
+    assert "did you mean: Declare Attackers, Declare Attackers Step" in err
+
+
+def test_search_errors_like_every_command(
+    embedded_instance: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out = run(
+        "search", "priority", "--edition", "bogus", "--instance", str(embedded_instance)
+    )
+    err = capsys.readouterr().err
+    assert code == 1 and out == ""
+    assert err.startswith("kb: error: ") and "bogus" in err and err.count("\n") == 1
+    code, out = run(
+        "search", "priority", "--edition", "bogus", "--json", "--instance", str(embedded_instance)
+    )
+    assert code == 1 and json.loads(out)["ok"] is False
+
+
+def test_get_says_what_is_wrong(
+    embedded_instance: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _ = run("get", "/nope", "--instance", str(embedded_instance))
+    err = capsys.readouterr().err
+    assert code == 1 and err == "kb: error: /nope: HTTP 404: No page at this address.\n"
+    code, _ = run("get", "/en/rules/117.9z.json", "--instance", str(embedded_instance))
+    assert code == 1 and "No rule 117.9z" in capsys.readouterr().err
+
+
+def test_nearest_rules_stay_near(full_instance: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # 999.9 suggested "9, 900-903": the start of section 9, the farthest rules from 999.9
+    run("rule", "999.9", "--instance", str(full_instance))
+    err = capsys.readouterr().err
+    near = err.split("nearest: ", 1)[1].strip().split(", ")
+    assert near[0] == "9" and all(n.startswith("90") and n > "903" for n in near[1:]), near
+    run("rule", "117.3z", "--instance", str(full_instance))
+    near = capsys.readouterr().err.split("nearest: ", 1)[1].strip().split(", ")
+    assert near == ["117.3", "117.3a", "117.3b", "117.3c", "117.3d"]
+
+
+def test_concordance_any_two_editions_either_way(full_instance: Path) -> None:
+    code, out = run(
+        "concordance", "2025-11-14", "2011-09-30", "--json", "--instance", str(full_instance)
+    )
+    data = json.loads(out)
+    assert code == 0 and data["from"] == "en-2025-11-14" and data["to"] == "en-2011-09-30"
+    assert {"old": "117.3b", "new": "116.3b"} in data["moved"]
+
+
+def test_concordance_text_leads_with_edits_and_folds_moves(full_instance: Path) -> None:
+    code, out = run(
+        "concordance", "2019-06-14", "2019-07-12", "--limit", "50", "--instance", str(full_instance)
+    )
+    lines = out.splitlines()
+    assert code == 0
+    heads = [i for i, line in enumerate(lines) if not line.startswith("  ")]
+    order = [lines[i].split(" (")[0] for i in heads[2:]]
+    assert order == ["edited", "created", "deleted", "moved without other change"]
+    assert "  110.5c -> 111.4  Tokens" in lines
+    moved = next(line for line in lines if line.startswith("moved without other change"))
+    runs = int(moved.split(" in ")[1].split()[0])
+    assert "227" in moved and runs < 227 / 5

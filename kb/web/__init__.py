@@ -1,19 +1,17 @@
 """The web app: browse, search and link the rules in English, French and Japanese.
 
-Public entry points: :func:`create_app` (the Flask factory), :func:`serve` (a production server)
+Public entry points: :func:`create_app` (the Flask factory), :func:`serve` (the production server, :mod:`kb.web.serving`)
 and :func:`render_get` (render one URL without a server, for ``kb serve --get PATH``).
 """
 
 from __future__ import annotations
 
-import gc
-import sys
-import time
 from pathlib import Path
 
 from flask import Flask
 
 from kb.web.app import create_app
+from kb.web.serving import serve
 
 __all__ = ["URLS", "create_app", "render_get", "serve"]
 
@@ -21,8 +19,8 @@ __all__ = ["URLS", "create_app", "render_get", "serve"]
 #: under ``/<locale>/`` (en, fr, ja) have a JSON twin marked "+ .json": ``{"ok": true, ...}``, or
 #: ``{"ok": false, "error", "error_local", "status"}`` on errors ("error" always English,
 #: "error_local" in the URL's language), linked both ways by ``Link: rel="alternate"``.
-#: A rule's twin has the shape of ``kb rule --json`` (:func:`kb.views.rule_json`) and an edition
-#: anywhere the shape of ``kb editions --json`` (:func:`kb.views.edition_json`); what only the page
+#: A rule's twin has the shape of ``kb rule --json`` (:func:`kb.serialise.rule_json`) and an edition
+#: anywhere the shape of ``kb editions --json`` (:func:`kb.serialise.edition_json`); what only the page
 #: shows (labels, links, lag, rendered HTML) is under their ``"page"`` key.
 URLS: dict[str, str] = {
     "/": "redirect to /<locale>/ chosen from Accept-Language",
@@ -36,8 +34,11 @@ URLS: dict[str, str] = {
     "/<locale>/suggest": "OpenSearch suggestions: [q, [completions]]",
     "/<locale>/glossary/": "every glossary entry (+ glossary.json)",
     "/<locale>/glossary/<key>": "one entry; aliases redirect (+ .json)",
-    "/<locale>/editions/": "editions per language and how far each lags (+ editions.json)",
-    "/<locale>/editions/<span>": "FROM..TO: moved, edited, created, deleted rules (+ .json)",
+    "/<locale>/editions/": "editions per language and how far each lags; ?from=&to= (the "
+    "comparison form) redirects to that comparison (+ editions.json)",
+    "/<locale>/editions/<span>": "FROM..TO, any two editions of one language either way (ids or "
+    "dates): edited, created, deleted rules with titles and word diffs, pure moves folded "
+    "(+ .json)",
     "/<locale>/examples/": "executable examples (+ examples.json)",
     "/<locale>/examples/<example_id>": "one example and its engine trace (+ .json)",
     "/<locale>/opensearch.xml": "OpenSearch description (browsers add the site as a search engine)",
@@ -50,32 +51,6 @@ URLS: dict[str, str] = {
     "linked",
     "/static/<path:filename>": "the stylesheet and the script",
 }
-
-
-def serve(instance: Path, host: str = "127.0.0.1", port: int = 8000, debug: bool = False) -> None:
-    """Serve an instance with waitress (or Flask's reloading server with ``debug``)."""
-    started = time.perf_counter()
-    app = create_app({"INSTANCE": Path(instance)})
-    pool = app.extensions["kb_search"]
-    if pool.available:
-        try:  # open the index now rather than on the first visitor's search
-            pool.get()
-        except Exception as exc:  # reported on the search page; the site still browses
-            print(f"kb: search unavailable: {exc}", file=sys.stderr)
-    # The knowledge base and index are read-only from here on: move their millions of objects out
-    # of the collector's reach, or every full collection walks them all (100 ms pauses at p99).
-    gc.collect()
-    gc.freeze()
-    url = f"http://{host if ':' not in host else f'[{host}]'}:{port}/"
-    print(f"kb: serving {instance} at {url} (ready in {time.perf_counter() - started:.2f} s)")
-    sys.stdout.flush()
-    if debug:
-        app.run(host=host, port=port, debug=True, use_reloader=True)
-        return
-    from waitress import serve as waitress_serve
-
-    # Pages come from the in-process cache, so a few threads keep both cores busy.
-    waitress_serve(app, host=host, port=port, threads=8, ident="kb", channel_timeout=30)
 
 
 _apps: dict[Path, Flask] = {}

@@ -18,7 +18,7 @@ from kb.paths import TEMPLATES_DIR, default_instance
 from kb.web import i18n, resources
 from kb.web.i18n import Text
 from kb.web.i18n import text as _
-from kb.web.views import PageError
+from kb.web.pages.base import PageError
 
 log = logging.getLogger(__name__)
 
@@ -206,7 +206,7 @@ def error_response(status: int, message: Text | str, **data: Any) -> Response:
         envelope = {"ok": False, "error": text.english(), "error_local": local, "status": status}
         response = jsonify({**envelope, **data})
     else:
-        from kb.web.pages import swapped_locales
+        from kb.web.pages.base import swapped_locales
 
         alternates = swapped_locales() if getattr(g, "locale_from_url", False) else {}
         html = render_template(

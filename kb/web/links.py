@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, g, jsonify, redirect, render_template, request, url_for
 
+from kb import lookup
 from kb.model import LANGS
-from kb.web import search_view, views
 from kb.web.i18n import LOCALES, negotiate
 from kb.web.i18n import text as _
+from kb.web.pages.base import PageError
+from kb.web.pages.common import current_for_old, not_found_rule, parse_number, rule_url
+from kb.web.pages.search import suggestions
 from kb.web.resources import get_kb
-from kb.web.views import PageError
 
 bp = Blueprint("links", __name__)
 
@@ -57,7 +59,7 @@ def permalink(number: str) -> Response:
     number = number.removesuffix(".json")
     g.is_json = as_json
     kb = get_kb()
-    num = views.parse_number(number)
+    num = parse_number(number)
     if num is None:
         raise PageError(
             404, _("“%(text)s” is not a rule number.", text=number[:40]), suggestions=[]
@@ -65,7 +67,7 @@ def permalink(number: str) -> Response:
     key = str(num)
     edition = request.args.get("edition")
     if edition:
-        ed, old = views.current_for_old(kb, edition, locale, key)
+        ed, old = current_for_old(kb, edition, locale, key)
         target = (
             url_for("pages.rule", locale=locale, number=old.canonical)
             if old.canonical
@@ -74,14 +76,14 @@ def permalink(number: str) -> Response:
     else:
         # A canonical number wins; an old number goes to the rule it became; a deleted rule's
         # number to the newest edition that printed it.
-        current = views.canonical_for(kb, locale, key)
+        current = lookup.canonical_for(kb, locale, key)
         if current is not None:
             target = url_for("pages.rule", locale=locale, number=current)
         else:
-            found = views.lookup_rule(kb, locale, key)
+            found = lookup.lookup_rule(kb, locale, key)
             if found is None:
-                raise views.not_found_rule(kb, locale, key, None)
-            target = views.rule_url(locale, key, found[0].edition)
+                raise not_found_rule(kb, locale, key, None)
+            target = rule_url(locale, key, found[0].edition)
     if as_json:
         target += ".json"
     return _vary(redirect(target, 302))
@@ -104,4 +106,4 @@ def suggest(locale: str) -> Response:
     lang = request.args.get("lang", locale)
     if lang not in LANGS:
         raise PageError(400, _("Unknown language “%(lang)s”: use en, fr or ja.", lang=lang[:20]))
-    return jsonify([q[:200], search_view.suggestions(get_kb(), q, lang)])
+    return jsonify([q[:200], suggestions(get_kb(), q, lang)])

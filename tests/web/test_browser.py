@@ -128,10 +128,9 @@ def test_search_open_hover_switch_history(cr_en_dir, tab) -> None:  # type: igno
     expect(tab).to_have_url(re.compile(rf"/ja/rules/{re.escape(number)}$"))
     expect(tab.locator("html")).to_have_attribute("lang", "ja")
 
-    history = tab.locator("details#history")
+    # History is shown open (it was a collapsed <details> whose marker the stylesheet hid)
+    history = tab.locator("section#history")
     renumbered = history.locator(".renumbered").first
-    expect(renumbered).to_be_hidden()
-    history.locator("summary").click()
     expect(renumbered).to_be_visible()
     expect(renumbered).to_have_text(f"116{number[3:]} → {number}")
 
@@ -153,6 +152,11 @@ def test_step_through_an_example_trace(tab) -> None:  # type: ignore[no-untyped-
     total = steps.count()
     assert total >= 3
     position = tab.locator(".trace-pos")
+    # the page opens on the whole game (it opened on step 1 of 25), stepping is a choice
+    expect(position).to_have_text(f"全{total}ステップ")
+    expect(steps.nth(total - 1)).to_be_visible()
+    expect(tab.locator("details.script pre")).to_be_hidden()
+    tab.get_by_role("button", name="次のステップ").click()
     expect(position).to_have_text(f"ステップ 1 / {total}")
     expect(steps.nth(1)).to_be_hidden()
     tab.get_by_role("button", name="次のステップ").click()
@@ -182,3 +186,42 @@ def test_phone_width_and_copy_link(tab) -> None:  # type: ignore[no-untyped-def]
     expect(button).to_be_visible()
     tab.keyboard.press("Tab")
     expect(tab.locator(":focus")).to_have_text("Skip to content")
+
+
+def test_compare_any_two_editions_with_the_selector(cr_en_dir, tab) -> None:  # type: ignore[no-untyped-def]
+    from playwright.sync_api import expect
+
+    tab.goto("/en/editions/")
+    form = tab.locator("form.compare").first
+    form.locator("select[name=from]").select_option("en-2011-09-30")
+    form.locator("select[name=to]").select_option("en-2025-11-14")
+    form.get_by_role("button", name="Show the changes").click()
+    expect(tab).to_have_url(re.compile(r"/en/editions/en-2011-09-30\.\.en-2025-11-14$"))
+    # edits lead, with their titles and word diffs; the long list of pure moves is folded
+    headings = tab.locator("main h2").all_inner_texts()
+    assert [h.split(" (")[0] for h in headings] == [
+        "Edited",
+        "Created",
+        "Deleted",
+        "Moved without other change",
+    ]
+    expect(tab.locator("ul.edited .diff").first).to_be_visible()
+    expect(tab.locator("ul.edited .change-title").first).not_to_be_empty()
+    moves = tab.locator("details.moves")
+    expect(moves.locator("ul.moved")).to_be_hidden()
+    moves.locator("summary").click()
+    expect(moves.locator("ul.moved li").first).to_be_visible()
+    tab.get_by_role("link", name="Compare the other way").click()
+    expect(tab).to_have_url(re.compile(r"/en/editions/en-2025-11-14\.\.en-2011-09-30$"))
+
+
+def test_untranslated_titles_are_marked(tab) -> None:  # type: ignore[no-untyped-def]
+    from playwright.sync_api import expect
+
+    tab.goto("/fr/rules/")
+    marks = tab.locator("ol.toc abbr.lang-mark")
+    expect(marks.first).to_be_visible()
+    expect(tab.locator("p.toc-legend")).to_be_visible()
+    # every title in another language than the page's carries a mark, and only those
+    foreign = tab.locator("ol.toc span[lang]:not([lang=fr])")
+    assert foreign.count() == marks.count() > 0

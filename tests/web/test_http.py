@@ -121,7 +121,22 @@ def test_linkify_old_numbers_through_an_edition_and_html_form(client: FlaskClien
         ({"json": {"text": "117", "lang": "de"}}, "Unknown language"),
         ({"json": {"text": "x" * 100_001}}, "too long"),
         ({"json": {"text": "117.1", "edition": 3}}, "'edition' must be a string"),
-        ({"data": b"\xff\xfe{", "content_type": "application/json"}, "not a JSON object"),
+        ({"data": b"\xff\xfe{", "content_type": "application/json"}, "not valid UTF-8"),
+        ({"data": b'{"text": "x"', "content_type": "application/json"}, "not valid JSON"),
+        # a lone surrogate, escaped in JSON, in the text or any other field
+        ({"data": b'{"text": "\\ud800 rule 117.1"}', "content_type": "application/json"}, "lone"),
+        (
+            {"data": b'{"text": "117", "lang": "\\udfff"}', "content_type": "application/json"},
+            "lone",
+        ),
+        # the same code point as raw (invalid) UTF-8 bytes
+        (
+            {"data": b'{"text": "\xed\xa0\x80 rule 117.1"}', "content_type": "application/json"},
+            "UTF-8",
+        ),
+        # nested far below the size limit, far beyond the parser's recursion limit
+        ({"data": b"[" * 100_000, "content_type": "application/json"}, "nested too deeply"),
+        ({"data": b'{"a": ' * 50_000, "content_type": "application/json"}, "nested too deeply"),
     ],
 )
 def test_linkify_rejects_bad_bodies(client: FlaskClient, kwargs: dict, message: str) -> None:
@@ -129,6 +144,14 @@ def test_linkify_rejects_bad_bodies(client: FlaskClient, kwargs: dict, message: 
     assert response.status_code == 400
     body = response.get_json()
     assert body["ok"] is False and body["status"] == 400 and message in body["error"]
+
+
+def test_linkify_keeps_valid_pairs_and_brackets_in_strings(client: FlaskClient) -> None:
+    # a surrogate pair escaped in JSON is one character; brackets inside a string do not nest
+    body = '{"text": "\\ud83d\\ude00 [[[[ rule 117.1 ]]]]", "lang": "en"}'
+    response = client.post("/api/linkify", data=body, content_type="application/json")
+    assert response.status_code == 200
+    assert "\U0001f600" in response.get_json()["html"]
 
 
 def test_linkify_preflight_and_method(client: FlaskClient) -> None:

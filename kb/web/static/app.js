@@ -89,18 +89,19 @@
     var controls = box.querySelector(".player-controls");
     if (!steps.length || !controls) { return; }
     var pos = box.querySelector(".trace-pos");
-    var at = 0;
+    // -1: every step shown (how the page opens); 0..n-1: stepping, later steps hidden.
+    var at = -1;
     function render() {
       steps.forEach(function (s, i) {
         s.classList.toggle("future", at >= 0 && i > at);
         s.classList.toggle("current", i === at);
       });
-      pos.textContent = at >= 0 ? pos.dataset.label + " " + (at + 1) + " / " + steps.length : "";
+      pos.textContent = at >= 0 ? pos.dataset.label + " " + (at + 1) + " / " + steps.length : pos.dataset.all;
     }
     controls.hidden = false;
     box.querySelector(".trace-next").addEventListener("click", function () { at = Math.min(at + 1, steps.length - 1); render(); });
-    box.querySelector(".trace-prev").addEventListener("click", function () { at = Math.max(at - 1, 0); render(); });
-    box.querySelector(".trace-all").addEventListener("click", function () { at = steps.length - 1; render(); });
+    box.querySelector(".trace-prev").addEventListener("click", function () { at = at < 0 ? -1 : Math.max(at - 1, 0); render(); });
+    box.querySelector(".trace-all").addEventListener("click", function () { at = -1; render(); });
     render();
   });
 })();

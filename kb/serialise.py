@@ -1,4 +1,4 @@
-"""JSON views of knowledge-base nodes for the CLI (``--json``) and the web app's JSON twins."""
+"""Serialisation: knowledge-base nodes as the JSON shapes of the CLI (``--json``) and the web app's twins."""
 
 from __future__ import annotations
 

@@ -6,17 +6,17 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from flask import url_for
+from flask import request, url_for
 from markupsafe import Markup
 
 from kb.model import LANGS, KnowledgeBase
 from kb.rulenum import try_parse
 from kb.search import Note, SearchError, SearchResult
-from kb.web import views
 from kb.web.i18n import text as _
 from kb.web.notes import join_sentences, note_text
-from kb.web.resources import SearchUnavailable, get_search
-from kb.web.views import Page, PageError
+from kb.web.pages.base import Page, PageError, twin
+from kb.web.pages.common import edition_label, rule_url
+from kb.web.resources import SearchUnavailable, get_kb, get_search
 
 MAX_QUERY_CHARS = 200
 MAX_PAGE = 500
@@ -75,18 +75,18 @@ def _hit_url(kb: KnowledgeBase, locale: str, hit: dict[str, Any]) -> str | None:
     canonical = hit.get("canonical")
     if kind in ("commentary", "tournament"):
         # Commentary has no page of its own: it explains a rule, so link there.
-        return views.rule_url(locale, canonical) if canonical else None
+        return rule_url(locale, canonical) if canonical else None
     lang = hit.get("lang") or locale
     newest = kb.newest(lang)
     edition = hit.get("edition")
     if canonical and (edition is None or (newest and newest.id == edition) or lang != locale):
-        return views.rule_url(locale, canonical)
+        return rule_url(locale, canonical)
     if edition and try_parse(number):
-        return views.rule_url(locale, number, edition)
-    return views.rule_url(locale, canonical or number)
+        return rule_url(locale, number, edition)
+    return rule_url(locale, canonical or number)
 
 
-def search(kb: KnowledgeBase, locale: str, args: Mapping[str, str]) -> Page:
+def search_page(kb: KnowledgeBase, locale: str, args: Mapping[str, str]) -> Page:
     """Run a search (or show the empty form) and group the hits by rule."""
     params = _checked(args)
     pool = get_search()
@@ -96,7 +96,7 @@ def search(kb: KnowledgeBase, locale: str, args: Mapping[str, str]) -> Page:
         "languages": list(LANGS),
         "kinds": list(KINDS),
         "editions": [
-            {"id": e.id, "lang": e.lang, "label": views.edition_label(e, locale)}
+            {"id": e.id, "lang": e.lang, "label": edition_label(e, locale)}
             for lang in LANGS
             for e in kb.editions_of(lang)
         ],
@@ -107,6 +107,10 @@ def search(kb: KnowledgeBase, locale: str, args: Mapping[str, str]) -> Page:
         "page": params["page"],
         "pages": 0,
         "page_links": [],
+        "first_page": None,
+        "prev_page": None,
+        "next_page": None,
+        "last_page": None,
         "message": None,
         "message_local": None,
         "notes": [],
@@ -155,7 +159,7 @@ def search(kb: KnowledgeBase, locale: str, args: Mapping[str, str]) -> Page:
             },
         )
         ed = kb.editions.get(hit.get("edition") or "")
-        label = views.edition_label(ed, locale) if ed else None
+        label = edition_label(ed, locale) if ed else None
         group["hits"].append({**hit, "url": url, "edition_label": label})
     data.update(
         total=found.get("total", 0),
@@ -164,13 +168,24 @@ def search(kb: KnowledgeBase, locale: str, args: Mapping[str, str]) -> Page:
         pages=found.get("pages", 0),
         **_told(kb, result, locale),
     )
-    data["page_links"] = [
-        {"page": n, "url": _search_url(locale, params, page=n), "current": n == params["page"]}
-        for n in range(
-            max(1, params["page"] - 4), min(found.get("pages", 0), params["page"] + 4) + 1
-        )
-    ]
+    data.update(_pager(locale, params, min(found.get("pages", 0), MAX_PAGE)))
     return Page("pages/search.html", data)
+
+
+def _pager(locale: str, params: dict[str, Any], pages: int) -> dict[str, Any]:
+    """Links to the pages around this one, and to the first, previous, next and last pages."""
+    page = params["page"]
+
+    def link(n: int) -> dict[str, Any]:
+        return {"page": n, "url": _search_url(locale, params, page=n), "current": n == page}
+
+    return {
+        "page_links": [link(n) for n in range(max(1, page - 4), min(pages, page + 4) + 1)],
+        "first_page": link(1) if page > 1 else None,
+        "prev_page": link(page - 1) if page > 1 else None,
+        "next_page": link(page + 1) if page < pages else None,
+        "last_page": link(pages) if page < pages else None,
+    }
 
 
 def _suggestion(result: SearchResult, locale: str, params: dict[str, Any]) -> dict[str, Any] | None:
@@ -245,3 +260,10 @@ def suggestions(kb: KnowledgeBase, prefix: str, lang: str, limit: int = 8) -> li
         if len(out) >= limit:
             break
     return out[:limit]
+
+
+# ---- routes ---
+@twin("/<locale:locale>/search", "search")
+def search(locale: str, fmt: str = "html") -> Page:
+    """Full-text search with filters, suggestions and paging."""
+    return search_page(get_kb(), locale, request.args)

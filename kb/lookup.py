@@ -1,0 +1,291 @@
+"""Questions about the knowledge base that every reader asks: which edition a visitor means,
+which rule a number stands for now, how far a translation lags, which glossary entry a word names.
+
+Pure functions of a :class:`~kb.model.KnowledgeBase` (no web, no I/O), shared by the CLI, the
+web pages and exports.
+"""
+
+from __future__ import annotations
+
+import bisect
+import datetime as dt
+import difflib
+from typing import Any
+
+from kb.model import LANGS, Edition, GlossaryEntry, KnowledgeBase, Rule
+from kb.rulenum import try_parse
+from kb.text import nfkc
+
+__all__ = [
+    "canonical_for",
+    "find_glossary",
+    "followed_editions",
+    "glossary_edition",
+    "glossary_suggestions",
+    "lag",
+    "local_term",
+    "lookup_rule",
+    "move_runs",
+    "nearest_rules",
+    "old_rule",
+    "resolve_edition",
+    "rule_context",
+    "term_entry",
+    "toc_edition",
+]
+
+
+def resolve_edition(kb: KnowledgeBase, spec: str, lang: str) -> Edition | None:
+    """An edition from a URL: an id (any language), else a date or version in ``lang``, else in
+    English (``/ja/2011-09-30/…`` shows the English text when Japanese has no such edition)."""
+    return kb.resolve_edition(spec, lang) or kb.resolve_edition(spec, "en")
+
+
+def old_rule(kb: KnowledgeBase, spec: str, lang: str, number: str) -> Rule | None:
+    """The rule an old number names in a named edition (its ``canonical`` is the current rule
+    it became, None if deleted); None when the edition or the number is unknown."""
+    ed = resolve_edition(kb, spec, lang)
+    return kb.rule(ed.id, number) if ed else None
+
+
+def followed_editions(kb: KnowledgeBase, ed: Edition) -> list[str]:
+    """The editions whose numbering a text follows, nearest first: itself, what it translates,
+    the editions its wording fits (newest first), the edition its numbering names."""
+    out = [ed.id]
+    node = ed
+    for _step in range(4):
+        nxt = [node.translates] if node.translates else []
+        nxt += list(reversed(node.fits))
+        if node.numbering in kb.editions:
+            nxt.append(node.numbering)
+        nxt = [n for n in nxt if n and n in kb.editions and n not in out]
+        if not nxt:
+            break
+        out.extend(nxt)
+        node = kb.editions[nxt[0]]
+    return out
+
+
+def lag(kb: KnowledgeBase, ed: Edition) -> dict[str, Any]:
+    """How far a text is behind the newest full English edition, in full English editions and
+    days, measured from the text it follows (the original it translates, else itself).
+
+    Undated: ``editions`` is the least number of full editions published after the end of its
+    numbering range (``at_least``), ``days`` None; nothing known: both None.
+    """
+    chain = followed_editions(kb, ed)
+    follows = kb.editions[chain[1]] if ed.translates and len(chain) > 1 else ed
+    full = kb.editions_of("en", full_only=True)
+    out: dict[str, Any] = {
+        "follows": follows.id,
+        "follows_date": follows.date,
+        "numbering": follows.numbering,
+        "editions": None,
+        "days": None,
+        "at_least": False,
+    }
+    if not full:
+        return out
+    if follows.date:
+        out["editions"] = sum(1 for e in full if e.date and e.date > follows.date)
+        newest = full[-1].date
+        if newest:
+            days = dt.date.fromisoformat(newest) - dt.date.fromisoformat(follows.date)
+            out["days"] = max(0, days.days)
+        return out
+    _start, _sep, end = (follows.numbering or "").partition("..")
+    if end[:4].isdigit():
+        out["editions"] = sum(1 for e in full if e.date and e.date > end)
+        out["at_least"] = True
+    return out
+
+
+def toc_edition(kb: KnowledgeBase, locale: str) -> Edition | None:
+    """The edition whose sections and rules make the table of contents for a locale."""
+    own = kb.newest(locale)
+    if own is not None and own.kind == "full":
+        return own
+    return kb.newest("en") or own
+
+
+def lookup_rule(kb: KnowledgeBase, locale: str, key: str) -> tuple[Rule, bool] | None:
+    """The current rule for a canonical number in the locale's language (or English, flagged)."""
+    if key in kb.concordance:
+        for lang in (locale, "en", *LANGS):
+            rule = kb.current(key, lang)
+            if rule is not None:
+                return rule, rule.lang != locale
+    rule = kb.find(locale, key)
+    if rule is not None:
+        return rule, False
+    rule = kb.find("en", key)
+    if rule is not None:
+        return rule, locale != "en"
+    return None
+
+
+def canonical_for(kb: KnowledgeBase, locale: str, key: str) -> str | None:
+    """The current rule a visitor's number stands for: the number itself when it is a canonical
+    id; else an old number's canonical, from the newest edition that printed it (the visitor's
+    language first, then English, then the others); None when no live rule has that number."""
+    if key in kb.concordance:
+        return key
+    for lang in dict.fromkeys((locale, "en", *LANGS)):
+        rule = kb.find(lang, key)
+        if rule is not None and rule.canonical:
+            return rule.canonical
+    return None
+
+
+def glossary_edition(kb: KnowledgeBase, locale: str) -> Edition | None:
+    """The glossary a locale shows: its language's newest, else the English one."""
+    return kb.glossary_edition(locale) or kb.glossary_edition("en")
+
+
+def find_glossary(kb: KnowledgeBase, locale: str, key: str) -> GlossaryEntry | None:
+    """An entry by key or alias, in the locale's language first."""
+    for lang in (locale, "en", *LANGS):
+        entry = kb.glossary_lookup(key, lang)
+        if entry is not None:
+            return entry
+    return None
+
+
+def term_entry(
+    kb: KnowledgeBase, key: str, lang: str, edition: str | None = None
+) -> GlossaryEntry | None:
+    """The entry a term of a ``lang`` text names: as its own edition defined it (a 2016 rule, the
+    2016 glossary), else its language's newest glossary, else the English."""
+    own = kb.glossary.get(edition or "", {}).get(key)
+    return own or kb.glossary_lookup(key, lang) or kb.glossary_lookup(key, "en")
+
+
+def local_term(kb: KnowledgeBase, entry: GlossaryEntry, locale: str) -> str | None:
+    """The name of a glossary entry's concept in ``locale`` from the term base (the Term whose
+    English names hold the entry's key, term or an alias), None when it is already in that
+    language or the term base has no name there."""
+    if entry.lang == locale:
+        return None
+    names = {entry.key.lower(), entry.term.lower(), *(a.lower() for a in entry.aliases)}
+    for term in kb.terms:
+        if names & {n.lower() for n in term.names(entry.lang)}:
+            local = term.names(locale)
+            return local[0] if local else None
+    return None
+
+
+def glossary_suggestions(
+    kb: KnowledgeBase, text: str, lang: str, limit: int = 8
+) -> list[GlossaryEntry]:
+    """Entries a reader may have meant by ``text`` that names none, best first, one per key.
+
+    The tolerance of search, for a list of 700 names: an entry whose words start with the
+    words typed (``APNAP`` -> "APNAP Order", ``declare att`` -> "Declare Attackers Step"), then
+    entries within a typo or two (``stak`` -> "Stack", by :func:`difflib.get_close_matches`).
+    Only the newest glossary of ``lang`` and of English are read, never every edition's.
+    """
+    wanted = nfkc(text).strip().casefold()
+    if not wanted or len(wanted) > 80:
+        return []
+    entries: dict[str, GlossaryEntry] = {}
+    for code in dict.fromkeys((lang, "en")):
+        ed = kb.glossary_edition(code)
+        for key, entry in (kb.glossary.get(ed.id, {}) if ed else {}).items():
+            entries.setdefault(key.casefold(), entry)
+    words = wanted.split()
+    found: list[str] = []
+    for key in entries:
+        names = [key, *(a.casefold() for a in entries[key].aliases)]
+        if key != wanted and any(_words_start(name.split(), words) for name in names):
+            found.append(key)
+    found.sort(key=lambda k: (len(k), k))
+    close = difflib.get_close_matches(wanted, list(entries), n=limit, cutoff=0.75)
+    ordered = list(dict.fromkeys([*found, *close]))
+    return [entries[k] for k in ordered[:limit]]
+
+
+def _words_start(name: list[str], typed: list[str]) -> bool:
+    """True when the typed words begin the name's words, in order (``declare att``)."""
+    return len(typed) <= len(name) and all(
+        n.startswith(t) for n, t in zip(name, typed, strict=False)
+    )
+
+
+def nearest_rules(kb: KnowledgeBase, edition_id: str, number: str, n: int = 5) -> list[str]:
+    """Numbers of one edition near an unknown one, for "did you mean": its deepest ancestor
+    that exists, then the numbers of the same depth around where it would stand in the
+    document under it (999.9 -> 9, 905.4, 905.5, 905.6 ...; 117.3z -> 117.3, 117.3a ... 117.3d)."""
+    wanted = try_parse(number)
+    table = kb.rules.get(edition_id, {})
+    if wanted is None or not table:
+        return []
+    out: list[str] = []
+    for anc in wanted.ancestors():
+        if str(anc) in table:
+            out.append(str(anc))
+            break
+    scope = try_parse(out[0]) if out else None
+    ordered = kb.ordered_numbers(edition_id)
+    same_depth = [
+        m
+        for m in ordered
+        if (num := try_parse(m))
+        and num.depth == wanted.depth
+        and (scope is None or scope in num.ancestors())
+    ]
+    keys = [parse_key(m) for m in same_depth]
+    at = bisect.bisect_left(keys, wanted.sort_key())
+    # Alternate after/before the insertion point, nearest first.
+    before, after = at - 1, at
+    while len(out) < n and (before >= 0 or after < len(same_depth)):
+        if before >= 0:
+            out.append(same_depth[before])
+            before -= 1
+        if after < len(same_depth) and len(out) < n:
+            out.append(same_depth[after])
+            after += 1
+    return sorted(dict.fromkeys(out), key=parse_key)[:n]
+
+
+def parse_key(number: str) -> tuple[int, int, int]:
+    """The document-order key of a rule number (unparsable numbers last)."""
+    num = try_parse(number)
+    return num.sort_key() if num else (10**6, 0, 0)
+
+
+def rule_context(kb: KnowledgeBase, rule: Rule | None) -> str:
+    """What a rule is about, for a list of numbers: its title, else its nearest titled
+    ancestor's (117.3b: "Timing and Priority")."""
+    if rule is None:
+        return ""
+    if rule.title:
+        return rule.title
+    num = try_parse(rule.number)
+    for anc in num.ancestors() if num else []:
+        parent = kb.rule(rule.edition, str(anc))
+        if parent is not None and parent.title:
+            return parent.title
+    return ""
+
+
+def move_runs(moves: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Pure moves (dicts with ``old`` and ``new`` numbers, in document order) folded into runs
+    that shifted together: consecutive rules whose rule number moved the same way
+    (``115.1 … 115.7c -> 116.1 … 116.7c``). Each run: ``first``, ``last``, ``count``, ``items``."""
+    runs: list[dict[str, Any]] = []
+    for item in moves:
+        old, new = try_parse(item["old"] or ""), try_parse(item["new"] or "")
+        shift = (old.major, new.major) if old and new else None
+        if runs and shift is not None and runs[-1]["shift"] == shift:
+            runs[-1]["items"].append(item)
+        else:
+            runs.append({"shift": shift, "items": [item]})
+    return [
+        {
+            "first": r["items"][0],
+            "last": r["items"][-1],
+            "count": len(r["items"]),
+            "items": r["items"],
+        }
+        for r in runs
+    ]

@@ -1,0 +1,123 @@
+"""What several page families share: rule URLs and anchors, edition labels, previews and the
+errors that name the nearest rules."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import url_for
+
+from kb import lookup
+from kb.model import Edition, KnowledgeBase, Rule
+from kb.rulenum import RuleNumber, try_parse
+from kb.serialise import edition_json
+from kb.web.i18n import LANGUAGE_NAMES, format_day, format_month
+from kb.web.i18n import text as _
+from kb.web.pages.base import PageError
+
+PREVIEW_CHARS = 280
+
+
+def rule_url(locale: str, number: str, edition: str | None = None) -> str:
+    """The page of a rule: current (by canonical number) or pinned to an edition."""
+    if edition:
+        return url_for("pages.rule_pinned", locale=locale, edition=edition, number=number)
+    return url_for("pages.rule", locale=locale, number=number)
+
+
+def anchor(number: str) -> str:
+    """The HTML id of a rule (``R1173a``): dotted numbers never serve as ids."""
+    num = try_parse(number)
+    return num.anchor if num else "R" + "".join(c for c in number if c.isalnum())
+
+
+def short(text: str, limit: int = PREVIEW_CHARS) -> str:
+    """A text cut at a word boundary for previews."""
+    if len(text) <= limit:
+        return text
+    cut = text[:limit].rsplit(" ", 1)[0]
+    return cut + "…"
+
+
+def edition_label(ed: Edition, locale: str) -> str:
+    """How a reader names an edition: "Edition of 14 November 2025", or for a quoted page
+    without a date its title, where it comes from and the numbering it follows."""
+    day = format_day(ed.date, locale)
+    if day and (ed.kind == "full" or ed.version or not ed.title):
+        return _("Edition of %(date)s", date=day).local(locale)
+    wiki = any("wiki" in src.rsplit("/", 1)[-1].lower() for src in ed.sources)
+    if day:
+        if wiki:
+            return _("“%(title)s” (wiki) of %(date)s", title=ed.title, date=day).local(locale)
+        return _("“%(title)s” of %(date)s", title=ed.title, date=day).local(locale)
+    start, _sep, end = (ed.numbering or "").partition("..")
+    if start and end and format_month(start, locale) and format_month(end, locale):
+        span = {"start": format_month(start, locale), "end": format_month(end, locale)}
+        if wiki:
+            return _(
+                "“%(title)s” (wiki), numbering of %(start)s to %(end)s", title=ed.title, **span
+            ).local(locale)
+        return _("“%(title)s”, numbering of %(start)s to %(end)s", title=ed.title, **span).local(
+            locale
+        )
+    if ed.title:
+        return _("“%(title)s” (wiki)", title=ed.title).local(locale) if wiki else f"“{ed.title}”"
+    return ed.id
+
+
+def edition_info(ed: Edition | None, locale: str) -> dict[str, Any] | None:
+    """An edition as ``kb editions --json`` shows it (:func:`kb.serialise.edition_json`), with what
+    a page shows of it under ``page``: its label, title, language name and date for readers."""
+    if ed is None:
+        return None
+    return {
+        **edition_json(ed),
+        "page": {
+            "label": edition_label(ed, locale),
+            "title": ed.title,
+            "language": LANGUAGE_NAMES.get(ed.lang, ed.lang),
+            "date_display": format_day(ed.date, locale),
+        },
+    }
+
+
+def current_for_old(kb: KnowledgeBase, spec: str, lang: str, number: str) -> tuple[Edition, Rule]:
+    """:func:`old_rule` for a visitor: its edition and rule, or a :class:`PageError` that names
+    the unknown edition (400) or the nearest rules of that edition (404)."""
+    ed = lookup.resolve_edition(kb, spec, lang)
+    if ed is None:
+        raise PageError(
+            400, _("Unknown edition “%(edition)s”.", edition=spec[:40]), edition=spec[:40]
+        )
+    old = kb.rule(ed.id, number)
+    if old is None:
+        raise not_found_rule(kb, lang, number, ed.id)
+    return ed, old
+
+
+def not_found_rule(kb: KnowledgeBase, locale: str, number: str, edition: str | None) -> PageError:
+    """A 404 that names the nearest rules."""
+    ed = lookup.resolve_edition(kb, edition, locale) if edition else lookup.toc_edition(kb, locale)
+    near = lookup.nearest_rules(kb, ed.id, number) if ed else []
+    pinned = edition if edition else None
+    message = (
+        _("No rule %(number)s in %(edition)s.", number=number, edition=ed.id)
+        if ed
+        else _("No rule %(number)s in this knowledge base.", number=number)
+    )
+    return PageError(
+        404,
+        message,
+        number=number,
+        suggestions=[
+            {"number": n, "url": rule_url(locale, n, pinned) if pinned else rule_url(locale, n)}
+            for n in near
+        ],
+    )
+
+
+def parse_number(text: str) -> RuleNumber | None:
+    """A rule number from a URL segment (any spelling), or None."""
+    if len(text) > 40:
+        return None
+    return try_parse(text)

@@ -1,0 +1,204 @@
+"""The editions page (with a selector to compare any two editions of a language) and what
+changed between two editions, edits first, the long list of pure moves folded into runs."""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from typing import Any
+
+from flask import Response, redirect, request, url_for
+
+from kb import lookup
+from kb.concordance import diff_editions
+from kb.model import LANGS, Change, Edition, KnowledgeBase
+from kb.rulenum import try_parse
+from kb.web.i18n import LANGUAGE_NAMES
+from kb.web.i18n import text as _
+from kb.web.pages.base import Page, PageError, suffix, twin
+from kb.web.pages.common import edition_info, rule_url, short
+from kb.web.render import word_diff
+from kb.web.resources import get_kb
+
+#: Edited rules shown with their word diff (the JSON lists every change).
+MAX_CHANGES_SHOWN = 400
+#: Comparisons the build did not make, kept per process (two archive editions take ~0.1 s).
+DIFF_CACHE = 64
+_diffs: OrderedDict[tuple[str, str, str], list[Change]] = OrderedDict()
+_diffs_lock = threading.Lock()
+
+
+def editions_page(kb: KnowledgeBase, locale: str) -> Page:
+    """Every edition per language, a link to what changed into each, and the comparison form."""
+    # The comparison that ends at each edition (its previous full edition, not an excerpt).
+    into = {span.split("..", 1)[1]: span for span in kb.changes}
+    groups = []
+    for lang in LANGS:
+        rows = []
+        for ed in kb.editions_of(lang):
+            info = edition_info(ed, locale)
+            assert info is not None
+            span = into.get(ed.id)
+            info["page"]["changes_url"] = (
+                url_for("pages.changes", locale=locale, span=span) if span else None
+            )
+            info["page"]["lag"] = lookup.lag(kb, ed) if lang != "en" else None
+            rows.append(info)
+        if rows:
+            newest_full = [r for r in rows if r["kind"] == "full"]
+            groups.append(
+                {
+                    "lang": lang,
+                    "language": LANGUAGE_NAMES[lang],
+                    "editions": rows,
+                    # the form's defaults: the two newest complete texts (else the two newest)
+                    "compare_from": (newest_full or rows)[-2]["id"] if len(rows) > 1 else None,
+                    "compare_to": (newest_full or rows)[-1]["id"],
+                }
+            )
+    spans = [
+        {"span": k, "url": url_for("pages.changes", locale=locale, span=k)} for k in kb.changes
+    ]
+    return Page("pages/editions.html", {"languages": groups, "comparisons": spans})
+
+
+def _edition(kb: KnowledgeBase, spec: str, locale: str) -> Edition:
+    """One side of a comparison, or a 404 that lists the editions one can compare."""
+    ed = lookup.resolve_edition(kb, spec, locale) if spec and len(spec) <= 60 else None
+    if ed is None:
+        raise PageError(
+            404,
+            _("No edition “%(edition)s”.", edition=spec[:60]),
+            edition=spec[:60],
+            editions=[e.id for lang in LANGS for e in kb.editions_of(lang)],
+        )
+    return ed
+
+
+def compared(kb: KnowledgeBase, old: Edition, new: Edition) -> list[Change]:
+    """The changes from ``old`` to ``new``: the build's comparison of neighbours, else computed
+    now (any two editions of a language, in either direction) and kept for the next visitor."""
+    built = kb.changes.get(f"{old.id}..{new.id}")
+    if built is not None:
+        return [c for c in built if c.change != "same"]
+    key = (kb.content_hash, old.id, new.id)
+    with _diffs_lock:
+        hit = _diffs.get(key)
+        if hit is not None:
+            _diffs.move_to_end(key)
+            return hit
+    found = diff_editions(kb, old.id, new.id)
+    with _diffs_lock:
+        _diffs[key] = found
+        while len(_diffs) > DIFF_CACHE:
+            _diffs.popitem(last=False)
+    return found
+
+
+def parse_span(kb: KnowledgeBase, locale: str, span: str) -> tuple[Edition, Edition]:
+    """``FROM..TO`` as two editions of one language, or an error that says what is wrong."""
+    old_spec, sep, new_spec = span.partition("..")
+    if not sep:
+        raise PageError(
+            404,
+            _(
+                "No comparison “%(span)s”; compare two editions of one language as FROM..TO.",
+                span=span[:60],
+            ),
+        )
+    old, new = _edition(kb, old_spec, locale), _edition(kb, new_spec, locale)
+    if old.lang != new.lang:
+        raise PageError(
+            400,
+            _(
+                "Compare two editions of one language: %(old)s is %(old_lang)s, %(new)s is "
+                "%(new_lang)s.",
+                old=old.id,
+                old_lang=LANGUAGE_NAMES.get(old.lang, old.lang),
+                new=new.id,
+                new_lang=LANGUAGE_NAMES.get(new.lang, new.lang),
+            ),
+        )
+    if old.id == new.id:
+        raise PageError(400, _("Choose two different editions to compare."))
+    return old, new
+
+
+def changes_page(kb: KnowledgeBase, locale: str, old: Edition, new: Edition) -> Page:
+    """What changed from one edition to another: edited rules with their word diff, created and
+    deleted rules with their titles, then the pure moves folded into runs."""
+    groups: dict[str, list[dict[str, Any]]] = {
+        k: [] for k in ("edited", "created", "deleted", "moved")
+    }
+    for change in compared(kb, old, new):
+        if change.change not in groups:
+            continue
+        before = kb.rule(old.id, change.old) if change.old else None
+        after = kb.rule(new.id, change.new) if change.new else None
+        item: dict[str, Any] = {"old": change.old, "new": change.new}
+        if change.new:
+            item["url"] = rule_url(locale, change.new, new.id)
+        if change.old:
+            item["old_url"] = rule_url(locale, change.old, old.id)
+        if change.change != "moved":
+            item["title"] = lookup.rule_context(kb, after or before)
+            item["own_title"] = bool((after or before) and (after or before).title)  # type: ignore[union-attr]
+        if change.change == "edited" and len(groups["edited"]) < MAX_CHANGES_SHOWN:
+            if before and after:
+                item["diff"] = word_diff(
+                    f"{before.title or ''} {before.text}".strip(),
+                    f"{after.title or ''} {after.text}".strip(),
+                )
+        elif change.change in ("created", "deleted"):
+            rule = after or before
+            item["text"] = short(rule.text, 160) if rule else ""
+        groups[change.change].append(item)
+    for items in groups.values():
+        items.sort(key=lambda i: _sort_key(i.get("new") or i.get("old")))
+    span = f"{old.id}..{new.id}"
+    return Page(
+        "pages/changes.html",
+        {
+            "from": edition_info(old, locale),
+            "to": edition_info(new, locale),
+            "span": span,
+            "backwards": kb.sort_date(old) > kb.sort_date(new),
+            "counts": {k: len(v) for k, v in groups.items()},
+            "changes": groups,
+            "move_runs": lookup.move_runs(groups["moved"]),
+            "limit": MAX_CHANGES_SHOWN,
+            "reverse_url": url_for("pages.changes", locale=locale, span=f"{new.id}..{old.id}"),
+            "editions_url": url_for("pages.editions", locale=locale) + f"#h-{old.lang}",
+        },
+        alternates={loc: url_for("pages.changes", locale=loc, span=span) for loc in LANGS},
+    )
+
+
+def _sort_key(number: str | None) -> tuple[int, int, int]:
+    num = try_parse(number or "")
+    return num.sort_key() if num else (10**6, 0, 0)
+
+
+# ---- routes ---
+@twin("/<locale:locale>/editions/", "editions")
+def editions(locale: str, fmt: str = "html") -> Page | Response:
+    """Every edition; with ``?from=&to=`` (the comparison form), the page of that comparison."""
+    kb = get_kb()
+    wanted_from, wanted_to = request.args.get("from", ""), request.args.get("to", "")
+    if wanted_from or wanted_to:
+        old, new = parse_span(kb, locale, f"{wanted_from}..{wanted_to}")
+        target = url_for("pages.changes", locale=locale, span=f"{old.id}..{new.id}")
+        return redirect(suffix(target, fmt), 303)
+    return editions_page(kb, locale)
+
+
+@twin("/<locale:locale>/editions/<span>", "changes")
+def changes(locale: str, span: str, fmt: str = "html") -> Page | Response:
+    """What changed between two editions (``en-2019-06-14..en-2019-07-12``; any two editions of
+    a language, either way; dates stand for the editions of the URL's language)."""
+    kb = get_kb()
+    old, new = parse_span(kb, locale, span)
+    if span != f"{old.id}..{new.id}":
+        target = url_for("pages.changes", locale=locale, span=f"{old.id}..{new.id}")
+        return redirect(suffix(target, fmt), 301)
+    return changes_page(kb, locale, old, new)

@@ -1,0 +1,362 @@
+"""Rule pages: the current rule by canonical number and a rule as one edition printed it, with
+its subtree, references, terms, translations, history and examples."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from flask import Response, redirect, request, url_for
+
+from kb import lookup
+from kb.lookup import followed_editions, lag, local_term, term_entry
+from kb.model import LANGS, KnowledgeBase, Ref, Rule
+from kb.rulenum import try_parse
+from kb.serialise import rule_json
+from kb.web.i18n import LANGUAGE_NAMES
+from kb.web.i18n import text as _
+from kb.web.pages.base import Page, PageError, suffix, twin
+from kb.web.pages.common import (
+    anchor,
+    current_for_old,
+    edition_info,
+    not_found_rule,
+    parse_number,
+    rule_url,
+    short,
+)
+from kb.web.pages.examples import example_summary, trace_rows
+from kb.web.pages.history import history, old_numbers
+from kb.web.render import rule_html
+from kb.web.resources import get_kb
+
+MAX_PAGE_EXAMPLES = 3
+
+
+MAX_PAGE_TRACE = 12
+
+
+SUBTREE_BUDGET = 20_000
+
+
+RENDER_BUDGET = 24_000
+
+
+MAX_PREVIEWS = 30
+
+
+MAX_TERMS = 24
+
+
+RefLink = Callable[[Ref], tuple[str | None, Rule | None]]
+
+
+def _ref_links(kb: KnowledgeBase, locale: str, rule: Rule, pinned: str | None) -> RefLink:
+    """How the references in ``rule`` link: ``ref -> (url, the rule it names)``; the URL is the
+    current rule it became, else its old edition.
+
+    A quote (a wiki page) cites rules it does not quote itself: those are looked up in the
+    editions whose numbering the quote follows. Nothing found: ``(None, None)`` (unresolved).
+    """
+    chain = followed_editions(kb, kb.editions[rule.edition]) if rule.edition in kb.editions else []
+    if pinned:
+        chain = [pinned, *(e for e in chain if e != pinned)]
+
+    def resolve(ref: Ref) -> tuple[str | None, Rule | None]:
+        for ed_id in chain:
+            target = kb.rule(ed_id, ref.number)
+            if target is None:
+                continue
+            if ed_id == pinned:
+                return rule_url(locale, ref.number, pinned), target
+            if ref.canonical:
+                return rule_url(locale, ref.canonical), target
+            if target.canonical and not pinned:
+                return rule_url(locale, target.canonical), target
+            return rule_url(locale, ref.number, ed_id), target
+        if ref.canonical:
+            return rule_url(locale, ref.canonical), kb.current(ref.canonical, rule.lang)
+        return None, None
+
+    return resolve
+
+
+def _ref_href(locale: str, rule: Rule, pinned: str | None) -> Callable[[Ref], str | None]:
+    """The URL of each reference in ``rule`` (see :func:`_ref_links`)."""
+    resolve = _ref_links(get_kb(), locale, rule, pinned)
+    return lambda ref: resolve(ref)[0]
+
+
+def _node(
+    kb: KnowledgeBase,
+    rule: Rule,
+    locale: str,
+    pinned: str | None,
+    depth0: int,
+    terms: set[str] | None = None,
+) -> dict:
+    """One rule of a page as data; glossary terms are linked once per page (``terms`` collects
+    the keys already linked, None: no term links)."""
+    num = try_parse(rule.number)
+    spans: list[tuple[str, int, int]] = []
+    if terms is not None:
+        for key, start, end in rule.term_spans:
+            # The build also names concepts of the term base that have no glossary entry to
+            # link to ("play a land"): those stay plain text.
+            if key not in terms and term_entry(kb, key, rule.lang, rule.edition) is not None:
+                terms.add(key)
+                spans.append((key, start, end))
+    href = _ref_href(locale, rule, pinned)
+
+    def term_href(key: str) -> str:
+        return url_for("pages.glossary_entry", locale=locale, key=key)
+
+    examples = []
+    for i, text in enumerate(rule.examples):
+        refs = rule.example_refs[i] if i < len(rule.example_refs) else []
+        examples.append({"text": text, "html": rule_html(text, refs, href)})
+    return {
+        "number": rule.number,
+        "display": num.display if num else rule.number,
+        "anchor": anchor(rule.number),
+        "depth": (num.depth if num else 0) - depth0,
+        "kind": rule.kind,
+        "title": rule.title,
+        "text": rule.text,
+        "html": rule_html(
+            rule.text,
+            rule.refs,
+            href,
+            terms=spans,
+            term_href=term_href if spans else None,
+        ),
+        "examples": examples,
+        "canonical": rule.canonical,
+        "change": rule.change,
+        "url": rule_url(locale, rule.number, pinned or rule.edition)
+        if pinned or not rule.canonical
+        else rule_url(locale, rule.canonical),
+        "children": len(rule.children),
+    }
+
+
+def _previews(kb: KnowledgeBase, rules: list[Rule], locale: str, pinned: str | None) -> list[dict]:
+    """The rules this subtree refers to, with a short text: shown as a list, used for hovers."""
+    seen: dict[str, dict[str, Any]] = {}
+    for rule in rules:
+        resolve = _ref_links(kb, locale, rule, pinned)
+        for ref in [*rule.refs, *(r for refs in rule.example_refs for r in refs)]:
+            url, target = resolve(ref)
+            if url is None or target is None or url in seen:
+                continue
+            seen[url] = {
+                "url": url,
+                "number": ref.number,
+                "title": target.title,
+                "text": short(target.text),
+                "lang": target.lang,
+            }
+    return list(seen.values())
+
+
+def _terms(kb: KnowledgeBase, rules: list[Rule], locale: str) -> list[dict[str, Any]]:
+    keys: list[str] = []
+    for rule in rules:
+        keys.extend(k for k in rule.terms if k not in keys)
+    out = []
+    lang = rules[0].lang if rules else locale
+    edition = rules[0].edition if rules else None
+    for key in keys:
+        entry = term_entry(kb, key, lang, edition)
+        if entry is None:
+            continue
+        out.append(
+            {
+                "key": key,
+                "term": entry.term,
+                "local": local_term(kb, entry, locale),
+                "definition": short(entry.definition, 240),
+                "lang": entry.lang,
+                "url": url_for("pages.glossary_entry", locale=locale, key=entry.key),
+            }
+        )
+    return out
+
+
+def _translations(kb: KnowledgeBase, rule: Rule, locale: str) -> list[dict[str, Any]]:
+    """The same rule in the other languages, with their edition and how far it lags."""
+    if not rule.canonical:
+        return []
+    out = []
+    found = kb.counterparts(rule)
+    for lang in LANGS:
+        if lang == rule.lang:
+            continue
+        other = found.get(lang)
+        if other is None:
+            out.append({"lang": lang, "language": LANGUAGE_NAMES[lang], "missing": True})
+            continue
+        ed = kb.editions[other.edition]
+        href = _ref_href(locale, other, None)
+        out.append(
+            {
+                "lang": lang,
+                "language": LANGUAGE_NAMES[lang],
+                "missing": False,
+                "number": other.number,
+                "title": other.title,
+                "text": other.text,
+                "html": rule_html(other.text, other.refs, href),
+                "edition": edition_info(ed, locale),
+                "lag": lag(kb, ed),
+                "url": rule_url(lang, rule.canonical),
+            }
+        )
+    return out
+
+
+def rule_page(
+    kb: KnowledgeBase, locale: str, rule: Rule, fallback: bool, pinned: str | None = None
+) -> Page:
+    """A rule and its subtree with everything around it."""
+    nodes = kb.subtree(rule)
+    shallow = rule.kind == "section" or (
+        sum(len(n.text.encode()) + sum(len(x.encode()) for x in n.examples) for n in nodes)
+        > SUBTREE_BUDGET
+    )
+    num = try_parse(rule.number)
+    depth0 = num.depth if num else 0
+    linked: set[str] = set()
+    root = _node(kb, rule, locale, pinned, depth0, linked)
+    subtree = [] if shallow else [_node(kb, n, locale, pinned, depth0, linked) for n in nodes[1:]]
+    size = sum(len(n["html"]) + sum(len(x["html"]) for x in n["examples"]) for n in subtree)
+    if shallow or size > RENDER_BUDGET:
+        shallow = True
+        nodes = [rule, *(c for c in (kb.rule(rule.edition, n) for n in rule.children) if c)]
+        subtree = [_node(kb, n, locale, pinned, depth0) for n in nodes[1:]]
+    ed = kb.editions[rule.edition]
+
+    def link(r: Rule | None) -> dict[str, Any] | None:
+        if r is None:
+            return None
+        url = rule_url(locale, r.number, pinned) if pinned or not r.canonical else None
+        url = url or rule_url(locale, r.canonical or r.number)
+        return {"number": r.number, "title": r.title or short(r.text, 60), "url": url}
+
+    crumbs = []
+    if num is not None:
+        for anc in reversed(num.ancestors()):
+            parent = kb.rule(rule.edition, str(anc))
+            if parent is not None:
+                crumbs.append(link(parent))
+    prev, nxt = kb.neighbours(rule)
+    canonical = rule.canonical
+    examples = kb.examples_for(canonical) if canonical else []
+    shown = []
+    for ex in examples[:MAX_PAGE_EXAMPLES]:
+        item = example_summary(ex, locale)
+        rows = trace_rows(ex, locale)
+        item["trace"] = rows[:MAX_PAGE_TRACE]
+        item["trace_more"] = max(0, len(rows) - MAX_PAGE_TRACE)
+        shown.append(item)
+    permalink = (
+        url_for("links.permalink", number=canonical)
+        if canonical
+        else url_for("pages.rule_pinned", locale=locale, edition=rule.edition, number=rule.number)
+    )
+    alternates = {
+        loc: (
+            url_for("pages.rule_pinned", locale=loc, edition=pinned, number=rule.number)
+            if pinned
+            else url_for("pages.rule", locale=loc, number=canonical or rule.number)
+        )
+        for loc in LANGS
+    }
+    data = {
+        "rule": root,
+        "lang": rule.lang,
+        "language": LANGUAGE_NAMES.get(rule.lang, rule.lang),
+        "fallback": fallback,
+        "pinned": bool(pinned),
+        "edition": edition_info(ed, locale),
+        "lag": lag(kb, ed) if ed.lang != "en" else None,
+        "current_url": rule_url(locale, canonical) if canonical else None,
+        "subtree": subtree,
+        "shallow": shallow,
+        "breadcrumbs": crumbs,
+        "prev": link(prev),
+        "next": link(nxt),
+        "previews": _previews(kb, nodes, locale, pinned)[:MAX_PREVIEWS],
+        "terms": _terms(kb, nodes[:1] if shallow else nodes, locale)[:MAX_TERMS],
+        "translations": _translations(kb, rule, locale),
+        "history": history(kb, canonical, locale) if canonical else [],
+        "old_numbers": old_numbers(kb, canonical, locale) if canonical else [],
+        "referenced_by": [link(kb.rule(rule.edition, n)) for n in kb.referenced_by(rule)[:20]],
+        "examples": shown,
+        "more_examples": max(0, len(examples) - MAX_PAGE_EXAMPLES),
+        "permalink": permalink,
+    }
+    return Page(
+        "pages/rule.html", data, alternates=alternates, json={**rule_json(kb, rule), "page": data}
+    )
+
+
+# ---- routes ---
+def _rule_number(text: str) -> str:
+    num = parse_number(text)
+    if num is None:
+        shown = text if len(text) <= 40 else text[:40] + "…"
+        raise PageError(
+            404,
+            _("“%(text)s” is not a rule number (try 117, 117.3 or 117.3a).", text=shown),
+            number=shown,
+            suggestions=[],
+        )
+    return str(num)
+
+
+@twin("/<locale:locale>/rules/<number>", "rule")
+def rule(locale: str, number: str, fmt: str = "html") -> Page | Response:
+    """The current rule for a canonical number, in the locale's language where it exists."""
+    kb = get_kb()
+    key = _rule_number(number)
+    edition = request.args.get("edition")
+    if edition:
+        # An old number in a named edition: send the visitor to the rule it became.
+        ed, old = current_for_old(kb, edition, locale, key)
+        target = old.canonical
+        if target is None:
+            return redirect(suffix(rule_url(locale, key, ed.id), fmt), 302)
+        return redirect(suffix(rule_url(locale, target), fmt), 301)
+    if key != number:
+        return redirect(suffix(url_for("pages.rule", locale=locale, number=key), fmt), 301)
+    current = lookup.canonical_for(kb, locale, key)
+    if current is not None and current != key:
+        # An old number (116.3b before July 2019): its page is the rule it became. A 302, as a
+        # later edition may give the number to another rule.
+        return redirect(suffix(url_for("pages.rule", locale=locale, number=current), fmt), 302)
+    found = lookup.lookup_rule(kb, locale, key)
+    if found is None:
+        raise not_found_rule(kb, locale, key, None)
+    return rule_page(kb, locale, found[0], found[1])
+
+
+@twin("/<locale:locale>/<edition>/rules/<number>", "rule_pinned")
+def rule_pinned(locale: str, edition: str, number: str, fmt: str = "html") -> Page | Response:
+    """A rule as it was in one edition (its number in that edition's numbering)."""
+    kb = get_kb()
+    key = _rule_number(number)
+    ed = lookup.resolve_edition(kb, edition, locale)
+    if ed is None:
+        raise PageError(
+            404,
+            _("No edition “%(edition)s”.", edition=edition[:40]),
+            editions=[e for e in kb.editions],
+        )
+    if ed.id != edition or key != number:
+        target = url_for("pages.rule_pinned", locale=locale, edition=ed.id, number=key)
+        return redirect(suffix(target, fmt), 301)
+    found = kb.rule(ed.id, key)
+    if found is None:
+        raise not_found_rule(kb, locale, key, ed.id)
+    return rule_page(kb, locale, found, fallback=found.lang != locale, pinned=ed.id)

@@ -1,0 +1,230 @@
+"""Production serving: every core, and slow clients that cannot lock anyone out.
+
+On POSIX, gunicorn's arbiter preforks one worker process per core (it restarts a worker that dies
+and stops them all cleanly on SIGTERM); inside each worker, waitress reads and writes the sockets.
+Why not one of gunicorn's own worker classes: the ``sync`` and ``gthread`` workers park a thread on
+each connection while its request arrives, so a few hundred clients sending a byte every few
+seconds take every thread; waitress buffers requests in an event loop and hands only complete
+ones to its threads, so a slow client costs a socket, not a thread. Elsewhere (Windows), one
+waitress process with threads.
+
+Each worker process creates the app itself (no ``preload``): the built artefacts are opened
+read-only per process, never shared across a fork. The listening socket is bound before anything
+is printed, so a busy port is the only line a user sees.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import socket
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+__all__ = ["ServeError", "bind", "serve", "waitress_options"]
+
+#: Threads per process: pages are CPU-bound Python, so a few overlap I/O without fighting the GIL.
+THREADS = 4
+#: Open connections per process (waitress's default of 100 let 100 slow clients lock the site).
+CONNECTION_LIMIT = 1000
+#: Seconds a connection may stay silent between bytes before it is closed.
+CHANNEL_TIMEOUT = 30
+#: Connections waiting for accept() in the kernel.
+BACKLOG = 2048
+
+
+class ServeError(Exception):
+    """The server cannot start (a busy port, a host that is not ours): one line for the user."""
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """A listening socket on ``host:port``, or a :class:`ServeError` that names ``--port``."""
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except socket.gaierror as exc:
+        raise ServeError(f"cannot serve on {host}: {exc.strerror or exc} (check --host)") from None
+    family, kind, proto, _name, address = infos[0]
+    sock = socket.socket(family, kind, proto)
+    try:
+        if os.name == "posix":  # a restart must not wait for old connections in TIME_WAIT
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+        sock.listen(BACKLOG)
+    except OSError as exc:
+        sock.close()
+        if exc.errno in (98, 48, 10048):  # EADDRINUSE on Linux, macOS, Windows
+            raise ServeError(
+                f"port {port} is already in use on {host}: choose another with --port"
+            ) from None
+        raise ServeError(
+            f"cannot serve on {host}:{port}: {exc.strerror or exc} (check --host and --port)"
+        ) from None
+    sock.setblocking(False)
+    return sock
+
+
+def _raise_file_limit(wanted: int) -> int:
+    """Raise this process's open-file limit towards ``wanted`` (sockets are files); the limit."""
+    try:
+        import resource
+    except ImportError:  # Windows: no such limit to raise
+        return wanted
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    target = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
+    if soft != resource.RLIM_INFINITY and soft < target:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+        soft = target
+    return soft
+
+
+def waitress_options(threads: int = THREADS) -> dict[str, Any]:
+    """Waitress's settings for the open internet: many idle or slow connections, bounded bodies."""
+    files = _raise_file_limit(CONNECTION_LIMIT + 256)
+    return {
+        "threads": threads,
+        "connection_limit": max(64, min(CONNECTION_LIMIT, files - 128)),
+        "channel_timeout": CHANNEL_TIMEOUT,
+        "cleanup_interval": 10,
+        "backlog": BACKLOG,
+        "ident": "kb",
+        "max_request_header_size": 64 << 10,
+        "max_request_body_size": 2 << 20,
+    }
+
+
+def _make_app(instance: Path, page_cache: bool = True) -> Any:
+    """The app of one process, with its long-lived objects frozen out of the collector's way."""
+    from kb.web.app import create_app
+
+    app = create_app({"INSTANCE": Path(instance), "PAGE_CACHE": page_cache})
+    pool = app.extensions["kb_search"]
+    if pool.available:
+        try:  # open the index now rather than on the first visitor's search
+            pool.get()
+        except Exception as exc:  # reported on the search page; the site still browses
+            print(f"kb: search unavailable: {exc}", file=sys.stderr)
+    # The knowledge base and index are read-only from here on: move their objects out of the
+    # collector's reach, or every full collection walks them all (100 ms pauses at p99).
+    gc.collect()
+    gc.freeze()
+    return app
+
+
+def serve(
+    instance: Path,
+    host: str = "127.0.0.1",
+    port: int = 5000,
+    *,
+    workers: int | None = None,
+    debug: bool = False,
+    announce: Callable[[str], None] | None = None,
+    sock: socket.socket | None = None,
+    page_cache: bool = True,
+) -> None:
+    """Serve an instance until stopped: ``workers`` processes (default: one per core) under
+    gunicorn on POSIX, else one waitress process; Flask's reloading server with ``debug``.
+
+    ``sock``: a socket already listening on ``host:port`` (from :func:`bind`), so that a caller
+    can claim the port before a long build; ``page_cache=False`` renders every request (for
+    benchmarks of uncached pages)."""
+    say = announce or (lambda line: print(line, flush=True))
+    sock = sock or bind(host, port)
+    url = f"http://{host if ':' not in host else f'[{host}]'}:{port}/"
+    count = max(1, workers or os.cpu_count() or 1)
+    if debug:
+        sock.close()
+        say(f"kb: serving {instance} at {url} (debug)")
+        _make_app(instance, page_cache).run(host=host, port=port, debug=True, use_reloader=True)
+        return
+    if os.name != "posix" or (count == 1 and workers is None):
+        started = time.perf_counter()
+        app = _make_app(instance, page_cache)
+        say(f"kb: serving {instance} at {url} (ready in {time.perf_counter() - started:.2f} s)")
+        _waitress(app, [sock])
+        return
+    say(f"kb: serving {instance} at {url} ({count} worker processes)")
+    _Arbiter(instance, sock, count, page_cache).run()
+
+
+def _waitress(
+    app: Any, sockets: list[socket.socket], alive: Callable[[], bool] | None = None
+) -> None:
+    """Run waitress on sockets that are already listening (until ``alive()`` turns false)."""
+    from waitress import wasyncore
+    from waitress.server import create_server
+
+    channels: dict[int, Any] = {}
+    server = create_server(app, map=channels, sockets=sockets, **waitress_options())
+    if alive is None:
+        server.run()
+        return
+    try:
+        while alive():
+            wasyncore.loop(timeout=1.0, map=channels, count=1)
+    finally:
+        server.close()  # type: ignore[union-attr]
+        server.task_dispatcher.shutdown(timeout=5)  # type: ignore[union-attr]
+
+
+def _worker_class() -> type:
+    """A gunicorn worker that serves its inherited sockets with waitress (see the module doc)."""
+    from gunicorn.workers.base import Worker
+
+    class WaitressWorker(Worker):  # type: ignore[misc]
+        """Reads requests in waitress's event loop; tells the arbiter it lives every second."""
+
+        def run(self) -> None:
+            parent = os.getppid()
+
+            def alive() -> bool:
+                self.notify()
+                return bool(self.alive) and os.getppid() == parent
+
+            _waitress(self.wsgi, [listener.sock for listener in self.sockets], alive)
+
+    return WaitressWorker
+
+
+class _Arbiter:
+    """gunicorn's master process over our socket and our app factory."""
+
+    def __init__(self, instance: Path, sock: socket.socket, workers: int, page_cache: bool) -> None:
+        from gunicorn.app.base import BaseApplication
+
+        options = {
+            "bind": [f"fd://{sock.fileno()}"],
+            "workers": workers,
+            "worker_class": f"{__name__}._worker_class_ref",
+            # A worker that loads a large build may take a while before its first heartbeat.
+            "timeout": 120,
+            "graceful_timeout": 10,
+            "loglevel": "warning",
+            "accesslog": None,
+            "proc_name": "kb",
+        }
+
+        class Application(BaseApplication):  # type: ignore[misc]
+            def load_config(self) -> None:
+                for key, value in options.items():
+                    self.cfg.set(key, value)
+
+            def load(self) -> Any:
+                return _make_app(instance, page_cache)
+
+        self.sock = sock
+        self.application = Application()
+
+    def run(self) -> None:
+        """Run until SIGTERM or SIGINT; a worker that cannot start stops the server."""
+        self.application.run()
+
+
+def __getattr__(name: str) -> Any:
+    # gunicorn names its worker class by dotted path: build the class (and import gunicorn)
+    # only when asked, so that importing this module never needs gunicorn.
+    if name == "_worker_class_ref":
+        return _worker_class()
+    raise AttributeError(name)

@@ -1,0 +1,132 @@
+"""`kb serve` as a process: a busy port is one clear line; slow clients never lock others out."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from kb.web.serving import ServeError, bind, waitress_options
+
+SLOW_CLIENTS = 200
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _kb(*args: str) -> list[str]:
+    return [sys.executable, "-m", "kb", *args]
+
+
+def test_a_busy_port_is_the_only_line_and_names_the_option(embedded_instance: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        run = subprocess.run(
+            _kb("serve", "--instance", str(embedded_instance), "--port", str(port)),
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    assert run.returncode == 1
+    assert run.stdout == ""
+    lines = run.stderr.strip().splitlines()
+    assert len(lines) == 1, run.stderr
+    assert lines[0].startswith("kb: error: port ") and "--port" in lines[0]
+
+
+def test_bind_names_a_bad_host() -> None:
+    with pytest.raises(ServeError, match="--host"):
+        bind("no-such-host.invalid", 0)
+
+
+def test_waitress_is_configured_for_many_slow_connections() -> None:
+    options = waitress_options()
+    # waitress's default of 100 connections let 100 slow clients lock everyone out
+    assert options["connection_limit"] >= 2 * SLOW_CLIENTS
+    assert options["channel_timeout"] <= 60
+
+
+@pytest.fixture(scope="module")
+def served(embedded_instance: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """`kb serve --workers 2` in its own process group on a free port, polled until it answers."""
+    port = _free_port()
+    log = tmp_path_factory.mktemp("serve") / "serve.log"
+    with log.open("wb") as err:
+        proc = subprocess.Popen(
+            _kb(
+                "serve", "--instance", str(embedded_instance), "--port", str(port), "--workers", "2"
+            ),
+            stdout=subprocess.DEVNULL,
+            stderr=err,
+            start_new_session=True,
+        )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(url + "/en/", timeout=2) as response:
+                if response.status == 200:
+                    break
+        except OSError:
+            time.sleep(0.2)
+    else:
+        proc.kill()
+        pytest.fail(
+            f"kb serve never answered: {proc.stderr.read().decode() if proc.stderr else ''}"
+        )
+    yield url
+    os.killpg(proc.pid, 15)
+    proc.wait(timeout=30)
+
+
+def test_serve_runs_worker_processes(served: str) -> None:
+    port = int(served.rsplit(":", 1)[1])
+    out = subprocess.run(["ss", "-ltnpH", f"sport = :{port}"], capture_output=True, text=True)
+    if out.returncode != 0:
+        pytest.skip("ss is not available")
+    # the arbiter and two workers share the listening socket
+    assert out.stdout.count("pid=") >= 3, out.stdout
+
+
+def test_slow_clients_do_not_lock_others_out(served: str) -> None:
+    host, port = "127.0.0.1", int(served.rsplit(":", 1)[1])
+    slow: list[socket.socket] = []
+    for _ in range(SLOW_CLIENTS):
+        s = socket.create_connection((host, port), timeout=5)
+        s.sendall(b"GET /en/ HTTP/1.1\r\nHost: x\r\n")  # never completes its headers
+        slow.append(s)
+    stop = threading.Event()
+
+    def dribble() -> None:  # one byte each second on every slow connection
+        while not stop.wait(1.0):
+            for s in slow:
+                with contextlib.suppress(OSError):
+                    s.send(b"X")
+
+    thread = threading.Thread(target=dribble, daemon=True)
+    thread.start()
+    try:
+        started = time.monotonic()
+        for path in ("/en/", "/en/rules/117.3b", "/fr/glossary/", "/ja/rules/117", "/en/") * 2:
+            with urllib.request.urlopen(served + path, timeout=5) as response:
+                assert response.status == 200
+        assert time.monotonic() - started < 20
+    finally:
+        stop.set()
+        thread.join()
+        for s in slow:
+            s.close()
