@@ -199,7 +199,7 @@ def test_no_failed_request_while_builds_are_published(
     server = make_server("127.0.0.1", 0, app, threaded=True)
     port = server.server_port
     threading.Thread(target=server.serve_forever, daemon=True).start()
-    urls = ["/en/rules/117.3b", "/fr/rules/117.1", "/en/rules/117.json", "/en/editions/"]
+    urls = ["/en/rules/117.3b", "/fr/rules/117.1", "/en/rules/117.json", "/en/glossary/priority"]
     statuses: list[int] = []
     stop = threading.Event()
 
