@@ -540,11 +540,18 @@ def _vocabulary(
     }
     newest_en = kb.glossary_edition("en")
     english = kb.glossary[newest_en.id] if newest_en else {}
+    # An English text with its own glossary names a concept by that glossary's entry first: its
+    # terms are explained by its own edition, and its links do not change when a newer edition
+    # is added (so an incremental build need not link every edition again).
+    own = glossary if lang == "en" and glossary else {}
     for term in kb.terms:
         names = term.names(lang)
         if not names or not term.en:
             continue
-        key = next((n.lower() for n in term.en if n.lower() in english), term.en[0].lower())
+        key = next(
+            (n.lower() for n in term.en if n.lower() in own),
+            next((n.lower() for n in term.en if n.lower() in english), term.en[0].lower()),
+        )
         if key not in vocabulary:
             vocabulary[key] = list(names)
     return vocabulary
