@@ -552,6 +552,9 @@ def _vocabulary(
             (n.lower() for n in term.en if n.lower() in own),
             next((n.lower() for n in term.en if n.lower() in english), term.en[0].lower()),
         )
+        named_by = own if key in own else english
+        if key in named_by and _is_redirect(named_by[key]):
+            continue  # a redirect is never a term to link, whichever list names it
         if key not in vocabulary:
             vocabulary[key] = list(names)
     return vocabulary
