@@ -1,25 +1,28 @@
-"""Build: corpus files -> records -> knowledge base -> artefacts (``kb.json`` and the search index).
+"""Build: corpus files -> records -> knowledge base -> artefacts (``kb.sqlite`` and the search index).
 
 The build reads the embedded corpus plus the paths a user added, links and aligns everything, runs
-the executable examples, and writes the instance folder atomically: a new build is made beside the
-old one and swapped in by renaming, so a failed build leaves the previous one intact. When the
-content hash of every input (and of the code that builds) is unchanged, nothing is rebuilt.
+the executable examples, and publishes a new build folder of the instance atomically
+(:mod:`kb.instance`: a pointer replaced by one rename), so a failed build leaves the previous one
+intact and a running server moves to the new one on its next request. When the content hash of
+every input (and of the code that builds) is unchanged, nothing is rebuilt.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import os
-import shutil
+import stat
 import sys
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kb import concordance
+from kb import buildcache, concordance, store
+from kb import instance as layout
+from kb.buildcache import BuildCache
+from kb.instance import BuildError, load
 from kb.model import (
     Commentary,
     Edition,
@@ -34,17 +37,18 @@ from kb.paths import CORPUS_DIR, EXAMPLES_DIR, PACKAGE_DIR
 from kb.rulenum import try_parse
 from kb.sources.records import Problem, SourceDoc, SourceError
 
-FORMAT_VERSION = "1"
-KB_FILE = "kb.json"
+FORMAT_VERSION = "2"
+KB_FILE = store.DB_FILE
 BUILD_FILE = "build.json"
 CORPUS_FILE = "corpus.json"
 INDEX_DIR = "index"
 
 Progress = Callable[[str, int, int], None]
 
+__all__ = ["BuildError", "BuildReport", "build", "build_kb", "is_stale", "load"]
 
-class BuildError(Exception):
-    """A build that cannot be made; the message names the file (and line) at fault."""
+#: How a left-out file's problem reads in ``BuildReport.problems`` (``str(Problem)`` of an error).
+LEFT_OUT_MARK = ": error: "
 
 
 @dataclass
@@ -86,9 +90,21 @@ class BuildReport:
             f"tournament rules {t.get('tournament', 0)}"
         )
         lines.extend(f"Note: {n}" for n in self.notes)
-        lines.append(f"Warnings: {len(self.problems)}")
-        lines.extend(f"  {p}" for p in self.problems)
+        left_out = self.left_out
+        if left_out:
+            lines.append(
+                f"Left out {len(left_out)} file(s) that could not be read (the rest is built):"
+            )
+            lines.extend(f"  {p}" for p in left_out)
+        warnings = [p for p in self.problems if p not in left_out]
+        lines.append(f"Warnings: {len(warnings)}")
+        lines.extend(f"  {p}" for p in warnings)
         return "\n".join(lines)
+
+    @property
+    def left_out(self) -> list[str]:
+        """The files left out of the build, one ``file:line: error: why`` each."""
+        return [p for p in self.problems if LEFT_OUT_MARK in p]
 
 
 # ---- inputs ---------------------------------------------------------------------------------
@@ -127,27 +143,93 @@ def content_hash(inputs: Iterable[tuple[Path, dict[str, Any] | None]]) -> str:
 
 # ---- knowledge base -------------------------------------------------------------------------
 def read_all(
-    inputs: list[tuple[Path, dict[str, Any] | None]], progress: Progress | None = None
+    inputs: list[tuple[Path, dict[str, Any] | None]],
+    progress: Progress | None = None,
+    *,
+    other_added: int = 0,
 ) -> tuple[list[SourceDoc], list[Problem]]:
-    """Read every input with its reader; a file that cannot be read raises :class:`BuildError`."""
+    """Read every input with its reader.
+
+    An added file that cannot be read (damaged, binary, of no known format) is left out: its
+    problem (severity "error", file and line) is reported and the rest builds. The build stops
+    with :class:`BuildError` only when a file of the embedded corpus fails, or when every added
+    file does (nothing the user asked for could be read; ``other_added`` counts added files read
+    elsewhere, e.g. taken from the build cache).
+    """
     from kb.sources.registry import read_source
 
     docs: list[SourceDoc] = []
     problems: list[Problem] = []
+    added = failed = 0
+    first_failure: SourceError | None = None
     for i, (path, entry) in enumerate(inputs, 1):
         if progress:
             progress(f"reading {path.name}", i, len(inputs))
+        added += entry is None
         try:
             got = read_source(path, entry)
         except SourceError as exc:
-            problem = exc.problem
-            raise BuildError(
-                f"{display_path(problem.path)}{':' + str(problem.line) if problem.line else ''}: {problem.message}"
-            ) from exc
+            if entry is not None:
+                raise BuildError(_where(exc.problem)) from exc
+            failed += 1
+            first_failure = first_failure or exc
+            problems.append(exc.problem)
+            continue
         for doc in got:
             problems.extend(doc.problems)
         docs.extend(got)
+    if first_failure is not None and failed == added and not other_added:
+        raise BuildError(_where(first_failure.problem)) from first_failure
     return docs, problems
+
+
+def read_cached(
+    inputs: list[tuple[Path, dict[str, Any] | None]],
+    progress: Progress | None = None,
+    cache: BuildCache | None = None,
+) -> tuple[list[SourceDoc], list[Problem]]:
+    """:func:`read_all`, taking each file whose bytes (and reader code) are unchanged from the
+    cache instead of reading it again."""
+    if cache is None or cache.folder is None:
+        return read_all(inputs, progress)
+    code = buildcache.code_digest("docs")
+    keys: list[str] = []
+    for path, entry in inputs:
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            raise BuildError(f"{path}: cannot read: {exc.strerror}") from exc
+        keys.append(buildcache.digest(str(path), repr(sorted((entry or {}).items())), code, data))
+    found = [cache.get("docs", key) for key in keys]
+    missing = [inp for inp, got in zip(inputs, found, strict=True) if got is None]
+    fresh: dict[str, list[SourceDoc]] = {str(path): [] for path, _ in missing}
+    left_out: list[Problem] = []
+    if missing:
+        cached_added = sum(
+            entry is None for (_, entry), got in zip(inputs, found, strict=True) if got is not None
+        )
+        docs, problems = read_all(missing, progress, other_added=cached_added)
+        for doc in docs:
+            if doc.path not in fresh:  # a reader named its document otherwise: no caching
+                return read_all(inputs, progress)
+            fresh[doc.path].append(doc)
+        # A file left out (damaged, unknown format) yields no document: report it, never cache it.
+        read = {doc.path for doc in docs}
+        left_out = [p for p in problems if str(p.path) not in read]
+    out: list[SourceDoc] = []
+    for (path, _), key, got in zip(inputs, keys, found, strict=True):
+        if got is None:
+            got = fresh[str(path)]
+            if not got:
+                continue
+            cache.put("docs", key, got)
+        out.extend(got)
+    return out, [*left_out, *(p for doc in out for p in doc.problems)]
+
+
+def _where(problem: Problem) -> str:
+    line = f":{problem.line}" if problem.line else ""
+    return f"{display_path(problem.path)}{line}: {problem.message}"
 
 
 def assemble(docs: list[SourceDoc], problems: list[Problem]) -> KnowledgeBase:
@@ -343,35 +425,102 @@ def _link_tree(table: dict[str, Rule]) -> None:
                 break
 
 
-def link(kb: KnowledgeBase) -> None:
+def link(kb: KnowledgeBase, cache: BuildCache | None = None) -> None:
     """Cross-references (resolved within their own edition) and glossary terms used by each rule.
 
     Terms are the glossary entries of the edition (or the newest glossary of its language), and
     the term base's names in that language, keyed by the English glossary entry: so the French and
     Japanese quotes, which have no glossary, still know which terms they use.
+
+    With a ``cache``, an edition whose texts and vocabulary were linked before by the same code
+    takes its links from there (most of an archive's rebuild); references are found once per
+    distinct text (an archive prints the same rule text in dozens of editions).
     """
     from kb.link import TermMatcher, find_refs
 
-    matchers: dict[tuple[str, str], Any] = {}
+    refs_of: dict[tuple[str, str], list[tuple[Any, ...]]] = {}
+
+    def refs(text: str, lang: str, table: Mapping[str, Rule]) -> list[Ref]:
+        rows = refs_of.get((text, lang))
+        if rows is None:
+            rows = [(r.number, r.label, r.start, r.end) for r in find_refs(text, lang)]
+            refs_of[(text, lang)] = rows
+        return [Ref(n, label, a, b, n in table) for n, label, a, b in rows]
+
+    vocabularies: dict[tuple[str, int], tuple[dict[str, list[str]], str]] = {}
+    matchers: dict[tuple[str, int], Any] = {}
     for ed_id, table in kb.rules.items():
         ed = kb.editions[ed_id]
         own = kb.glossary.get(ed_id)
         newest = kb.glossary_edition(ed.lang)
         glossary = own or (kb.glossary[newest.id] if newest else {})
-        key = (ed.lang, id(glossary))
-        if key not in matchers:
-            matchers[key] = TermMatcher(_vocabulary(kb, ed.lang, glossary), ed.lang)
-        matcher = matchers[key]
+        vkey = (ed.lang, id(glossary))
+        if vkey not in vocabularies:
+            vocab = _vocabulary(kb, ed.lang, glossary)
+            vocabularies[vkey] = (vocab, buildcache.digest(ed.lang, sorted(vocab.items())))
+        vocab, vocab_fp = vocabularies[vkey]
+        entries = kb.glossary.get(ed_id, {})
+        fp = ""
+        if cache is not None:
+            fp = buildcache.digest(
+                ed.lang,
+                vocab_fp,
+                buildcache.code_digest("link"),
+                [(r.number, r.text, r.examples) for r in table.values()],
+                [(g.key, g.definition) for g in entries.values()],
+            )
+            if _apply_links(cache.get("link", fp), table, entries):
+                continue
+        if vkey not in matchers:
+            matchers[vkey] = TermMatcher(vocab, ed.lang)
+        matcher = matchers[vkey]
         for rule in table.values():
-            rule.refs = _resolve(find_refs(rule.text, ed.lang), table)
-            rule.example_refs = [_resolve(find_refs(x, ed.lang), table) for x in rule.examples]
+            rule.refs = refs(rule.text, ed.lang, table)
+            rule.example_refs = [refs(x, ed.lang, table) for x in rule.examples]
             spans = matcher.find(rule.text, skip=[(r.start, r.end) for r in rule.refs])
             rule.term_spans = [[key, start, end] for key, start, end in spans]
             rule.terms = list(dict.fromkeys(key for key, _, _ in spans))
-        for entry in kb.glossary.get(ed_id, {}).values():
-            entry.refs = _resolve(find_refs(entry.definition, ed.lang), table)
+        for entry in entries.values():
+            entry.refs = refs(entry.definition, ed.lang, table)
             # The references the build found are the entry's "See rule" numbers, in one grammar.
             entry.rule_refs = list(dict.fromkeys(r.number for r in entry.refs))
+        if cache is not None:
+            cache.put("link", fp, _links_of(table, entries))
+
+
+def _links_of(table: Mapping[str, Rule], entries: Mapping[str, GlossaryEntry]) -> Any:
+    """What :func:`link` found in one edition, as plain tuples (the cached form)."""
+
+    def rows(refs: list[Ref]) -> list[tuple[Any, ...]]:
+        return [(r.number, r.label, r.start, r.end, r.resolved) for r in refs]
+
+    return (
+        [
+            (rows(r.refs), [rows(x) for x in r.example_refs], r.term_spans, r.terms)
+            for r in table.values()
+        ],
+        [rows(g.refs) for g in entries.values()],
+    )
+
+
+def _apply_links(
+    cached: Any, table: Mapping[str, Rule], entries: Mapping[str, GlossaryEntry]
+) -> bool:
+    """Put cached links back on an edition's rules and entries; False when there are none."""
+    if cached is None:
+        return False
+    rule_links, entry_links = cached
+    if len(rule_links) != len(table) or len(entry_links) != len(entries):
+        return False
+    for rule, (refs, example_refs, spans, terms) in zip(table.values(), rule_links, strict=True):
+        rule.refs = [Ref(*r) for r in refs]
+        rule.example_refs = [[Ref(*r) for r in x] for x in example_refs]
+        rule.term_spans = spans
+        rule.terms = terms
+    for entry, refs in zip(entries.values(), entry_links, strict=True):
+        entry.refs = [Ref(*r) for r in refs]
+        entry.rule_refs = list(dict.fromkeys(r.number for r in entry.refs))
+    return True
 
 
 def _vocabulary(
@@ -490,34 +639,41 @@ def build_kb(
     run_examples_too: bool = True,
     progress: Progress | None = None,
     timings: dict[str, float] | None = None,
+    cache: BuildCache | None = None,
 ) -> tuple[KnowledgeBase, list[Problem], list[str]]:
     """Read, assemble, link and align: the whole knowledge base in memory (no files written).
 
     Returns the knowledge base, the reader/build problems and notes on how partial texts were placed.
+    With a ``cache`` (:class:`kb.buildcache.BuildCache`), unchanged files, editions and edition
+    pairs are taken from the previous build instead of being read, linked and aligned again.
     """
     from kb.terms import load_terms, merge_harvested
 
     timings = timings if timings is not None else {}
     t0 = time.perf_counter()
     inputs = corpus_inputs(extra_paths)
-    docs, problems = read_all(inputs, progress)
+    docs, problems = read_cached(inputs, progress, cache)
     timings["read"] = time.perf_counter() - t0
     t = time.perf_counter()
     kb = assemble(docs, problems)
     terms = load_terms(CORPUS_DIR / "terms.toml")
     pairs = [p for d in docs for p in d.term_pairs]
+    del docs  # the records are in the knowledge base now: free them before linking (peak memory)
     kb.terms, messages = merge_harvested(terms, pairs)
     problems.extend(Problem(str(CORPUS_DIR / "terms.toml"), None, m) for m in messages)
     if progress:
         progress("linking references and terms", 1, 3)
-    link(kb)
+    link(kb, cache)
     timings["link"] = time.perf_counter() - t
     t = time.perf_counter()
     if progress:
         progress("aligning editions", 2, 3)
     notes = concordance.compute(
-        kb, concordance.load_overrides(CORPUS_DIR / "concordance-overrides.toml")
+        kb, concordance.load_overrides(CORPUS_DIR / "concordance-overrides.toml"), cache=cache
     )
+    from kb.premodern import link_pre_m10  # editions before July 2009: linked to M10 by text
+
+    notes += link_pre_m10(kb)
     canonicalise_refs(kb)
     attach_commentary(kb)
     count(kb)
@@ -557,6 +713,31 @@ def remembered_paths(instance: Path) -> list[Path]:
     return [Path(p) for p in data.get("paths", [])]
 
 
+def check_corpus_path(path: Path) -> Path:
+    """A path given to ``--corpus``, resolved; :class:`BuildError` naming what is wrong with it."""
+    path = Path(path).expanduser()
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        raise BuildError(f"{path}: no such file or folder (corpus path not added)") from None
+    except OSError as exc:
+        raise BuildError(f"{path}: cannot read: {exc.strerror} (corpus path not added)") from None
+    if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+        kind = (
+            "a named pipe (FIFO)"
+            if stat.S_ISFIFO(mode)
+            else "a device"
+            if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
+            else "a socket"
+            if stat.S_ISSOCK(mode)
+            else "not a regular file"
+        )
+        raise BuildError(
+            f"{path}: is {kind}, not a file or folder of rule texts (corpus path not added)"
+        )
+    return path.resolve()
+
+
 def build(
     instance: Path,
     extra_paths: Iterable[Path] = (),
@@ -565,15 +746,30 @@ def build(
     progress: Progress | None = None,
     run_examples_too: bool = True,
 ) -> BuildReport:
-    """Build the instance (kb.json, search index) unless its inputs are unchanged."""
+    """Build the instance (kb.sqlite, search index) unless its inputs are unchanged.
+
+    One build of an instance runs at a time (a second one gets :class:`BuildError` at once); what
+    killed builds left behind is removed first.
+    """
     started = time.perf_counter()
     instance = Path(instance)
-    added = []
-    for p in extra_paths:
-        p = Path(p).expanduser()
-        if not p.exists():
-            raise BuildError(f"{p}: no such file or folder (corpus path not added)")
-        added.append(p.resolve())
+    added = [check_corpus_path(p) for p in extra_paths]
+    try:
+        with layout.lock(instance):
+            layout.clean_stale(instance)
+            return _build_locked(instance, added, force, progress, run_examples_too, started)
+    except layout.InstanceBusy as exc:
+        raise BuildError(str(exc)) from None
+
+
+def _build_locked(
+    instance: Path,
+    added: list[Path],
+    force: bool,
+    progress: Progress | None,
+    run_examples_too: bool,
+    started: float,
+) -> BuildReport:
     paths = list(dict.fromkeys([*remembered_paths(instance), *added]))
     for p in paths:
         if not p.exists():
@@ -589,8 +785,9 @@ def build(
         return report
 
     timings: dict[str, float] = {}
+    cache = BuildCache(instance / layout.CACHE_DIR)
     kb, problems, notes = build_kb(
-        paths, run_examples_too=run_examples_too, progress=progress, timings=timings
+        paths, run_examples_too=run_examples_too, progress=progress, timings=timings, cache=cache
     )
     kb.content_hash = digest
     report = BuildReport(instance, False, digest, timings=timings, notes=notes)
@@ -601,20 +798,15 @@ def build(
     ]
     report.totals = totals(kb)
 
-    instance.parent.mkdir(parents=True, exist_ok=True)
-    staging = instance.parent / f".{instance.name}.building-{os.getpid()}"
-    shutil.rmtree(staging, ignore_errors=True)
-    staging.mkdir()
+    staging = layout.new_staging(instance)
     try:
         t = time.perf_counter()
-        kb.save(staging / KB_FILE)
+        store.write(kb, staging / KB_FILE)
         timings["save"] = time.perf_counter() - t
         t = time.perf_counter()
-        from kb.search import build_index
-
         if progress:
             progress("building the search index", 1, 1)
-        stats = build_index(kb, staging / INDEX_DIR)
+        stats = _build_index(kb, staging / INDEX_DIR, layout.current_build(instance))
         report.notes.append(
             f"search index: {stats['docs']} documents, {stats['bytes'] / 1e6:.1f} MB, "
             f"{stats['seconds']:.2f} s"
@@ -636,20 +828,32 @@ def build(
         (staging / BUILD_FILE).write_text(
             json.dumps(info, indent=1, ensure_ascii=False), encoding="utf-8"
         )
-        _swap(staging, instance)
+        layout.publish(instance, staging, digest)
+        cache.prune()
     except BaseException:
+        import shutil
+
         shutil.rmtree(staging, ignore_errors=True)
         raise
     return report
 
 
-def _swap(staging: Path, instance: Path) -> None:
-    """Replace the instance by the staging folder with renames (readers never see half a build)."""
-    old = instance.parent / f".{instance.name}.old-{os.getpid()}"
-    if instance.exists():
-        instance.rename(old)
-    staging.rename(instance)
-    shutil.rmtree(old, ignore_errors=True)
+def _build_index(kb: KnowledgeBase, index_dir: Path, previous_build: Path | None) -> dict[str, Any]:
+    """The search index, reusing the previous build's where the indexer can
+    (``previous=``, when :func:`kb.search.build_index` takes it)."""
+    import inspect
+
+    from kb.search import build_index
+
+    previous = previous_build / INDEX_DIR if previous_build else None
+    if previous is not None and previous.is_dir():
+        try:
+            accepts = "previous" in inspect.signature(build_index).parameters
+        except (TypeError, ValueError):
+            accepts = False
+        if accepts:
+            return build_index(kb, index_dir, previous=previous)
+    return build_index(kb, index_dir)
 
 
 def totals(kb: KnowledgeBase) -> dict[str, int]:
@@ -688,19 +892,6 @@ def is_stale(instance: Path) -> bool:
         return read_build_info(instance).get("content_hash") != content_hash(inputs)
     except (BuildError, SourceError):
         return True
-
-
-def load(instance: Path) -> KnowledgeBase:
-    """The built knowledge base of an instance; :class:`BuildError` if there is none."""
-    path = Path(instance) / KB_FILE
-    if not path.is_file():
-        raise BuildError(f"{instance}: no knowledge base built here yet (run `kb build`)")
-    try:
-        return KnowledgeBase.load(path)
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise BuildError(
-            f"{path}: unreadable knowledge base ({exc}); rebuild with `kb build --force`"
-        ) from exc
 
 
 def terminal_progress(stream: Any = None) -> Progress | None:

@@ -1,7 +1,8 @@
 """The ``kb`` command: build the knowledge base, look rules up, search, run examples, serve the app.
 
 Every command takes ``--instance DIR`` (default: ``$KB_INSTANCE`` or the project's ``instance/``).
-Errors are one clear line on stderr and exit status 1, never a traceback.
+Errors are one clear line on stderr and exit status 1, never a traceback. ``kb build`` exits with
+3 when it wrote the build but left out files it could not read (each named on stderr).
 """
 
 from __future__ import annotations
@@ -15,18 +16,23 @@ import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from kb import __version__
-from kb.build import BuildError, build, load, terminal_progress
-from kb.model import KnowledgeBase
 from kb.paths import default_instance
-from kb.rulenum import RuleNumberError, parse
-from kb.search.analysis import JaAnalyzerError
-from kb.search.indexer import KINDS as SEARCH_KINDS
-from kb.sources.records import SourceError
+
+if TYPE_CHECKING:
+    from kb.model import KnowledgeBase
+
+# Imports stay inside the commands: `kb rule` must answer in a fraction of a second, so it loads
+# neither the build, nor Whoosh, Sudachi or Flask (tests/test_startup.py keeps it that way).
 
 LANGS = ("en", "fr", "ja")
+#: What ``kb search --kind`` accepts: kb.search.indexer.KINDS, copied so that building the parser
+#: does not import Whoosh (a test keeps the two equal).
+SEARCH_KINDS = ("section", "rule", "subrule", "glossary", "commentary", "tournament", "example")
+#: ``kb build`` exit status when the build is written but some files could not be read.
+EXIT_LEFT_OUT = 3
 
 
 class CommandError(Exception):
@@ -47,24 +53,32 @@ def _ensure_built(args: argparse.Namespace) -> Path:
     An instance named with ``--instance`` or ``$KB_INSTANCE`` must exist: a mistyped folder would
     otherwise be silently built from the embedded corpus alone.
     """
+    from kb.store import DB_FILE
+
     instance = _instance(args)
-    if (instance / "kb.json").is_file():
+    if (instance / DB_FILE).is_file() or (instance / "kb.json").is_file():
         return instance
     if args.instance or os.environ.get("KB_INSTANCE"):
         raise CommandError(f"no build in {instance}: run `kb build --instance {instance}` first")
     print(f"kb: no build in {instance} yet; building it first", file=sys.stderr)
+    from kb.build import build, terminal_progress
+
     build(instance, progress=terminal_progress())
     return instance
 
 
 def _kb(args: argparse.Namespace) -> KnowledgeBase:
-    """The built knowledge base (see :func:`_ensure_built`)."""
+    """The built knowledge base (see :func:`_ensure_built`), opened read-only."""
+    from kb.instance import load
+
     return load(_ensure_built(args))
 
 
 # ---- commands -------------------------------------------------------------------------------
 def cmd_build(args: argparse.Namespace, out: TextIO) -> int:
     """``kb build``: read the corpus (plus added paths), build atomically, print the summary."""
+    from kb.build import build, terminal_progress
+
     progress = None if args.quiet else terminal_progress()
     report = build(
         _instance(args), [Path(p) for p in args.corpus], force=args.force, progress=progress
@@ -82,6 +96,7 @@ def cmd_build(args: argparse.Namespace, out: TextIO) -> int:
                 "editions": report.editions,
                 "totals": report.totals,
                 "warnings": report.problems,
+                "left_out": report.left_out,
                 "notes": report.notes,
             },
             out,
@@ -90,12 +105,18 @@ def cmd_build(args: argparse.Namespace, out: TextIO) -> int:
         out.write(report.summary().splitlines()[0] + "\n")
     else:
         out.write(report.summary() + "\n")
+    if report.left_out:
+        # The build is written (the rest of the corpus is usable), but a script must notice.
+        for problem in report.left_out:
+            print(f"kb: left out {problem}", file=sys.stderr)
+        return EXIT_LEFT_OUT
     return 0
 
 
 def cmd_rule(args: argparse.Namespace, out: TextIO) -> int:
     """``kb rule NUMBER``: one rule with its tree, references, history and translations."""
     from kb.lookup import nearest_rules
+    from kb.rulenum import RuleNumberError, parse
     from kb.serialise import rule_json
 
     kb = _kb(args)
@@ -347,7 +368,7 @@ def cmd_examples(args: argparse.Namespace, out: TextIO) -> int:
 
 def cmd_serve(args: argparse.Namespace, out: TextIO) -> int:
     """``kb serve``: build when missing or stale, then serve the web app on every core."""
-    from kb.build import is_stale
+    from kb.build import build, is_stale, terminal_progress
     from kb.web.serving import ServeError, bind, serve
 
     instance = _instance(args)
@@ -495,6 +516,25 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
+def _user_error(exc: Exception) -> str | None:
+    """The one-line message of an error that is the user's to fix (None: a bug, re-raised).
+
+    The error classes are looked up only in modules already imported: an exception cannot come
+    from a module that was never loaded, and importing them all would slow every command.
+    """
+    for module, name in (
+        ("kb.instance", "BuildError"),
+        ("kb.search.analysis", "JaAnalyzerError"),
+    ):
+        cls = getattr(sys.modules.get(module), name, None)
+        if cls is not None and isinstance(exc, cls):
+            return str(exc)
+    cls = getattr(sys.modules.get("kb.sources.records"), "SourceError", None)
+    if cls is not None and isinstance(exc, cls):
+        return str(exc.problem)  # type: ignore[attr-defined]
+    return None
+
+
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     """Run the ``kb`` command; returns the exit status."""
     out = out or sys.stdout
@@ -503,14 +543,17 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
         args.instance = None
     try:
         return int(args.func(args, out) or 0)
-    except (CommandError, BuildError, JaAnalyzerError) as exc:
+    except CommandError as exc:
         print(f"kb: error: {exc}", file=sys.stderr)
-        return 1
-    except SourceError as exc:
-        print(f"kb: error: {exc.problem}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("kb: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:
         return 0
+    except Exception as exc:
+        message = _user_error(exc)
+        if message is None:
+            raise
+        print(f"kb: error: {message}", file=sys.stderr)
+        return 1

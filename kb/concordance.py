@@ -5,7 +5,9 @@ the renumbering of whole rules, e.g. 116 -> 117 in July 2019), then rules whose 
 rule references are masked, then fuzzy matches among what remains near the expected place. A small
 override file (``corpus/concordance-overrides.toml``) fixes what the texts cannot tell. Every rule
 gets a *lineage* (the canonical number in the newest English edition, or ``<edition>:<number>`` for
-a rule deleted since) and translations follow the English numbering they translate.
+a rule deleted since) and translations follow the English numbering they translate. English
+editions before July 2009 carry the numbering ``pre-m10`` and are left out here: the rewrite of
+July 2009 renumbered every rule, so :mod:`kb.premodern` links them by text.
 """
 
 from __future__ import annotations
@@ -18,9 +20,10 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import pairwise
 from pathlib import Path
+from typing import Any
 
 from kb.model import Change, Edition, KnowledgeBase, Rule
-from kb.rulenum import try_parse
+from kb.rulenum import RuleNumber, try_parse
 from kb.text import collapse_spaces, nfkc, straight_quotes
 
 #: Minimum similarity (difflib ratio of masked texts) for a fuzzy match to count as the same rule.
@@ -183,6 +186,36 @@ def align(
     return result
 
 
+def _aligned(
+    kb: KnowledgeBase, old_id: str, new_id: str, overrides: Mapping[str, str], cache: Any
+) -> Alignment:
+    """:func:`align` of two editions, through the build cache when there is one."""
+    if cache is None:
+        return align(kb.rules[old_id], kb.rules[new_id], overrides)
+    from kb import buildcache
+
+    def fingerprint(ed_id: str) -> str:
+        memo = ("align-fp", ed_id)
+        if memo not in cache.memo:
+            cache.memo[memo] = buildcache.digest(
+                [(r.number, r.title, r.text) for r in kb.rules[ed_id].values()]
+            )
+        return cache.memo[memo]
+
+    key = buildcache.digest(
+        buildcache.code_digest("align"),
+        fingerprint(old_id),
+        fingerprint(new_id),
+        sorted(overrides.items()),
+    )
+    hit = cache.get("align", key)
+    if hit is not None:
+        return Alignment(pairs=hit[0], shifts=hit[1])
+    al = align(kb.rules[old_id], kb.rules[new_id], overrides)
+    cache.put("align", key, (al.pairs, al.shifts))
+    return al
+
+
 def _rewritten(old_key: str, new_key: str) -> bool:
     """The same rule at the same place, edited: similar enough, or a rewrite that keeps its
     opening words (the 2019 mulligan rules: "In a multiplayer game, the first …")."""
@@ -207,28 +240,36 @@ def _words(text: str) -> tuple[str, ...]:
     return tuple(text.split())
 
 
+@lru_cache(maxsize=1 << 16)
+def _parsed(number: str) -> RuleNumber | None:
+    """A rule number parsed once per build (an archive repeats the same numbers 80 times)."""
+    return try_parse(number)
+
+
 def _ancestor_at(number: str, depth: int) -> str:
-    num = try_parse(number)
+    num = _parsed(number)
     while num is not None and num.depth > depth:
         num = num.parent
     return str(num) if num else ""
 
 
+@lru_cache(maxsize=1 << 16)
 def _parent(number: str) -> str:
-    num = try_parse(number)
+    num = _parsed(number)
     parent = num.parent if num else None
     return str(parent) if parent else ""
 
 
+@lru_cache(maxsize=1 << 16)
 def _order(number: str) -> tuple[int, int, int]:
-    num = try_parse(number)
+    num = _parsed(number)
     return num.sort_key() if num else (0, 0, 0)
 
 
 def _learn_shifts(pairs: Mapping[str, str]) -> dict[int, int]:
     votes: dict[int, Counter[int]] = {}
     for a, b in pairs.items():
-        na, nb = try_parse(a), try_parse(b)
+        na, nb = _parsed(a), _parsed(b)
         if na and nb and not na.is_section and not nb.is_section:
             votes.setdefault(na.major, Counter())[nb.major] += 1
     return {major: counter.most_common(1)[0][0] for major, counter in votes.items()}
@@ -262,13 +303,19 @@ def load_overrides(path: Path) -> dict[str, dict[str, str]]:
     return {pair: {str(k): str(v) for k, v in table.items()} for pair, table in data.items()}
 
 
-def compute(kb: KnowledgeBase, overrides: Mapping[str, Mapping[str, str]] = {}) -> list[str]:
+def compute(
+    kb: KnowledgeBase, overrides: Mapping[str, Mapping[str, str]] = {}, cache: Any = None
+) -> list[str]:
     """Fill in lineage/canonical/change of every rule, ``kb.concordance`` and ``kb.changes``.
 
-    Returns notes for the build summary (e.g. which full editions a partial quote fits).
+    Returns notes for the build summary (e.g. which full editions a partial quote fits). With a
+    ``cache`` (:class:`kb.buildcache.BuildCache`), a pair of editions aligned before is not aligned
+    again: adding an edition to an archive aligns it with its neighbours only.
     """
     notes: list[str] = []
-    english = kb.editions_of("en")
+    # The editions before July 2009 follow another numbering: never aligned by number with the
+    # M10 editions (kb.premodern links them by text after this).
+    english = [e for e in kb.editions_of("en") if not mark_pre_m10(e)]
     full = [e for e in english if e.kind == "full"]
     reference = full[-1] if full else (english[-1] if english else None)
     lineage: dict[str, dict[str, str]] = {ed_id: {} for ed_id in kb.rules}
@@ -280,7 +327,7 @@ def compute(kb: KnowledgeBase, overrides: Mapping[str, Mapping[str, str]] = {}) 
         # Full editions, newest to oldest: each inherits its successor's lineage.
         for older, newer in zip(reversed(full[:-1]), reversed(full[1:]), strict=True):
             key = f"{older.id}..{newer.id}"
-            al = align(kb.rules[older.id], kb.rules[newer.id], overrides.get(key, {}))
+            al = _aligned(kb, older.id, newer.id, overrides.get(key, {}), cache)
             for number in kb.rules[older.id]:
                 target = al.pairs.get(number)
                 lineage[older.id][number] = (
@@ -307,6 +354,20 @@ def compute(kb: KnowledgeBase, overrides: Mapping[str, Mapping[str, str]] = {}) 
             kb.concordance.setdefault(lin, {})[ed_id] = number
     _fill_changes(kb)
     return notes
+
+
+#: ``Edition.numbering`` of the English editions before the rewrite of July 11, 2009 (M10),
+#: which renumbered every rule: their numbers mean nothing in the M10 numbering.
+PRE_M10 = "pre-m10"
+M10_FIRST_DATE = "2009-07-11"
+
+
+def mark_pre_m10(ed: Edition) -> bool:
+    """Mark a full English edition dated before July 11, 2009 with the numbering ``pre-m10``;
+    True for such an edition (it is then left to :mod:`kb.premodern`)."""
+    if ed.lang == "en" and ed.kind == "full" and ed.date and ed.date < M10_FIRST_DATE:
+        ed.numbering = PRE_M10
+    return ed.numbering == PRE_M10
 
 
 def lineage_of(rule: Rule) -> str:

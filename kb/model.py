@@ -1,14 +1,16 @@
 """The knowledge base as pure data: editions, rules, glossary entries, commentary and their links.
 
-Built once by :mod:`kb.build`, saved as ``kb.json`` in the instance folder and read by the CLI,
-the search index and the web app. Nothing here reads a corpus file or does I/O beyond (de)serialising.
+Assembled in memory by :mod:`kb.build`, stored as ``kb.sqlite`` by :mod:`kb.store`, whose
+:class:`~kb.store.StoredKnowledgeBase` gives the CLI, the search index and the web app this same
+interface over the database. ``save``/``load`` (a whole-KB JSON file) remain for tests and tools.
+Nothing here reads a corpus file or does I/O beyond (de)serialising.
 """
 
 from __future__ import annotations
 
-import difflib
 import json
 from dataclasses import asdict, dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -79,7 +81,7 @@ class Rule:
     @property
     def key(self) -> RuleNumber:
         """The parsed number (for ordering)."""
-        num = try_parse(self.number)
+        num = _parsed(self.number)
         assert num is not None, self.number
         return num
 
@@ -339,6 +341,8 @@ class KnowledgeBase:
                     siblings = [str(anc), *self.rules[ed.id][str(anc)].children]
                     out.extend(s for s in siblings if s not in out)
                     break
+        import difflib  # only for suggestions: kept out of every command's start-up
+
         out.extend(m for m in difflib.get_close_matches(number, numbers, n=n) if m not in out)
         return out[:n]
 
@@ -357,6 +361,16 @@ class KnowledgeBase:
                         "change": rule.change if rule else None,
                     }
                 )
+        return out
+
+    def history_texts(self, canonical: str, lang: str) -> list[dict[str, Any]]:
+        """:meth:`history` with each edition's ``title`` and ``text`` of the rule: what a page
+        needs to show its word diffs, in one lookup instead of one per edition."""
+        out = []
+        for entry in self.history(canonical, lang):
+            rule = self.rule(entry["edition"], entry["number"])
+            if rule is not None:
+                out.append({**entry, "title": rule.title, "text": rule.text})
         return out
 
     def referenced_by(self, rule: Rule) -> list[str]:
@@ -457,6 +471,12 @@ class KnowledgeBase:
     def load(cls, path: Path) -> KnowledgeBase:
         """Read ``kb.json``."""
         return cls.from_json(json.loads(path.read_text(encoding="utf-8")))
+
+
+@lru_cache(maxsize=1 << 16)
+def _parsed(number: str) -> RuleNumber | None:
+    """A rule number parsed once (an archive repeats the same numbers in every edition)."""
+    return try_parse(number)
 
 
 def _plain(obj: Any) -> Any:

@@ -66,3 +66,63 @@ def embedded_kb(embedded_instance: Path):
     from kb.build import load
 
     return load(embedded_instance)
+
+
+CR_TEMPLATE = """Magic: The Gathering Comprehensive Rules
+
+These rules are effective as of {date}.
+
+Introduction
+
+A test edition written for the kb project in the layout of the official text.
+
+Contents
+
+1. Game Concepts
+100. General
+117. Timing and Priority
+Glossary
+Credits
+
+1. Game Concepts
+
+100. General
+
+100.1. These rules apply to any game with two or more players.
+
+100.1a A two-player game begins with only two players.
+
+117. Timing and Priority
+
+117.1. Unless a spell or ability says otherwise, a player may cast spells only while holding priority.
+
+117.3b The active player receives priority after a spell or ability resolves.
+
+117.4. {marker}
+
+Glossary
+
+Priority
+Which player can take actions at a given moment. See rule 117, "Timing and Priority."
+
+Credits
+
+Written for the tests of the kb project.
+"""
+
+
+def _write_edition(
+    folder: Path, date: str, human: str, marker: str = "A rule of the test."
+) -> Path:
+    """A small complete English edition dated ``date`` (ISO) in ``folder``."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"MagicCompRules-{date}.txt"
+    path.write_text(CR_TEMPLATE.format(date=human, marker=marker), encoding="utf-8")
+    return path
+
+
+@pytest.fixture(scope="session")
+def write_edition():
+    """``write_edition(folder, "2031-02-01", "February 1, 2031", marker=...)``: a small complete
+    English edition of that date (rules 100, 117 with 117.4 reading ``marker``, a glossary)."""
+    return _write_edition

@@ -8,8 +8,6 @@ from html import unescape
 from pathlib import Path
 from typing import TextIO
 
-from kb.model import KnowledgeBase
-
 
 def run_search_command(
     instance: Path,
@@ -25,7 +23,9 @@ def run_search_command(
     from kb.search.searcher import Searcher, SearchError
 
     instance = Path(instance)
-    kb = KnowledgeBase.load(instance / "kb.json")
+    from kb.build import load
+
+    kb = load(instance)
     try:
         with Searcher(instance / "index", kb) as searcher:
             result = searcher.search(query, lang=lang, edition=edition, kind=kind, limit=limit)

@@ -1,8 +1,8 @@
 """Bytes to text for published rule files, whatever encoding and line endings they came in.
 
 The official texts have shipped as UTF-8 with and without a BOM, windows-1252 and UTF-16 with a
-BOM, with CRLF, LF or bare CR line endings (sometimes mixed in one file). Readers want one shape:
-a ``str`` with ``"\\n"`` line breaks and plain spaces, or a :class:`SourceError` naming the file.
+BOM (UTF-16 without one is read too), with CRLF, LF or bare CR line endings (sometimes mixed in one
+file). Readers want one shape: a ``str`` with ``"\\n"`` line breaks and plain spaces, or a :class:`SourceError` naming the file.
 """
 
 from __future__ import annotations
@@ -55,18 +55,52 @@ def _decode(data: bytes, path: str) -> str:
                     path, f"starts with a {label} byte-order mark but is not valid {label}: {exc}"
                 ) from None
     if b"\x00" in data:
-        raise SourceError(path, "binary file (NUL bytes and no UTF-16 byte-order mark)")
+        text = _utf16_without_bom(data)
+        if text is None:
+            raise SourceError(
+                path,
+                "binary file (NUL bytes, and not UTF-16 text with or without a byte-order mark)",
+            )
+        return text
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
         return data.decode("cp1252", errors="kb-latin1")
 
 
+# What a text file's characters are: ASCII, Latin, general punctuation, kana and CJK ideographs,
+# full-width forms. Random bytes read as UTF-16 land mostly elsewhere (Hangul, private use, ...).
+_TEXT_CHARS = re.compile(
+    r"[\t\n\r\x20-\x7e\xa0-\u024f\u2000-\u206f\u2100-\u21ff\u3000-\u30ff\u4e00-\u9fff\uff00-\uffef]"
+)
+_MIN_TEXT_SHARE = 0.95
+
+
+def _utf16_without_bom(data: bytes) -> str | None:
+    """Text of UTF-16 bytes written without a byte-order mark, or None when they are not.
+
+    The byte order is the one whose high bytes are zero more often (ASCII digits, spaces and line
+    breaks are plentiful in any rules text, even a Japanese one); the result must decode strictly
+    and read as text, so a binary file is not taken for UTF-16.
+    """
+    if len(data) % 2:
+        return None
+    even_zeros, odd_zeros = data[0::2].count(0), data[1::2].count(0)
+    codec = "utf-16-le" if odd_zeros > even_zeros else "utf-16-be"
+    try:
+        text = data.decode(codec)
+    except UnicodeDecodeError:
+        return None
+    if len(_TEXT_CHARS.findall(text)) < _MIN_TEXT_SHARE * len(text):
+        return None
+    return text
+
+
 def decode_bytes(data: bytes, path: str) -> str:
-    """Decode a text file as published: UTF-8 with/without BOM, UTF-16 LE/BE with BOM, windows-1252
-    fallback; normalise CRLF / bare CR / U+2028 / U+2029 to "\\n"; NBSP -> space; raise
-    SourceError(path, message) for an empty file or a binary file (NUL bytes without a UTF-16 BOM,
-    or mostly control characters)."""
+    """Decode a text file as published: UTF-8 with/without BOM, UTF-16 LE/BE with or without BOM,
+    windows-1252 fallback; normalise CRLF / bare CR / U+2028 / U+2029 to "\\n"; NBSP -> space; raise
+    SourceError(path, message) for an empty file or a binary file (NUL bytes that are not UTF-16
+    text, or mostly control characters)."""
     if not data:
         raise SourceError(path, "empty file (0 bytes)")
     text = _decode(data, path)

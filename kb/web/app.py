@@ -102,6 +102,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     app.register_error_handler(Exception, _unexpected_error)
     if app.config["PAGE_CACHE"]:
         app.wsgi_app = PageCache(app.wsgi_app)  # type: ignore[method-assign]
+    resources.follow_builds(app)  # outermost: a new build is seen before the page cache answers
     return app
 
 

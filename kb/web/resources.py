@@ -1,7 +1,8 @@
 """The two read-only resources of the web app: the built knowledge base and the search index.
 
-Both are opened once per process from the instance folder: the artefacts never change under a
-running server (a rebuild writes a new folder and renames it), so there is nothing to refresh.
+Both come from the instance's published build (:mod:`kb.instance`). A build never changes once
+published; a new one is published beside it, and :class:`BuildWatcher` moves the app to it on the
+next request without a restart, while requests in flight finish on the build they started with.
 """
 
 from __future__ import annotations
@@ -11,9 +12,10 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from flask import Flask, current_app
+from flask import Flask, current_app, g, has_request_context, request
 
-from kb.build import load
+from kb import instance as layout
+from kb.instance import BuildError, load
 from kb.model import KnowledgeBase
 from kb.search import Searcher
 
@@ -71,23 +73,142 @@ class SearcherPool:
                 self._searcher = None
 
 
+class Build:
+    """One published build as the app uses it: its knowledge base and its searcher pool."""
+
+    def __init__(self, build_id: str | None, kb: KnowledgeBase, search: SearcherPool) -> None:
+        self.build_id = build_id
+        self.kb = kb
+        self.search = search
+
+
+class BuildWatcher:
+    """Follows the instance's ``current`` pointer: when a new build is published, the next request
+    opens it (one ``readlink`` per request to notice); requests already running keep the build
+    they started with, whose files stay on disk until a later build removes them."""
+
+    def __init__(self, app: Flask, instance: Path, index_dir: Path | None) -> None:
+        self.app = app
+        self.instance = instance
+        self.index_dir = index_dir
+        self._lock = threading.Lock()
+        self.active = self._open(layout.build_id(instance))
+
+    def _open(self, build_id: str | None) -> Build:
+        kb = load(self.instance) if build_id is None else load_build(self.instance, build_id)
+        folder = getattr(kb, "build_dir", None) or self.instance
+        index = self.index_dir or Path(folder) / "index"
+        return Build(build_id, kb, SearcherPool(index, kb))
+
+    def current(self) -> Build:
+        """The newest published build (reopened here when the pointer moved)."""
+        active = self.active
+        wanted = layout.build_id(self.instance)
+        if wanted is None or wanted == active.build_id:
+            return active
+        with self._lock:
+            if self.active.build_id != wanted:
+                try:
+                    fresh = self._open(wanted)
+                except BuildError:
+                    log.exception("cannot open the new build %s; still serving the old", wanted)
+                    self.active = Build(
+                        wanted, active.kb, active.search
+                    )  # do not retry per request
+                    return self.active
+                self.active = fresh
+                _published(self.app, fresh)
+                log.info("now serving build %s", wanted)
+            return self.active
+
+
+def load_build(instance: Path, build_id: str) -> KnowledgeBase:
+    """The knowledge base of one build folder of an instance (``builds/<id>``)."""
+    folder = Path(instance) / build_id
+    return load(folder)
+
+
+def _published(app: Flask, build: Build) -> None:
+    """Point the app at a newly opened build: its objects, ETags that follow its content hash,
+    and an empty page cache (its pages were rendered from the old build)."""
+    app.extensions["kb"] = build.kb
+    app.extensions["kb_search"] = build.search
+    code = app.config.get("CODE_VERSION", "")
+    app.config["ETAG_SEED"] = f"{build.kb.content_hash}:{code}"
+    cache = app.extensions.get("kb_page_cache")
+    if cache is not None:
+        with cache.lock:
+            cache.entries.clear()
+            cache.bytes = 0
+
+
+def follow_builds(app: Flask) -> None:
+    """Check for a new build before anything else answers, the page cache included (call once
+    the app's WSGI stack is complete). A page rendered from the old build by a request that was
+    in flight when the new one arrived is dropped from the cache again as it leaves."""
+    watcher: BuildWatcher | None = app.extensions.get("kb_watcher")
+    if watcher is None:
+        return
+    inner = app.wsgi_app
+    if hasattr(inner, "entries") and hasattr(inner, "lock"):
+        app.extensions["kb_page_cache"] = inner
+
+    def checked(environ: dict[str, Any], start_response: Any) -> Any:
+        build = watcher.current()
+        environ["kb.build"] = build
+        result = inner(environ, start_response)
+        cache = app.extensions.get("kb_page_cache")
+        if watcher.active is not build and cache is not None:
+            key = f"{environ.get('PATH_INFO', '')}?{environ.get('QUERY_STRING', '')}"
+            with cache.lock:
+                old = cache.entries.pop(key, None)
+                if old is not None:
+                    cache.bytes -= len(old[2])
+        return result
+
+    app.wsgi_app = checked  # type: ignore[method-assign]
+
+
 def init_app(app: Flask) -> None:
-    """Load the knowledge base (or take a ready one from the config) and prepare the searcher."""
+    """Open the published build (or take a ready knowledge base from the config), prepare the
+    searcher, and follow new builds request by request."""
     kb = app.config.get("KB")
     instance = Path(app.config["INSTANCE"])
-    if kb is None:
-        kb = load(instance)
-    app.extensions["kb"] = kb
-    app.extensions["kb_search"] = SearcherPool(
-        Path(app.config.get("INDEX_DIR") or instance / "index"), kb
-    )
+    index_dir = Path(app.config["INDEX_DIR"]) if app.config.get("INDEX_DIR") else None
+    if kb is not None:
+        build = Build(None, kb, SearcherPool(index_dir or instance / "index", kb))
+        app.extensions["kb_build"] = build
+    else:
+        watcher = BuildWatcher(app, instance, index_dir)
+        app.extensions["kb_watcher"] = watcher
+        build = watcher.active
+    app.extensions["kb"] = build.kb
+    app.extensions["kb_search"] = build.search
+    app.before_request(_pick_build)
+
+
+def _pick_build() -> None:
+    """Bind the request to the newest build: everything it reads comes from that one."""
+    watcher = current_app.extensions.get("kb_watcher")
+    if watcher is None:
+        g.kb_build = current_app.extensions["kb_build"]
+    else:
+        g.kb_build = request.environ.get("kb.build") or watcher.current()
+
+
+def _build() -> Build:
+    build = g.get("kb_build") if has_request_context() else None
+    if build is None:
+        watcher = current_app.extensions.get("kb_watcher")
+        build = watcher.active if watcher is not None else current_app.extensions["kb_build"]
+    return build
 
 
 def get_kb() -> KnowledgeBase:
-    """The knowledge base of the running app."""
-    return current_app.extensions["kb"]
+    """The knowledge base of the build this request started on."""
+    return _build().kb
 
 
 def get_search() -> SearcherPool:
-    """The searcher pool of the running app."""
-    return current_app.extensions["kb_search"]
+    """The searcher pool of the build this request started on."""
+    return _build().search

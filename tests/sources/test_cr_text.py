@@ -338,15 +338,21 @@ def test_truncated_file_is_an_error() -> None:
     assert info.value.problem.line == 21  # where the unfinished rules start
 
 
-def test_duplicate_rule_number_keeps_the_first() -> None:
+def test_duplicate_rule_number_keeps_both() -> None:
+    # Nothing printed is dropped: the second 117.1 stands where 117.2 belongs and is kept there,
+    # with its example, flagged with the number it was printed under.
     doc = read_cr_text(FIXTURES / "en-duplicate-rule.txt")
-    rule = _rules(doc)["117.1"]
+    rules = _rules(doc)
+    rule = rules["117.1"]
     assert rule.line == 27 and rule.text.startswith("Unless a spell")
     assert rule.examples == ["A player who holds priority casts an instant."]
-    assert [r.number for r in doc.rules].count("117.1") == 1
+    second = rules["117.2"]
+    assert second.line == 30 and second.text.startswith("A second rule")
+    assert second.examples == ["An example of the duplicate, dropped with it."]
+    assert "renumbered" in second.flags and "printed-as:117.1" in second.flags
     (problem,) = doc.problems
-    assert problem.line == 30 and "117.1" in problem.message
-    assert "line 27" in problem.message and "line 30" in problem.message
+    assert problem.line == 30 and "117.1" in problem.message and "117.2" in problem.message
+    assert "line 27" in problem.message
 
 
 # ---------------------------------------------------------------------------------------------

@@ -106,3 +106,29 @@ def test_read_text_empty_file(tmp_path: Path) -> None:
     empty.write_bytes(b"")
     with pytest.raises(SourceError, match="empty"):
         read_text(empty)
+
+
+@pytest.mark.parametrize("codec", ["utf-16-le", "utf-16-be"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Magic: The Gathering Comprehensive Rules\r\n\r\n117.1. Timing — “priority”\r\n",
+        "総合ルール\r\n\r\n117.1 優先権とは、どのプレイヤーが行動できるかを決めるものである。\r\n",
+    ],
+    ids=["english", "japanese"],
+)
+def test_utf16_without_a_byte_order_mark_is_text(codec: str, text: str) -> None:
+    # Issue 12 item 16: such a file was refused as binary though any encoding is promised.
+    data = text.encode(codec)
+    assert not data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE))
+    assert decode_bytes(data, "x.txt") == text.replace("\r\n", "\n")
+
+
+@pytest.mark.parametrize(
+    "data",
+    [bytes(range(256)) * 8, bytes(range(7, 250)) * 16 + b"\x00\x00", b"\x00" * 64 + b"text"],
+    ids=["every-byte", "odd-length", "nul-padding"],
+)
+def test_binary_with_nul_bytes_is_not_taken_for_utf16(data: bytes) -> None:
+    with pytest.raises(SourceError, match="binary"):
+        decode_bytes(data, "x.bin")

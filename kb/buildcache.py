@@ -1,0 +1,101 @@
+"""What a build keeps for the next one: parsed files, linked editions and aligned edition pairs.
+
+Every entry is keyed by a digest of everything it was computed from (the input's bytes or texts,
+and the source of the code that computed it), so a stale entry is never found: it is simply not
+asked for again, and :meth:`BuildCache.prune` removes what the last build did not use. Entries are
+pickles in ``<instance>/cache/<kind>/``, written by the build that holds the instance's lock; a
+damaged entry reads as a miss.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import pickle
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from kb.paths import PACKAGE_DIR
+
+#: The modules whose code decides each kind of entry (a change to one invalidates that kind).
+CODE = {
+    "docs": ("sources", "rulenum.py", "text.py", "terms.py"),
+    "link": ("link.py", "text.py", "rulenum.py", "build.py", "model.py"),
+    "align": ("concordance.py", "text.py", "rulenum.py", "model.py"),
+}
+
+
+def digest(*parts: Any) -> str:
+    """A stable digest of plain data: strings, numbers, None, and lists or tuples of them (their
+    ``repr`` is unambiguous; pass dicts as sorted items)."""
+    return hashlib.blake2b(repr(parts).encode("utf-8", "surrogatepass"), digest_size=20).hexdigest()
+
+
+@cache
+def code_digest(kind: str) -> str:
+    """Digest of the source of the modules that compute one kind of entry."""
+    h = hashlib.blake2b(digest_size=20)
+    for name in CODE[kind]:
+        path = PACKAGE_DIR / name
+        files = sorted(path.rglob("*.py")) if path.is_dir() else [path]
+        for file in files:
+            h.update(file.name.encode())
+            with contextlib.suppress(OSError):
+                h.update(file.read_bytes())
+    return h.hexdigest()
+
+
+class BuildCache:
+    """Entries of one instance's cache folder (``None`` folder: a cache that keeps nothing)."""
+
+    def __init__(self, folder: Path | None) -> None:
+        self.folder = Path(folder) if folder is not None else None
+        self.used: set[Path] = set()
+        #: digests computed once per build (an edition's fingerprint serves two pairs)
+        self.memo: dict[Any, Any] = {}
+        self.hits = 0
+        self.misses = 0
+
+    def _path(self, kind: str, key: str) -> Path | None:
+        return self.folder / kind / f"{key}.pickle" if self.folder is not None else None
+
+    def get(self, kind: str, key: str) -> Any | None:
+        """The entry, or None (absent, unreadable, or no folder)."""
+        path = self._path(kind, key)
+        if path is None:
+            return None
+        try:
+            with path.open("rb") as handle:
+                value = pickle.load(handle)
+        except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError):
+            self.misses += 1
+            return None
+        self.used.add(path)
+        self.hits += 1
+        return value
+
+    def put(self, kind: str, key: str, value: Any) -> None:
+        """Store an entry (written whole, then renamed into place)."""
+        path = self._path(kind, key)
+        if path is None:
+            return
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}")
+        with tmp.open("wb") as handle:
+            pickle.dump(value, handle, protocol=pickle.HIGHEST_PROTOCOL)
+        os.replace(tmp, path)
+        self.used.add(path)
+
+    def prune(self) -> int:
+        """Remove the entries this build did not use; returns how many."""
+        if self.folder is None or not self.folder.is_dir():
+            return 0
+        removed = 0
+        for path in self.folder.glob("*/*"):
+            if path not in self.used:
+                with contextlib.suppress(OSError):
+                    path.unlink()
+                    removed += 1
+        return removed
