@@ -47,15 +47,16 @@ def editions_page(kb: KnowledgeBase, locale: str) -> Page:
             info["page"]["lag"] = lookup.lag(kb, ed) if lang != "en" else None
             rows.append(info)
         if rows:
-            newest_full = [r for r in rows if r["kind"] == "full"]
+            full = [r for r in rows if r["kind"] == "full"]
+            pool = full if len(full) > 1 else rows
             groups.append(
                 {
                     "lang": lang,
                     "language": LANGUAGE_NAMES[lang],
                     "editions": rows,
                     # the form's defaults: the two newest complete texts (else the two newest)
-                    "compare_from": (newest_full or rows)[-2]["id"] if len(rows) > 1 else None,
-                    "compare_to": (newest_full or rows)[-1]["id"],
+                    "compare_from": pool[-2]["id"] if len(pool) > 1 else None,
+                    "compare_to": pool[-1]["id"],
                 }
             )
     spans = [
