@@ -18,7 +18,7 @@ from kb.model import LANGS, Term
 from kb.rulenum import try_parse
 from kb.sources.records import SourceError, TermPair
 from kb.sources.registry import toml_error_line
-from kb.text import fold_accents, nfkc
+from kb.text import fold_accents, nfkc, word_stems
 
 __all__ = ["TermIndex", "load_terms", "merge_harvested", "normalize_name", "translate_query_terms"]
 
@@ -98,41 +98,10 @@ def sources_of(path: Path) -> dict[str, list[str]]:
 # ---- normalisation -------------------------------------------------------------------------
 
 
-def _stem_en(word: str) -> str:
-    """A light English stemmer: plural and -ing/-ed endings, then a final e (resolve ~ resolving)."""
-    if len(word) > 4 and word.endswith("ies"):
-        word = word[:-3] + "y"
-    elif word.endswith(("sses", "ches", "shes", "xes")):
-        word = word[:-2]
-    elif len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
-        word = word[:-1]
-    if len(word) > 5 and word.endswith("ing"):
-        word = word[:-3]
-    elif len(word) > 4 and word.endswith("ed"):
-        word = word[:-2]
-    if len(word) > 3 and word.endswith("e"):
-        word = word[:-1]
-    return word
-
-
-def _stem_fr(word: str) -> str:
-    """A light French stemmer on accent-free words: plural s/x, then a feminine e."""
-    if len(word) > 3 and word.endswith(("s", "x")):
-        word = word[:-1]
-    if len(word) > 3 and word.endswith("e"):
-        word = word[:-1]
-    return word
-
-
-_WORD = re.compile(r"[a-z0-9]+")
-
-
 def _tokens(text: str, lang: str) -> list[str]:
-    """Comparable word stems of an English or French text (case- and accent-insensitive)."""
-    folded = fold_accents(nfkc(text).lower())
-    words = _WORD.findall(folded)
-    stem = _stem_fr if lang == "fr" else _stem_en
-    return [stem(w) for w in words]
+    """Comparable word stems of an English or French text (:func:`kb.text.word_stems`: the
+    search index's Snowball stems, case and accents ignored)."""
+    return word_stems(text, lang)
 
 
 _JA_IGNORED = re.compile(r"[\s・･]")

@@ -1,7 +1,10 @@
 """Text normalisation, in one place: every module that compares or matches text folds it here.
 
 Each function does one thing and says whether it keeps the text's length (so that offsets found in
-the folded text still index the original). Callers compose them; for example the concordance
+the folded text still index the original). Word analysis lives here too, one way for the whole
+package: :func:`stem_en` / :func:`stem_fr` (Snowball, the search index's stems, also the term
+base's comparison keys through :func:`word_stems`) and :func:`word_forms` (the inflections the
+term linker generates to find a term in running text). Callers compose them; for example the concordance
 compares ``collapse_spaces(straight_quotes(nfkc(text))).lower()``, the term base compares
 ``fold_accents(nfkc(text).lower())``, and the reference finder scans ``fold_width(text)``.
 
@@ -17,6 +20,10 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import lru_cache
+
+from whoosh.lang.snowball.english import EnglishStemmer
+from whoosh.lang.snowball.french import FrenchStemmer
 
 __all__ = [
     "collapse_spaces",
@@ -25,7 +32,11 @@ __all__ = [
     "lower_same_length",
     "nfkc",
     "normalize_newlines",
+    "stem_en",
+    "stem_fr",
     "straight_quotes",
+    "word_forms",
+    "word_stems",
 ]
 
 
@@ -109,3 +120,118 @@ def normalize_newlines(text: str) -> str:
         if old in text:
             text = text.replace(old, new)
     return text
+
+
+# ---- word analysis -----------------------------------------------------------------------------
+
+_EN_STEMMER = EnglishStemmer()
+_FR_STEMMER = FrenchStemmer()
+
+
+@lru_cache(maxsize=65536)
+def stem_en(word: str) -> str:
+    """Snowball English stem of a lower-case word (cached: the vocabulary is small).
+
+    >>> stem_en("priorities"), stem_en("resolving")
+    ('prioriti', 'resolv')
+    """
+    return _EN_STEMMER.stem(word) if word.isalpha() else word
+
+
+@lru_cache(maxsize=65536)
+def stem_fr(word: str) -> str:
+    """Snowball French stem of an accent-folded word.
+
+    Without its accent, the participle ending ``-ée`` keeps an ``e`` the stemmer would have
+    removed from ``-é``: it goes too, so ``declenchee`` meets ``déclencher``.
+    """
+    if not word.isalpha():
+        return word
+    stem = _FR_STEMMER.stem(word)
+    return stem[:-1] if len(stem) > 4 and stem.endswith("e") else stem
+
+
+_STEM_WORD = re.compile(r"[a-z0-9]+")
+
+
+def word_stems(text: str, lang: str) -> list[str]:
+    """The stems of an English or French text's words, case and accents ignored (the term
+    base's comparison key; no stop words are dropped: a name's every word counts).
+
+    >>> word_stems("Capacités déclenchées", "fr"), word_stems("Triggered abilities", "en")
+    (['capacit', 'declench'], ['trigger', 'abil'])
+    """
+    stem = stem_fr if lang == "fr" else stem_en
+    return [stem(w) for w in _STEM_WORD.findall(fold_accents(nfkc(text).lower()))]
+
+
+_VOWELS = frozenset("aeiou")
+_FR_FUNCTION_WORDS = frozenset(
+    {"de", "du", "des", "la", "le", "les", "à", "au", "aux", "en", "et", "ou", "un", "une"}
+    | {"sur", "par", "pour", "avec", "sans", "dans"}
+)
+
+
+def word_forms(word: str, lang: str) -> set[str]:
+    """The inflected spellings of one lower-case English or French word (itself included).
+
+    >>> sorted(word_forms("untap", "en"))
+    ['untap', 'untaped', 'untaping', 'untapped', 'untapping', 'untaps']
+    """
+    return _en_word_forms(word) if lang == "en" else _fr_word_forms(word)
+
+
+def _en_word_forms(word: str) -> set[str]:
+    """English inflections of one word: plural and 3rd person -s/-es, -ed, -ing (e-drop, y->ies)."""
+    forms = {word}
+    if not word.isalpha() or len(word) < 2:
+        return forms
+    bases = {word}
+    # A term printed in the plural or 3rd person ("Attacks", "Dies") also inflects its base.
+    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        if word.endswith("ies") and len(word) > 4:
+            bases.add(word[:-3] + "y")
+        elif word.endswith(("sses", "shes", "ches", "xes", "zes")):
+            bases.add(word[:-2])
+        else:
+            bases.add(word[:-1])
+    for b in bases:
+        forms.add(b)
+        if b.endswith("y") and len(b) > 2 and b[-2] not in _VOWELS:
+            forms |= {b[:-1] + "ies", b[:-1] + "ied", b + "ing"}
+        elif b.endswith("ie"):
+            forms |= {b + "s", b + "d", b[:-2] + "ying"}
+        elif b.endswith("ee"):
+            forms |= {b + "s", b + "d", b + "ing"}
+        elif b.endswith("e"):
+            forms |= {b + "s", b + "d", b[:-1] + "ing"}
+        elif b.endswith(("s", "x", "z", "ch", "sh")):
+            forms |= {b + "es", b + "ed", b + "ing"}
+        else:
+            forms |= {b + "s", b + "ed", b + "ing"}
+            # "untap" -> "untapped": we cannot tell stress, so both spellings are accepted.
+            cvc = len(b) >= 3 and b[-3] not in _VOWELS and b[-2] in _VOWELS
+            if cvc and b[-1] not in _VOWELS and b[-1] not in "wxy":
+                forms |= {b + b[-1] + "ed", b + b[-1] + "ing"}
+    return forms
+
+
+def _fr_word_forms(word: str) -> set[str]:
+    """French plural (-s, -x, -al -> -aux) and feminine (-e, -es, -if -> -ive, -er -> -ère) forms."""
+    forms = {word}
+    if not word.isalpha() or word in _FR_FUNCTION_WORDS or word.endswith(("s", "x", "z")):
+        return forms
+    forms.add(word + "s")
+    if word.endswith(("au", "eu")):
+        forms.add(word + "x")
+    if word.endswith("al"):
+        forms.add(word[:-2] + "aux")
+    if not word.endswith("e"):
+        forms |= {word + "e", word + "es"}
+    if word.endswith("if"):
+        forms |= {word[:-1] + "ve", word[:-1] + "ves"}
+    if word.endswith("er"):
+        forms |= {word[:-2] + "ère", word[:-2] + "ères"}
+    if word.endswith(("el", "en", "on")):
+        forms |= {word + word[-1] + "e", word + word[-1] + "es"}
+    return forms

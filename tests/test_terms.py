@@ -196,7 +196,7 @@ def test_translate_query_terms_sees_a_new_list(terms: list[Term]) -> None:
     ("name", "lang", "key"),
     [
         ("Cœur", "fr", "coeur"),
-        ("Capacités déclenchées", "fr", "capacit declenche"),
+        ("Capacités déclenchées", "fr", "capacit declench"),
         ("Ex æquo", "fr", "ex aequo"),
         ("Resolving", "en", "resolv"),
         ("アクティブ・プレイヤー", "ja", "アクティブプレイヤー"),

@@ -17,6 +17,8 @@ from kb.text import (
     nfkc,
     normalize_newlines,
     straight_quotes,
+    word_forms,
+    word_stems,
 )
 
 
@@ -133,3 +135,31 @@ def test_folds_are_idempotent(text: str) -> None:
 def test_module_examples() -> None:
     result = doctest.testmod(kb.text)
     assert result.attempted >= 3 and result.failed == 0
+
+
+# ---- one word analysis for the package --------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "lang"),
+    [
+        ("Triggered abilities", "en"),
+        ("State-based actions", "en"),
+        ("Capacités déclenchées", "fr"),
+        ("Étape de nettoyage", "fr"),
+    ],
+)
+def test_term_keys_are_the_search_index_stems(text: str, lang: str) -> None:
+    from kb.search.analysis import terms
+    from kb.terms import normalize_name
+
+    stems = terms(text, lang)  # the index drops stop words ("de"); the term key keeps them
+    assert stems and [w for w in word_stems(text, lang) if w in stems] == stems
+    assert [w for w in normalize_name(text, lang).split() if w in stems] == stems
+
+
+def test_word_forms_are_the_linkers() -> None:
+    from kb import link
+
+    assert link._en_word_forms("pass") == word_forms("pass", "en") >= {"passes", "passed"}
+    assert link._fr_word_forms("actif") == word_forms("actif", "fr") >= {"active", "actifs"}

@@ -29,8 +29,9 @@ from functools import lru_cache
 from typing import Any
 
 from whoosh.analysis import Token, Tokenizer
-from whoosh.lang.snowball.english import EnglishStemmer
-from whoosh.lang.snowball.french import FrenchStemmer
+
+from kb.text import fold_accents as _fold_accents
+from kb.text import stem_en, stem_fr
 
 Span = tuple[str, int, int]
 
@@ -269,34 +270,9 @@ def clean_query(text: str) -> str:
 
 @lru_cache(maxsize=65536)
 def fold_accents(word: str) -> str:
-    """Drop diacritics: ``déclenchée`` -> ``declenchee``, ``reçoit`` -> ``recoit``."""
-    if word.isascii():
-        return word
-    decomposed = unicodedata.normalize("NFD", word)
-    return "".join(c for c in decomposed if not unicodedata.combining(c)).replace("œ", "oe")
-
-
-_EN_STEMMER = EnglishStemmer()
-_FR_STEMMER = FrenchStemmer()
-
-
-@lru_cache(maxsize=65536)
-def stem_en(word: str) -> str:
-    """Snowball English stem of a lower-case word (cached: the vocabulary is small)."""
-    return _EN_STEMMER.stem(word) if word.isalpha() else word
-
-
-@lru_cache(maxsize=65536)
-def stem_fr(word: str) -> str:
-    """Snowball French stem of an accent-folded word.
-
-    Without its accent, the participle ending ``-ée`` keeps an ``e`` the stemmer would have
-    removed from ``-é``: it goes too, so ``declenchee`` meets ``déclencher``.
-    """
-    if not word.isalpha():
-        return word
-    stem = _FR_STEMMER.stem(word)
-    return stem[:-1] if len(stem) > 4 and stem.endswith("e") else stem
+    """Drop diacritics (:func:`kb.text.fold_accents`, cached per word): ``déclenchée`` ->
+    ``declenchee``, ``reçoit`` -> ``recoit``."""
+    return word if word.isascii() else _fold_accents(word)
 
 
 def _latin_words(text: str) -> list[tuple[str, int, int]]:
@@ -336,6 +312,51 @@ def analyze_en(text: str) -> list[Span]:
         if kept is not None:
             out.append((stem_en(kept), start, end))
     return out
+
+
+def marker(lang: str, wanted: set[str]) -> Callable[[str], list[Span]]:
+    """An analyser for highlighting in ``lang`` ("en" or "fr") that only returns the spans of
+    ``wanted`` stems: words whose first letters no wanted stem has are skipped before stemming
+    (a snippet's text is mostly other words; stemming them all cost half a query's time)."""
+    heads = {w[:3] for w in wanted}
+    keep = _en_word if lang == "en" else _fr_word
+    stem = stem_en if lang == "en" else stem_fr
+
+    if lang == "en" and heads and all(h.isalpha() for h in heads):
+        # Only the words that start like a wanted stem are even looked at.
+        found = re.compile(
+            r"(?<![^\W\d_])(?:"
+            + "|".join(sorted(map(re.escape, heads), key=len, reverse=True))
+            + r")[^\W\d_]*(?:['’][^\W\d_]+)*",
+            re.IGNORECASE,
+        )
+
+        def analyze_en_fast(text: str) -> list[Span]:
+            out: list[Span] = []
+            for m in found.finditer(normalize(text)):
+                kept = _en_word(m.group().lower().replace("’", "'"))
+                if kept is not None:
+                    term = stem_en(kept)
+                    if term in wanted:
+                        out.append((term, m.start(), m.end()))
+            return out
+
+        return analyze_en_fast
+
+    def analyze(text: str) -> list[Span]:
+        out: list[Span] = []
+        for word, start, end in _latin_words(normalize(text)):
+            head = word[:3] if lang == "en" else fold_accents(_ELISION.sub("", word)[:3])
+            if head not in heads:
+                continue
+            kept = keep(word)
+            if kept is not None:
+                term = stem(kept)
+                if term in wanted:
+                    out.append((term, start, end))
+        return out
+
+    return analyze
 
 
 def plain_en(text: str) -> list[Span]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,9 +31,10 @@ from kb.search.analysis import (
     remember,
     terms,
 )
+from kb.search.understand import concept_table
 
 #: Bumped whenever the schema, the analysers, the documents or the metadata change meaning.
-FORMAT = 8
+FORMAT = 10
 META_FILE = "meta.json"
 INDEX_NAME = "kb"
 
@@ -43,6 +45,14 @@ KIND_BOOST = {"glossary": 0.35, "commentary": 0.6, "tournament": 0.8, "example":
 #: following rules:") say less than the subrules under them, which a reader wants first.
 HEADING_PRIOR = 0.6
 LIST_INTRO_PRIOR = 0.75
+#: A rule that defines a concept ("Lifelink is a static ability", "To mill a card means ...",
+#: "The term dies means ...") answers "what is X" questions before the rules that use X.
+DEFINITION_PRIOR = 1.2
+_DEFINES = re.compile(
+    r"\bmeans\b|^to [\w ,-]+ (?:is|means) |^the term |\bis (?:a|an) (?:static|triggered|activated|"
+    r"keyword|characteristic-defining) |\bsignifie\b|とは",
+    re.IGNORECASE,
+)
 #: Analyser of each field (the schema's, by name) for the build's single analysis pass.
 FIELD_ANALYZER = {
     "title_en": "en",
@@ -241,6 +251,8 @@ def _rule_prior(rule: Rule) -> float:
         return HEADING_PRIOR
     if text.endswith(":"):
         return LIST_INTRO_PRIOR
+    if _DEFINES.search(text):
+        return DEFINITION_PRIOR
     return 1.0
 
 
@@ -289,25 +301,39 @@ def index_is_current(kb: KnowledgeBase, index_dir: Path) -> bool:
     )
 
 
-def build_index(kb: KnowledgeBase, index_dir: Path) -> dict[str, Any]:
+def build_index(kb: KnowledgeBase, index_dir: Path, previous: Path | None = None) -> dict[str, Any]:
     """Write the index of ``kb`` into ``index_dir``; skipped if it is already current.
 
-    Returns ``{"docs", "seconds", "bytes", "skipped"}``.
+    ``previous`` is the folder of an earlier build's index: when it indexes exactly this
+    knowledge base (same content hash, format and analyser), its files are copied instead of
+    rebuilt. A changed knowledge base is rebuilt in full (incremental reuse is not done yet).
+    Returns ``{"docs", "seconds", "bytes", "skipped"}`` (plus ``"reused": True`` for a copy).
     """
     started = time.perf_counter()
     index_dir = Path(index_dir)
     if index_is_current(kb, index_dir):
         return {"docs": None, "seconds": 0.0, "bytes": _size(index_dir), "skipped": True}
+    if previous is not None and Path(previous) != index_dir and index_is_current(kb, previous):
+        index_dir.mkdir(parents=True, exist_ok=True)
+        for old in Path(previous).iterdir():
+            if old.is_file() and _ours(old):
+                shutil.copy2(old, index_dir / old.name)
+        if index_is_current(kb, index_dir):
+            return {
+                "docs": None,
+                "seconds": round(time.perf_counter() - started, 3),
+                "bytes": _size(index_dir),
+                "skipped": False,
+                "reused": True,
+            }
     index_dir.mkdir(parents=True, exist_ok=True)
     for old in index_dir.iterdir():
         # Only our own files: a whoosh index (toc, segments, lock) and meta.json.
-        if old.is_file() and (
-            old.name in (META_FILE, postings.FILE) or old.suffix in (".toc", ".seg", ".pst")
-        ):
+        if old.is_file() and _ours(old):
             old.unlink()
     docs = documents(kb)
     rows = [_fields(doc) for doc in docs]
-    scored: list[tuple[int, str, list[str]]] = []
+    scored: list[tuple[int, str, list[str], int]] = []
     try:
         # One analysis per text: the postings take the terms, Whoosh the remembered spans.
         for num, row in enumerate(rows):
@@ -327,6 +353,7 @@ def build_index(kb: KnowledgeBase, index_dir: Path) -> dict[str, Any]:
                         own = sum(1 for _, start, _ in spans if start < main)
                         scored.append((num, name, toks, own))
         stop = sum(1 for d in docs if d.current)
+        concepts = _concepts(kb, docs, scored)
         blob = postings.build(scored, len(docs), stop, [d.prior for d in docs])
         (index_dir / postings.FILE).write_bytes(blob)
         ix = whoosh_index.create_in(str(index_dir), make_schema(), indexname=INDEX_NAME)
@@ -344,6 +371,9 @@ def build_index(kb: KnowledgeBase, index_dir: Path) -> dict[str, Any]:
         "current": sum(1 for d in docs if d.current),
         "docs": [d.meta() for d in docs],
         **glossary_meta(kb, docs),
+        "concepts": concepts,
+        # Current rules that define a concept, for questions that only name one.
+        "definitions": [n for n, d in enumerate(docs) if d.current and d.prior == DEFINITION_PRIOR],
     }
     (index_dir / META_FILE).write_text(json.dumps(meta, ensure_ascii=False), encoding="utf-8")
     return {
@@ -352,6 +382,26 @@ def build_index(kb: KnowledgeBase, index_dir: Path) -> dict[str, Any]:
         "bytes": _size(index_dir),
         "skipped": False,
     }
+
+
+def _concepts(
+    kb: KnowledgeBase, docs: list[Doc], scored: list[tuple[int, str, list[str], int]]
+) -> list[list[Any]]:
+    """The concept table (:func:`kb.search.understand.concept_table`) of the current English
+    rules, from the terms the build already analysed."""
+    titles: dict[str, str] = {}
+    words: dict[str, set[str]] = {}
+    for num, name, toks, _main in scored:
+        doc = docs[num]
+        english = doc.lang == "en" and doc.current and doc.kind in RULE_KINDS
+        if english and doc.canonical and name in ("title_en", "body_en"):
+            words.setdefault(doc.canonical, set()).update(toks)
+    for doc in docs:
+        if doc.current and doc.lang == "en" and doc.kind in RULE_KINDS and doc.canonical:
+            title = doc.title[len(doc.number) :].strip()
+            if title:
+                titles[doc.canonical] = title
+    return concept_table(kb, titles, words)
 
 
 def term_key(name: str, lang: str) -> str:
@@ -389,6 +439,12 @@ def glossary_meta(kb: KnowledgeBase, docs: list[Doc]) -> dict[str, Any]:
         "glossary_names": names,
         "glossary_refs": [[list(words), rules] for words, rules in refs.items()],
     }
+
+
+def _ours(path: Path) -> bool:
+    """True for a file an index build writes: a Whoosh index (toc, segments, lock), the
+    postings and meta.json."""
+    return path.name in (META_FILE, postings.FILE) or path.suffix in (".toc", ".seg", ".pst")
 
 
 def _size(index_dir: Path) -> int:

@@ -35,6 +35,7 @@ from kb.search.analysis import (
     detect_lang,
     fold_accents,
     has_cjk,
+    marker,
     normalize,
     terms,
 )
@@ -53,20 +54,28 @@ from kb.search.notes import message as notes_message
 from kb.search.postings import FILE as POSTINGS_FILE
 from kb.search.postings import Coord, Evaluation, Postings
 from kb.search.spelling import Speller
+from kb.search.understand import WHEN_RULES, Concepts, asks_when, strip_frames
 from kb.terms import TermIndex
 
 MAX_LIMIT = 100
 #: How many of the best-scored documents are reranked (coverage, glossary expansion).
-RERANK = 60
+RERANK = 40
 #: A document having one of a question's many words keeps this share of its score (squared).
 COVERAGE_FLOOR = 0.3
-#: Weight of the rules the glossary names for a term of the query ("mana ability" -> 605).
-EXPANSION_BOOST = 1.8
+#: Weight of the rules a concept of the query names ("mana ability" -> 605, "dies" -> 700.4,
+#: "絆魂" -> lifelink -> 702.15), for a fully specific concept (see kb.search.understand).
+CONCEPT_BOOST = 2.5
 #: Weight of proximity: a document gets up to this much more when every pair of successive
 #: query words stands together in its text (within :data:`WINDOW` words; adjacent bigrams in
 #: Japanese, i.e. a shared three-character run).
 PROXIMITY = 0.5
 WINDOW = 3
+#: Weight of the rules on when players may act, for a question asking when one may act.
+WHEN_BOOST = 1.8
+#: Weight of a rule defining a concept when the question names nothing else ("what is scry").
+DEFINITION_ASKED = 1.5
+#: Weight of a text in the question's own language (French or Japanese) against the others.
+SAME_LANG = 1.5
 #: A search from a locale without a language filter (``prefer_lang``) puts that language's best
 #: text this much above the best text of the others, its other texts in proportion: a Japanese
 #: reader wants the Japanese quotes first. Raw scores of two languages are not comparable (a
@@ -198,10 +207,13 @@ class _Compiled:
     notes: list[Note] = field(default_factory=list)
     src: str | None = None
     glossary: list[int] = field(default_factory=list)  # docnums pinned first
-    expand: tuple[str, ...] = ()  # rules the glossary names for terms of the query
+    boosts: dict[str, float] = field(default_factory=dict)  # rule -> factor of its subtree
+    # the question only names concepts ("how does scry work"): their defining rules first
+    defined: tuple[str, ...] = ()
     # language -> (field, the query's terms in order), for proximity
     order: dict[str, tuple[str, list[str]]] = field(default_factory=dict)
     about_examples: bool = False  # the query asks for examples: they are not demoted
+    markers: dict[str, Any] = field(default_factory=dict)  # language -> snippet analyser
 
 
 class Searcher:
@@ -256,9 +268,9 @@ class Searcher:
         self._glossary: dict[tuple[str, str], list[int]] = {}
         for code, key, doc in meta["glossary_names"]:
             self._glossary.setdefault((code, key), []).append(doc)
-        self._gloss_refs: dict[tuple[str, ...], list[str]] = {
-            tuple(words): rules for words, rules in meta["glossary_refs"]
-        }
+        self._concepts = Concepts(meta.get("concepts", []), self._groups, self._stop)
+        self._definitions = frozenset(meta.get("definitions", []))
+        self._titles: dict[tuple[str, str], str] = {}
         self._reader = self._searcher.reader()
         self._speller = Speller(self._reader)
         self._cache: OrderedDict[tuple[Any, ...], _Compiled] = OrderedDict()
@@ -458,6 +470,20 @@ class Searcher:
         scores = self._index.evaluate(compiled.query, ed is not None, ev)
         if allowed is not None:
             scores = {d: w for d, w in scores.items() if d in allowed}
+        if compiled.boosts and ed is None:
+            scores = self._boost(scores, compiled.boosts)
+            if compiled.defined:
+                defining = self._definitions
+                for root in compiled.defined:
+                    for doc in self._concepts.subtree(root) & defining:
+                        if doc in scores:
+                            scores[doc] *= DEFINITION_ASKED
+        if compiled.src in ("fr", "ja") and lang is None and prefer is None:
+            # A French or Japanese question is best answered in its language where a text of
+            # that language matches about as well (the French and Japanese texts are partial).
+            langs = self._langs
+            own = compiled.src
+            scores = {d: w * SAME_LANG if langs[d] == own else w for d, w in scores.items()}
         wanted = compiled.about_examples or kind == "example"
         scores = self._reweigh(scores, prefer, wanted)
         fetch = page * limit * (1 if lang else 2) + 10
@@ -517,6 +543,18 @@ class Searcher:
         result.tell(*notes)
         return result
 
+    def _boost(self, scores: dict[int, float], boosts: dict[str, float]) -> dict[int, float]:
+        """A copy of ``scores`` with the subtrees of the query's concepts' rules raised."""
+        out = dict(scores)
+        factors: dict[int, float] = {}
+        for root, factor in boosts.items():
+            for doc in self._concepts.subtree(root):
+                if doc in out and factors.get(doc, 1.0) < factor:
+                    factors[doc] = factor
+        for doc, factor in factors.items():
+            out[doc] *= factor
+        return out
+
     def _reweigh(
         self, scores: dict[int, float], prefer: str | None, examples_wanted: bool
     ) -> dict[int, float]:
@@ -574,7 +612,6 @@ class Searcher:
         """The best ``depth`` documents, reranked: more of the query's words, and rules that
         the glossary names for a term of the query, count for more than raw term weights."""
         best = heapq.nlargest(depth, scores.items(), key=_second)
-        expand = compiled.expand
         groups = ev.groups
         order = compiled.order
         langs = self._langs
@@ -600,10 +637,6 @@ class Searcher:
                         hits += 1
                 if hits:
                     score *= (COVERAGE_FLOOR + (1 - COVERAGE_FLOOR) * hits / len(parts)) ** 2
-            if expand:
-                group = self._groups[doc]
-                if group.startswith("r:") and _under(group[2:], expand):
-                    score *= EXPANSION_BOOST
             out.append((score, doc))
         out.sort(key=lambda x: (-x[0], x[1]))
         return out
@@ -614,24 +647,39 @@ class Searcher:
         if hit is not None:
             self._cache.move_to_end(key)
             return hit
-        parsed = qp.parse(text)
-        out = _Compiled(None, notes=list(parsed.notes))
+        typed = qp.parse(text)
+        out = _Compiled(None, notes=list(typed.notes))
         out.src = detect_lang(text) or self._term_names.language_of(text) or lang
+        content = strip_frames(text, out.src)
+        parsed = typed if content == text else qp.parse(content)
+        if parsed.tree is None:
+            parsed = typed
         if parsed.tree is not None:
             parts = []
             for code in scope:
                 native = self._node(parsed.tree, code, out)
-                extra = self._translations(text, code, out)
+                extra = self._translations(content, code, out)
+                if len(extra) > 1:
+                    # Translated names are a question's words too: a text having more of them
+                    # ranks higher, as with the words of a question typed in that language.
+                    extra = [Coord(extra)]
                 if native is not None and extra:
                     native = wq.Or([native, *extra])
                 elif extra:
-                    native = wq.Or(extra) if len(extra) > 1 else extra[0]
+                    native = extra[0]
                 if native is not None:
                     parts.append(native)
             if parts:
                 out.query = parts[0] if len(parts) == 1 else wq.Or(parts)
-            self._pin_glossary(parsed, scope, out)
-            out.expand = self._expansion(text)
+            self._pin_glossary(typed, scope, out)
+            # Concepts are read in the repaired question: "trampel" names trample.
+            repaired = content
+            for wrong, right in out.corrections.items():
+                repaired = re.sub(rf"(?<!\w){re.escape(wrong)}(?!\w)", right, repaired)
+            out.boosts, out.defined = self._concept_boosts(repaired, out.src)
+            if asks_when(text):
+                for rule in WHEN_RULES:
+                    out.boosts[rule] = max(out.boosts.get(rule, 1.0), WHEN_BOOST)
             out.about_examples = _about_examples(text)
             for code in scope:
                 if code == "ja":
@@ -712,6 +760,7 @@ class Searcher:
                 clauses.append(wq.Term(f"title_{code}", tok))
                 if (
                     tok.isalpha()
+                    and out.src in (None, code)
                     and self._speller.frequency(f"body_{code}", tok) == 0
                     and self._speller.frequency(f"title_{code}", tok) == 0
                 ):
@@ -797,7 +846,9 @@ class Searcher:
     def _translations(self, text: str, code: str, out: _Compiled) -> list[wq.Query]:
         names: list[str] = []
         for src in LANGS:
-            if src != code:
+            # A question in a known language is translated from that language only: an English
+            # "creature" read as a French name would count the word twice.
+            if src != code and out.src in (None, src):
                 names.extend(self._term_names.translate(text, src, code))
         clauses = []
         for name in dict.fromkeys(names):
@@ -806,34 +857,34 @@ class Searcher:
                 clauses.append(clause)
         return clauses
 
-    def _expansion(self, text: str) -> tuple[str, ...]:
-        """Rules the English glossary names for the longest glossary terms in ``text``, or in
-        its English translation ("優先権" and "priorité" name 117 as "priority" does)."""
-        refs = list(self._expansion_en(text))
-        if not refs:
-            for src in ("fr", "ja"):
-                for name in self._term_names.translate(text, src, "en", whole=True):
-                    refs.extend(self._expansion_en(name))
-        return tuple(dict.fromkeys(refs))
-
-    def _expansion_en(self, text: str) -> tuple[str, ...]:
-        toks = terms(text, "en_plain")
-        found: list[tuple[int, int]] = []
-        for i in range(len(toks)):
-            for j in range(min(len(toks), i + 4), i, -1):
-                if tuple(toks[i:j]) in self._gloss_refs:
-                    found.append((i, j))
-                    break
-        # Keep the longest: "mana ability" names 605, not "mana" (106) nor "ability" (113).
-        kept = [
-            (i, j)
-            for i, j in found
-            if not any(a <= i and j <= b and b - a > j - i for a, b in found)
-        ]
-        refs: list[str] = []
-        for i, j in kept:
-            refs.extend(self._gloss_refs[tuple(toks[i:j])])
-        return tuple(dict.fromkeys(refs))
+    def _concept_boosts(
+        self, text: str, src: str | None
+    ) -> tuple[dict[str, float], tuple[str, ...]]:
+        """Rule -> factor for the concepts ``text`` names (English words directly, French and
+        Japanese through the term base's English names), and the rules of those concepts when
+        the text names nothing else."""
+        found: list[tuple[tuple[str, ...], int]] = []
+        covered = False
+        if src in (None, "en"):
+            words = terms(text, "en")
+            named = self._concepts.find(words)
+            found.extend((rules, df) for _, rules, df in named)
+            covered = bool(named) and sum(len(n) for n, _, _ in named) == len(words)
+        for other in ("fr", "ja"):
+            if src in (None, other):
+                for name in self._term_names.translate(text, other, "en"):
+                    row = self._concepts.named(terms(name, "en"))
+                    if row is not None:
+                        found.append(row)
+        boosts: dict[str, float] = {}
+        for rules, df in found:
+            factor = 1.0 + (CONCEPT_BOOST - 1.0) * Concepts.weight(df)
+            if factor <= 1.01:
+                continue
+            for rule in rules:
+                if boosts.get(rule, 1.0) < factor:
+                    boosts[rule] = factor
+        return boosts, tuple(boosts) if covered else ()
 
     def _pin_glossary(self, parsed: qp.Parsed, scope: tuple[str, ...], out: _Compiled) -> None:
         """A query that is a glossary term (or its translation) shows that entry first."""
@@ -877,7 +928,10 @@ class Searcher:
             analyzers = [ANALYZERS["ja"], ANALYZERS["ja_gram"]]
         else:
             wanted = marks.get(lang, set())
-            analyzers = [ANALYZERS[lang]]
+            mark = compiled.markers.get(lang)
+            if mark is None:
+                mark = compiled.markers[lang] = marker(lang, wanted)
+            analyzers = [mark]
         cross = compiled.src is not None and compiled.src != lang
         if kind == "r":
             ed_id, number = rest.split("|", 1)
@@ -966,11 +1020,22 @@ class Searcher:
             rule.edition,
             editions or [rule.edition],
             rule.canonical,
-            rule.title or _ancestor_title(self.kb, rule),
+            rule.title or self._inherited_title(rule),
             snippet,
             score,
             key=rule.number,
         )
+
+    def _inherited_title(self, rule: Rule) -> str:
+        """The title a subrule shows (its nearest titled ancestor's), remembered: it is a fact
+        of the knowledge base, the same for every query."""
+        key = (rule.edition, rule.number)
+        title = self._titles.get(key)
+        if title is None:
+            title = _ancestor_title(self.kb, rule)
+            if len(self._titles) < 100_000:
+                self._titles[key] = title
+        return title
 
     def _editions(self, group: str, scope: tuple[str, ...]) -> list[str]:
         eds = self._group_editions.get(group, set())
@@ -1020,7 +1085,8 @@ class _TermNames:
 
     def language_of(self, text: str) -> str | None:
         """The one language whose term names occur in ``text``, if exactly one does."""
-        found = [code for code in LANGS if self._index.find(text, code)]
+        cjk = has_cjk(text)
+        found = [code for code in LANGS if (code == "ja") == cjk and self._index.find(text, code)]
         return found[0] if len(found) == 1 else None
 
 

@@ -1,11 +1,13 @@
-"""Search latency: our Whoosh search against SQLite FTS5 on the same rule texts and queries.
+"""Search latency: our search against SQLite FTS5 over the same documents and queries.
 
 Loads every shared English edition (../shared/corpus-raw/cr-en) with the embedded corpus, builds
-our index and an FTS5 table (``porter unicode61``) of the same rule and glossary texts, then times
-the same 300+ queries on both, in one run: FTS5 ranks with bm25 and makes snippets, we do the
-whole search (grouping, snippets, counts). Our per-query caches are cleared before each timed
-query, so repeated words do not flatter us. Prints p50/p99 for both, the ratio, and the index
-build time and size. Targets: our p99 <= 1.5 x FTS5's p99 and our p50 <= 2 ms.
+our index and an FTS5 table (``porter unicode61``) of exactly the documents a default search
+sees (each rule's current text in each language, the glossary, commentary, tournament rules and
+examples: ``kb.search.indexer.documents`` marked current), then times the same 500+ queries on
+both, in one run: FTS5 ranks with bm25, makes snippets and counts; we do the whole default
+search (all languages, question understanding, grouping, snippets, counts). Our per-query caches
+are cleared before each timed query, so repeated words do not flatter us. Prints p50/p99 for
+both and the ratios. Targets: p50 <= 1.5 x and p99 <= 1.0 x FTS5's.
 """
 
 from __future__ import annotations
@@ -21,10 +23,14 @@ from pathlib import Path
 
 from kb.build import build_kb
 from kb.search import Searcher, build_index
+from kb.search.indexer import documents
 
 HERE = Path(__file__).resolve().parent
 CR_EN = HERE.parents[2] / "shared" / "corpus-raw" / "cr-en"
-EVAL = HERE.parent / "search_eval.toml"
+EVALS = [
+    HERE.parent / "search_eval.toml",
+    *sorted((HERE.parent / "search" / "eval").glob("*.toml")),
+]
 
 # Everyday rules vocabulary: single words, pairs and questions are made from it.
 WORDS = """priority stack trigger triggered ability abilities mana land creature damage combat
@@ -39,7 +45,9 @@ replacement prevention effect continuous layer timestamp dependency controller o
 
 def queries() -> list[str]:
     """300+ queries: the evaluation set, words, pairs, phrases, prefixes, questions, numbers."""
-    out = [q["query"] for q in tomllib.loads(EVAL.read_text(encoding="utf-8"))["q"]]
+    out = [
+        q["query"] for path in EVALS for q in tomllib.loads(path.read_text(encoding="utf-8"))["q"]
+    ]
     words = WORDS.split()
     out += words
     out += [f"{a} {b}" for a, b in zip(words[::2], words[1::2], strict=False)]
@@ -53,7 +61,7 @@ def queries() -> list[str]:
 
 def fts_query(text: str) -> str:
     """The same words as an FTS5 expression: OR of the words (phrases and prefixes kept)."""
-    parts = re.findall(r'"[^"]+"|[\w.*]+', text)
+    parts = re.findall(r'"[^"]+"|[\w.*]+', text.replace("'", " "))
     terms = []
     for part in parts:
         if part.startswith('"'):
@@ -68,21 +76,15 @@ def fts_query(text: str) -> str:
 
 
 def build_fts(kb) -> tuple[sqlite3.Connection, float]:
-    """An in-memory FTS5 table of every rule and glossary text of every edition."""
+    """An in-memory FTS5 table of the documents a default search sees (current texts)."""
     started = time.perf_counter()
     db = sqlite3.connect(":memory:")
     db.execute(
-        "CREATE VIRTUAL TABLE rules USING fts5(edition UNINDEXED, number UNINDEXED, title, body,"
+        "CREATE VIRTUAL TABLE docs USING fts5(ref UNINDEXED, title, body,"
         " tokenize='porter unicode61')"
     )
-    rows = []
-    for ed, table in kb.rules.items():
-        for rule in table.values():
-            rows.append((ed, rule.number, rule.title or "", " ".join([rule.text, *rule.examples])))
-    for ed, table in kb.glossary.items():
-        for entry in table.values():
-            rows.append((ed, entry.key, entry.term, entry.definition))
-    db.executemany("INSERT INTO rules VALUES (?, ?, ?, ?)", rows)
+    rows = [(d.ref, d.title, d.body) for d in documents(kb) if d.current]
+    db.executemany("INSERT INTO docs VALUES (?, ?, ?)", rows)
     db.commit()
     return db, time.perf_counter() - started
 
@@ -112,9 +114,9 @@ def main() -> int:
         )
         with Searcher(Path(tmp), kb) as searcher:
             for q in qs[:20]:  # warm the process (dictionaries, vocabularies), not the queries
-                searcher.search(q, lang="en")
+                searcher.search(q)
                 db.execute(
-                    "SELECT number FROM rules WHERE rules MATCH ? ORDER BY bm25(rules) LIMIT 10",
+                    "SELECT ref FROM docs WHERE docs MATCH ? ORDER BY bm25(docs) LIMIT 10",
                     (fts_query(q),),
                 ).fetchall()
             ours: list[float] = []
@@ -122,16 +124,16 @@ def main() -> int:
             for q in qs:
                 searcher.clear_caches()
                 t = time.perf_counter()
-                searcher.search(q, lang="en")
+                searcher.search(q)
                 ours.append((time.perf_counter() - t) * 1000)
                 t = time.perf_counter()
                 db.execute(
-                    "SELECT edition, number, snippet(rules, 3, '<mark>', '</mark>', '…', 24),"
-                    " bm25(rules) FROM rules WHERE rules MATCH ? ORDER BY bm25(rules) LIMIT 10",
+                    "SELECT ref, snippet(docs, 2, '<mark>', '</mark>', '…', 24),"
+                    " bm25(docs) FROM docs WHERE docs MATCH ? ORDER BY bm25(docs) LIMIT 10",
                     (fts_query(q),),
                 ).fetchall()
                 db.execute(
-                    "SELECT count(*) FROM rules WHERE rules MATCH ?", (fts_query(q),)
+                    "SELECT count(*) FROM docs WHERE docs MATCH ?", (fts_query(q),)
                 ).fetchone()
                 theirs.append((time.perf_counter() - t) * 1000)
     p50, p99 = percentile(ours, 50), percentile(ours, 99)
@@ -141,8 +143,8 @@ def main() -> int:
     print(f"ratio: p50 {p50 / f50:.2f}x  p99 {p99 / f99:.2f}x")
     slow = sorted(zip(ours, qs, strict=True), reverse=True)[:5]
     print("slowest:", ", ".join(f"{q!r} {ms:.1f} ms" for ms, q in slow))
-    met = p99 <= 1.5 * f99 and p50 <= 2.0
-    print("targets (p99 <= 1.5 x FTS5 p99, p50 <= 2 ms):", "met" if met else "NOT met")
+    met = p99 <= 1.0 * f99 and p50 <= 1.5 * f50
+    print("targets (p50 <= 1.5 x FTS5 p50, p99 <= 1.0 x FTS5 p99):", "met" if met else "NOT met")
     return 0 if met else 1
 
 

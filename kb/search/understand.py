@@ -1,0 +1,220 @@
+"""Query understanding: question frames per language, and the concepts a question names.
+
+A player's question wraps a few content words in a frame ("what happens if", "que se passe-t-il
+si", "〜とは何か"); the frame's words are common in the rules and drown the content, so they are
+dropped when the question has other words. The concepts come from the corpus itself, computed at
+build time (:func:`concept_table`): each English glossary entry's names with the rules its
+definition cites ("Dies ... See rule 700.4"), each titled rule's title ("Lifelink" -> 702.15) and
+each term base concept's English names with its rules. A question naming a concept, in any
+language (French and Japanese through the term base), raises that concept's rules; how much
+depends on how specific the concept is (how few rules contain its words), so "creature" raises
+nothing and "lifelink" a lot.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from bisect import bisect_left
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from kb.model import KnowledgeBase
+from kb.search.analysis import terms
+
+#: Question frames, matched on the lower-cased query (whole words); removed when something
+#: remains. Phrases first: "se passe" would otherwise read as the French "passer" (to pass).
+_FRAMES = {
+    "en": [
+        r"what (?:happens|would happen|will happen)(?: to)?(?: if| when)?",
+        r"what (?:is|are|does|do)(?: a| an| the)?",
+        r"how (?:does|do|can|many|much)(?: i| you| a| an| the)?",
+        r"is it (?:possible|legal|allowed) to",
+        r"(?:can|could|may|must|should|do|does|did|will|would) (?:i|you|we|my opponent|a player)",
+        r"(?:work|works|mean|means|do)\s*\??$",
+        r"difference between",
+    ],
+    "fr": [
+        r"que se passe-t-il(?: si| quand| lorsque| lorsqu'| s')?",
+        r"qu'est-ce qui se passe(?: si| quand)?",
+        r"qu'est-ce que(?: c'est)?",
+        r"qu'est-ce qu'",
+        r"est-ce que",
+        r"est-ce qu'",
+        r"comment (?:fonctionne|fonctionnent|marche|marchent|ça marche|ca marche)",
+        r"ça marche",
+        r"(?:peut|peuvent|doit|doivent|faut)-(?:on|il|elle|ils|elles)",
+        r"(?:puis|dois)-je",
+        r"que (?:veut dire|signifie)",
+        r"quels? sont",
+        r"quelles? sont",
+        r"se passe(?:-t-il)?",
+    ],
+    "ja": [
+        r"とは何(?:か|ですか)?",
+        r"とは",
+        r"どうなる(?:の|のか|んですか|ですか)?",
+        r"(?:でき|使え)(?:る|ます)(?:か|の)?",
+        r"ですか",
+        r"ますか",
+        r"[？?]",
+    ],
+}
+_FRAME_RE = {
+    lang: re.compile(
+        "|".join(
+            f"(?<![\\w-])(?:{p})(?:(?<=')|(?![\\w-]))" if lang != "ja" else f"(?:{p})"
+            for p in patterns
+        ),
+        re.IGNORECASE,
+    )
+    for lang, patterns in _FRAMES.items()
+}
+#: Query syntax that makes a query more than a question: frames are left alone then.
+#: Frames that ask *when* a player may act ("when can I", "quand puis-je", "いつ…できる"): the
+#: rule saying when players may cast, activate and take actions (117.1) answers them in part.
+_WHEN_CAN = re.compile(
+    r"\bwhen (?:can|may|could|do|should) (?:i|you|we|a player|players|my opponent)\b"
+    r"|\bquand (?:puis-je|peut-on|peut-il|peut-elle|peuvent|est-ce que (?:je|l'on|on) peu)"
+    r"|\bà quel moment\b|いつ.*(?:でき|られ|れる)|(?:でき|られ)る(?:タイミング|時)",
+    re.IGNORECASE,
+)
+WHEN_RULES = ("117.1",)
+
+
+def asks_when(text: str) -> bool:
+    """True if ``text`` asks when a player may do something."""
+    return bool(_WHEN_CAN.search(text.replace("’", "'")))
+
+
+_SYNTAX = re.compile(r'["*()]|\b(?:AND|OR|NOT)\b|(?:^|\s)-\w')
+
+
+def strip_frames(text: str, lang: str | None) -> str:
+    """``text`` without the question frames of ``lang`` (of every language when None), if
+    content remains; the text as is when it uses query syntax or is nothing but a frame."""
+    if _SYNTAX.search(text):
+        return text
+    out = text.replace("’", "'")
+    for code in (lang,) if lang in _FRAME_RE else tuple(_FRAME_RE):
+        out = _FRAME_RE[code].sub(" ", out)
+    out = " ".join(out.split())
+    return out if re.search(r"\w", out) else text
+
+
+# ---- concepts ----------------------------------------------------------------------------
+
+#: Longest concept name, in analysed words.
+MAX_WORDS = 5
+#: A concept found in at most this many current English rules counts in full; a commoner one
+#: counts in proportion (SPECIFIC / rules containing it).
+SPECIFIC = 40
+
+
+def concept_table(
+    kb: KnowledgeBase, titles: dict[str, str], rule_words: dict[str, set[str]]
+) -> list[list[Any]]:
+    """``[words, rules, df]`` rows: the analysed English name of a concept, the rules it
+    names, and in how many current English rules all its words occur.
+
+    ``titles`` maps the canonical number of each titled current English rule to its title,
+    ``rule_words`` each current English rule's canonical number to its analysed words.
+    """
+    names: dict[tuple[str, ...], list[str]] = {}
+
+    def add(name: str, rules: Iterable[str]) -> None:
+        words = tuple(terms(name, "en"))
+        if words and len(words) <= MAX_WORDS:
+            row = names.setdefault(words, [])
+            row.extend(r for r in rules if r not in row)
+
+    english = kb.glossary_edition("en")
+    for entry in kb.glossary.get(english.id, {}).values() if english else ():
+        if entry.rule_refs:
+            for name in (entry.term, *entry.aliases):
+                add(name, entry.rule_refs)
+    for number, title in titles.items():
+        if len(number) >= 3:  # not the chapters ("7. Additional Rules")
+            add(title, [number])
+    for term in kb.terms:
+        if term.rules:
+            for name in term.en:
+                add(name, term.rules)
+    index: dict[str, set[str]] = {}
+    for number, words in rule_words.items():
+        for w in words:
+            index.setdefault(w, set()).add(number)
+    rows = []
+    for words, rules in names.items():
+        if not rules:
+            continue
+        sets = sorted((index.get(w, set()) for w in words), key=len)
+        common = set(sets[0]).intersection(*sets[1:]) if sets else set()
+        rows.append([list(words), rules, len(common)])
+    return rows
+
+
+class Concepts:
+    """The concept table as the searcher asks it, and rule subtrees as document sets."""
+
+    def __init__(self, rows: Sequence[Sequence[Any]], groups: Sequence[str], stop: int) -> None:
+        self._rows: dict[tuple[str, ...], tuple[tuple[str, ...], int]] = {
+            tuple(words): (tuple(rules), int(df)) for words, rules, df in rows
+        }
+        # Current rule documents by canonical number, sorted for subtree lookups.
+        pairs = sorted(
+            (g[2:], d)
+            for d, g in enumerate(groups[:stop])
+            if g.startswith("r:") and g[2:3].isdigit()
+        )
+        self._numbers = [n for n, _ in pairs]
+        self._docs = [d for _, d in pairs]
+        self._subtrees: dict[str, frozenset[int]] = {}
+
+    def find(self, words: Sequence[str]) -> list[tuple[tuple[str, ...], tuple[str, ...], int]]:
+        """The concepts named in ``words`` (analysed English), longest first at each place:
+        ``(name, rules, df)``."""
+        out = []
+        i = 0
+        n = len(words)
+        while i < n:
+            for j in range(min(n, i + MAX_WORDS), i, -1):
+                key = tuple(words[i:j])
+                row = self._rows.get(key)
+                if row is not None:
+                    out.append((key, row[0], row[1]))
+                    i = j
+                    break
+            else:
+                i += 1
+        return out
+
+    def named(self, words: Sequence[str]) -> tuple[tuple[str, ...], int] | None:
+        """The rules and document frequency of the concept whose whole name is ``words``."""
+        return self._rows.get(tuple(words))
+
+    @staticmethod
+    def weight(df: int) -> float:
+        """How specific a concept is, 0..1: 1 up to :data:`SPECIFIC` rules, less beyond."""
+        if df <= SPECIFIC:
+            return 1.0
+        return max(0.0, math.log(1 + SPECIFIC) / math.log(1 + df)) ** 4
+
+    def subtree(self, root: str) -> frozenset[int]:
+        """Current documents of rule ``root`` and every rule below it."""
+        found = self._subtrees.get(root)
+        if found is not None:
+            return found
+        numbers = self._numbers
+        i = bisect_left(numbers, root)
+        docs = []
+        size = len(root)
+        while i < len(numbers) and numbers[i].startswith(root):
+            number = numbers[i]
+            if len(number) == size or number[size] == "." or number[size].isalpha():
+                docs.append(self._docs[i])
+            i += 1
+        found = frozenset(docs)
+        if len(self._subtrees) < 4096:
+            self._subtrees[root] = found
+        return found

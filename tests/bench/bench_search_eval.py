@@ -1,0 +1,161 @@
+"""Search quality on players' questions: MRR and recall@5 per kind, for the tuning and test halves.
+
+Reads tests/search/eval/{tune,test}.toml (see the header of test.toml), builds the knowledge base
+(the embedded corpus plus the official English editions of ../shared/corpus-raw/cr-en), indexes
+it in a temporary folder and searches every query in all languages (no filter, as a new user
+would). Only rule hits count (a hit is relevant when its canonical number is an expected rule or
+lies below it; "mtr:<section>" matches a tournament rule hit); glossary hits are skipped, so they
+take no rank; commentary and examples take a rank but never count.
+
+Run: ``python tests/bench/bench_search_eval.py [--half tune|test|both] [--verbose]``.
+``--verbose`` prints every query of the TUNING half only: the test half's per-query results are
+not shown, so that nobody tunes on them. Targets (test half): MRR >= 0.9 and recall@5 >= 0.95
+overall, MRR >= 0.85 per kind, rule numbers 1.0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+import tomllib
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from kb.build import build_kb
+from kb.model import KnowledgeBase
+from kb.rulenum import try_parse
+from kb.search import Searcher, build_index
+
+HERE = Path(__file__).resolve().parent
+EVAL = HERE.parent / "search" / "eval"
+CR_EN = HERE.parents[2] / "shared" / "corpus-raw" / "cr-en"
+DEPTH = 10
+KINDS = ("en", "fr", "ja", "cross", "typo", "number")
+
+
+def load_kb() -> KnowledgeBase:
+    """The embedded corpus plus the shared English editions (when present)."""
+    extra = [CR_EN] if CR_EN.is_dir() else []
+    kb, _problems, _notes = build_kb(extra, run_examples_too=False)
+    kb.content_hash = kb.content_hash or "bench"
+    return kb
+
+
+def load(half: str) -> list[dict[str, Any]]:
+    """The queries of one half."""
+    return tomllib.loads((EVAL / f"{half}.toml").read_text(encoding="utf-8"))["q"]
+
+
+def covers(expected: str, number: str) -> bool:
+    """True if rule ``number`` is the expected rule or lies below it."""
+    if expected == number:
+        return True
+    a, b = try_parse(expected), try_parse(number)
+    return bool(a and b and a.is_ancestor_of(b))
+
+
+def relevant(expect: list[str], hit: Any) -> list[str]:
+    """The expected rules a hit stands for (rule and tournament hits only)."""
+    if hit.kind in ("section", "rule", "subrule") and hit.canonical:
+        return [e for e in expect if not e.startswith("mtr:") and covers(e, hit.canonical)]
+    if hit.kind == "tournament" and hit.number:
+        return [
+            e
+            for e in expect
+            if e.startswith("mtr:")
+            and (hit.number == e[4:] or str(hit.number).startswith(e[4:] + "."))
+        ]
+    return []
+
+
+def evaluate(searcher: Searcher, item: dict[str, Any]) -> dict[str, Any]:
+    """Reciprocal rank of the first relevant hit and recall of the expected rules in the top 5."""
+    started = time.perf_counter()
+    result = searcher.search(item["query"], limit=DEPTH + 10)
+    took = time.perf_counter() - started
+    expect = item["expect"]
+    rank = 0
+    found: set[str] = set()
+    top: list[str] = []
+    position = 0
+    for hit in result.hits:
+        if hit.kind == "glossary":
+            continue
+        position += 1
+        if position > DEPTH:
+            break
+        rel = relevant(expect, hit)
+        if rel and not rank:
+            rank = position
+        if position <= 5:
+            found.update(rel)
+            top.append(f"{hit.kind[0]}:{hit.canonical or hit.number or hit.key}({hit.lang})")
+    return {
+        "rr": 1.0 / rank if rank else 0.0,
+        "recall": len(found) / len(expect),
+        "rank": rank,
+        "top": top,
+        "ms": took * 1000,
+    }
+
+
+def table(
+    name: str, rows_by_kind: dict[str, list[dict[str, Any]]]
+) -> dict[str, tuple[float, float]]:
+    """Print MRR and recall@5 per kind and overall; return them."""
+    out = {}
+    print(f"\n{name:6} {'kind':7} {'queries':>7} {'MRR':>6} {'R@5':>6}")
+    everything = [r for rows in rows_by_kind.values() for r in rows]
+    for kind in (*KINDS, "all"):
+        rows = everything if kind == "all" else rows_by_kind.get(kind, [])
+        if not rows:
+            continue
+        mrr = sum(r["rr"] for r in rows) / len(rows)
+        rec = sum(r["recall"] for r in rows) / len(rows)
+        out[kind] = (mrr, rec)
+        print(f"{name:6} {kind:7} {len(rows):7} {mrr:6.3f} {rec:6.3f}")
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--half", choices=("tune", "test", "both"), default="both")
+    parser.add_argument("--verbose", action="store_true", help="print tuning queries")
+    args = parser.parse_args(argv)
+    halves = ("tune", "test") if args.half == "both" else (args.half,)
+    t = time.perf_counter()
+    kb = load_kb()
+    print(f"knowledge base: {len(kb.editions)} editions ({time.perf_counter() - t:.1f} s)")
+    ok = True
+    with tempfile.TemporaryDirectory() as tmp:
+        stats = build_index(kb, Path(tmp))
+        print(f"index: {stats['docs']} documents, {stats['seconds']:.2f} s")
+        with Searcher(Path(tmp), kb) as searcher:
+            for half in halves:
+                by_kind: dict[str, list[dict[str, Any]]] = defaultdict(list)
+                for item in load(half):
+                    res = evaluate(searcher, item)
+                    by_kind[item["kind"]].append(res)
+                    show = args.verbose or res["rr"] < 1.0 or res["recall"] < 1.0
+                    if half == "tune" and show:
+                        print(
+                            f"  rank {res['rank'] or '-':>2} recall {res['recall']:.2f} "
+                            f"[{item['kind']}] {item['query']!r} expect {item['expect']} "
+                            f"got {res['top']}"
+                        )
+                figures = table(half, by_kind)
+                if half == "test":
+                    mrr, rec = figures["all"]
+                    ok = mrr >= 0.9 and rec >= 0.95
+                    ok = ok and all(figures[k][0] >= 0.85 for k in KINDS[:5] if k in figures)
+                    ok = ok and figures.get("number", (1.0, 1.0)) == (1.0, 1.0)
+    if "test" in halves:
+        print("\ntargets (test half):", "met" if ok else "NOT met")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,108 @@
+"""Query understanding (frames, concepts), fast highlighting and index reuse."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from kb.search import build_index, index_is_current
+from kb.search.analysis import analyze_en, analyze_fr, marker
+from kb.search.indexer import META_FILE
+from kb.search.understand import Concepts, asks_when, strip_frames
+
+from .conftest import small_kb
+
+
+@pytest.mark.parametrize(
+    ("query", "lang", "content"),
+    [
+        ("what happens if my library is empty", "en", "my library is empty"),
+        ("how does trample work", "en", "trample"),
+        ("can I respond to a land", "en", "respond to a land"),
+        ("que se passe-t-il si tous les joueurs passent", "fr", "tous les joueurs passent"),
+        ("comment fonctionne le piétinement", "fr", "le piétinement"),
+        ("est-ce qu'un joueur reçoit la priorité", "fr", "un joueur reçoit la priorité"),
+        ("レジェンド・ルールとは", "ja", "レジェンド・ルール"),
+        ("タフネスが0になったクリーチャーはどうなる", "ja", "タフネスが0になったクリーチャーは"),
+    ],
+)
+def test_frames_are_dropped(query: str, lang: str, content: str) -> None:
+    assert strip_frames(query, lang) == content
+
+
+def test_a_frame_alone_and_query_syntax_are_kept() -> None:
+    assert strip_frames("what happens", "en") == "what happens"
+    assert strip_frames('"how does" trample', "en") == '"how does" trample'
+    assert strip_frames("how does trample work", None) == "trample"
+
+
+def test_concepts_are_weighed_by_specificity() -> None:
+    groups = ["r:702.19", "r:702.19a", "r:702.19b", "r:702.1", "r:702.190", "g:en:x"]
+    concepts = Concepts([[["trampl"], ["702.19"], 12], [["creatur"], ["302"], 2000]], groups, 6)
+    assert concepts.find(["how", "trampl", "creatur"]) == [
+        (("trampl",), ("702.19",), 12),
+        (("creatur",), ("302",), 2000),
+    ]
+    assert Concepts.weight(12) == 1.0
+    assert Concepts.weight(2000) < 0.2
+    # The subtree of 702.19 is 702.19 and its letters, not 702.190 nor 702.1.
+    assert concepts.subtree("702.19") == frozenset({0, 1, 2})
+
+
+def test_index_records_concepts_from_glossary_titles_and_term_base(tmp_path: Path) -> None:
+    kb = small_kb()
+    build_index(kb, tmp_path)
+    meta = json.loads((tmp_path / META_FILE).read_text(encoding="utf-8"))
+    rows = {tuple(words): rules for words, rules, _df in meta["concepts"]}
+    assert rows[("prioriti",)][0] == "117"  # the title of 117 and the term base agree
+    assert "704" in rows[("state", "base", "action")]
+
+
+def test_a_question_in_french_raises_the_rules_of_its_concepts(searcher) -> None:
+    boosts, _defined = searcher._concept_boosts("les actions basées sur un état", "fr")
+    assert boosts.get("704", 1.0) > 1.0
+
+
+@pytest.mark.parametrize(
+    ("lang", "text", "wanted"),
+    [
+        ("en", "The player's triggered abilities trigger; Priority, priorities. Ability’s", None),
+        ("fr", "L'étape de nettoyage : qu'un joueur reçoive la priorité, priorités", None),
+    ],
+)
+def test_marker_finds_what_the_analyser_finds(lang: str, text: str, wanted: None) -> None:
+    analyze = analyze_en if lang == "en" else analyze_fr
+    every = analyze(text)
+    for keep in ({t for t, _, _ in every[::2]}, {t for t, _, _ in every}):
+        assert marker(lang, keep)(text) == [s for s in every if s[0] in keep]
+
+
+def test_previous_index_is_reused_when_the_knowledge_base_is_the_same(tmp_path: Path) -> None:
+    kb = small_kb()
+    first = build_index(kb, tmp_path / "a")
+    reused = build_index(kb, tmp_path / "b", previous=tmp_path / "a")
+    assert reused.get("reused") and not reused["skipped"]
+    assert index_is_current(kb, tmp_path / "b")
+    assert reused["bytes"] == first["bytes"]
+    other = small_kb()
+    other.content_hash = "changed"
+    rebuilt = build_index(other, tmp_path / "c", previous=tmp_path / "a")
+    assert not rebuilt.get("reused") and rebuilt["docs"] > 0
+    assert index_is_current(other, tmp_path / "c")
+
+
+@pytest.mark.parametrize(
+    ("query", "asks"),
+    [
+        ("when can I cast an instant", True),
+        ("quand puis-je activer une capacité", True),
+        ("起動型能力はいつ起動できる", True),
+        ("マナ能力を起動できるタイミング", True),
+        ("when does a creature die", False),
+        ("quand est-ce que je pioche", False),
+    ],
+)
+def test_questions_asking_when_one_may_act(query: str, asks: bool) -> None:
+    assert asks_when(query) is asks
