@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from kb.model import Ref
 from kb.web.render import markdown_html, rule_html, word_diff
 
