@@ -372,8 +372,11 @@ def cmd_serve(args: argparse.Namespace, out: TextIO) -> int:
     from kb.web.serving import ServeError, bind, serve
 
     instance = _instance(args)
+    sock = None
     try:  # a busy port is the one line to print, before any build or "serving" line
-        sock = bind(args.host, args.port)
+        # (Flask's reloader binds the port itself and runs this command again in a child.)
+        if not args.debug:
+            sock = bind(args.host, args.port)
     except ServeError as exc:
         raise CommandError(str(exc)) from None
     if is_stale(instance):

@@ -131,14 +131,15 @@ def serve(
     can claim the port before a long build; ``page_cache=False`` renders every request (for
     benchmarks of uncached pages)."""
     say = announce or (lambda line: print(line, flush=True))
-    sock = sock or bind(host, port)
     url = f"http://{host if ':' not in host else f'[{host}]'}:{port}/"
     count = max(1, workers or os.cpu_count() or 1)
-    if debug:
-        sock.close()
+    if debug:  # Flask's reloading server binds the port itself
+        if sock is not None:
+            sock.close()
         say(f"kb: serving {instance} at {url} (debug)")
         _make_app(instance, page_cache).run(host=host, port=port, debug=True, use_reloader=True)
         return
+    sock = sock or bind(host, port)
     if os.name != "posix" or (count == 1 and workers is None):
         started = time.perf_counter()
         app = _make_app(instance, page_cache)

@@ -2,18 +2,21 @@
 
 Usage::
 
-    python tests/bench/bench_workers.py [--instance DIR] [--duration 15] [--clients 32]
+    python tests/bench/bench_workers.py [--instance DIR] [--duration 15] [--clients 32] [--rounds 2]
 
 Each server is :func:`kb.web.serving.serve` (gunicorn arbiter, waitress in each worker) with the
 page cache off, driven by ``wrk`` over distinct rule pages (every current rule, en/fr/ja, current
 and pinned to an edition), so each request renders a page. The same is measured for a minimal
 Flask "hello" served the same way: its ratio is what this machine's cores and the load generator
-allow at best. Target: 2 workers >= 1.7 x 1 worker. Exit status 1 when it is missed.
+allow at best. The best of alternating rounds counts; the load average is printed, since other
+work on the machine takes cores from the second worker. Target: 2 workers >= 1.7 x 1 worker.
+Exit status 1 when it is missed.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import shutil
 import socket
@@ -145,6 +148,7 @@ def main() -> int:
     ap.add_argument("--instance", type=Path)
     ap.add_argument("--duration", type=int, default=15)
     ap.add_argument("--clients", type=int, default=32)
+    ap.add_argument("--rounds", type=int, default=2, help="alternating 1/2-worker rounds")
     args = ap.parse_args()
     if shutil.which("wrk") is None:
         raise SystemExit("wrk is needed (apt-get install wrk)")
@@ -158,16 +162,23 @@ def main() -> int:
         script.write_text(textwrap.dedent(LUA % listing))
         print(f"{len(paths)} distinct rule URLs, page cache off, wrk {args.clients} connections")
         results: dict[tuple[str, int], float] = {}
+        # Rounds alternate 1 and 2 workers, and the best of each counts: on a machine shared
+        # with other work, a burst of someone else's load then hurts neither side alone.
         for name, code in (("rule pages", SERVER), ("flask hello", HELLO)):
-            for workers in (1, 2):
-                proc, url = start(code, instance, workers)
-                try:
-                    wrk(url, script, 3, args.clients)  # warm up every worker
-                    rate, p99 = wrk(url, script, args.duration, args.clients)
-                finally:
-                    stop(proc)
-                results[(name, workers)] = rate
-                print(f"{name:<12} {workers} worker(s): {rate:8.1f} req/s  p99 {p99}")
+            for round_ in range(1, args.rounds + 1):
+                for workers in (1, 2):
+                    proc, url = start(code, instance, workers)
+                    try:
+                        wrk(url, script, 5, args.clients)  # warm up every worker
+                        rate, p99 = wrk(url, script, args.duration, args.clients)
+                    finally:
+                        stop(proc)
+                    key = (name, workers)
+                    results[key] = max(results.get(key, 0.0), rate)
+                    print(
+                        f"{name:<12} round {round_}, {workers} worker(s): {rate:8.1f} req/s  "
+                        f"p99 {p99}"
+                    )
         ok = True
         for name in ("rule pages", "flask hello"):
             ratio = results[(name, 2)] / results[(name, 1)]
@@ -177,6 +188,7 @@ def main() -> int:
             share = results[("rule pages", workers)] / results[("flask hello", workers)]
             print(f"rule pages / flask hello with {workers} worker(s) = {share:.2f}")
         print(f"target: rule pages 2 workers >= {TARGET}x 1 worker: {'met' if ok else 'MISSED'}")
+        print(f"load average (1, 5, 15 min) at the end: {os.getloadavg()}, cores: {os.cpu_count()}")
         return 0 if ok else 1
 
 

@@ -165,3 +165,19 @@ def test_an_example_in_the_readers_language(tmp_path: Path, kb) -> None:  # type
     # no Japanese yet: the English, marked as such
     assert f'<h1 lang="en">{ex.title}' in ja and 'class="lang-mark"' in ja
     assert "English prose." in ja
+
+
+def test_the_comparison_form_with_one_complete_edition(tmp_path: Path, kb) -> None:  # type: ignore[no-untyped-def]
+    # one complete English text and an excerpt: the form offers those two (it raised an
+    # IndexError looking for two complete texts, seen while a build was being published)
+    from kb.model import Edition
+
+    del kb.editions["en-2019-06-14"]
+    kb.editions["en-2024-07-30"] = Edition(
+        "en-2024-07-30", "en", "2024-07-30", "partial", "en-2024-07-30", ["wiki.txt"]
+    )
+    client = create_app({"INSTANCE": tmp_path, "KB": kb, "TESTING": True}).test_client()
+    body = client.get("/en/editions.json").get_json()
+    english = next(g for g in body["languages"] if g["lang"] == "en")
+    assert (english["compare_from"], english["compare_to"]) == ("en-2019-07-12", "en-2024-07-30")
+    assert client.get("/en/editions/").status_code == 200

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from kb.model import Ref
 from kb.web.render import markdown_html, rule_html, word_diff
 
@@ -39,3 +41,19 @@ def test_rule_html_escapes_and_links() -> None:
     assert '<a class="ref" href="/en/rules/117.3b" data-rule="117.3b">117.3b</a>' in html
     assert "&lt;b&gt; &amp;" in html
     assert 'href="/en/rules/None"' not in html
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "html"),
+    [
+        ("same text", "same text", "same text"),
+        ("", "new <b>", "<ins>new &lt;b&gt;</ins>"),
+        ("old <b>", "", "<del>old &lt;b&gt;</del>"),
+        ("x y", "x z y", "x <ins>z </ins>y"),
+        ("a a a a", "a a b a a", "a a <ins>b </ins>a a"),
+        ("Players pass.", "Players pass in turn.", "Players pass<ins> in turn</ins>."),
+    ],
+)
+def test_word_diff_ends_and_edges(old: str, new: str, html: str) -> None:
+    # the shared ends are set aside before matching: what is left must still read right
+    assert str(word_diff(old, new)) == html

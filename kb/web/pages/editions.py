@@ -20,8 +20,10 @@ from kb.web.pages.common import edition_info, rule_url, short
 from kb.web.render import word_diff
 from kb.web.resources import get_kb
 
-#: Edited rules shown with their word diff (the JSON lists every change).
+#: Rules listed per kind of change (the JSON lists every change).
 MAX_CHANGES_SHOWN = 400
+#: Edited rules shown with their word diff: a diff costs up to 10 ms, the page stays under a second.
+MAX_DIFFS = 100
 #: Comparisons the build did not make, kept per process (two archive editions take ~0.1 s).
 DIFF_CACHE = 64
 _diffs: OrderedDict[tuple[str, str, str], list[Change]] = OrderedDict()
@@ -45,15 +47,16 @@ def editions_page(kb: KnowledgeBase, locale: str) -> Page:
             info["page"]["lag"] = lookup.lag(kb, ed) if lang != "en" else None
             rows.append(info)
         if rows:
-            newest_full = [r for r in rows if r["kind"] == "full"]
+            full = [r for r in rows if r["kind"] == "full"]
+            pool = full if len(full) > 1 else rows
             groups.append(
                 {
                     "lang": lang,
                     "language": LANGUAGE_NAMES[lang],
                     "editions": rows,
                     # the form's defaults: the two newest complete texts (else the two newest)
-                    "compare_from": (newest_full or rows)[-2]["id"] if len(rows) > 1 else None,
-                    "compare_to": (newest_full or rows)[-1]["id"],
+                    "compare_from": pool[-2]["id"] if len(pool) > 1 else None,
+                    "compare_to": pool[-1]["id"],
                 }
             )
     spans = [
@@ -143,7 +146,7 @@ def changes_page(kb: KnowledgeBase, locale: str, old: Edition, new: Edition) -> 
         if change.change != "moved":
             item["title"] = lookup.rule_context(kb, after or before)
             item["own_title"] = bool((after or before) and (after or before).title)  # type: ignore[union-attr]
-        if change.change == "edited" and len(groups["edited"]) < MAX_CHANGES_SHOWN:
+        if change.change == "edited" and len(groups["edited"]) < MAX_DIFFS:
             if before and after:
                 item["diff"] = word_diff(
                     f"{before.title or ''} {before.text}".strip(),
@@ -167,6 +170,7 @@ def changes_page(kb: KnowledgeBase, locale: str, old: Edition, new: Edition) -> 
             "changes": groups,
             "move_runs": lookup.move_runs(groups["moved"]),
             "limit": MAX_CHANGES_SHOWN,
+            "diff_limit": MAX_DIFFS,
             "reverse_url": url_for("pages.changes", locale=locale, span=f"{new.id}..{old.id}"),
             "editions_url": url_for("pages.editions", locale=locale) + f"#h-{old.lang}",
         },

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kb.model import LANGS, KnowledgeBase, Rule
+from kb.model import LANGS, KnowledgeBase
 from kb.web.i18n import LANGUAGE_NAMES, format_day
 from kb.web.pages.common import edition_label, rule_url
 from kb.web.render import word_diff
@@ -18,19 +18,20 @@ def history(kb: KnowledgeBase, canonical: str, locale: str) -> list[dict[str, An
     of editions after it that printed it unchanged (``unchanged`` count, ``until`` entry)."""
     out = []
     for lang in sorted(LANGS, key=lambda code: (code != locale, code != "en")):
-        entries = kb.history(canonical, lang)
+        entries = kb.history_texts(canonical, lang)  # one lookup, not one per edition
         if not entries:
             continue
         rows: list[dict[str, Any]] = []
         folded: list[dict[str, Any]] = []
-        prev: Rule | None = None
+        prev: dict[str, Any] | None = None
         for entry in entries:
-            rule = kb.rule(entry["edition"], entry["number"])
-            if rule is None:
-                continue
             ed = kb.editions.get(entry["edition"])
+            text = f"{entry.get('title') or ''} {entry.get('text') or ''}".strip()
             row = {
-                **entry,
+                "edition": entry["edition"],
+                "date": entry["date"],
+                "number": entry["number"],
+                "change": entry["change"],
                 "date_display": format_day(entry["date"], locale),
                 "label": edition_label(ed, locale) if ed else entry["edition"],
                 "url": rule_url(locale, entry["number"], entry["edition"]),
@@ -39,13 +40,11 @@ def history(kb: KnowledgeBase, canonical: str, locale: str) -> list[dict[str, An
             }
             changed = prev is None
             if prev is not None:
-                if prev.number != rule.number:
-                    row["renumbered_from"] = prev.number
+                if prev["number"] != entry["number"]:
+                    row["renumbered_from"] = prev["number"]
                     changed = True
-                old = f"{prev.title or ''} {prev.text}".strip()
-                new = f"{rule.title or ''} {rule.text}".strip()
-                if old != new:
-                    row["diff"] = word_diff(old, new)
+                if prev["text"] != text:
+                    row["diff"] = word_diff(prev["text"], text)
                     changed = True
             rows.append(row)
             if changed or not folded:
@@ -53,7 +52,7 @@ def history(kb: KnowledgeBase, canonical: str, locale: str) -> list[dict[str, An
             else:
                 folded[-1]["unchanged"] += 1
                 folded[-1]["until"] = row
-            prev = rule
+            prev = {"number": entry["number"], "text": text}
         out.append(
             {"lang": lang, "language": LANGUAGE_NAMES[lang], "entries": rows, "rows": folded}
         )
