@@ -33,6 +33,7 @@ from kb.model import (
     Rule,
     TournamentRule,
 )
+from kb.model import parsed_number as parse_number  # parsed once per distinct number
 from kb.paths import CORPUS_DIR, EXAMPLES_DIR, PACKAGE_DIR
 from kb.rulenum import try_parse
 from kb.sources.records import Problem, SourceDoc, SourceError
@@ -130,7 +131,8 @@ def content_hash(inputs: Iterable[tuple[Path, dict[str, Any] | None]]) -> str:
     digest = hashlib.sha256(FORMAT_VERSION.encode())
     files: list[Path] = [p for p, _ in inputs]
     files += sorted(CORPUS_DIR.glob("*.toml"))
-    files += sorted(EXAMPLES_DIR.glob("**/*.md")) if EXAMPLES_DIR.is_dir() else []
+    if EXAMPLES_DIR.is_dir():  # the examples and their translations (translations/<id>.toml)
+        files += sorted(EXAMPLES_DIR.glob("**/*.md")) + sorted(EXAMPLES_DIR.glob("**/*.toml"))
     files += sorted(PACKAGE_DIR.glob("**/*.py"))
     for path in files:
         digest.update(str(path.name).encode())
@@ -338,7 +340,7 @@ def _add_partial(kb: KnowledgeBase, ed_id: str, doc: SourceDoc, problems: list[P
 def _rules(ed_id: str, doc: SourceDoc, problems: list[Problem]) -> dict[str, Rule]:
     table: dict[str, Rule] = {}
     for rec in doc.rules:
-        num = try_parse(rec.number)
+        num = parse_number(rec.number)
         if num is None:
             problems.append(Problem(doc.path, rec.line, f"not a rule number: {rec.number!r}"))
             continue
@@ -539,11 +541,21 @@ def _vocabulary(
     }
     newest_en = kb.glossary_edition("en")
     english = kb.glossary[newest_en.id] if newest_en else {}
+    # An English text with its own glossary names a concept by that glossary's entry first: its
+    # terms are explained by its own edition, and its links do not change when a newer edition
+    # is added (so an incremental build need not link every edition again).
+    own = glossary if lang == "en" and glossary else {}
     for term in kb.terms:
         names = term.names(lang)
         if not names or not term.en:
             continue
-        key = next((n.lower() for n in term.en if n.lower() in english), term.en[0].lower())
+        key = next(
+            (n.lower() for n in term.en if n.lower() in own),
+            next((n.lower() for n in term.en if n.lower() in english), term.en[0].lower()),
+        )
+        named_by = own if key in own else english
+        if key in named_by and _is_redirect(named_by[key]):
+            continue  # a redirect is never a term to link, whichever list names it
         if key not in vocabulary:
             vocabulary[key] = list(names)
     return vocabulary

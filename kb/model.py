@@ -81,7 +81,7 @@ class Rule:
     @property
     def key(self) -> RuleNumber:
         """The parsed number (for ordering)."""
-        num = _parsed(self.number)
+        num = parsed_number(self.number)
         assert num is not None, self.number
         return num
 
@@ -474,7 +474,7 @@ class KnowledgeBase:
 
 
 @lru_cache(maxsize=1 << 16)
-def _parsed(number: str) -> RuleNumber | None:
+def parsed_number(number: str) -> RuleNumber | None:
     """A rule number parsed once (an archive repeats the same numbers in every edition)."""
     return try_parse(number)
 

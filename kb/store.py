@@ -41,6 +41,7 @@ A reference's ``canonical`` is the ``lineage.canonical`` of its target in the sa
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import threading
 from collections.abc import Iterator, Mapping, Sequence
@@ -427,6 +428,9 @@ class _Db:
         if not self.path.is_file():
             raise StoreError(f"{self.path}: no such database")
         self._local = threading.local()
+        self._opened: list[sqlite3.Connection] = []
+        self._opened_lock = threading.Lock()
+        self._pid = os.getpid()
         conn = self.conn()
         try:
             meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
@@ -439,11 +443,25 @@ class _Db:
         self.meta = meta
 
     def conn(self) -> sqlite3.Connection:
+        if self._pid != os.getpid():
+            # A forked worker (gunicorn --preload): a connection must not cross a fork.
+            self._pid = os.getpid()
+            self._local = threading.local()
+            self._opened = []
         conn = getattr(self._local, "conn", None)
         if conn is None:
             conn = connect(self.path)
             self._local.conn = conn
+            with self._opened_lock:
+                self._opened.append(conn)
         return conn
+
+    def close(self) -> None:
+        """Close every thread's connection (the object must not be used afterwards)."""
+        with self._opened_lock:
+            for conn in self._opened:
+                conn.close()
+            self._opened.clear()
 
     def all(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
         return self.conn().execute(sql, params).fetchall()
@@ -469,7 +487,7 @@ class StoredKnowledgeBase(KnowledgeBase):
     open, rules and glossary entries on demand (with a bounded cache of decoded nodes), and the
     lookups that scanned lists in memory are indexed queries."""
 
-    def __init__(self, path: Path, cache_size: int = 8192) -> None:
+    def __init__(self, path: Path, cache_size: int = 4096) -> None:
         self._db = _Db(path)
         db = self._db
         editions = {}
@@ -513,11 +531,8 @@ class StoredKnowledgeBase(KnowledgeBase):
         self._order_cache = lru_cache(maxsize=16)(self._load_order)
 
     def close(self) -> None:
-        """Close this thread's connection (others close when the object is collected)."""
-        conn = getattr(self._db._local, "conn", None)
-        if conn is not None:
-            conn.close()
-            self._db._local.conn = None
+        """Close the database in every thread (for a build the app no longer serves)."""
+        self._db.close()
 
     # ---- decoding --------------------------------------------------------------------------
     def _rule_from_row(self, row: Sequence[Any]) -> Rule:
@@ -609,7 +624,10 @@ class StoredKnowledgeBase(KnowledgeBase):
             for row in self._db.all("SELECT id, en, fr, ja, rules FROM terms ORDER BY position")
         ]
 
-    def _load_examples(self) -> list[ExampleInfo]:
+    def _load_examples(self, ids: Sequence[str] | None = None) -> list[ExampleInfo]:
+        where, params = "", ()
+        if ids is not None:
+            where, params = f"WHERE id IN ({','.join('?' * len(ids))})", tuple(ids)
         return [
             ExampleInfo(
                 id=row[0],
@@ -625,7 +643,8 @@ class StoredKnowledgeBase(KnowledgeBase):
             )
             for row in self._db.all(
                 "SELECT id, title, path, rules, markdown, passed, trace, trace_text, titles, prose "
-                "FROM examples ORDER BY position"
+                f"FROM examples {where} ORDER BY position",
+                params,
             )
         ]
 
@@ -795,7 +814,12 @@ class StoredKnowledgeBase(KnowledgeBase):
                 "SELECT example FROM example_rules WHERE anchor = ?", (canonical,)
             )
         }
-        return [ex for ex in self.examples if ex.id in ids] if ids else []
+        if not ids:
+            return []
+        loaded = self.examples._items  # type: ignore[attr-defined]
+        if loaded is not None:  # the whole list is read already: take them from it
+            return [ex for ex in loaded if ex.id in ids]
+        return self._load_examples(sorted(ids))
 
     def glossary_lookup(
         self, term: str, lang: str, edition: str | None = None

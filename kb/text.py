@@ -21,9 +21,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from functools import lru_cache
-
-from whoosh.lang.snowball.english import EnglishStemmer
-from whoosh.lang.snowball.french import FrenchStemmer
+from typing import Any
 
 __all__ = [
     "collapse_spaces",
@@ -124,8 +122,15 @@ def normalize_newlines(text: str) -> str:
 
 # ---- word analysis -----------------------------------------------------------------------------
 
-_EN_STEMMER = EnglishStemmer()
-_FR_STEMMER = FrenchStemmer()
+
+@lru_cache(maxsize=1)
+def _stemmers() -> tuple[Any, Any]:
+    """Whoosh's Snowball stemmers (English, French), imported on first use: finding rule
+    references (kb.link, the Markdown extension) needs no stemming and stays light."""
+    from whoosh.lang.snowball.english import EnglishStemmer
+    from whoosh.lang.snowball.french import FrenchStemmer
+
+    return EnglishStemmer(), FrenchStemmer()
 
 
 @lru_cache(maxsize=65536)
@@ -135,7 +140,7 @@ def stem_en(word: str) -> str:
     >>> stem_en("priorities"), stem_en("resolving")
     ('prioriti', 'resolv')
     """
-    return _EN_STEMMER.stem(word) if word.isalpha() else word
+    return _stemmers()[0].stem(word) if word.isalpha() else word
 
 
 @lru_cache(maxsize=65536)
@@ -147,7 +152,7 @@ def stem_fr(word: str) -> str:
     """
     if not word.isalpha():
         return word
-    stem = _FR_STEMMER.stem(word)
+    stem = _stemmers()[1].stem(word)
     return stem[:-1] if len(stem) > 4 and stem.endswith("e") else stem
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from kb.build import BUILD_FILE, KB_FILE, build, load
 
 
@@ -88,3 +90,20 @@ def test_commentary_about_terms_points_at_their_rules(embedded_kb) -> None:
     # The Japanese page names no rule number in its prose; it is about 優先権, which rule 117 defines.
     ja = [c for c in embedded_kb.commentary if c.lang == "ja"]
     assert ja and all("117" in c.about_rules for c in ja)
+
+
+def test_a_changed_example_translation_changes_the_content_hash(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Editing only a translation of an example is a change: the next build must not be skipped."""
+    import kb.build
+
+    examples = tmp_path / "examples"
+    (examples / "translations").mkdir(parents=True)
+    (examples / "one.md").write_text("# One\n\nrules: 117.1\n", encoding="utf-8")
+    translation = examples / "translations" / "one.toml"
+    translation.write_text('[fr]\ntitle = "Un"\nprose = ""\n', encoding="utf-8")
+    monkeypatch.setattr(kb.build, "EXAMPLES_DIR", examples)
+    before = kb.build.content_hash([])
+    translation.write_text('[fr]\ntitle = "Une"\nprose = ""\n', encoding="utf-8")
+    assert kb.build.content_hash([]) != before

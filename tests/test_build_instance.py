@@ -199,7 +199,7 @@ def test_no_failed_request_while_builds_are_published(
     server = make_server("127.0.0.1", 0, app, threaded=True)
     port = server.server_port
     threading.Thread(target=server.serve_forever, daemon=True).start()
-    urls = ["/en/rules/117.3b", "/fr/rules/117.1", "/en/rules/117.json", "/en/editions/"]
+    urls = ["/en/rules/117.3b", "/fr/rules/117.1", "/en/rules/117.json", "/en/glossary/priority"]
     statuses: list[int] = []
     stop = threading.Event()
 
@@ -235,3 +235,39 @@ def test_no_failed_request_while_builds_are_published(
     finally:
         server.shutdown()
     assert len(statuses) > 20 and set(statuses) == {200}, sorted(set(statuses))
+
+
+def _open_files_under(folder: Path) -> list[str]:
+    out = []
+    for fd in Path("/proc/self/fd").iterdir():
+        try:
+            target = os.readlink(fd)
+        except OSError:
+            continue
+        if target.startswith(str(folder)):
+            out.append(target)
+    return out
+
+
+@pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="needs /proc")
+def test_replaced_build_is_closed_after_its_grace(
+    write_edition, instance: Path, tmp_path: Path
+) -> None:
+    """Once its requests are done, the app closes the build it no longer serves: no file of a
+    build that later builds delete stays open (its index and its database included)."""
+    from kb.web import create_app
+
+    app = create_app({"INSTANCE": instance, "KB_RETIRE_SECONDS": 0.1})
+    client = app.test_client()
+    assert client.get("/en/search?q=priority").status_code == 200  # opens the index
+    assert client.get("/en/rules/117.3b").status_code == 200
+    first = layout.current_build(instance)
+    assert first is not None and _open_files_under(first)
+    build(instance, [write_edition(tmp_path / "a", "2031-02-01", "February 1, 2031")])
+    assert client.get("/en/search?q=priority").status_code == 200
+    assert client.get("/en/en-2031-02-01/rules/117.4").status_code == 200
+    deadline = time.monotonic() + 10
+    while _open_files_under(first) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _open_files_under(first) == []
+    assert _open_files_under(layout.current_build(instance))  # type: ignore[arg-type]

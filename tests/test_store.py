@@ -170,3 +170,43 @@ def test_queries_use_indexes(pair) -> None:
     for sql, params in queries:
         plan = " ".join(row[-1] for row in conn.execute("EXPLAIN QUERY PLAN " + sql, params))
         assert "USING" in plan and "INDEX" in plan, (sql, plan)
+
+
+def test_forked_process_opens_its_own_connection(pair) -> None:
+    """A worker forked after the database was opened (a preforking server) does not share the
+    parent's SQLite connection: it opens its own and reads the same rules."""
+    import os
+
+    _, db = pair
+    parent = db._db.conn()
+    number = db.ordered_numbers(next(iter(db.editions)))[0]
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: report whether it got a new connection that works
+        try:
+            mine = db._db.conn()
+            count = mine.execute("SELECT count(*) FROM rules WHERE number = ?", (number,))
+            ok = mine is not parent and count.fetchone()[0] > 0
+            os.write(write, b"1" if ok else b"0")
+        finally:
+            os._exit(0)
+    os.close(write)
+    answer = os.read(read, 1)
+    os.close(read)
+    os.waitpid(pid, 0)
+    assert answer == b"1"
+    assert db._db.conn() is parent
+
+
+def test_examples_for_reads_only_what_it_needs(pair) -> None:
+    """On a fresh store, examples_for decodes just the examples it returns; the answer is the
+    same as in memory, before and after the whole list has been read."""
+    mem, db = pair
+    fresh = store.open_kb(db.path)
+    wanted = sorted({n for ex in mem.examples for n in ex.rules} | {"117", "117.3", "999"})
+    for number in wanted:
+        assert fresh.examples_for(number) == mem.examples_for(number)
+    assert fresh.examples._items is None  # never read whole
+    assert list(fresh.examples) == mem.examples
+    for number in wanted:
+        assert fresh.examples_for(number) == mem.examples_for(number)

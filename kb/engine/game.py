@@ -102,7 +102,16 @@ class Game(
             return []
         self.plan_memo = {}
         try:
-            return [a for a in self._candidate_actions() if self.is_legal(a)]
+            out = []
+            for action in self._candidate_actions():
+                # The checks perform runs (is_legal without its wrappers: every candidate is
+                # for the player who must act, in a game that is not over).
+                try:
+                    ACTIONS[action.kind][0](self, self._by_name[action.player].index, action)
+                except (IllegalAction, ScenarioError):
+                    continue
+                out.append(action)
+            return out
         finally:
             self.plan_memo = None
 

@@ -207,7 +207,7 @@ class GameState:
             player=self.players[player].name if player is not None else None,
             turn=self.turn,
             active=self.players[self.active].name if self.started else None,
-            step=self.step.value if self.started else "",
+            step=self.step._value_ if self.started else "",
             data=data,
         )
         self.events.append(event)

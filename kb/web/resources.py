@@ -17,7 +17,6 @@ from flask import Flask, current_app, g, has_request_context, request
 from kb import instance as layout
 from kb.instance import BuildError, load
 from kb.model import KnowledgeBase
-from kb.search import Searcher
 
 log = logging.getLogger(__name__)
 
@@ -58,6 +57,10 @@ class SearcherPool:
             with self._lock:
                 if self._searcher is None:
                     try:
+                        # Imported here: Whoosh and the analysers load with the first search,
+                        # not with every worker's start.
+                        from kb.search import Searcher
+
                         self._searcher = Searcher(self.index_dir, self.kb)
                     except Exception as exc:  # a damaged or outdated index: report, never crash
                         log.exception("cannot open the search index at %s", self.index_dir)
@@ -119,7 +122,24 @@ class BuildWatcher:
                 self.active = fresh
                 _published(self.app, fresh)
                 log.info("now serving build %s", wanted)
+                self._retire(active)
             return self.active
+
+    def _retire(self, old: Build) -> None:
+        """Close a replaced build once the requests that started on it are surely done, so the
+        process holds no file of a build that a later one deletes."""
+        grace = float(self.app.config.get("KB_RETIRE_SECONDS", 60))
+        timer = threading.Timer(grace, close_build, [old])
+        timer.daemon = True
+        timer.start()
+
+
+def close_build(build: Build) -> None:
+    """Close the searcher and every database connection of a build."""
+    build.search.close()
+    close = getattr(build.kb, "close", None)
+    if close is not None:
+        close()
 
 
 def load_build(instance: Path, build_id: str) -> KnowledgeBase:

@@ -228,7 +228,7 @@ def main() -> int:
                 r"ready in ([\d.]+) s", (tmp / "server.log").read_text(errors="replace")
             )
             if ready:
-                print(f"app start (load kb.json, open the index): {float(ready.group(1)):.2f} s")
+                print(f"app start (open kb.sqlite and the index): {float(ready.group(1)):.2f} s")
             tool = run_wrk if shutil.which("wrk") else run_threads
             print(f"load: {tool.__name__}, {args.clients} clients, {args.duration} s per URL")
             for name, (path, min_rps, max_p99) in TARGETS.items():
