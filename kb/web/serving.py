@@ -15,6 +15,7 @@ is printed, so a busy port is the only line a user sees.
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import os
 import socket
@@ -189,6 +190,15 @@ def _worker_class() -> type:
     return WaitressWorker
 
 
+def _own_session(_arbiter: Any, _worker: Any) -> None:
+    """Start each worker in a session of its own. Linux shares the processor fairly between
+    sessions ("autogroups"), not processes: workers left in the arbiter's session would share
+    one session's part of a busy machine however many they are. The arbiter still stops them
+    (it signals each worker), and a worker whose arbiter died exits (see ``alive``)."""
+    with contextlib.suppress(OSError):
+        os.setsid()
+
+
 class _Arbiter:
     """gunicorn's master process over our socket and our app factory."""
 
@@ -205,6 +215,7 @@ class _Arbiter:
             "loglevel": "warning",
             "accesslog": None,
             "proc_name": "kb",
+            "post_fork": _own_session,
         }
 
         class Application(BaseApplication):  # type: ignore[misc]

@@ -140,12 +140,6 @@ def _requests(rng: random.Random) -> Iterator[Request]:
             f"/r/?number={num}&lang={lang}",
             f"/?lang={lang}",
             f"/static/{key}",
-            f"/api/oembed?url={q}&format={kind}&maxwidth={page}&maxheight={num}",
-            f"/api/oembed?url=http%3A%2F%2Flocalhost%2F{loc}%2Frules%2F{num}"
-            f"&format={rng.choice(['json', 'xml', key])}&maxwidth={page}",
-            f"/api/oembed?url=http%3A%2F%2Flocalhost%2F{loc}%2Fglossary%2F{key}",
-            "/api/openapi.json",
-            f"/api/?lang={lang}",
             f"/{q}/{num}/{key}",
             "/api/?" + urllib.parse.urlencode({"q": q}),
             "/api/openapi.json",
