@@ -158,8 +158,8 @@ def test_term_keys_are_the_search_index_stems(text: str, lang: str) -> None:
     assert [w for w in normalize_name(text, lang).split() if w in stems] == stems
 
 
-def test_word_forms_are_the_linkers() -> None:
-    from kb import termmatch as link
+def test_word_forms_are_the_term_matchers() -> None:
+    from kb import termmatch
 
-    assert link._en_word_forms("pass") == word_forms("pass", "en") >= {"passes", "passed"}
-    assert link._fr_word_forms("actif") == word_forms("actif", "fr") >= {"active", "actifs"}
+    assert termmatch._en_word_forms("pass") == word_forms("pass", "en") >= {"passes", "passed"}
+    assert termmatch._fr_word_forms("actif") == word_forms("actif", "fr") >= {"active", "actifs"}
