@@ -29,8 +29,6 @@ import functools
 import json
 import os
 import re
-import subprocess
-import tempfile
 import time
 import urllib.parse
 from collections.abc import Callable, Iterable
@@ -38,19 +36,23 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from kb.export_static import (
+    MANIFEST,
+    ExportError,
+    Writer,
+    build_search,
+    file_for,
+    file_stamps,
+    is_unchanged,
+    json_twin,
+    pagefind_binary,
+    read_manifest,
+    write_manifest,
+)
 from kb.web.i18n import LOCALES
 
-MANIFEST = ".kb-export.json"
 SITEMAP_LIMIT = 50_000  # URLs per sitemap file (the protocol's limit)
 DEFAULT_BASE_URL = "http://127.0.0.1:8000"
-#: Parts of a page that Pagefind does not index: navigation, history, and other rules' previews.
-PAGEFIND_EXCLUDE = (
-    "header.site, footer.site, nav, details.history, .notices, .meta, "
-    "section[aria-labelledby=h-refs], section[aria-labelledby=h-back]"
-)
-#: The pages Pagefind indexes: current rules, glossary entries and examples (not pinned editions,
-#: whose texts would repeat every hit once per edition).
-PAGEFIND_GLOB = "{en,fr,ja}/{rules,glossary,examples}/**/index.html"
 
 _HREF = re.compile(r'href="(/[^"#]*)')
 
@@ -96,10 +98,6 @@ STRINGS: dict[str, dict[str, str]] = {
 }
 
 
-class ExportError(Exception):
-    """An export that cannot be made: one line naming what is wrong."""
-
-
 @dataclass
 class ExportReport:
     """What an export wrote: counts, bytes and where the time went."""
@@ -136,57 +134,6 @@ class ExportReport:
                 f"e.g. {', '.join(self.missing[:3])}"
             )
         return "\n".join(lines)
-
-
-# ---- URL <-> file ---------------------------------------------------------------------------
-def file_for(url_path: str) -> str:
-    """The file (relative to the export) that serves a URL path; see the module docstring."""
-    path = urllib.parse.unquote(url_path)
-    parts = [p for p in path.split("/") if p]
-    if any(p in (".", "..") or "\\" in p or "\x00" in p for p in parts):
-        raise ExportError(f"{url_path}: not a path a static host can serve")
-    if path.endswith("/") or not parts:
-        return "/".join([*parts, "index.html"])
-    if re.search(r"\.(json|xml|txt|css|js)$", parts[-1]):
-        return "/".join(parts)
-    return "/".join([*parts, "index.html"])
-
-
-def json_twin(url_path: str) -> str:
-    """The JSON twin of a page's URL (``/en/`` -> ``/en/index.json``, as the app names them)."""
-    if url_path.count("/") == 2 and url_path.endswith("/"):
-        return url_path + "index.json"
-    if url_path.endswith("/"):
-        return url_path[:-1] + ".json"
-    return url_path + ".json"
-
-
-# ---- writing --------------------------------------------------------------------------------
-class Writer:
-    """Writes files that changed only (atomically), and remembers every file it was given."""
-
-    def __init__(self, out: Path) -> None:
-        self.out = out
-        self.files: dict[str, int] = {}
-        self.written = 0
-        self.unchanged = 0
-        self.changed: list[str] = []
-
-    def put(self, rel: str, data: bytes) -> None:
-        path = self.out / rel
-        self.files[rel] = len(data)
-        try:
-            if path.stat().st_size == len(data) and path.read_bytes() == data:
-                self.unchanged += 1
-                return
-        except (FileNotFoundError, NotADirectoryError):
-            pass
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        tmp.write_bytes(data)
-        os.replace(tmp, path)
-        self.written += 1
-        self.changed.append(rel)
 
 
 # ---- rendering through the app ---------------------------------------------------------------
@@ -333,11 +280,11 @@ def export(
     base = (base_url or DEFAULT_BASE_URL).rstrip("/")
     jobs = max(1, jobs or min(4, os.cpu_count() or 1))
     report = ExportReport(out)
-    previous = _read_manifest(out)
+    previous = read_manifest(out)
     t = time.perf_counter()
     site = Site(instance)
     report.timings["load"] = time.perf_counter() - t
-    if _unchanged(out, previous, site.etag_seed, base, search):
+    if is_unchanged(out, previous, site.etag_seed, base, search):
         report.files = len(previous["files"])
         report.bytes = sum(previous["files"].values())
         report.unchanged = report.files
@@ -364,7 +311,7 @@ def export(
     report.timings["extras"] = time.perf_counter() - t
     if search:
         t = time.perf_counter()
-        report.search = _pagefind(out, writer)
+        report.search = build_search(out, writer)
         report.timings["search index"] = time.perf_counter() - t
     else:
         report.search = "not built (--no-search)"
@@ -386,8 +333,8 @@ def export(
         "files": dict(sorted(writer.files.items())),
         "stamps": {},
     }
-    manifest["stamps"] = _stamps(out, writer.files)
-    _write_manifest(out, manifest)
+    manifest["stamps"] = file_stamps(out, writer.files)
+    write_manifest(out, manifest)
     report.seconds = time.perf_counter() - started
     return report
 
@@ -648,105 +595,12 @@ def _sitemaps(writer: Writer, base: str, pages: list[str]) -> None:
     )
 
 
-# ---- search (Pagefind) -----------------------------------------------------------------------
-def pagefind_binary() -> Path | None:
-    """The Pagefind executable of the ``pagefind[extended]`` package (None when not installed)."""
-    try:
-        from pagefind_bin_extended import get_executable  # type: ignore[import-not-found]
-    except ImportError:
-        return None
-    try:
-        return Path(get_executable())
-    except FileNotFoundError:
-        return None
-
-
-def _pagefind(out: Path, writer: Writer) -> str:
-    """Index the exported pages with Pagefind, then copy its bundle in (changed files only)."""
-    binary = pagefind_binary()
-    if binary is None:
-        return "not built (install pagefind[extended])"
-    with tempfile.TemporaryDirectory(prefix="kb-pagefind-") as tmp:
-        bundle = Path(tmp) / "pagefind"
-        command = [
-            str(binary),
-            "--site",
-            str(out),
-            "--output-path",
-            str(bundle),
-            "--glob",
-            PAGEFIND_GLOB,
-            "--root-selector",
-            "main",
-            "--exclude-selectors",
-            PAGEFIND_EXCLUDE,
-            "--include-characters",
-            ".",
-            "--silent",
-        ]
-        run = subprocess.run(command, capture_output=True, text=True, check=False)
-        if run.returncode != 0:
-            detail = (run.stderr or run.stdout).strip().splitlines()
-            raise ExportError(f"pagefind failed: {detail[-1] if detail else run.returncode}")
-        for path in sorted(bundle.rglob("*")):
-            if not path.is_file():
-                continue
-            data = path.read_bytes()
-            if path.name == "pagefind-entry.json":
-                # Pagefind lists the languages in no fixed order: sort them, or every export
-                # would rewrite this file.
-                entry = json.loads(data)
-                data = json.dumps(entry, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-                data = data.encode()
-            writer.put("pagefind/" + path.relative_to(bundle).as_posix(), data)
-    return "built"
-
-
-# ---- manifest --------------------------------------------------------------------------------
-def _read_manifest(out: Path) -> dict[str, Any]:
-    try:
-        data = json.loads((out / MANIFEST).read_text(encoding="utf-8"))
-        return data if isinstance(data, dict) and isinstance(data.get("files"), dict) else {}
-    except (OSError, ValueError):
-        return {}
-
-
-def _write_manifest(out: Path, manifest: dict[str, Any]) -> None:
-    data = json.dumps(manifest, indent=0, ensure_ascii=False).encode()
-    path = out / MANIFEST
-    try:
-        if path.read_bytes() == data:
-            return
-    except OSError:
-        pass
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_bytes(data)
-    os.replace(tmp, path)
-
-
-def _stamps(out: Path, files: dict[str, int]) -> dict[str, int]:
-    stamps = {}
-    for rel in files:
-        with contextlib.suppress(OSError):
-            stamps[rel] = (out / rel).stat().st_mtime_ns
-    return stamps
-
-
-def _unchanged(out: Path, previous: dict[str, Any], seed: str, base: str, search: bool) -> bool:
-    """True when the last export came from the same build and code and its files are intact."""
-    if not previous or previous.get("seed") != seed or previous.get("base_url") != base:
-        return False
-    if search != (previous.get("search") == "built"):
-        return False
-    stamps = previous.get("stamps", {})
-    for rel, size in previous["files"].items():
-        try:
-            stat = (out / rel).stat()
-        except OSError:
-            return False
-        if stat.st_size != size or stat.st_mtime_ns != stamps.get(rel):
-            return False
-    return True
-
-
-__all__ = ["ExportError", "ExportReport", "export", "file_for", "json_twin"]
+__all__ = [
+    "MANIFEST",
+    "ExportError",
+    "ExportReport",
+    "export",
+    "file_for",
+    "json_twin",
+    "pagefind_binary",
+]
