@@ -146,9 +146,11 @@ def intended(
     return None
 
 
-def free_number(printed: RuleNumber, taken: set[str], printed_all: set[str]) -> RuleNumber:
+def free_number(printed: RuleNumber, taken: set[str], printed_all: set[str]) -> RuleNumber | None:
     """A number for a second rule printed under a number already used: the next free one at its
-    depth (so that nothing printed is dropped)."""
+    depth (so that nothing printed is dropped); None for a section, which has no such number."""
+    if printed.is_section:
+        return None
     number = printed
     while True:
         step = _successor(number, number)

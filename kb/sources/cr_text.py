@@ -288,6 +288,20 @@ def _read_rules(
                 target = intended(number, previous, set(seen), printed_all)
                 if target is None and found.key in seen:
                     target = free_number(number, set(seen), printed_all)
+                    if target is None:  # a section heading printed again: the same section
+                        first = seen[found.key]
+                        problems.append(
+                            Problem(
+                                path,
+                                lineno,
+                                f"section {found.key} printed again (first at line "
+                                f"{first.line}) as {line.strip()!r}; read as the same section",
+                            )
+                        )
+                        previous = number
+                        current = first
+                        in_example = False
+                        continue
                 if target is not None:
                     first = seen.get(found.key)
                     what = (

@@ -168,3 +168,27 @@ def test_a_title_ending_in_rules_does_not_hide_the_next_rule() -> None:
     doc = _doc("7. Additional Rules\n700. General\n\n700.1. Text, see rule\n701.2 for more.\n")
     assert _numbers(doc) == ["7", "700", "700.1"]
     assert doc.rules[-1].text == "Text, see rule\n701.2 for more."
+
+
+def test_a_section_heading_printed_twice_is_one_section_and_reported() -> None:
+    # Found by the arrangement fuzz: a repeated section heading has no "next free" number.
+    text = "\n".join(
+        [
+            "These rules are effective as of May 1, 2024.",
+            "Contents",
+            "1. Game Concepts",
+            "100. General",
+            "Glossary",
+            "Credits",
+            "1. Game Concepts",
+            "100. General",
+            "100.1. These Magic rules apply to any Magic game.",
+            "1. Game Concepts",
+            "100.2. To play, each player needs their own deck.",
+            "Glossary",
+            "Credits",
+        ]
+    )
+    doc = read_cr_text(Path("twice.txt"), text)
+    assert [r.number for r in doc.rules] == ["1", "100", "100.1", "100.2"]
+    assert any("section 1 printed again" in p.message and p.line == 10 for p in doc.problems)
