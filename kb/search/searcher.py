@@ -761,8 +761,8 @@ class Searcher:
                 if (
                     tok.isalpha()
                     and out.src in (None, code)
-                    and self._speller.frequency(f"body_{code}", tok) == 0
-                    and self._speller.frequency(f"title_{code}", tok) == 0
+                    and self._index.frequency(f"body_{code}", tok) == 0
+                    and self._index.frequency(f"title_{code}", tok) == 0
                 ):
                     clauses.extend(self._fuzzy(text, code, out))
                 else:
