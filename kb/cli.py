@@ -410,6 +410,58 @@ def _error_of(body: str) -> str:
     return str(data.get("error", "")) if isinstance(data, dict) else ""
 
 
+def cmd_update(args: argparse.Namespace, out: TextIO) -> int:
+    """``kb update``: add the newest official rules text from the publisher (``--check``: only
+    say whether there is one: exit 0 up to date, 2 a newer edition is available, 1 an error)."""
+    from kb.build import terminal_progress
+    from kb.update import UpdateError, update
+
+    instance = _ensure_built(args)
+    progress = None if args.quiet or args.check else terminal_progress()
+    try:
+        result = update(
+            instance, url=args.url, check=args.check, timeout=args.timeout, progress=progress
+        )
+    except UpdateError as exc:
+        raise CommandError(str(exc)) from exc
+    if progress:
+        sys.stderr.write("\r" + " " * 90 + "\r")
+    if not args.quiet or result.status == "updated":
+        out.write(result.message() + "\n")
+    return 2 if result.status == "available" else 0
+
+
+def _seconds(text: str) -> float:
+    """An argparse type: a number of seconds from 0.1 to 600."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0.1 <= value <= 600:
+        raise argparse.ArgumentTypeError(f"must be between 0.1 and 600 seconds, not {text}")
+    return value
+
+
+def cmd_export(args: argparse.Namespace, out: TextIO) -> int:
+    """``kb export DIR``: the whole site as static files for any web host or CDN."""
+    from kb.export import ExportError, export
+
+    instance = _ensure_built(args)
+    try:
+        report = export(
+            instance,
+            Path(args.dir),
+            base_url=args.base_url,
+            search=not args.no_search,
+            quiet=args.quiet,
+            jobs=args.jobs,
+        )
+    except ExportError as exc:
+        raise CommandError(str(exc)) from exc
+    out.write(report.summary() + "\n")
+    return 0
+
+
 # ---- parser ---------------------------------------------------------------------------------
 
 
@@ -513,6 +565,41 @@ def parser() -> argparse.ArgumentParser:
     gt = sub.add_parser("get", parents=[common], help="render a page or JSON of the app, no server")
     gt.add_argument("path", help="a URL path such as /en/rules/117.3b.json")
     gt.set_defaults(func=cmd_get)
+
+    u = sub.add_parser(
+        "update", parents=[common], help="add the newest official rules text from the publisher"
+    )
+    u.add_argument(
+        "--check",
+        action="store_true",
+        help="only check: exit 0 up to date, 2 a newer edition is available, 1 an error",
+    )
+    u.add_argument(
+        "--url",
+        help="the rules page linking the .txt (default: $KB_RULES_URL or the publisher's page)",
+    )
+    u.add_argument(
+        "--timeout", type=_seconds, default=30.0, help="seconds per request (default 30)"
+    )
+    u.add_argument("--quiet", action="store_true", help="print only when an edition was added")
+    u.set_defaults(func=cmd_update)
+
+    ex = sub.add_parser("export", parents=[common], help="write the site as static files")
+    ex.add_argument("dir", metavar="DIR", help="output folder (files that did not change are kept)")
+    ex.add_argument(
+        "--base-url",
+        metavar="URL",
+        help="where the site will live, for the sitemap and OpenSearch (default http://127.0.0.1:8000)",
+    )
+    ex.add_argument("--no-search", action="store_true", help="skip the Pagefind search index")
+    ex.add_argument(
+        "--jobs",
+        type=_positive,
+        metavar="N",
+        help="pages rendered in N processes (default: cores, max 4)",
+    )
+    ex.add_argument("--quiet", action="store_true", help="no progress line")
+    ex.set_defaults(func=cmd_export)
     return p
 
 

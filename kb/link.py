@@ -1,16 +1,22 @@
 """Cross-references and glossary-term linking inside rule text.
 
 :func:`find_refs` finds the rule references a text prints ("See rule 117.3a", "rules 601.2f–h",
-"Cf. règle 603", "rule 702.62〔待機〕参照", "ルール117「タイミングと優先権」参照"); :class:`TermMatcher` finds glossary terms ("Pass in
-Succession", "targeted", "capacités déclenchées"); :func:`link_html` turns both into safe HTML links.
+"CR 704.5j", "Cf. règle 603", "rule 702.62〔待機〕参照", "ルール117「タイミングと優先権」参照");
+:class:`TermMatcher` finds glossary terms ("Pass in Succession", "targeted", "capacités
+déclenchées"); :func:`link_html` turns both into safe HTML links.
+
+The reference finder is the project's only one: the build, the site's pages, ``/api/linkify``
+and the Markdown extension (:mod:`kb.markdown`) call it, and the embeddable hover script
+(``kb/web/static/kb-embed.js``) carries a line-by-line JavaScript port of it, tested against it.
 
 Offsets always index the text as given: the folding applied before matching (full-width digits to
-ASCII, and for terms typographic quotes and case; see :mod:`kb.text`) never changes a text's
-length, so ``text[ref.start:ref.end] == ref.label``.
+ASCII, other spaces to " ", and for terms typographic quotes and case; see :mod:`kb.text`) never
+changes a text's length, so ``text[ref.start:ref.end] == ref.label``.
 
 A range ("601.2f–h", "509.1–3") gives one :class:`~kb.model.Ref` per number it covers, all sharing
-the label, start and end of the whole printed span; :func:`link_html` renders such a group as one
-link to its first number, listing every number in ``data-rules``.
+the label, start and end of the whole printed span; :func:`ref_groups` gathers them again, and
+:func:`link_html` renders such a group as one link to its first number, listing every number in
+``data-rules``.
 """
 
 from __future__ import annotations
@@ -40,6 +46,8 @@ __all__ = [
     "find_refs",
     "fold",
     "link_html",
+    "ref_groups",
+    "scan_form",
 ]
 
 #: The longest range :func:`expand_range` expands; a longer one is a typo or hostile text.
@@ -120,42 +128,60 @@ def expand_range(first: str, last: str) -> list[str]:
 
 # ---- references -------------------------------------------------------------------------------
 
+# The patterns below are ASCII-only in what \d, \s and \b mean (re.ASCII), and the text they scan
+# has every other space folded to " " (:func:`scan_form`): that way they read the same in Python
+# and in JavaScript, where kb/web/static/kb-embed.js carries a copy (tests/test_embed_js.py runs
+# both over one table of cases). Change one, change the other.
+_A = re.ASCII
 # A number as printed after "rule": the lookahead keeps "1170" and "117.3ab" out.
-_NUM = re.compile(r"(\d{1,3})(?:\.(\d{1,3})([a-zA-Z])?)?(?![0-9A-Za-z])")
+_NUM = re.compile(r"(\d{1,3})(?:\.(\d{1,3})([a-zA-Z])?)?(?![0-9A-Za-z])", _A)
 # "–f", "-h", "–3", "–903.11", "~h" (Japanese ～ folds to ~), "à 119.8" in French.
-_RANGE = re.compile(r"(?:[-–‐‑~〜]|\s+à\s+)(\d{1,3}(?:\.\d{1,3}[a-z]?)?|[a-z])(?![0-9A-Za-z])")
+_RANGE = re.compile(r"(?:[-–‐‑~〜]|\s+à\s+)(\d{1,3}(?:\.\d{1,3}[a-z]?)?|[a-z])(?![0-9A-Za-z])", _A)
 # A title after the number: ', “Dash,”', ', « Actions spéciales »', '〔待機〕', '「キッカー」'.
 _TITLE = re.compile(
-    r",?\s*(?:[“\"«]\s*([^”\"»\n]{1,120}?)\s*[”\"»]|〔([^〕\n]{0,80})〕|「([^」\n]{0,80})」)"
+    r",?\s*(?:[“\"«]\s*([^”\"»\n]{1,120}?)\s*[”\"»]|〔([^〕\n]{0,80})〕|「([^」\n]{0,80})」)", _A
 )
 _SEP = re.compile(
-    r"\s*,\s*(?:(?:and|or|et|ou)\s+)?|\s+(?:and|or|et|ou)\s+|\s*(?:、|・|と|および|及び|または|又は)\s*"
+    r"\s*,\s*(?:(?:and|or|et|ou)\s+)?|\s+(?:and|or|et|ou)\s+|\s*(?:、|・|と|および|及び|または|又は)\s*",
+    _A,
 )
-_SEP_AFTER_COMMA = re.compile(r"\s+(?:(?:and|or|et|ou)\s+)?")
+_SEP_AFTER_COMMA = re.compile(r"\s+(?:(?:and|or|et|ou)\s+)?", _A)
 # After a number that ends a list item, a bare rule number must be followed by one of these to
 # count: "rules 614 and 615." is a list, "rule 120.3 and 100 damage" is not.
-_LIST_END = re.compile(r"\s*(?:[,.;:)\]）」〕〔”\"»、・参と]|$|(?:and|or|et|ou)\b)")
-_LETTER = re.compile(r"([a-z])(?![0-9A-Za-z'’\-])")
+_LIST_END = re.compile(r"\s*(?:[,.;:)\]）」〕〔”\"»、・参と]|\Z|(?:and|or|et|ou)\b)", _A)
+_LETTER = re.compile(r"([a-z])(?![0-9A-Za-z'’\-])", _A)
 # A dotted number ("in 101.4a", "exception to 608.2h") is a rule number wherever it stands;
-# a bare "100" needs a word in front ("rule 100"). The leading lookahead lets the regex engine
-# skip quickly over characters that cannot start an anchor.
+# a bare "100" needs a word in front ("rule 100", "CR 100"). The leading lookahead lets the
+# regex engine skip quickly over characters that cannot start an anchor.
 _ANCHOR_WORDS = r"""
-        \b(?P<rule>rules?|r[èe]gles?)\s+
+        \b(?P<rule>rules?|r[èÈe]gles?)\s+
+      | \bCR\s*(?P<cr>)(?=\d{3}(?!\d))
       | \b(?P<section>sections?)\s+
       | \b(?:see|cf\.|voir)\s+(?P<see>)(?=\d{3}(?!\d))
       | (?<![0-9A-Za-z.,$€£/])(?=\d{3}\.\d{1,3}[a-z]?(?![0-9A-Za-z])(?!\.\d))"""
-_ANCHOR = re.compile(rf"(?=[rscv0-9])(?:{_ANCHOR_WORDS})", re.IGNORECASE | re.VERBOSE)
+_ANCHOR = re.compile(rf"(?=[rscv0-9])(?:{_ANCHOR_WORDS})", re.IGNORECASE | re.VERBOSE | _A)
 # Japanese also writes "ルール603", "603.2参照" and "第603項" without "rule".
 _ANCHOR_JA = re.compile(
     rf"""(?=[rscv0-9第ル])(?:{_ANCHOR_WORDS}
       | ルール\s*(?=\d{{3}}(?!\d))
       | (?P<dai>第)(?=\d{{3}}(?!\d))
       | (?<![0-9A-Za-z.])(?P<bare>)(?=\d{{3}}(?!\d)))""",
-    re.IGNORECASE | re.VERBOSE,
+    re.IGNORECASE | re.VERBOSE | _A,
 )
-_DIGIT = re.compile(r"\d")
-_SANSHO = re.compile(r"\s*参照")
-_DAI_END = re.compile(r"\s*[項条]")
+_DIGIT = re.compile(r"\d", _A)
+_SANSHO = re.compile(r"\s*参照", _A)
+_DAI_END = re.compile(r"\s*[項条]", _A)
+#: The spaces that Unicode knows and ASCII does not (str.isspace), folded to " " before a scan.
+UNICODE_SPACES = "\x1c\x1d\x1e\x1f\x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+_SPACES = str.maketrans(dict.fromkeys(UNICODE_SPACES, " "))
+_NEEDS_SPACES = re.compile(f"[{UNICODE_SPACES}]")
+
+
+def scan_form(text: str) -> str:
+    """Text as the reference finder scans it: :func:`fold` (widths), then every non-ASCII space
+    to " "; one character for one, so offsets index the original."""
+    folded = fold(text)
+    return folded.translate(_SPACES) if _NEEDS_SPACES.search(folded) else folded
 
 
 def _valid(m: re.Match[str], section: bool) -> RuleNumber | None:
@@ -232,12 +258,12 @@ def _scan(text: str, folded: str, pos: int, section: bool) -> tuple[list[Ref], i
 def find_refs(text: str, lang: str) -> list[Ref]:
     """Every rule reference in ``text``, in order; a range gives one Ref per number it covers.
 
-    Numbers count as references after "rule(s)", "règle(s)", "section(s)" (sections 1-9), after
-    "See"/"Cf."/"Voir" (bare rule numbers), in lists continuing those ("rules 613.2, 707.2, and
+    Numbers count as references after "rule(s)", "règle(s)", "CR", "section(s)" (sections 1-9),
+    after "See"/"Cf."/"Voir" (bare rule numbers), dotted numbers anywhere ("608.2h"), in lists continuing those ("rules 613.2, 707.2, and
     707.3") and, in Japanese, before "参照" or inside "第…項". Other numbers ("100 damage") are not.
     """
     _check_lang(lang)
-    folded = fold(text)
+    folded = scan_form(text)
     if not _DIGIT.search(folded):
         return []
     anchors = _ANCHOR_JA if lang == "ja" else _ANCHOR
@@ -457,6 +483,24 @@ def _no_href(_key: str) -> str | None:
 _esc = html.escape
 
 
+def ref_groups(refs: Iterable[Ref], size: int) -> list[tuple[int, int, list[Ref]]]:
+    """References grouped by printed span, in text order: ``(start, end, refs)``, one group per
+    number or range ("601.2f–h" gives one group of three). Spans outside a text of ``size``
+    characters or overlapping an earlier group are dropped. Every renderer links these groups,
+    so the site, the Markdown extension and ``/api/linkify`` agree on what one link covers."""
+    groups: dict[tuple[int, int], list[Ref]] = {}
+    for ref in refs:
+        if 0 <= ref.start < ref.end <= size:
+            groups.setdefault((ref.start, ref.end), []).append(ref)
+    out: list[tuple[int, int, list[Ref]]] = []
+    last = 0
+    for (start, end), group in sorted(groups.items()):
+        if start >= last:
+            out.append((start, end, group))
+            last = end
+    return out
+
+
 def link_html(
     text: str,
     refs: Sequence[Ref],
@@ -473,16 +517,10 @@ def link_html(
     an earlier one or fall outside the text are ignored; terms never overlap references.
     """
     size = len(text)
-    groups: dict[tuple[int, int], list[Ref]] = {}
-    for ref in refs:
-        if 0 <= ref.start < ref.end <= size:
-            groups.setdefault((ref.start, ref.end), []).append(ref)
-    spans: list[tuple[int, int, str]] = []
-    last = 0
-    for (start, end), group in sorted(groups.items()):
-        if start >= last:
-            spans.append((start, end, _ref_html(text[start:end], group, href)))
-            last = end
+    spans: list[tuple[int, int, str]] = [
+        (start, end, _ref_html(text[start:end], group, href))
+        for start, end, group in ref_groups(refs, size)
+    ]
     if terms:
         ref_spans = [(s, e) for s, e, _ in spans]
         openings: dict[str, str | None] = {}

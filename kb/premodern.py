@@ -10,11 +10,11 @@ word weights that favour the words that tell rules apart (a keyword's name over 
 Old rules whose best match is too weak have no successor. A linked rule takes the lineage of its
 M10 rule, so a rule's history runs back to 2003; one without keeps ``<edition>:<number>``.
 
-Measured on the shared editions (2009-05-01 -> 2009-07-11): 1,143 of 1,280 old rules linked; of a
+Measured on the shared editions (2009-05-01 -> 2009-07-11): 1,147 of 1,280 old rules linked; of a
 hand-checked sample of 110 links (``tests/premodern_links_verified.toml``) 108 are the rule that
-carries the old text and 2 a smaller piece of a rule M10 split; of 30 old rules left without
-successor, 12 have one the texts show (rewritten or merged rules), so links are precise rather
-than complete. M10's 115 "Timing and Priority" is old 408.1 "Timing, Priority, and the Stack".
+carries the old text and 2 a smaller piece of a rule M10 split; of a sample of 30 old rules left
+without successor, 10 still have one the texts show (rewritten or merged rules): links are precise
+rather than complete. M10's 115 "Timing and Priority" is old 408.1 "Timing, Priority, and the Stack".
 """
 
 from __future__ import annotations
@@ -46,6 +46,11 @@ CLOSE_LOOK = 5
 #: A text of at least this many words contained in the other counts with this weight.
 CONTAINED_MIN_WORDS = 8
 CONTAINED_WEIGHT = 0.85
+#: A subrule under a linked parent, at the same letter, needs this word-order similarity, or
+#: REWRITE_MIN and the same OPENING words (as :func:`concordance.align` tells an edit in place).
+IN_PLACE_MIN = 0.45
+REWRITE_MIN = 0.3
+OPENING = 3
 
 
 class RuleLike(Protocol):
@@ -237,7 +242,37 @@ def link_texts(
             pairs[number] = (other, round(min(score, 1.0), 3))
             taken.add(other)
     _link_by_descendants(old, new, pairs, taken)
+    _link_in_place(old, new, old_words, new_words, pairs, taken)
     return pairs
+
+
+def _link_in_place(
+    old: Mapping[str, RuleLike],
+    new: Mapping[str, RuleLike],
+    old_words: Mapping[str, list[str]],
+    new_words: Mapping[str, list[str]],
+    pairs: dict[str, tuple[str, float]],
+    taken: set[str],
+) -> None:
+    """A rule rewritten in place: under a linked parent one level up, the M10 subrule with the
+    same letter, still free, that keeps enough of the words or opens with the same ones (502.63a
+    "Deathtouch is a triggered ability ..." -> 702.2a "Deathtouch is a static ability.")."""
+    for number in old:
+        num = try_parse(number)
+        parent = _parent(number)
+        if number in pairs or num is None or num.letter is None or parent not in pairs:
+            continue
+        new_parent = try_parse(pairs[parent][0])
+        if new_parent is None or new_parent.depth != num.depth - 1:
+            continue
+        target = f"{new_parent}{num.letter}"
+        if target not in new or target in taken:
+            continue
+        a, b = old_words[number], new_words[target]
+        score = _ratio(a, b)
+        if score >= IN_PLACE_MIN or (score >= REWRITE_MIN and a[:OPENING] == b[:OPENING]):
+            pairs[number] = (target, round(score, 3))
+            taken.add(target)
 
 
 def _link_by_descendants(

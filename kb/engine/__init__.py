@@ -1,8 +1,15 @@
 """The priority engine: a deterministic simulator of timing and priority, and its examples.
 
-The core (:mod:`kb.engine.game`) is pure: a :class:`Game` applies :class:`Action` objects and
-records :class:`Event` objects naming the rules. :mod:`kb.engine.script` reads the example
-language and :mod:`kb.engine.examples` runs the Markdown examples of ``corpus/examples``.
+The core is pure: a :class:`Game` (:mod:`kb.engine.game`, the front door) applies
+:class:`Action` objects and records :class:`Event` objects naming the rules. Its parts follow
+the rules' sections: :mod:`~kb.engine.turns` (500-514), :mod:`~kb.engine.priority` (117),
+:mod:`~kb.engine.casting` (601-602), :mod:`~kb.engine.mana_abilities` (605),
+:mod:`~kb.engine.resolving` and :mod:`~kb.engine.effects` (608, 120, 122, 111),
+:mod:`~kb.engine.special` (116), :mod:`~kb.engine.combat` (506-511), :mod:`~kb.engine.sba`
+(704), :mod:`~kb.engine.triggers` (603), :mod:`~kb.engine.shortcuts` (MTR 4.2).
+:mod:`kb.engine.cards` reads card definitions, :mod:`kb.engine.script` the example language,
+and :mod:`kb.engine.examples` runs the Markdown examples of ``corpus/examples`` and loads their
+translations.
 """
 
 from kb.engine.cards import CardDef, CardError, CardPool, default_pool, load_pool, parse_card

@@ -11,14 +11,25 @@ import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-from kb.engine.mana import ManaCost, ManaError, parse_cost, parse_mana
-from kb.engine.steps import Step, parse_step
+from kb.engine.effect_text import (
+    KEYWORDS,
+    CardError,
+    Effect,
+    TriggerCondition,
+    parse_effects,
+)
+from kb.engine.mana import ManaCost, ManaError, parse_cost
+from kb.engine.steps import parse_step
 from kb.paths import CORPUS_DIR
 
 CARDS_FILE = CORPUS_DIR / "cards.toml"
 
-KEYWORDS = ("flash", "first strike", "split second", "haste", "deathtouch")
+#: Supertypes the engine models (205.4): basic lands and the legend rule (704.5j).
+SUPERTYPES = ("basic", "legendary")
+#: Subtypes the engine models (205.3): Auras (303.4), Equipment (301.5).
+SUBTYPES = ("aura", "equipment")
 PERMANENT_TYPES = ("artifact", "creature", "enchantment", "land", "planeswalker", "battle")
 CARD_TYPES = (*PERMANENT_TYPES, "instant", "sorcery")
 #: Events a "trigger whenever …" can name.
@@ -33,37 +44,18 @@ TRIGGER_EVENTS = {
     "a player discards a card": "discard",
     "a creature dies": "dies",
     "another creature dies": "another dies",
+    "a creature you control dies": "your creature dies",
+    "this creature dies": "self dies",
 }
 
 
-class CardError(ValueError):
-    """A card definition the engine cannot read; the message says which part and why."""
-
-
-@dataclass(frozen=True, slots=True)
-class TriggerCondition:
-    """When a triggered ability triggers: at the beginning of a step, or whenever an event."""
-
-    step: Step | None = None
-    whose: str = "each"  # "your" | "each" (a step of any turn) | "next" (delayed, 603.7)
-    event: str | None = None
-    text: str = ""
-
-
-@dataclass(frozen=True, slots=True)
-class Effect:
-    """One instruction of a spell or ability, from a small vocabulary."""
-
-    kind: str  # damage | gain | lose | draw | add | counter | pump | destroy | delayed | discard
-    text: str
-    amount: int = 0
-    toughness: int = 0
-    target: str | None = None  # "any" | "creature" | "player" | "spell": a targeted effect
-    scope: str = "you"  # untargeted: "you" | "each opponent" | "each player" | "each creature"
-    mana: tuple[tuple[str, int], ...] = ()
-    until: str = "end of turn"
-    delayed: TriggerCondition | None = None
-    then: tuple[Effect, ...] = ()
+def unquote(text: str) -> str:
+    """A name as written, without the quotes that let it contain commas: ``"Borrowing 100,000
+    Arrows"`` (straight or curly quotes)."""
+    text = text.strip()
+    if len(text) >= 2 and text[0] in '"“' and text[-1] in '"”':
+        return text[1:-1].strip()
+    return text
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,13 +66,31 @@ class Ability:
     tap: bool
     effects: tuple[Effect, ...]
     text: str
+    loyalty: int | None = None  # a loyalty ability's cost: +N, -N or 0 (606.4)
+    equip: bool = False  # equip [cost]: attach to target creature you control (702.6a)
+
+    is_mana_ability: bool = field(init=False, default=False)
+    produces: tuple[tuple[str, int], ...] = field(init=False, default=())  # the mana it adds
+
+    def __post_init__(self) -> None:
+        # 605.1a: no target, could add mana, not a loyalty ability (computed once: it is asked
+        # for every permanent whenever legal actions are listed).
+        mana = (
+            self.loyalty is None
+            and any(e.kind == "add" for e in self.effects)
+            and not any(e.target for e in self.effects)
+        )
+        object.__setattr__(self, "is_mana_ability", mana)
+        produced: dict[str, int] = {}
+        for effect in self.effects:
+            for colour, n in effect.mana:
+                produced[colour] = produced.get(colour, 0) + n
+        object.__setattr__(self, "produces", tuple(produced.items()))
 
     @property
-    def is_mana_ability(self) -> bool:
-        """605.1a: no target, could add mana (loyalty abilities are not modelled)."""
-        return any(e.kind == "add" for e in self.effects) and not any(
-            e.target for e in self.effects
-        )
+    def sorcery_speed(self) -> bool:
+        """Activated only as a sorcery: loyalty abilities (606.3) and equip (702.6a)."""
+        return self.loyalty is not None or self.equip
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,6 +118,38 @@ class CardDef:
     triggers: tuple[TriggeredAbility, ...] = ()
     anthem: tuple[int, int] | None = None  # static: creatures you control get +N/+N
     text: str = ""
+    supertypes: tuple[str, ...] = ()
+    subtypes: tuple[str, ...] = ()
+    loyalty: int | None = None  # a planeswalker's printed loyalty (306.5b)
+    #: static: enchanted/equipped creature gets +N/+N and has keywords (303.4, 301.5)
+    attached_bonus: tuple[int, int, frozenset[str]] | None = None
+    modes: tuple[tuple[Effect, ...], ...] = ()  # choose one: each mode's effects (700.2)
+    foretell: ManaCost | None = None  # 702.143
+    plot: ManaCost | None = None  # 702.170
+    suspend: tuple[int, ManaCost] | None = None  # 702.62: time counters, cost
+    companion: bool = False  # 702.139 (its condition is not modelled)
+    discard_as_instant: bool = False  # 116.2e: Circling Vultures
+
+    #: computed once: what state-based actions ask of every permanent at every check
+    kind_flags: tuple[bool, bool, bool, bool] = field(init=False, default=(False,) * 4)
+
+    def __post_init__(self) -> None:
+        flags = (
+            "creature" in self.types,
+            "planeswalker" in self.types,
+            "aura" in self.subtypes,
+            "equipment" in self.subtypes,
+        )
+        object.__setattr__(self, "kind_flags", flags)
+
+    def has_sub(self, subtype: str) -> bool:
+        """Has this subtype (Aura, Equipment), case-insensitive."""
+        return subtype.lower() in self.subtypes
+
+    @property
+    def legendary(self) -> bool:
+        """Has the legendary supertype (205.4d)."""
+        return "legendary" in self.supertypes
 
     def is_a(self, card_type: str) -> bool:
         """Has this card type."""
@@ -136,7 +178,7 @@ class CardPool:
 
     def get(self, name: str) -> CardDef | None:
         """The definition of a card name, or None."""
-        return self.cards.get(name.strip().lower())
+        return self.cards.get(unquote(name).lower())
 
     def copy(self) -> CardPool:
         """A pool an example can extend without changing the shared one."""
@@ -146,113 +188,6 @@ class CardPool:
 # ---- parsing --------------------------------------------------------------------------------
 
 _PT = re.compile(r"^(-?\d+)/(-?\d+)$")
-_NUM_WORDS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5}
-
-
-def _number(text: str) -> int:
-    text = text.strip().lower()
-    if text in _NUM_WORDS:
-        return _NUM_WORDS[text]
-    try:
-        return int(text)
-    except ValueError:
-        raise CardError(f"not a number: {text!r}") from None
-
-
-_EFFECT_PATTERNS: list[tuple[re.Pattern[str], str]] = [
-    (
-        re.compile(
-            r"^deals? (\w+) damage to (any target|target creature|target player|each opponent|each player|each creature)$"
-        ),
-        "damage",
-    ),
-    (re.compile(r"^(?:you )?gains? (\w+) life$"), "gain"),
-    (re.compile(r"^(?:you )?loses? (\w+) life$"), "lose"),
-    (re.compile(r"^each opponent loses (\w+) life$"), "opponents lose"),
-    (re.compile(r"^(?:you )?draws? (\w+)(?: cards?)?$"), "draw"),
-    (re.compile(r"^(?:you )?discards? (\w+)(?: cards?)?$"), "discard"),
-    (re.compile(r"^add ((?:\{[^}]*\})+)$"), "add"),
-    (re.compile(r"^counter target spell$"), "counter"),
-    (re.compile(r"^destroy target creature$"), "destroy"),
-    (re.compile(r"^target creature gets ([+-]\d+)/([+-]\d+)(?: until (.+))?$"), "pump"),
-]
-_TARGETS = {
-    "any target": "any",
-    "target creature": "creature",
-    "target player": "player",
-}
-
-
-def parse_effects(text: str) -> tuple[Effect, ...]:
-    """Parse ``deal 3 damage to any target and gain 3 life`` into effects (608.2c order)."""
-    text = " ".join(text.strip().rstrip(".").split())
-    delayed = re.match(r"^at the beginning of the next (.+?)(?: step| phase)?: (.+)$", text, re.I)
-    if delayed:
-        step = parse_step(delayed.group(1))
-        if step is None:
-            raise CardError(f"unknown step {delayed.group(1)!r}")
-        cond = TriggerCondition(
-            step=step, whose="next", text=f"at the beginning of the next {step.label}"
-        )
-        return (
-            Effect(
-                kind="delayed",
-                text=text,
-                delayed=cond,
-                then=parse_effects(delayed.group(2)),
-            ),
-        )
-    out: list[Effect] = []
-    for part in re.split(r",? and |, then |; then ", text):
-        out.append(_parse_one_effect(part.strip()))
-    return tuple(out)
-
-
-def _parse_one_effect(text: str) -> Effect:
-    low = text.lower()
-    for pattern, kind in _EFFECT_PATTERNS:
-        m = pattern.match(low)
-        if not m:
-            continue
-        if kind == "damage":
-            who = m.group(2)
-            if who in _TARGETS:
-                return Effect("damage", text, amount=_number(m.group(1)), target=_TARGETS[who])
-            return Effect("damage", text, amount=_number(m.group(1)), scope=who)
-        if kind == "opponents lose":
-            return Effect("lose", text, amount=_number(m.group(1)), scope="each opponent")
-        if kind in ("gain", "lose", "draw", "discard"):
-            return Effect(kind, text, amount=_number(m.group(1)))
-        if kind == "add":
-            try:
-                mana = parse_mana(m.group(1))
-            except ManaError as err:
-                raise CardError(str(err)) from None
-            return Effect("add", text, mana=tuple(mana.items()))
-        if kind == "counter":
-            return Effect("counter", text, target="spell")
-        if kind == "destroy":
-            return Effect("destroy", text, target="creature")
-        if kind == "pump":
-            until = (m.group(3) or "end of turn").strip()
-            if until not in ("end of turn", "end of combat") and not until.startswith("your next "):
-                raise CardError(f"unknown duration 'until {until}'")
-            if until.startswith("your next ") and parse_step(until[10:]) is None:
-                raise CardError(f"unknown step in 'until {until}'")
-            return Effect(
-                "pump",
-                text,
-                amount=int(m.group(1)),
-                toughness=int(m.group(2)),
-                target="creature",
-                until=until,
-            )
-    raise CardError(
-        f"unknown effect {text!r} (known: deal N damage to any target/target creature/target "
-        "player/each opponent/each player, gain/lose N life, each opponent loses N life, draw N, "
-        "discard N, add {mana}, counter target spell, destroy target creature, target creature "
-        "gets +N/+N until end of turn, at the beginning of the next <step>: <effect>)"
-    )
 
 
 def parse_trigger(text: str) -> TriggeredAbility:
@@ -293,41 +228,78 @@ def parse_ability(text: str) -> Ability:
     return Ability(cost, tap, parse_effects(body), text.strip())
 
 
-def parse_card(name: str, text: str) -> CardDef:
-    """Parse one definition: ``instant {R}; deal 3 damage to any target``."""
-    parts = [p.strip() for p in text.split(";")]
-    head = parts[0].split()
+def _parse_head(name: str, head: str) -> dict[str, Any]:
+    """``legendary creature — Aura {1}{W} 2/2``: supertypes, types, subtypes, cost, P/T. A word
+    the engine does not model is an error naming it (nothing is silently dropped)."""
+    supertypes: list[str] = []
     types: list[str] = []
+    subtypes: list[str] = []
     cost_tokens: list[str] = []
     power = toughness = None
-    for token in head:
+    after_dash = False
+    for token in head.split():
         low = token.lower()
         if low.startswith("{"):
             cost_tokens.append(token)
         elif _PT.match(low):
             power, toughness = (int(x) for x in low.split("/"))
+        elif low in ("—", "-", "–"):
+            if not types:
+                raise CardError(f"{name}: a dash comes after the card types, before subtypes")
+            after_dash = True
+        elif after_dash:
+            if low not in SUBTYPES:
+                raise CardError(
+                    f"{name}: the subtype {token!r} is not modelled by the engine (modelled: "
+                    f"{', '.join(t.capitalize() for t in SUBTYPES)}); leave it out"
+                )
+            subtypes.append(low)
         elif low in CARD_TYPES:
             types.append(low)
-        elif low in ("basic", "legendary", "snow", "—", "-") or (types and not cost_tokens):
-            continue  # supertypes and subtypes do not matter to timing
+        elif low in SUPERTYPES and not types:
+            supertypes.append(low)
         else:
             raise CardError(
-                f"{name}: unknown word {token!r} in '{parts[0]}' (expected a card type, a cost, N/N)"
+                f"{name}: unknown word {token!r} in '{head}' (expected a supertype "
+                f"({', '.join(SUPERTYPES)}), a card type, '— <subtype>', a cost, N/N)"
             )
     if not types:
-        raise CardError(f"{name}: no card type in '{parts[0]}' (one of {', '.join(CARD_TYPES)})")
+        raise CardError(f"{name}: no card type in '{head}' (one of {', '.join(CARD_TYPES)})")
+    for sub, card_type in (("aura", "enchantment"), ("equipment", "artifact")):
+        if sub in subtypes and card_type not in types:
+            raise CardError(f"{name}: {sub.capitalize()} is a subtype of {card_type}s")
     try:
         cost = parse_cost("".join(cost_tokens)) if cost_tokens or "land" not in types else None
     except ManaError as err:
         raise CardError(f"{name}: {err}") from None
     if "creature" in types and power is None:
         raise CardError(f"{name}: a creature needs power/toughness (N/N)")
+    return {
+        "supertypes": tuple(supertypes),
+        "types": tuple(types),
+        "subtypes": tuple(subtypes),
+        "cost": cost,
+        "power": power,
+        "toughness": toughness,
+    }
+
+
+_ATTACHED = re.compile(
+    r"^static (enchanted|equipped) creature gets ([+-]\d+)/([+-]\d+)(?: and has (.+))?$"
+)
+
+
+def parse_card(name: str, text: str) -> CardDef:
+    """Parse one definition: ``instant {R}; deal 3 damage to any target``."""
+    name = unquote(name)
+    parts = [p.strip() for p in text.split(";")]
+    fields: dict[str, Any] = _parse_head(name, parts[0])
     keywords: set[str] = set()
     effects: list[Effect] = []
     abilities: list[Ability] = []
     triggers: list[TriggeredAbility] = []
-    morph = None
-    anthem = None
+    modes: list[tuple[Effect, ...]] = []
+    enchant = False
     for part in parts[1:]:
         low = " ".join(part.lower().split())
         if not low:
@@ -336,40 +308,91 @@ def parse_card(name: str, text: str) -> CardDef:
             if low in KEYWORDS:
                 keywords.add(low)
             elif low.startswith("morph "):
-                morph = parse_cost(part[6:])
+                fields["morph"] = parse_cost(part[6:])
             elif low.startswith("ability "):
                 abilities.append(parse_ability(part[8:]))
+            elif m := re.match(r"^loyalty ([+-]?\d+)\s*:\s*(.+)$", low):
+                abilities.append(
+                    Ability(ManaCost(), False, parse_effects(m.group(2)), part, int(m.group(1)))
+                )
+            elif m := re.match(r"^loyalty (\d+)$", low):
+                fields["loyalty"] = int(m.group(1))
+            elif m := re.match(r"^equip ((?:\{[^}]*\})+)$", low):
+                effects_ = (
+                    Effect("attach", "attach to target creature you control", target="yours"),
+                )
+                abilities.append(Ability(parse_cost(m.group(1)), False, effects_, part, equip=True))
+            elif low == "enchant creature":
+                enchant = True
             elif low.startswith("trigger "):
                 triggers.append(parse_trigger(part[8:]))
             elif m := re.match(r"^static creatures you control get ([+-]\d+)/([+-]\d+)$", low):
-                anthem = (int(m.group(1)), int(m.group(2)))
+                fields["anthem"] = (int(m.group(1)), int(m.group(2)))
+            elif m := _ATTACHED.match(low):
+                kws = frozenset(
+                    k.strip() for k in re.split(r",? and |, ", m.group(4) or "") if k.strip()
+                )
+                unknown = sorted(k for k in kws if k not in KEYWORDS)
+                if unknown:
+                    raise CardError(f"unknown keyword {unknown[0]!r}")
+                fields["attached_bonus"] = (int(m.group(2)), int(m.group(3)), kws)
+            elif m := re.match(r"^choose one\s*[:—-]\s*(.+)$", low):
+                modes.extend(parse_effects(mode) for mode in m.group(1).split("|"))
+                if len(modes) < 2:
+                    raise CardError("'choose one: <mode> | <mode>' needs two modes or more")
+            elif m := re.match(r"^foretell ((?:\{[^}]*\})+)$", low):
+                fields["foretell"] = parse_cost(m.group(1))
+            elif m := re.match(r"^plot ((?:\{[^}]*\})+)$", low):
+                fields["plot"] = parse_cost(m.group(1))
+            elif m := re.match(r"^suspend (\d+)\s*[—-]?\s*((?:\{[^}]*\})+)$", low):
+                fields["suspend"] = (int(m.group(1)), parse_cost(m.group(2)))
+            elif low == "companion":
+                fields["companion"] = True
+            elif low == "you may discard this card any time you could cast an instant":
+                fields["discard_as_instant"] = True
             else:
                 effects.extend(parse_effects(part))
         except (CardError, ManaError) as err:
             raise CardError(f"{name}: {err}") from None
-    if effects and any(t in PERMANENT_TYPES for t in types):
+    types = fields["types"]
+    if (effects or modes) and any(t in PERMANENT_TYPES for t in types):
+        what = effects[0].text if effects else "choose one"
         raise CardError(
-            f"{name}: a permanent has abilities ('ability', 'trigger'), not spell effects: {effects[0].text!r}"
+            f"{name}: a permanent has abilities ('ability', 'trigger'), not spell effects: {what!r}"
         )
+    if "aura" in fields["subtypes"]:
+        if not enchant:
+            raise CardError(f"{name}: an Aura needs 'enchant creature' (303.4a)")
+        effects.append(Effect("attach", "enchant creature", target="creature"))
+    elif enchant:
+        raise CardError(f"{name}: only an Aura has 'enchant creature' (303.4a)")
+    if "planeswalker" in types and fields.get("loyalty") is None:
+        raise CardError(f"{name}: a planeswalker needs 'loyalty N' (306.5b)")
+    if any(a.equip for a in abilities) and "equipment" not in fields["subtypes"]:
+        raise CardError(f"{name}: only an Equipment has equip (702.6a)")
     return CardDef(
         name=name.strip(),
-        types=tuple(types),
-        cost=cost,
-        power=power,
-        toughness=toughness,
         keywords=frozenset(keywords),
-        morph=morph,
         effects=tuple(effects),
         abilities=tuple(abilities),
         triggers=tuple(triggers),
-        anthem=anthem,
+        modes=tuple(modes),
         text=text,
+        **fields,
     )
 
 
 def parse_card_line(line: str) -> CardDef:
-    """Parse the example-language form ``<Name>: <definition>``."""
-    name, sep, text = line.partition(":")
+    """Parse the example-language form ``<Name>: <definition>``; a name with a comma or colon
+    is quoted: ``"Isamaru, Hound of Konda": legendary creature {W} 2/2``."""
+    line = line.strip()
+    m = re.match(r'^["“](.+?)["”]\s*:(.*)$', line)
+    if m:
+        name, sep, text = m.group(1), ":", m.group(2)
+    else:
+        name, sep, text = line.partition(":")
+        if "," in name:
+            raise CardError(f'a card name with a comma is quoted: card "{name.strip()}": …')
     if not sep or not name.strip():
         raise CardError("a card reads 'card <Name>: <type> <cost> [N/N]; <effect>'")
     return parse_card(name.strip(), text)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import sys
+import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
@@ -22,6 +23,10 @@ from kb.model import ExampleInfo
 from kb.paths import EXAMPLES_DIR
 
 DEFAULT_EXAMPLES_DIR = EXAMPLES_DIR
+#: Translations of an example live in ``translations/<example id>.toml`` beside the examples.
+TRANSLATIONS = "translations"
+#: The languages a translation file may hold (English is the example file itself).
+TRANSLATED_LANGUAGES = ("fr", "ja")
 _RULES_LINE = re.compile(r"^\s*(?:\*\*)?rules(?:\*\*)?\s*:\s*(?:\*\*)?\s*(.+)$", re.I | re.M)
 _RULE_TOKEN = re.compile(r"\b\d{3}(?:\.\d+[a-z]?)?\b|\bMTR\s*\d+(?:\.\d+)*\b", re.I)
 
@@ -46,6 +51,82 @@ def parse_rules_line(markdown: str) -> list[str]:
         if key not in out:
             out.append(key)
     return out
+
+
+class TranslationError(ValueError):
+    """A translation file that cannot be used; the message names the file and what is wrong."""
+
+
+def example_prose(markdown: str) -> str:
+    """The prose of an example: its Markdown without the title, the ``rules:`` line and the
+    ``game`` blocks (what a translation renders in its own language)."""
+    out: list[str] = []
+    in_game = False
+    title_done = False
+    for line in markdown.splitlines():
+        stripped = line.strip()
+        if in_game:
+            if stripped.startswith("```"):
+                in_game = False
+            continue
+        if re.fullmatch(r"```+\s*game\s*", stripped):
+            in_game = True
+            continue
+        if not title_done and re.match(r"^#\s+", line):
+            title_done = True
+            continue
+        if _RULES_LINE.fullmatch(line):
+            continue
+        out.append(line.rstrip())
+    text = "\n".join(out)
+    return re.sub(r"\n{3,}", "\n\n", text).strip()
+
+
+def load_translation(path: Path) -> dict[str, dict[str, str]]:
+    """Read ``translations/<id>.toml``: ``[fr]`` and ``[ja]`` tables of ``title`` and ``prose``
+    strings; raises :class:`TranslationError` naming the file for anything else."""
+    try:
+        with path.open("rb") as fh:
+            data = tomllib.load(fh)
+    except OSError as err:
+        raise TranslationError(f"{path}: cannot read: {err.strerror}") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as err:
+        raise TranslationError(f"{path}: not valid TOML: {err}") from None
+    out: dict[str, dict[str, str]] = {}
+    for lang, table in data.items():
+        if lang not in TRANSLATED_LANGUAGES:
+            raise TranslationError(
+                f"{path}: unknown language table [{lang}] (known: "
+                f"{', '.join(TRANSLATED_LANGUAGES)})"
+            )
+        if not isinstance(table, dict):
+            raise TranslationError(f"{path}: '{lang}' is a table [{lang}] with title and prose")
+        extra = sorted(set(table) - {"title", "prose"})
+        if extra:
+            raise TranslationError(f"{path}: [{lang}] has unknown keys: {', '.join(extra)}")
+        for key in ("title", "prose"):
+            value = table.get(key)
+            if not isinstance(value, str) or not value.strip():
+                raise TranslationError(f"{path}: [{lang}] needs a non-empty string '{key}'")
+        out[lang] = {"title": table["title"].strip(), "prose": table["prose"].strip()}
+    return out
+
+
+def translation_path(example: Path) -> Path:
+    """Where the translations of an example file live."""
+    return example.parent / TRANSLATIONS / f"{example.stem}.toml"
+
+
+def orphan_translations(folder: Path) -> list[str]:
+    """Failures for translation files of ``folder`` that name no example file there."""
+    tdir = Path(folder) / TRANSLATIONS
+    if not tdir.is_dir():
+        return []
+    return [
+        f"{path}: a translation of {path.stem!r}, but there is no example {path.stem}.md"
+        for path in sorted(tdir.glob("*.toml"))
+        if not (Path(folder) / f"{path.stem}.md").is_file()
+    ]
 
 
 def _blocks(markdown: str) -> list[list[tuple[int, str]]]:
@@ -74,7 +155,13 @@ class _Run:
         self.where = where
         self.pool = pool.copy()
         self.game: Game | None = None
-        self.setup: dict[str, Any] = {"players": None, "mode": "strict", "turn": None, "has": []}
+        self.setup: dict[str, Any] = {
+            "players": None,
+            "mode": "strict",
+            "turn": None,
+            "has": [],
+            "options": [],
+        }
         self.failures: list[str] = []
         self.last: list[Event] = []
         self.last_line = 0
@@ -88,11 +175,20 @@ class _Run:
         s = self.setup
         try:
             game = Game(s["players"], self.pool, s["mode"])
+            game.one_defender = "one defending player" in s["options"]
             for st in s["has"]:
                 who = st.data["player"]
                 for zone, value in st.data["zones"].items():
                     if zone == "life":
                         game.player(who).life = value
+                    elif zone == "poison":
+                        game.player(who).poison = value
+                    elif zone == "lands played":
+                        game.player(who).lands_played = value
+                    elif zone == "companion":
+                        if len(value) != 1:
+                            raise ScenarioError("a player has one companion: companion [Name]")
+                        game.put(who, zone, value)
                     elif zone == "pool":
                         game.player(who).pool.add(value)
                     elif zone == "library" and isinstance(value, int):
@@ -134,6 +230,8 @@ class _Run:
                     self.setup["mode"] = st.data["mode"]
                 elif st.kind == "turn":
                     self.setup["turn"] = (st.data["player"], st.data["step"], st.data["number"])
+                elif st.kind == "option":
+                    self.setup["options"].append(st.data["option"])
                 elif st.kind == "card":
                     self.pool.add(st.data["card"])
                 else:
@@ -202,7 +300,7 @@ class _Run:
         elif what == "life":
             assert subject is not None
             check(value, str(game.player(subject).life))
-        elif what in ("hand", "battlefield", "graveyard"):
+        elif what in ("hand", "battlefield", "graveyard", "exile"):
             assert subject is not None
             objs = game.zone(subject, what)
             expected_names = split_list(value)
@@ -246,6 +344,26 @@ class _Run:
                     f"a trace line containing {value!r}",
                     f"the last action's {len(self.last)} events do not mention it",
                 )
+        elif what == "poison":
+            assert subject is not None
+            check(value, str(game.player(subject).poison))
+        elif what in ("pt", "counters", "loyalty", "attached"):
+            assert subject is not None
+            try:
+                obj = game.find_permanent(subject)
+            except (IllegalAction, ScenarioError) as err:
+                self.fail(st.line, f"expected {what} {subject}: {value}, got {err}")
+                return
+            if what == "pt":
+                check(value, f"{game.power(obj)}/{game.toughness(obj)}")
+            elif what == "loyalty":
+                check(value, str(obj.counters.get("loyalty", 0)))
+            elif what == "counters":
+                shown = ", ".join(f"{n} {k}" for k, n in sorted(obj.counters.items()) if n)
+                check(value, shown or "none")
+            else:
+                host = game._object(obj.attached_to) if obj.attached_to is not None else None
+                check(value, host.label if host is not None else "nothing")
         elif what in ("tapped", "untapped"):
             try:
                 obj = game.find_permanent(value)
@@ -304,6 +422,16 @@ def run_example_file(path: Path, pool: CardPool | None = None) -> ExampleResult:
             if len(blocks) > 1:
                 texts.append(f"-- scenario {n} --")
             texts.append(run.game.trace_text())
+    titles = {"en": title}
+    prose = {"en": example_prose(markdown)}
+    tpath = translation_path(path)
+    if tpath.is_file():
+        try:
+            for lang, text in load_translation(tpath).items():
+                titles[lang] = text["title"]
+                prose[lang] = text["prose"]
+        except TranslationError as err:
+            failures.append(str(err))
     return ExampleResult(
         id=path.stem,
         title=title,
@@ -313,6 +441,8 @@ def run_example_file(path: Path, pool: CardPool | None = None) -> ExampleResult:
         passed=not failures,
         trace=trace,
         trace_text="\n".join(texts),
+        titles=titles,
+        prose=prose,
         failures=failures,
     )
 
@@ -330,8 +460,20 @@ def expand_paths(paths: list[Path]) -> list[Path]:
 
 
 def run_examples(paths: list[Path]) -> list[ExampleResult]:
-    """Run many example files (a folder expands to its ``*.md`` files)."""
-    return [run_example_file(p) for p in expand_paths(paths)]
+    """Run many example files (a folder expands to its ``*.md`` files); a translation file of a
+    folder that names no example there is a failed result named after that file."""
+    results = [run_example_file(p) for p in expand_paths(paths)]
+    for folder in (Path(p) for p in paths):
+        if folder.is_dir():
+            for failure in orphan_translations(folder):
+                bad = failure.split(": ", 1)[0]
+                stem = Path(bad).stem
+                results.append(
+                    ExampleResult(
+                        f"{TRANSLATIONS}/{stem}", stem, bad, [], "", False, failures=[failure]
+                    )
+                )
+    return results
 
 
 def examples_cli(paths: list[str], trace: bool = False, out: TextIO | None = None) -> int:

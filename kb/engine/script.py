@@ -2,6 +2,36 @@
 
 :func:`parse_block` turns the lines into :class:`Statement` objects (setup, actions,
 expectations) and reports every syntax error with its line; it never raises for bad input.
+A ``#`` starts a comment. The statements:
+
+Setup (before the first action)
+    ``players: Alice, Bob`` (2 to 4, in turn order) · ``mode: strict | tournament`` ·
+    ``option: one defending player`` (506.2a: the attacking player chooses one opponent as the
+    defending player of each combat; otherwise each creature may attack any opponent, 802) ·
+    ``turn: Alice, upkeep, turn 1`` (the one form: the active player, the step, and optionally
+    the turn number, ``turn 2`` when omitted; turn 1 is the starting player's first turn,
+    103.8a) · ``card <Name>: <definition>`` (see :mod:`kb.engine.cards`; a name with a comma is
+    quoted: ``card "Isamaru, Hound of Konda": legendary creature {W} 2/2``) ·
+    ``Alice has: hand [A, B]; battlefield [C (tapped)]; graveyard [..]; library 5 | [..];
+    exile [D (foretold)]; companion [E]; life 7; pool {R}; poison 3; lands played 1``.
+    Battlefield markers: ``(tapped)``, ``(new)`` or ``(summoning sick)``, ``(face down)``,
+    ``(token)``, ``(2 damage)``, ``(1 +1/+1 counter)``, ``(2 -1/-1 counters)``, ``(3 loyalty)``,
+    ``(attached to Grizzly Bears)``; several in one pair of parentheses, comma-separated.
+    Shared team turns (117.6, 805) are not modelled: a ``teams:`` line is an error.
+
+Actions (``<player> <action>``)
+    passes · casts X [from exile] [face down] [choosing mode N] [targeting A, B | A (2), B (1)]
+    · activates X [ability N | +1 | -3] [targeting ..] · equips X to Y · taps X for {G} ·
+    plays X · turns X face up · foretells X · plots X · suspends X · puts companion X into hand
+    · discards X as a special action · attacks with A, B [attacking Bob | attacking <planeswalker>]
+    · chooses X as the defending player · declares no attackers · blocks A with B · declares no blockers · discards X (cleanup) ·
+    orders triggers A, B · targets A with <source> · keeps the old|new X · holds priority ·
+    concedes · says "go" · interrupts the shortcut at <step> · ``advance to <player> <step>``.
+
+Expectations (``? <what>: <value>``)
+    priority, step, stack, resolved, life/hand/battlefield/graveyard/library/pool/exile/poison
+    <player>, pt/counters/loyalty/attached <permanent>, tapped, untapped, lost, game, rejected
+    (a rule or words of the refusal), log (words of the last action's trace).
 """
 
 from __future__ import annotations
@@ -32,6 +62,12 @@ EXPECT_KEYS = (
     "log",
     "tapped",
     "untapped",
+    "exile",
+    "poison",
+    "pt",
+    "counters",
+    "loyalty",
+    "attached",
 )
 
 
@@ -55,7 +91,8 @@ class SyntaxProblem:
 
 
 def split_list(text: str) -> list[str]:
-    """``[A, B (tapped)]`` or ``A, B`` into names; ``[]``/``empty``/``none`` into nothing."""
+    """``[A, B (tapped)]`` or ``A, B`` into names; ``[]``/``empty``/``none`` into nothing. A name
+    with a comma is quoted (``"Isamaru, Hound of Konda"``); the quotes are removed."""
     text = text.strip()
     if text.startswith("[") and text.endswith("]"):
         text = text[1:-1]
@@ -63,20 +100,29 @@ def split_list(text: str) -> list[str]:
         return []
     out: list[str] = []
     depth = 0
+    quoted = False
     current = ""
     for ch in text:
-        if ch == "(":
+        if ch in '"“”':
+            quoted = not quoted
+        elif ch == "(" and not quoted:
             depth += 1
-        elif ch == ")":
+        elif ch == ")" and not quoted:
             depth -= 1
-        if ch == "," and depth == 0:
+        if ch == "," and depth == 0 and not quoted:
             out.append(current.strip())
             current = ""
         else:
             current += ch
     if current.strip():
         out.append(current.strip())
-    return out
+    return [_unquote_name(item) for item in out]
+
+
+def _unquote_name(item: str) -> str:
+    """``"A, B" (tapped)`` into ``A, B (tapped)``: quotes only group the name."""
+    m = re.match(r'^["“](.+?)["”](.*)$', item)
+    return (m.group(1) + m.group(2)).strip() if m else item
 
 
 def _split_top(text: str, sep: str) -> list[str]:
@@ -124,6 +170,20 @@ class _Parser:
             self.players = names
             self.add(lineno, "players", text, players=names)
             return
+        if low.startswith("teams:") or "shared team turns" in low:
+            self.fail(
+                lineno,
+                "shared team turns (117.6, 805) are not modelled: the engine plays each player's "
+                "own turn and priority (117.3d)",
+            )
+            return
+        if low.startswith("option:"):
+            option = " ".join(text.split(":", 1)[1].lower().split())
+            if option != "one defending player":
+                self.fail(lineno, f"unknown option {option!r} (known: one defending player)")
+                return
+            self.add(lineno, "option", text, option=option)
+            return
         if low.startswith("mode:"):
             mode = text.split(":", 1)[1].strip().lower()
             if mode not in ("strict", "tournament"):
@@ -166,7 +226,7 @@ class _Parser:
             self.fail(
                 lineno,
                 f"cannot read {text!r}: a statement starts with a player "
-                f"({', '.join(self.players)}), '?', 'card', 'turn:', 'mode:' or 'advance to'",
+                f"({', '.join(self.players)}), '?', 'card', 'turn:', 'mode:', 'option:' or 'advance to'",
             )
             return
         who, rest = found
@@ -206,20 +266,24 @@ class _Parser:
         zones: dict[str, Any] = {}
         for part in _split_top(rest, ";"):
             m = re.match(
-                r"^(hand|battlefield|graveyard|library|life|pool)\s*:?\s*(.*)$", part, re.I
+                r"^(hand|battlefield|graveyard|library|exile|companion|life|pool|poison|"
+                r"lands played)\s*:?\s*(.*)$",
+                part,
+                re.I,
             )
             if not m:
                 self.fail(
                     lineno,
-                    f"unknown part {part!r} (hand, battlefield, graveyard, library, life, pool)",
+                    f"unknown part {part!r} (hand, battlefield, graveyard, library, exile, "
+                    "companion, life, pool, poison, lands played)",
                 )
                 return
             zone, value = m.group(1).lower(), m.group(2).strip()
-            if zone == "life":
-                if not re.fullmatch(r"-?\d+", value):
-                    self.fail(lineno, f"life is a number, not {value!r}")
+            if zone in ("life", "poison", "lands played"):
+                if not re.fullmatch(r"-?\d+" if zone == "life" else r"\d+", value):
+                    self.fail(lineno, f"{zone} is a number, not {value!r}")
                     return
-                zones["life"] = int(value)
+                zones[zone] = int(value)
             elif zone == "pool":
                 try:
                     zones["pool"] = parse_mana(value) if value not in ("{}", "") else {}
@@ -258,22 +322,69 @@ class _Parser:
                 self.fail(lineno, f"unknown shortcut {phrase!r} (known: {', '.join(SHORTCUTS)})")
                 return None
             return act("shortcut", phrase=phrase)
-        m = re.match(r"^casts (.+?)(?: (face down))?(?: targeting (.+))?$", rest, re.I)
+        m = re.match(
+            r"^casts (.+?)( from exile)?(?: (face down))?(?: choosing mode (\d+))?"
+            r"(?: targeting (.+))?$",
+            rest,
+            re.I,
+        )
         if m:
+            targets, division = _targets_with_division(m.group(5) or "")
             return act(
                 "cast",
                 card=m.group(1).strip(),
-                face_down=bool(m.group(2)),
-                targets=tuple(split_list(m.group(3) or "")),
+                face_down=bool(m.group(3)),
+                targets=targets,
+                mode=int(m.group(4)) if m.group(4) else None,
+                division=division,
+                zone="exile" if m.group(2) else "hand",
             )
-        m = re.match(r"^activates (.+?)(?: ability (\d+))?(?: targeting (.+))?$", rest, re.I)
+        m = re.match(
+            r"^activates (.+?)(?: ability (\d+)| ([+-]?\d+))?(?: targeting (.+))?$", rest, re.I
+        )
         if m:
             return act(
                 "activate",
                 card=m.group(1).strip(),
                 ability=int(m.group(2)) if m.group(2) else None,
-                targets=tuple(split_list(m.group(3) or "")),
+                phrase=m.group(3) or "",
+                targets=tuple(split_list(m.group(4) or "")),
             )
+        m = re.match(r"^equips (.+?) to (.+)$", rest, re.I)
+        if m:
+            return act(
+                "activate",
+                card=m.group(1).strip(),
+                phrase="equip",
+                targets=(m.group(2).strip(),),
+            )
+        m = re.match(r"^(foretells|plots|suspends) (.+)$", rest, re.I)
+        if m:
+            kind = {"foretells": "foretell", "plots": "plot", "suspends": "suspend"}
+            return act(kind[m.group(1).lower()], card=m.group(2).strip())
+        m = re.match(r"^puts companion (.+) into (?:their |her |his )?hand$", rest, re.I)
+        if m:
+            return act("companion", card=m.group(1).strip())
+        m = re.match(r"^discards (.+) as a special action$", rest, re.I)
+        if m:
+            return act("discard_special", card=m.group(1).strip())
+        m = re.match(r"^chooses (.+) as the defending player$", rest, re.I)
+        if m:
+            return act("defender", targets=(m.group(1).strip(),))
+        m = re.match(r"^keeps the (old|new) (.+)$", rest, re.I)
+        if m:
+            return act("keep", card=m.group(2).strip(), phrase=m.group(1).lower())
+        m = re.match(r"^targets (.+) with (.+?)(?:'s)?(?: trigger| ability)?$", rest, re.I)
+        if m:
+            return act(
+                "trigger_targets", card=m.group(2).strip(), targets=tuple(split_list(m.group(1)))
+            )
+        m = re.match(r"^interrupts the shortcut (?:at|in) (?:the )?(.+)$", rest, re.I)
+        if m:
+            if parse_step(m.group(1)) is None:
+                self.fail(lineno, f"unknown step {m.group(1)!r}")
+                return None
+            return act("interrupt", phrase=m.group(1).strip())
         m = re.match(r"^taps (.+?) for ((?:\{[^}]*\})+)$", rest, re.I)
         if m:
             try:
@@ -322,9 +433,11 @@ class _Parser:
             return act("order_triggers", names=tuple(split_list(m.group(1))))
         self.fail(
             lineno,
-            f"unknown action {rest!r} (passes, casts, activates, taps … for, plays, turns … face up, "
-            "attacks with, declares no attackers, blocks … with, declares no blockers, discards, "
-            'orders triggers, concedes, holds priority, says "go")',
+            f"unknown action {rest!r} (passes, casts, activates, equips … to, taps … for, plays, "
+            "turns … face up, foretells, plots, suspends, puts companion … into hand, attacks "
+            "with, chooses … as the defending player, declares no attackers, blocks … with, declares no blockers, discards, orders "
+            "triggers, targets … with, keeps the old/new …, concedes, holds priority, "
+            'says "go", interrupts the shortcut at …)',
         )
         return None
 
@@ -342,7 +455,19 @@ class _Parser:
         what = words[0].lower()
         subject = words[1].strip() if len(words) > 1 else None
         value = value.strip()
-        needs_player = what in ("life", "hand", "battlefield", "graveyard", "library", "pool")
+        needs_player = what in (
+            "life",
+            "hand",
+            "battlefield",
+            "graveyard",
+            "library",
+            "pool",
+            "exile",
+            "poison",
+        )
+        if what in ("pt", "counters", "loyalty", "attached") and not subject:
+            self.fail(lineno, f"'? {what} <permanent>: …' names a permanent")
+            return
         if needs_player and not subject:
             self.fail(lineno, f"'? {what} <player>: …' names a player")
             return
@@ -359,6 +484,12 @@ class _Parser:
             return
         if what in ("life",) and not re.fullmatch(r"-?\d+", value):
             self.fail(lineno, f"'? life {subject}: N' expects a number, not {value!r}")
+            return
+        if what in ("poison", "loyalty") and not re.fullmatch(r"\d+", value):
+            self.fail(lineno, f"'? {what} {subject}: N' expects a number, not {value!r}")
+            return
+        if what == "pt" and not re.fullmatch(r"-?\d+/-?\d+", value):
+            self.fail(lineno, f"'? pt {subject}: P/T' expects power/toughness, not {value!r}")
             return
         if what == "library" and not re.fullmatch(r"\d+", value):
             self.fail(lineno, "'? library <player>: N' expects a number of cards")
@@ -400,7 +531,24 @@ def parse_block(lines: list[tuple[int, str]]) -> tuple[list[Statement], list[Syn
 
 def is_setup(statement: Statement) -> bool:
     """Setup statements come before the game starts."""
-    return statement.kind in ("players", "mode", "turn", "has", "card")
+    return statement.kind in ("players", "mode", "turn", "has", "card", "option")
 
 
 STEP_BY_NAME = {s.value: s for s in Step}
+
+
+def _targets_with_division(text: str) -> tuple[tuple[str, ...], tuple[int, ...]]:
+    """``Grizzly Bears (2), Bob (1)``: targets and the damage each gets (601.2d)."""
+    names = split_list(text)
+    division = []
+    out = []
+    for name in names:
+        m = re.fullmatch(r"(.+?)\s*\((\d+)\)", name)
+        if m:
+            out.append(m.group(1).strip())
+            division.append(int(m.group(2)))
+        else:
+            out.append(name)
+    if division and len(division) != len(out):
+        division = []
+    return tuple(out), tuple(division)

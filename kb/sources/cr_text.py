@@ -15,7 +15,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kb.link import find_refs
-from kb.rulenum import LETTERS, RuleNumber, RuleNumberError, parse, try_parse
+from kb.rulenum import RuleNumber, parse
+from kb.sources.cr_numbers import (
+    free_number,
+    in_place,
+    intended,
+    numbered,
+    numbered_lines,
+    retro_fix,
+)
 from kb.sources.decode import normalize_text, read_text
 from kb.sources.records import GlossaryRecord, Problem, RuleRecord, SourceDoc, SourceError
 
@@ -24,8 +32,6 @@ __all__ = ["looks_like_cr_text", "read_cr_text"]
 GLOSSARY_HEADINGS = {"Glossary": "en", "Glossaire": "fr", "用語集": "ja"}
 CREDITS_HEADINGS = {"Credits": "en", "Crédits": "fr", "クレジット": "ja"}
 
-# A numbered line: "1.", "117.", "117.1.", "117.1a", and the typos "119.1d." and "606.5".
-_NUMBER = re.compile(r"(\d{1,3})\.(?:(\d{1,3})([a-z])?(\.)?)?")
 _SUBRULE = re.compile(r"\d{3}\.\d{1,3}(?:[a-z]|\.)")
 _SECTION_ONE = re.compile(r"1\.\s+\S")
 _EXAMPLE = re.compile(r"(?:Examples?|Exemples?|例)\s*[:：]\s*")
@@ -131,11 +137,11 @@ def looks_like_cr_text(text: str) -> bool:
     lines = normalize_text(text).split("\n")
     if not _heading_lines(lines, GLOSSARY_HEADINGS) or not _heading_lines(lines, CREDITS_HEADINGS):
         return False
-    numbered = 0
+    count = 0
     for line in lines:
         if line[:1].isdigit() and _SUBRULE.match(line):
-            numbered += 1
-            if numbered >= 3:
+            count += 1
+            if count >= 3:
                 return True
     return False
 
@@ -183,7 +189,7 @@ def _regions(lines: list[str], path: str) -> _Regions:
         # Without a contents list, the last "1." heading before the glossary opens the rules.
         start = next((i for i in range(glossary - 1, -1, -1) if _SECTION_ONE.match(lines[i])), None)
     if start is None:
-        start = next((i for i in range(begin, glossary) if _numbered(lines[i])), None)
+        start = next((i for i in range(begin, glossary) if numbered(lines[i])), None)
     if start is None:
         raise SourceError(
             path, "not a Comprehensive Rules text: no numbered rules before the glossary", begin + 1
@@ -229,142 +235,6 @@ def _effective_date(text: str) -> str | None:
     return None
 
 
-@dataclass(slots=True)
-class _Numbered:
-    key: str
-    is_heading: bool
-    rest: str
-    typo: str | None
-    # "306.b": a letter with no subrule number; the reader takes the subrule from the rule before.
-    letter_only: bool = False
-
-
-# Faults of the published numbers: "702. 37a" (a space inside the number), "306.b" (no subrule).
-_SPLIT_NUMBER = re.compile(r"(\d{3})\.\s+(\d{1,3})([a-z]|\.)(?=\s)")
-_LETTER_ONLY = re.compile(r"(\d{3})\.([a-z])(?=\s)")
-# A line that continues a hard-wrapped reference ("... See rule" / "419.8 ..."), not a new rule.
-_WRAPPED_REFERENCE = re.compile(r"\b(?:rules?|and|or|through)$")  # lower case: not a title
-
-
-def _numbered(line: str) -> _Numbered | None:
-    """Split a numbered line into its number key and the rest; None if the line is not one."""
-    split = _SPLIT_NUMBER.match(line)
-    if split:
-        fixed = f"{split[1]}.{split[2]}{split[3]}"
-        found = _numbered(fixed + line[split.end() :])
-        if found is not None:
-            found.typo = f"space inside the number {line[: split.end()]!r}"
-        return found
-    letter_only = _LETTER_ONLY.match(line)
-    if letter_only:
-        return _Numbered(
-            f"{letter_only[1]}.{letter_only[2]}",
-            False,
-            line[letter_only.end() :].strip(),
-            f"no subrule number in {line[: letter_only.end()]!r}",
-            letter_only=True,
-        )
-    match = _NUMBER.match(line)
-    if not match:
-        return None
-    major, minor, letter, dot = match.groups()
-    rest = line[match.end() :]
-    typo = None
-    if rest and not rest[0].isspace():
-        # "901.4.All": tolerated only when the number itself ended with its period.
-        if not (minor and dot):
-            return None
-        typo = f"no space after the number {line[: match.end()]!r}"
-    if minor is None and len(major) == 2:
-        return None
-    key = f"{major}.{minor}{letter or ''}" if minor else major
-    try:
-        number = parse(key)
-    except RuleNumberError:
-        return None
-    if letter and dot:
-        typo = f"extra period after the number {line[: match.end()]!r}"
-    elif minor and not letter and not dot:
-        typo = f"missing period after the number {line[: match.end()]!r}"
-    return _Numbered(str(number), number.minor is None, rest.strip(), typo)
-
-
-def _next_letter(letter: str | None) -> str | None:
-    if letter is None:
-        return LETTERS[0]
-    index = LETTERS.find(letter)
-    return LETTERS[index + 1] if 0 <= index < len(LETTERS) - 1 else None
-
-
-def _successor(previous: RuleNumber, like: RuleNumber) -> RuleNumber | None:
-    """The number that follows ``previous`` at the depth of ``like`` (117.1b after 117.1a)."""
-    if previous.is_section:
-        return None
-    if like.letter is not None:
-        if previous.minor is None:
-            return None
-        letter = _next_letter(previous.letter)
-        return RuleNumber(previous.major, previous.minor, letter) if letter else None
-    if like.minor is not None:
-        if previous.minor is None:
-            return RuleNumber(previous.major, 1)
-        return RuleNumber(previous.major, previous.minor + 1)
-    return RuleNumber(previous.major + 1) if previous.major % 100 != 99 else None
-
-
-def _in_place(number: RuleNumber, previous: RuleNumber | None) -> bool:
-    """True when a number can follow ``previous``: after it, under it or under one of its parents."""
-    if previous is None:
-        return True
-    if not number > previous:
-        return False
-    parent = number.parent
-    return parent is None or parent == previous or parent in previous.ancestors()
-
-
-def _intended(
-    printed: RuleNumber, previous: RuleNumber | None, taken: set[str], printed_all: set[str]
-) -> RuleNumber | None:
-    """The number a misprinted rule stands for, from the rule before it: the published texts print
-    "605.2c" for 609.2c, "432.2b" for 423.2b and 702.30d twice. The successor of the rule before
-    is taken when it keeps the printed number's last part (letter, or subrule number) or when the
-    printed number merely repeats the one before; else None (the number is kept as printed)."""
-    if previous is None:
-        return None
-    candidate = _successor(previous, printed)
-    if candidate is None or str(candidate) in taken or str(candidate) in printed_all:
-        return None
-    if printed == previous:
-        return candidate
-    if printed.letter is not None:
-        return candidate if candidate.letter == printed.letter else None
-    if printed.minor is not None:
-        return candidate if candidate.minor == printed.minor else None
-    return None
-
-
-def _free_number(printed: RuleNumber, taken: set[str], printed_all: set[str]) -> RuleNumber:
-    """A number for a second rule printed under a number already used: the next free one at its
-    depth (so that nothing printed is dropped)."""
-    number = printed
-    while True:
-        step = _successor(number, number)
-        if step is None:  # past "z" or "x99": give a subrule number past every printed one
-            major = printed.major
-            minor = 1 + max(
-                (
-                    n.minor or 0
-                    for k in taken | printed_all
-                    if (n := try_parse(k)) and n.major == major
-                ),
-                default=0,
-            )
-            return RuleNumber(major, minor)
-        if str(step) not in taken and str(step) not in printed_all:
-            return step
-        number = step
-
-
 def _read_rules(
     lines: list[str], regions: _Regions, path: str, problems: list[Problem]
 ) -> list[RuleRecord]:
@@ -381,64 +251,64 @@ def _read_rules(
             problems.append(
                 Problem(path, index + 1, f"line before the first rule, not placed: {line[:80]!r}")
             )
-    numbered_lines = _numbered_lines(lines, regions)
-    printed_all = {n.key for n in numbered_lines.values() if not n.letter_only}
+    by_line = numbered_lines(lines, regions.rules_start, regions.glossary)
+    printed_all = {n.key for n in by_line.values() if not n.letter_only}
     for index in range(regions.rules_start, regions.glossary):
         line = lines[index]
         lineno = index + 1
         if not line.strip():
             blank_before = True
             continue
-        numbered = numbered_lines.get(index)
-        example = None if numbered else _EXAMPLE.match(line.lstrip())
-        if numbered and numbered.letter_only:
+        found = by_line.get(index)
+        example = None if found else _EXAMPLE.match(line.lstrip())
+        if found and found.letter_only:
             if previous is None or previous.minor is None:
-                numbered = None  # "306.b" with no subrule before it: text, not a number
+                found = None  # "306.b" with no subrule before it: text, not a number
             else:
-                numbered.key = f"{previous.major}.{previous.minor}{numbered.key[-1]}"
-        if numbered:
+                found.key = f"{previous.major}.{previous.minor}{found.key[-1]}"
+        if found:
             record = RuleRecord(
-                numbered.key,
-                "" if numbered.is_heading else numbered.rest,
+                found.key,
+                "" if found.is_heading else found.rest,
                 lineno,
-                title=numbered.rest if numbered.is_heading else None,
+                title=found.rest if found.is_heading else None,
             )
-            if numbered.typo:
+            if found.typo:
                 record.flags.append("typo-number")
-                problems.append(Problem(path, lineno, f"rule {numbered.key}: {numbered.typo}"))
+                problems.append(Problem(path, lineno, f"rule {found.key}: {found.typo}"))
             if line[:1].isspace():
                 record.flags.append("indented")
                 problems.append(
-                    Problem(path, lineno, f"rule {numbered.key} is printed with a leading space")
+                    Problem(path, lineno, f"rule {found.key} is printed with a leading space")
                 )
-            number = parse(numbered.key)
-            if _retro_fix(rules, number, previous, seen, printed_all, path, problems):
+            number = parse(found.key)
+            if retro_fix(rules, number, previous, seen, printed_all, path, problems):
                 previous = parse(rules[-1].number)
-            if not _in_place(number, previous) or numbered.key in seen:
-                intended = _intended(number, previous, set(seen), printed_all)
-                if intended is None and numbered.key in seen:
-                    intended = _free_number(number, set(seen), printed_all)
-                if intended is not None:
-                    first = seen.get(numbered.key)
+            if not in_place(number, previous) or found.key in seen:
+                target = intended(number, previous, set(seen), printed_all)
+                if target is None and found.key in seen:
+                    target = free_number(number, set(seen), printed_all)
+                if target is not None:
+                    first = seen.get(found.key)
                     what = (
-                        f"duplicate rule number {numbered.key} (first at line {first.line})"
+                        f"duplicate rule number {found.key} (first at line {first.line})"
                         if first
-                        else f"rule printed as {numbered.key}"
+                        else f"rule printed as {found.key}"
                     )
                     problems.append(
                         Problem(
                             path,
                             lineno,
-                            f"{what} stands where {intended} belongs; kept as {intended}, flagged",
+                            f"{what} stands where {target} belongs; kept as {target}, flagged",
                         )
                     )
-                    record.flags += ["renumbered", f"printed-as:{numbered.key}"]
-                    record.number = str(intended)
-                    number = intended
+                    record.flags += ["renumbered", f"printed-as:{found.key}"]
+                    record.number = str(target)
+                    number = target
                 elif previous is not None and number < previous:
                     problems.append(
                         Problem(
-                            path, lineno, f"rule {numbered.key} is out of order (after {previous})"
+                            path, lineno, f"rule {found.key} is out of order (after {previous})"
                         )
                     )
             previous = number
@@ -477,73 +347,6 @@ def _read_rules(
                 )
         blank_before = False
     return rules
-
-
-def _numbered_lines(lines: list[str], regions: _Regions) -> dict[int, _Numbered]:
-    """Index -> the numbered line there, for every line of the rules that starts a rule.
-
-    A number may be printed after a leading space (" 509.1c", July-October 2009); a line that
-    continues a hard-wrapped reference ("... See rule" / "103.4. If a player ...", 2003-2004) is
-    text, not a rule.
-    """
-    out: dict[int, _Numbered] = {}
-    for index in range(regions.rules_start, regions.glossary):
-        line = lines[index]
-        if line[:1].isspace():
-            if not re.match(r"\s+\d{3}\.", line):
-                continue
-            line = line.lstrip()
-        numbered = _numbered(line)
-        if numbered is None:
-            continue
-        before = lines[index - 1].rstrip() if index > regions.rules_start else ""
-        if before and _WRAPPED_REFERENCE.search(before):
-            continue
-        out[index] = numbered
-    return out
-
-
-def _retro_fix(
-    rules: list[RuleRecord],
-    number: RuleNumber,
-    previous: RuleNumber | None,
-    seen: dict[str, RuleRecord],
-    printed_all: set[str],
-    path: str,
-    problems: list[Problem],
-) -> bool:
-    """A lettered subrule whose parent is missing may reveal that the rule before it was
-    misprinted: "505.54." then "505.5a" (June 2010) is 505.5 then 505.5a. Renumber that rule."""
-    parent = number.parent
-    if (
-        number.letter is None
-        or previous is None
-        or len(rules) < 2
-        or parent is None
-        or str(parent) in seen
-        or str(parent) in printed_all - {str(previous)}
-        or previous.letter is not None
-        or previous.minor is None
-        or parent.major != previous.major
-    ):
-        return False
-    before = parse(rules[-2].number)
-    if _successor(before, parent) != parent or not str(previous).startswith(str(parent)):
-        return False
-    record = rules[-1]
-    del seen[record.number]
-    problems.append(
-        Problem(
-            path,
-            record.line,
-            f"rule printed as {record.number} stands where {parent} belongs (its subrule "
-            f"{number} follows); kept as {parent}",
-        )
-    )
-    record.flags += ["renumbered", f"printed-as:{record.number}"]
-    record.number = str(parent)
-    seen[record.number] = record
-    return True
 
 
 def _split_aliases(term: str) -> list[str]:

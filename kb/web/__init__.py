@@ -11,6 +11,7 @@ from pathlib import Path
 from flask import Flask
 
 from kb.web.app import create_app
+from kb.web.openapi import Endpoint, Param
 from kb.web.serving import serve
 
 __all__ = ["URLS", "create_app", "render_get", "serve"]
@@ -22,34 +23,150 @@ __all__ = ["URLS", "create_app", "render_get", "serve"]
 #: A rule's twin has the shape of ``kb rule --json`` (:func:`kb.serialise.rule_json`) and an edition
 #: anywhere the shape of ``kb editions --json`` (:func:`kb.serialise.edition_json`); what only the page
 #: shows (labels, links, lag, rendered HTML) is under their ``"page"`` key.
+#: A row that answers JSON is an :class:`~kb.web.openapi.Endpoint`: the README prints its text and
+#: ``/api/openapi.json`` is generated from what it carries (tests/web/test_openapi.py).
 URLS: dict[str, str] = {
     "/": "redirect to /<locale>/ chosen from Accept-Language",
-    "/<locale>/": "home: search box, newest editions, table of contents (+ index.json)",
-    "/<locale>/rules/": "every section and rule; maps #R1173a anchors (+ rules.json)",
-    "/<locale>/rules/<number>": "the current rule by canonical number (+ .json: kb rule --json "
-    "and 'page'); an old number that is no canonical, or any number with ?edition=DATE, "
-    "redirects to the rule it became",
-    "/<locale>/<edition>/rules/<number>": "a rule as one edition printed it (+ .json, as above)",
-    "/<locale>/search": "q, lang, kind, edition, page: results grouped by rule (+ search.json)",
-    "/<locale>/suggest": "OpenSearch suggestions: [q, [completions]]",
-    "/<locale>/glossary/": "every glossary entry (+ glossary.json)",
-    "/<locale>/glossary/<key>": "one entry; aliases redirect (+ .json)",
-    "/<locale>/editions/": "editions per language and how far each lags; ?from=&to= (the "
-    "comparison form) redirects to that comparison (+ editions.json)",
-    "/<locale>/editions/<span>": "FROM..TO, any two editions of one language either way (ids or "
-    "dates): edited, created, deleted rules with titles and word diffs, pure moves folded "
-    "(+ .json)",
-    "/<locale>/examples/": "executable examples (+ examples.json)",
-    "/<locale>/examples/<example_id>": "one example and its engine trace (+ .json)",
+    "/<locale>/": Endpoint(
+        "home: search box, newest editions, table of contents (+ index.json)",
+        json_path="/<locale>/index.json",
+        response="Home",
+        statuses=(),
+    ),
+    "/<locale>/rules/": Endpoint(
+        "every section and rule; maps #R1173a anchors (+ rules.json)",
+        json_path="/<locale>/rules.json",
+        response="RulesIndex",
+        statuses=(),
+    ),
+    "/<locale>/rules/<number>": Endpoint(
+        "the current rule by canonical number (+ .json: kb rule --json "
+        "and 'page'); an old number that is no canonical, or any number with ?edition=DATE, "
+        "redirects to the rule it became",
+        json_path="/<locale>/rules/<number>.json",
+        response="Rule",
+        params=(Param("edition", "Read the number in this edition (an old number) and redirect."),),
+        statuses=(301, 302, 400, 404),
+    ),
+    "/<locale>/<edition>/rules/<number>": Endpoint(
+        "a rule as one edition printed it (+ .json, as above)",
+        json_path="/<locale>/<edition>/rules/<number>.json",
+        response="Rule",
+        statuses=(301, 404),
+    ),
+    "/<locale>/search": Endpoint(
+        "q, lang, kind, edition, page: results grouped by rule (+ search.json)",
+        json_path="/<locale>/search.json",
+        response="SearchResults",
+        params=(
+            Param("q", 'Words, a rule number, a glossary term, "a phrase", -exclusion, prefix*.'),
+            Param("lang", "Only texts of this language.", {"enum": ["", "en", "fr", "ja"]}),
+            Param("kind", "Only hits of this kind (section, rule, subrule, glossary, ...)."),
+            Param("edition", "Only this edition (id, date or version)."),
+            Param("page", "Page of results, from 1.", {"type": "integer", "minimum": 1}),
+        ),
+        statuses=(400, 503),
+    ),
+    "/<locale>/suggest": Endpoint(
+        "OpenSearch suggestions: [q, [completions]]",
+        json_path="/<locale>/suggest",
+        response="Suggestions",
+        params=(
+            Param("q", "The prefix typed so far."),
+            Param("lang", "Language of the completions (default: the locale)."),
+        ),
+        statuses=(400,),
+        envelope=False,
+    ),
+    "/<locale>/glossary/": Endpoint(
+        "every glossary entry (+ glossary.json)",
+        json_path="/<locale>/glossary.json",
+        response="GlossaryIndex",
+        statuses=(),
+    ),
+    "/<locale>/glossary/<key>": Endpoint(
+        "one entry; aliases redirect (+ .json)",
+        json_path="/<locale>/glossary/<key>.json",
+        response="GlossaryEntry",
+        statuses=(301, 404),
+    ),
+    "/<locale>/editions/": Endpoint(
+        "editions per language and how far each lags; ?from=&to= (the "
+        "comparison form) redirects to that comparison (+ editions.json)",
+        json_path="/<locale>/editions.json",
+        response="Editions",
+        params=(
+            Param("from", "With to: the older edition of a comparison (id or date)."),
+            Param("to", "With from: the newer edition of a comparison (id or date)."),
+        ),
+        statuses=(302, 400),
+    ),
+    "/<locale>/editions/<span>": Endpoint(
+        "FROM..TO, any two editions of one language either way (ids or "
+        "dates): edited, created, deleted rules with titles and word diffs, pure moves folded "
+        "(+ .json)",
+        json_path="/<locale>/editions/<span>.json",
+        response="Changes",
+    ),
+    "/<locale>/examples/": Endpoint(
+        "executable examples (+ examples.json)",
+        json_path="/<locale>/examples.json",
+        response="ExamplesIndex",
+        statuses=(),
+    ),
+    "/<locale>/examples/<example_id>": Endpoint(
+        "one example and its engine trace (+ .json)",
+        json_path="/<locale>/examples/<example_id>.json",
+        response="Example",
+    ),
     "/<locale>/opensearch.xml": "OpenSearch description (browsers add the site as a search engine)",
     "/opensearch.xml": "the same, English",
-    "/r/<number>": "permalink: the current rule in the visitor's language; a canonical number "
-    "wins, else an old number goes to the rule it became (?lang=, ?edition=, R1173a anchors, "
-    ".json)",
+    "/r/<number>": Endpoint(
+        "permalink: the current rule in the visitor's language; a canonical number "
+        "wins, else an old number goes to the rule it became (?lang=, ?edition=, R1173a anchors, "
+        ".json)",
+        json_path="/r/<number>.json",
+        response="Rule",
+        params=(
+            Param("lang", "The language of the page (default: Accept-Language)."),
+            Param("edition", "Read the number in this edition (an old number)."),
+        ),
+        statuses=(302, 400, 404),
+    ),
     "/r/": "?number=117.3a, or #R1173a mapped by a script",
-    "/api/linkify": "POST text (JSON or form; lang, edition, format=html): every rule reference "
-    "linked",
-    "/static/<path:filename>": "the stylesheet and the script",
+    "/api/linkify": Endpoint(
+        "POST text (JSON or form; lang, edition, format=html): every rule reference linked",
+        json_path="/api/linkify",
+        method="post",
+        response="Linkify",
+        body="LinkifyRequest",
+        statuses=(400, 405, 413),
+        envelope=False,
+    ),
+    "/api/oembed": Endpoint(
+        "oEmbed of a rule, glossary, comparison or example page: url, maxwidth, maxheight "
+        "(what a pasted link shows; the pages name it in their meta tags)",
+        json_path="/api/oembed",
+        response="OEmbed",
+        params=(
+            Param("url", "The page's address on this site.", required=True),
+            Param("format", "Only json.", {"enum": ["json"]}),
+            Param("maxwidth", "Widest card wanted, in pixels.", {"type": "integer"}),
+            Param("maxheight", "Tallest card wanted, in pixels.", {"type": "integer"}),
+        ),
+        statuses=(400, 404, 501),
+        envelope=False,
+    ),
+    "/api/openapi.json": Endpoint(
+        "this table as an OpenAPI 3.1 description of every JSON endpoint",
+        json_path="/api/openapi.json",
+        response="OpenAPI",
+        statuses=(),
+        envelope=False,
+    ),
+    "/api/": "the API described for people: endpoints, parameters, error envelope, notes codes",
+    "/static/<path:filename>": "the stylesheet and the scripts (kb-embed.js: rule links and "
+    "previews on any site)",
 }
 
 

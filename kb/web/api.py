@@ -7,10 +7,9 @@ import re
 from typing import Any
 
 from flask import Blueprint, Response, g, jsonify, request, url_for
-from markupsafe import escape
 
 from kb import lookup
-from kb.link import find_refs
+from kb.link import find_refs, link_html
 from kb.model import LANGS, KnowledgeBase, Ref
 from kb.web.i18n import text as _
 from kb.web.pages.base import PageError
@@ -145,26 +144,18 @@ def linkify() -> Response:
             400, _("Unknown edition “%(edition)s”.", edition=edition[:40]), edition=edition[:40]
         )
     base = request.host_url.rstrip("/")
-    out: list[str] = []
+    # One entry per number (a range "601.2f–h" gives three sharing its label and span); the HTML
+    # is the site's own rendering (kb.link.link_html): one link per printed span, to the first
+    # number that resolves, the range's numbers in data-rules, unresolved ones as a span.
     links: list[dict[str, Any]] = []
-    pos = 0
-    for ref in sorted(find_refs(text, lang), key=lambda r: r.start):
-        if ref.start < pos:
-            continue
+    linked: list[Ref] = []
+    urls: dict[int, str | None] = {}
+    for ref in find_refs(text, lang):
         canonical = resolve(kb, ref, lang, edition)
-        out.append(str(escape(text[pos : ref.start])))
-        label = escape(text[ref.start : ref.end])
-        if canonical:
-            url = base + url_for("pages.rule", locale=lang, number=canonical)
-            out.append(
-                f'<a class="ref" href="{escape(url)}" data-rule="{escape(canonical)}">{label}</a>'
-            )
-        else:
-            url = None
-            out.append(str(label))
+        url = base + url_for("pages.rule", locale=lang, number=canonical) if canonical else None
         links.append(
             {
-                "label": text[ref.start : ref.end],
+                "label": ref.label,
                 "number": ref.number,
                 "canonical": canonical,
                 "url": url,
@@ -172,9 +163,10 @@ def linkify() -> Response:
                 "end": ref.end,
             }
         )
-        pos = ref.end
-    out.append(str(escape(text[pos:])))
-    html = "".join(out)
+        shown = Ref(canonical or ref.number, ref.label, ref.start, ref.end)
+        urls[id(shown)] = url
+        linked.append(shown)
+    html = link_html(text, linked, lambda r: urls[id(r)])
     wants_html = request.args.get("format") == "html" or payload.get("format") == "html"
     if wants_html:
         g.is_json = False

@@ -89,11 +89,12 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
 
     _init_jinja(app)
 
-    from kb.web import api, links, pages
+    from kb.web import api, embed, links, pages
 
     app.register_blueprint(pages.bp)
     app.register_blueprint(links.bp)
     app.register_blueprint(api.bp)
+    app.register_blueprint(embed.bp)
 
     app.before_request(_before_request)
     app.after_request(_after_request)

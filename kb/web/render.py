@@ -11,15 +11,15 @@ import nh3
 from markupsafe import Markup, escape
 
 from kb.link import link_html
+from kb.markdown import RuleRefExtension
 from kb.model import Ref
-from kb.web.mdext import RuleRefExtension
 
 #: What survives sanitising of rendered Markdown (examples are prose, lists, code and tables).
 ALLOWED_TAGS = {
     "a", "p", "br", "em", "strong", "code", "pre", "ul", "ol", "li", "blockquote",
     "h2", "h3", "h4", "table", "thead", "tbody", "tr", "th", "td", "hr", "span",
 }  # fmt: skip
-ALLOWED_ATTRIBUTES = {"a": {"href", "class", "data-rule", "title"}, "span": {"class"}}
+ALLOWED_ATTRIBUTES = {"a": {"href", "class", "data-rule", "data-rules", "title"}, "span": {"class"}}
 
 
 def rule_html(
@@ -59,9 +59,10 @@ def word_diff(old: str, new: str) -> Markup:
     return Markup("".join(out))
 
 
-def markdown_html(text: str, rule_url: Callable[[str], str]) -> Markup:
-    """Markdown prose with rule references linked, then sanitised (no script, no raw HTML)."""
-    ext = RuleRefExtension(build_url=lambda number, _base, _end: rule_url(number))
+def markdown_html(text: str, rule_url: Callable[[str], str], lang: str = "en") -> Markup:
+    """Markdown prose with rule references linked (by :mod:`kb.markdown`, the extension other
+    projects use), then sanitised (no script, no raw HTML)."""
+    ext = RuleRefExtension(build_url=lambda number, _base, _lang: rule_url(number), lang=lang)
     html = markdown.markdown(text, extensions=[ext, "fenced_code", "tables"])
     clean = nh3.clean(
         html,

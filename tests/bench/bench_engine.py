@@ -1,6 +1,8 @@
 """Engine speed: random legal playouts (actions per second) and the whole examples corpus.
 
-Run ``python tests/bench/bench_engine.py``; the target is at least 20,000 actions/s.
+Run ``python tests/bench/bench_engine.py``. Two figures: actions performed per second (the
+engine applying actions) and actions per second including listing the legal actions before each
+choice (what a playout or a user interface pays); the target is at least 20,000 for the second.
 Choices come from a seeded random generator here, never inside the engine.
 """
 
@@ -17,6 +19,9 @@ DECK = [
     "Grizzly Bears", "Counterspell", "Llanowar Elves", "Soul Warden", "Divination",
     "Youthful Knight", "Typhoid Rats", "Dark Ritual", "Phyrexian Arena",
 ]  # fmt: skip
+
+
+TARGET = 20_000  # actions/s including legal-action enumeration (issue 10)
 
 
 def playout(seed: int, players: int, max_actions: int) -> tuple[int, float, float]:
@@ -58,14 +63,17 @@ def main() -> int:
     rate = total / perform_time
     overall = total / (perform_time + choose_time)
     print(f"random playouts: {games} games, {total} actions")
-    print(f"  engine (perform): {rate:,.0f} actions/s (target >= 20,000)")
-    print(f"  with legal-action enumeration: {overall:,.0f} actions/s")
+    print(f"  actions performed: {rate:,.0f} actions/s")
+    print(
+        f"  actions including enumerating the legal ones: {overall:,.0f} actions/s "
+        f"({overall / TARGET:.2f}x the target of {TARGET:,})"
+    )
     t0 = time.perf_counter()
     results = run_examples([DEFAULT_EXAMPLES_DIR])
     elapsed = time.perf_counter() - t0
     failed = sum(not r.passed for r in results)
     print(f"examples corpus: {len(results)} examples in {elapsed * 1000:.0f} ms ({failed} failed)")
-    return 0 if rate >= 20_000 and not failed else 1
+    return 0 if overall >= TARGET and not failed else 1
 
 
 if __name__ == "__main__":

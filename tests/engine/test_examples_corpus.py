@@ -93,3 +93,15 @@ def test_examples_cover_every_subrule_of_117(cr_en_dir: Path) -> None:
         cited.update(run_example_file(path).rules)
     assert wanted - cited == set(NOT_MODELLED)
     assert not cited & set(NOT_MODELLED), "an example cites a rule the engine doesn't model"
+
+
+def test_every_translation_file_loads_and_names_an_example() -> None:
+    from kb.engine.examples import TRANSLATIONS, orphan_translations, translation_path
+
+    assert not orphan_translations(DEFAULT_EXAMPLES_DIR)
+    translated = [p for p in EXAMPLES if translation_path(p).is_file()]
+    assert (DEFAULT_EXAMPLES_DIR / TRANSLATIONS).is_dir() and translated
+    for path in translated:
+        result = run_example_file(path)
+        assert set(result.titles) == {"en", "fr", "ja"}, path.stem
+        assert all(result.prose[lang] for lang in ("en", "fr", "ja")), path.stem

@@ -468,3 +468,97 @@ def test_setup_errors_name_what_is_wrong():
         game.put("Alice", "hand", ["Black Lotus"])
     with pytest.raises(ScenarioError, match="not a permanent"):
         game.put("Alice", "battlefield", ["Shock"])
+
+
+# ---- issue 10: names, combat, new mechanics ---------------------------------------------------
+def test_a_name_picks_the_first_object_the_action_can_use():
+    game = new_game(alice_battlefield=["Island (tapped)", "Island", "Island (tapped)"])
+    assert rejected(act(game, "Alice", "mana", "Island", mana="{U}")) is None
+    assert all(o.tapped for o in game.battlefield)
+    bad = rejected(act(game, "Alice", "mana", "Island", mana="{U}"))
+    assert bad and "is tapped" in bad.text and "605.3a" in bad.rules
+
+
+def test_attackers_and_blockers_of_the_same_name_are_distinct():
+    game = new_game(
+        step=Step.DECLARE_ATTACKERS,
+        alice_battlefield=["Grizzly Bears", "Grizzly Bears"],
+        bob_battlefield=["Llanowar Elves", "Llanowar Elves"],
+    )
+    act(game, "Alice", "attack", attackers=(("Grizzly Bears", None), ("Grizzly Bears", None)))
+    assert sum(o.attacking is not None for o in game.battlefield) == 2
+    act(game, "Alice", "pass")
+    act(game, "Bob", "pass")
+    events = act(
+        game,
+        "Bob",
+        "block",
+        blocks=(("Llanowar Elves", "Grizzly Bears"), ("Llanowar Elves", "Grizzly Bears")),
+    )
+    assert rejected(events) is None
+    assert sum(o.blocking is not None for o in game.battlefield) == 2
+
+
+@pytest.mark.parametrize(
+    ("zones", "action"),
+    [
+        (
+            {"alice_battlefield": ["Bonesplitter", "Grizzly Bears"]},
+            Action("activate", "Bob", "Bonesplitter", ("Grizzly Bears",), phrase="equip"),
+        ),
+        (
+            {"alice_battlefield": ["Chandra, Torch of Defiance (1 loyalty)"]},
+            Action("activate", "Alice", '"Chandra, Torch of Defiance"', phrase="-3"),
+        ),
+        ({"alice_hand": ["Saw It Coming"]}, Action("foretell", "Bob", "Saw It Coming")),
+        ({"alice_hand": ["Slickshot Show-Off"]}, Action("plot", "Alice", "Slickshot Show-Off")),
+        ({"alice_hand": ["Forked Bolt"]}, Action("cast", "Alice", "Forked Bolt", ("Bob",))),
+    ],
+)
+def test_new_actions_refused_change_nothing_and_cite_a_rule(zones, action):
+    game = new_game(step=Step.UPKEEP, **zones)
+    before = game.snapshot()
+    events = game.perform(action)
+    bad = rejected(events)
+    assert bad is not None and bad.rules, [e.text for e in events]
+    assert game.snapshot() == before
+
+
+def test_legal_actions_list_planeswalker_attacks_and_special_actions():
+    game = new_game(
+        step=Step.DECLARE_ATTACKERS,
+        alice_battlefield=["Grizzly Bears"],
+        bob_battlefield=["Chandra, Torch of Defiance"],
+    )
+    walker = next(o for o in game.battlefield if o.card.is_a("planeswalker"))
+    attacks = [a for a in game.legal_actions() if a.attackers]
+    assert any(a.attackers[0][1] == walker.id for a in attacks)
+    game = new_game(
+        alice_hand=["Saw It Coming", "Slickshot Show-Off"],
+        alice_battlefield=["Island", "Island", "Mountain", "Mountain"],
+    )
+    kinds = {a.kind for a in game.legal_actions()}
+    assert {"foretell", "plot"} <= kinds
+
+
+def test_combat_damage_with_lifelink_trample_and_double_strike():
+    game = new_game(
+        step=Step.DECLARE_ATTACKERS,
+        alice_battlefield=["Fencing Ace", "Colossal Dreadmaw", "Vampire Nighthawk"],
+        bob_battlefield=["Grizzly Bears"],
+    )
+    act(
+        game,
+        "Alice",
+        "attack",
+        attackers=tuple(
+            (n, None) for n in ("Fencing Ace", "Colossal Dreadmaw", "Vampire Nighthawk")
+        ),
+    )
+    game.advance_to("Alice", Step.DECLARE_BLOCKERS)
+    assert game.awaiting and game.awaiting[0] == "blockers"
+    act(game, "Bob", "block", blocks=(("Grizzly Bears", "Colossal Dreadmaw"),))
+    game.advance_to("Alice", Step.END_OF_COMBAT)
+    # 1 + 1 (double strike) + 4 (trample over a 2/2) + 2 (Nighthawk) = 8; lifelink gains 2
+    assert game.player("Bob").life == 12
+    assert game.player("Alice").life == 22

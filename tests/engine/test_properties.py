@@ -28,13 +28,37 @@ DECK = [
     "Skinthinner",
     "Dark Ritual",
     "Swamp",
+    # the mechanics of issue 10: counters, tokens, exile, Auras, Equipment, keywords, legends,
+    # divided damage, foretell, plot, suspend, a special-action discard
+    "Battlegrowth",
+    "Grim Affliction",
+    "Raise the Alarm",
+    "Swords to Plowshares",
+    "Pyroclasm",
+    "Forked Bolt",
+    "Holy Strength",
+    "Rancor",
+    "Glistener Elf",
+    "Fencing Ace",
+    "Isamaru, Hound of Konda",
+    "Saw It Coming",
+    "Slickshot Show-Off",
+    "Rift Bolt",
+    "Circling Vultures",
 ]
+
+
+EXTRA = ["Bonesplitter", "Chandra, Torch of Defiance", "Vampire Nighthawk"]
 
 
 def new_game(players: int, seed_cards: list[str]) -> Game:
     game = Game(["Alice", "Bob", "Carol", "Dave"][:players], default_pool())
     for i, p in enumerate(game.players):
-        game.put(p.name, "battlefield", ["Mountain", "Forest", "Island", "Swamp", "Grizzly Bears"])
+        game.put(
+            p.name,
+            "battlefield",
+            ["Mountain", "Forest", "Island", "Swamp", "Plains", "Grizzly Bears", EXTRA[i % 3]],
+        )
         game.put(p.name, "hand", seed_cards[i::players][:7])
         game.put(p.name, "library", (seed_cards * 2)[:15])
     game.start("Alice", Step.UPKEEP, 2)

@@ -169,3 +169,55 @@ def test_card_language():
         parse_card("Blob", "creature {2}")
     with pytest.raises(CardError, match="unknown trigger condition"):
         parse_card("Blob", "creature {2} 1/1; trigger whenever the moon rises: draw 1")
+
+
+# ---- issue 10: unknown words are errors naming them; quoted names; teams not modelled ---------
+@pytest.mark.parametrize(
+    ("definition", "word"),
+    [
+        ("creature — Goblin {R} 1/1", "'Goblin'"),
+        ("snow creature {G} 2/2", "'snow'"),
+        ("tribal instant {R}; deal 1 damage to any target", "'tribal'"),
+        ("creature {G} 2/2; shroud", "'shroud'"),
+    ],
+)
+def test_unknown_words_in_a_card_are_errors_naming_them(definition: str, word: str) -> None:
+    with pytest.raises(CardError, match=word):
+        parse_card("X", definition)
+
+
+def test_legendary_and_modelled_subtypes_are_kept() -> None:
+    card = parse_card("Isamaru", "legendary creature {W} 2/2")
+    assert card.legendary and card.types == ("creature",)
+    aura = parse_card(
+        "Rancor",
+        "enchantment — Aura {G}; enchant creature; static enchanted creature gets +2/+0 and has trample",
+    )
+    assert aura.has_sub("aura") and aura.attached_bonus == (2, 0, frozenset({"trample"}))
+    with pytest.raises(CardError, match="enchant creature"):
+        parse_card("Bad", "enchantment — Aura {G}")
+
+
+def test_a_card_name_with_a_comma_is_quoted(tmp_path: Path) -> None:
+    from kb.engine.cards import parse_card_line
+
+    assert parse_card_line('"Isamaru, Hound of Konda": legendary creature {W} 2/2').name == (
+        "Isamaru, Hound of Konda"
+    )
+    with pytest.raises(CardError, match="quoted"):
+        parse_card_line("Isamaru, Hound of Konda: legendary creature {W} 2/2")
+
+
+def test_shared_team_turns_are_reported_as_not_modelled(tmp_path: Path) -> None:
+    path = tmp_path / "teams.md"
+    path.write_text(
+        "# Teams\n\nrules: 117.6\n\n```game\nplayers: A, B, C, D\nteams: A+C, B+D\n```\n"
+    )
+    result = run_example_file(path)
+    assert not result.passed
+    assert "117.6" in result.failures[0] and "not modelled" in result.failures[0]
+
+
+def test_delayed_trigger_with_a_comma_parses() -> None:
+    card = parse_card("Late", "instant {U}; at the beginning of the next cleanup step, draw a card")
+    assert card.effects[0].kind == "delayed" and card.effects[0].delayed.step.value == "cleanup"

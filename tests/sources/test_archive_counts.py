@@ -161,3 +161,28 @@ def test_the_damaged_file_is_refused_with_file_and_line() -> None:
     problem = info.value.problem
     assert problem.path == str(path) and problem.line is not None
     assert "truncated" in problem.message
+
+
+def _archived(name: str) -> SourceDoc:
+    path = SHARED_RAW / "cr-en-archive" / name
+    if not path.exists():
+        pytest.skip(f"{path} is absent")
+    return _read(path)
+
+
+def test_702_30d_printed_twice_keeps_both() -> None:
+    rules = {r.number: r for r in _archived("MagicCompRules-2009-09-04.txt").rules}
+    assert rules["702.30d"].text.startswith("Objects with more than one kicker cost")
+    second = rules["702.30e"]
+    assert second.text.startswith("If part of a spell's ability has its effect only if")
+    assert "printed-as:702.30d" in second.flags and second.line == 2611
+
+
+def test_rules_printed_with_a_leading_space_are_rules() -> None:
+    rules = {r.number: r for r in _archived("MagicCompRules-2009-07-11.txt").rules}
+    for number, line in (("509.1c", 1452), ("605.3a", 1738), ("611.2", 1885), ("615.1d", 2060)):
+        assert rules[number].line == line and "indented" in rules[number].flags
+    assert rules["509.1c"].text.startswith("The defending player checks each creature")
+    # "702. 37a" (a space inside the number) is 702.37a, not a second heading 702.
+    assert rules["702.37a"].text.startswith("Storm is a triggered ability")
+    assert rules["702"].title == "Keyword Abilities"

@@ -1,56 +1,9 @@
-"""Rule-reference links in Markdown prose, word diffs and sanitising."""
+"""Word diffs and sanitising (the Markdown extension itself: tests/test_markdown.py)."""
 
 from __future__ import annotations
 
-import markdown
-import pytest
-
 from kb.model import Ref
-from kb.web.mdext import RuleRefExtension
 from kb.web.render import markdown_html, rule_html, word_diff
-
-
-def convert(text: str, **config: object) -> str:
-    return markdown.markdown(text, extensions=[RuleRefExtension(**config)])
-
-
-@pytest.mark.parametrize(
-    ("text", "links"),
-    [
-        ("See rule 117.3a.", [("rule 117.3a", "117.3a")]),
-        ("See rules 117.3a and 702.19b", [("rules 117.3a", "117.3a"), ("702.19b", "702.19b")]),
-        ("Voir la règle 116 ici", [("règle 116", "116")]),
-        ("規則117.3aに従う", [("規則117.3a", "117.3a")]),
-        ("総合ルール 605.3b を参照", [("総合ルール 605.3b", "605.3b")]),
-        ("Bob has 100 life and 20 cards", []),
-        ("Version 1.5 and 117.3and", []),
-        ("rule 1000.1 is no rule", []),
-        ("`117.4` in code", []),
-        ("[a link](http://x/117.3)", []),
-    ],
-)
-def test_rule_references_become_links(text: str, links: list[tuple[str, str]]) -> None:
-    html = convert(text, base_url="/fr/rules/")
-    found = [
-        (label, number)
-        for number, label in __import__("re").findall(
-            r'<a class="ref" data-rule="([^"]+)" href="[^"]+">([^<]+)</a>', html
-        )
-    ]
-    assert found == links
-    for _label, number in links:
-        assert f'href="/fr/rules/{number}"' in html
-
-
-def test_extension_config_table() -> None:
-    html = convert(
-        "rule 117.1",
-        build_url=lambda n, base, end: f"{base}{n.replace('.', '-')}{end}",
-        base_url="/x/",
-        end_url=".html",
-        html_class="rule",
-    )
-    assert html == '<p><a class="rule" data-rule="117.1" href="/x/117-1.html">rule 117.1</a></p>'
 
 
 def test_markdown_is_sanitised() -> None:

@@ -1,0 +1,230 @@
+"""The effect vocabulary of the card language: what one instruction of a spell or ability says.
+
+``deal 3 damage to any target and gain 3 life`` becomes two :class:`Effect` objects (608.2c
+order); :mod:`kb.engine.cards` builds whole card definitions from them.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from kb.engine.mana import ManaError, parse_mana
+from kb.engine.steps import Step, parse_step
+
+#: Keyword abilities the engine models (702), each where its rule applies.
+KEYWORDS = (
+    "flash",
+    "first strike",
+    "double strike",
+    "split second",
+    "haste",
+    "deathtouch",
+    "trample",
+    "lifelink",
+    "vigilance",
+    "flying",
+    "reach",
+    "menace",
+    "defender",
+    "infect",
+)
+
+
+class CardError(ValueError):
+    """A card definition the engine cannot read; the message says which part and why."""
+
+
+@dataclass(frozen=True, slots=True)
+class TriggerCondition:
+    """When a triggered ability triggers: at the beginning of a step, or whenever an event."""
+
+    step: Step | None = None
+    whose: str = "each"  # "your" | "each" (a step of any turn) | "next" (delayed, 603.7)
+    event: str | None = None
+    text: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Effect:
+    """One instruction of a spell or ability, from a small vocabulary."""
+
+    kind: str  # damage | gain | lose | draw | add | counter | pump | destroy | delayed | discard
+    # | counters | poison | token | exile | divided
+    text: str
+    amount: int = 0
+    toughness: int = 0
+    target: str | None = None  # "any" | "creature" | "player" | "spell": a targeted effect
+    scope: str = "you"  # untargeted: "you" | "each opponent" | "each player" | "each creature"
+    mana: tuple[tuple[str, int], ...] = ()
+    until: str = "end of turn"
+    delayed: TriggerCondition | None = None
+    then: tuple[Effect, ...] = ()
+    counter: str = ""  # counters: "+1/+1" | "-1/-1"; token: the token's name
+    keywords: frozenset[str] = frozenset()  # token: its keyword abilities
+    power: int = 0  # token: its power (``toughness`` is its toughness)
+
+
+_NUM_WORDS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5}
+
+
+def _number(text: str) -> int:
+    text = text.strip().lower()
+    if text in _NUM_WORDS:
+        return _NUM_WORDS[text]
+    try:
+        return int(text)
+    except ValueError:
+        raise CardError(f"not a number: {text!r}") from None
+
+
+_EFFECT_PATTERNS: list[tuple[re.Pattern[str], str]] = [
+    (
+        re.compile(
+            r"^deals? (\w+) damage to (any target|target creature|target player|each opponent|each player|each creature)$"
+        ),
+        "damage",
+    ),
+    (re.compile(r"^(?:you )?gains? (\w+) life$"), "gain"),
+    (re.compile(r"^(?:you )?loses? (\w+) life$"), "lose"),
+    (re.compile(r"^each opponent loses (\w+) life$"), "opponents lose"),
+    (re.compile(r"^(?:you )?draws? (\w+)(?: cards?)?$"), "draw"),
+    (re.compile(r"^(?:you )?discards? (\w+)(?: cards?)?$"), "discard"),
+    (re.compile(r"^add ((?:\{[^}]*\})+)$"), "add"),
+    (re.compile(r"^counter target spell$"), "counter"),
+    (re.compile(r"^destroy target creature$"), "destroy"),
+    (re.compile(r"^target creature gets ([+-]\d+)/([+-]\d+)(?: until (.+))?$"), "pump"),
+    (
+        re.compile(
+            r"^put (\w+) ([+-]1/[+-]1) counters? on (target creature|each creature you control)$"
+        ),
+        "counters",
+    ),
+    (re.compile(r"^(target player|each opponent) gets? (\w+) poison counters?$"), "poison"),
+    (
+        re.compile(r"^create (\w+) (\d+)/(\d+) ([a-z][a-z ]*?) creature tokens?(?: with (.+))?$"),
+        "token",
+    ),
+    (re.compile(r"^exile target creature$"), "exile"),
+    (
+        re.compile(r"^deals? (\w+) damage divided as you choose among one or two targets$"),
+        "divided",
+    ),
+]
+
+
+_TARGETS = {
+    "any target": "any",
+    "target creature": "creature",
+    "target player": "player",
+}
+
+
+def parse_effects(text: str) -> tuple[Effect, ...]:
+    """Parse ``deal 3 damage to any target and gain 3 life`` into effects (608.2c order)."""
+    text = " ".join(text.strip().rstrip(".").split())
+    delayed = re.match(
+        r"^at the beginning of the next (.+?)(?: step| phase)?[:,] (.+)$", text, re.I
+    )
+    if delayed:
+        step = parse_step(delayed.group(1))
+        if step is None:
+            raise CardError(f"unknown step {delayed.group(1)!r}")
+        cond = TriggerCondition(
+            step=step, whose="next", text=f"at the beginning of the next {step.label}"
+        )
+        return (
+            Effect(
+                kind="delayed",
+                text=text,
+                delayed=cond,
+                then=parse_effects(delayed.group(2)),
+            ),
+        )
+    out: list[Effect] = []
+    for part in re.split(r",? and |, then |; then ", text):
+        out.append(_parse_one_effect(part.strip()))
+    return tuple(out)
+
+
+def _parse_one_effect(text: str) -> Effect:
+    low = text.lower()
+    for pattern, kind in _EFFECT_PATTERNS:
+        m = pattern.match(low)
+        if not m:
+            continue
+        if kind == "damage":
+            who = m.group(2)
+            if who in _TARGETS:
+                return Effect("damage", text, amount=_number(m.group(1)), target=_TARGETS[who])
+            return Effect("damage", text, amount=_number(m.group(1)), scope=who)
+        if kind == "opponents lose":
+            return Effect("lose", text, amount=_number(m.group(1)), scope="each opponent")
+        if kind in ("gain", "lose", "draw", "discard"):
+            return Effect(kind, text, amount=_number(m.group(1)))
+        if kind == "add":
+            try:
+                mana = parse_mana(m.group(1))
+            except ManaError as err:
+                raise CardError(str(err)) from None
+            return Effect("add", text, mana=tuple(mana.items()))
+        if kind == "counter":
+            return Effect("counter", text, target="spell")
+        if kind == "destroy":
+            return Effect("destroy", text, target="creature")
+        if kind == "counters":
+            scope = "target" if m.group(3) == "target creature" else "each creature you control"
+            return Effect(
+                "counters",
+                text,
+                amount=_number(m.group(1)),
+                counter=m.group(2),
+                target="creature" if scope == "target" else None,
+                scope=scope,
+            )
+        if kind == "poison":
+            if m.group(1) == "target player":
+                return Effect("poison", text, amount=_number(m.group(2)), target="player")
+            return Effect("poison", text, amount=_number(m.group(2)), scope="each opponent")
+        if kind == "token":
+            words = m.group(4).strip()
+            kws = frozenset(k.strip() for k in re.split(r",? and |, ", m.group(5) or "") if k)
+            unknown = sorted(k for k in kws if k not in KEYWORDS)
+            if unknown:
+                raise CardError(f"unknown keyword {unknown[0]!r} for a token")
+            return Effect(
+                "token",
+                text,
+                amount=_number(m.group(1)),
+                toughness=int(m.group(3)),
+                counter=" ".join(w.capitalize() for w in words.split()) + " Token",
+                keywords=kws,
+                power=int(m.group(2)),
+            )
+        if kind == "exile":
+            return Effect("exile", text, target="creature")
+        if kind == "divided":
+            return Effect("divided", text, amount=_number(m.group(1)), target="any")
+        if kind == "pump":
+            until = (m.group(3) or "end of turn").strip()
+            if until not in ("end of turn", "end of combat") and not until.startswith("your next "):
+                raise CardError(f"unknown duration 'until {until}'")
+            if until.startswith("your next ") and parse_step(until[10:]) is None:
+                raise CardError(f"unknown step in 'until {until}'")
+            return Effect(
+                "pump",
+                text,
+                amount=int(m.group(1)),
+                toughness=int(m.group(2)),
+                target="creature",
+                until=until,
+            )
+    raise CardError(
+        f"unknown effect {text!r} (known: deal N damage to any target/target creature/target "
+        "player/each opponent/each player, gain/lose N life, each opponent loses N life, draw N, "
+        "discard N, add {mana}, counter target spell, destroy target creature, exile target creature, target "
+        "creature gets +N/+N until end of turn, put N +1/+1 (or -1/-1) counters on target creature "
+        "(or each creature you control), target player (or each opponent) gets N poison counters, "
+        "create N P/T <name> creature tokens [with <keywords>], deal N damage divided as you "
+        "choose among one or two targets, at the beginning of the next <step>: <effect>)"
+    )

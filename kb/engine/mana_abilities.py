@@ -1,0 +1,208 @@
+"""Mana abilities (605) and paying mana costs (601.2g-h): the engine taps sources as needed."""
+
+from __future__ import annotations
+
+from kb.engine.mana import ManaCost, ManaError, format_mana, parse_mana
+from kb.engine.objects import Action, GameObject, IllegalAction, ManaPlan, cite
+from kb.engine.state import GameState
+
+
+class ManaAbilities(GameState):
+    """Mana abilities (605) and paying mana costs (601.2g-h): the engine taps sources as needed."""
+
+    def _mana_ability(self, obj: GameObject, mana: dict[str, int] | None = None) -> int | None:
+        if obj.face_down:
+            return None
+        for i, ability in enumerate(obj.card.abilities):
+            if not ability.is_mana_ability:
+                continue
+            if mana is None:
+                return i
+            produced: dict[str, int] = {}
+            for eff in ability.effects:
+                for c, n in eff.mana:
+                    produced[c] = produced.get(c, 0) + n
+            if produced == mana:
+                return i
+        return None
+
+    def _produces(self, obj: GameObject, index: int) -> dict[str, int]:
+        return dict(obj.card.abilities[index].produces)
+
+    def _tap_blocked(self, obj: GameObject) -> bool:
+        """Whether the {T} of this permanent can't be paid now (the test of
+        :meth:`_can_tap_for_cost`, without building its message)."""
+        return obj.tapped or (
+            obj.sick and (obj.face_down or obj.card.kind_flags[0]) and not self.has(obj, "haste")
+        )
+
+    def _can_tap_for_cost(self, obj: GameObject) -> str | None:
+        """Why the {T} of this permanent can't be paid now, or None."""
+        if not self._tap_blocked(obj):
+            return None
+        if obj.tapped:
+            return f"{obj.label} is tapped"
+        if self.is_creature(obj) and obj.sick and not self.has(obj, "haste"):
+            return (
+                f"{obj.label} has not been under {self.players[obj.controller].name}'s control "
+                "since the start of their most recent turn (summoning sickness)"
+            )
+        return None
+
+    def _payment_plan(
+        self, p: int, cost: ManaCost, exclude: GameObject | None = None
+    ) -> list[tuple[GameObject, int]]:
+        """Which mana abilities to activate, in battlefield order, for what the pool lacks.
+        While :meth:`legal_actions` enumerates (the game can't change), plans are memoised."""
+        memo = self.plan_memo
+        if memo is None:
+            return self._plan_payment(p, cost, exclude)
+        key = (p, cost, exclude.id if exclude is not None else 0)
+        found = memo.get(key)
+        if found is None:
+            try:
+                found = self._plan_payment(p, cost, exclude)
+            except IllegalAction as err:
+                found = err
+            memo[key] = found
+        if isinstance(found, IllegalAction):
+            raise found
+        return found
+
+    def _plan_payment(
+        self, p: int, cost: ManaCost, exclude: GameObject | None = None
+    ) -> list[tuple[GameObject, int]]:
+        pool = self.players[p].pool.copy()
+        if pool.pay(cost):
+            return []
+        plan: list[tuple[GameObject, int]] = []
+        sources = []
+        for obj in self.battlefield:
+            if obj.controller != p or obj is exclude or self._tap_blocked(obj):
+                continue
+            if obj.face_down:
+                continue
+            # Every {T} mana ability is a choice: the one that makes the colour needed is used
+            # (the most specific, as MTR 4.2 assumes), each permanent once.
+            for index, ability in enumerate(obj.card.abilities):
+                if ability.is_mana_ability and ability.tap:
+                    sources.append((obj, index))
+        used: set[int] = set()
+        need: dict[str, int] = {}
+        have = dict(pool.amounts)
+        for colour, n in cost.coloured:
+            short = n - have.get(colour, 0)
+            have[colour] = max(0, have.get(colour, 0) - n)
+            if short > 0:
+                need[colour] = short
+        for colour, n in need.items():
+            for obj, index in sources:
+                if n <= 0:
+                    break
+                if obj.id in used:
+                    continue
+                produced = self._produces(obj, index)
+                if produced.get(colour):
+                    used.add(obj.id)
+                    plan.append((obj, index))
+                    pool.add(produced)
+                    n -= produced[colour]
+        trial = pool.copy()
+        while not trial.pay(cost):
+            for obj, index in sources:
+                if obj.id not in used:
+                    used.add(obj.id)
+                    plan.append((obj, index))
+                    pool.add(self._produces(obj, index))
+                    break
+            else:
+                raise IllegalAction(
+                    f"{self.players[p].name} can't pay {cost}: the mana pool has "
+                    f"{self.players[p].pool} and the untapped mana sources are not enough",
+                    "601.2h",
+                    "117.1d",
+                )
+            trial = pool.copy()
+        return plan
+
+    def _pay(self, p: int, cost: ManaCost, plan: list[tuple[GameObject, int]], what: str) -> None:
+        for obj, index in plan:
+            self._activate_mana(p, obj, index, during=what)
+        pool = self.players[p].pool
+        paid = pool.pay(cost)
+        assert paid, "a checked payment plan must pay"
+        if cost.total:
+            left = f"; {pool} left in the pool" if not pool.is_empty() else ""
+            self._emit(
+                "pay",
+                f"{self.players[p].name} pays {cost} for {what}{left}",
+                cite("601.2h", "106.4a") if left else cite("601.2h"),
+                p,
+            )
+
+    def _activate_mana(
+        self, p: int, obj: GameObject, index: int, during: str | None = None
+    ) -> None:
+        ability = obj.card.abilities[index]
+        if ability.tap:
+            obj.tapped = True
+        mana = self._produces(obj, index)
+        self.players[p].pool.add(mana)
+        where = f" to pay for {during}" if during else ""
+        self._emit(
+            "mana",
+            f"{self.players[p].name} taps {obj.label} for {format_mana(mana)}{where} "
+            "(a mana ability: it doesn't use the stack)",
+            cite("605.3a", "605.3b", "117.1d") if during else cite("605.3a", "605.3b"),
+            p,
+        )
+
+    def _check_mana(self, p: int, action: Action) -> ManaPlan:
+        self._need_priority(p, "605.3a")
+        if action.card is None:
+            raise IllegalAction("no permanent named: whose mana ability is activated?", "605.3a")
+        return self.pick_permanent(action.card, p, lambda obj: self._check_mana_on(obj, action))
+
+    def _check_mana_on(self, obj: GameObject, action: Action) -> ManaPlan:
+        if action.ability is not None:
+            index = action.ability - 1
+            if obj.face_down or not 0 <= index < len(obj.card.abilities):
+                raise IllegalAction(f"{obj.label} has no ability {action.ability}", "602.1")
+        else:
+            try:
+                wanted = parse_mana(action.mana) if action.mana else None
+            except ManaError as err:
+                raise IllegalAction(str(err), "106.1") from None
+            found = self._mana_ability(obj, wanted)
+            if found is None:
+                raise IllegalAction(
+                    f"{obj.label} has no mana ability that adds {action.mana or 'mana'}", "605.1a"
+                )
+            index = found
+        return self._check_mana_ability(obj, index, action.targets)
+
+    def _check_mana_ability(
+        self, obj: GameObject, index: int, targets: tuple[str | tuple[str, int], ...]
+    ) -> ManaPlan:
+        """605.1a, 605.3a: a mana ability has no target, and its {T} cost must be payable."""
+        ability = obj.card.abilities[index]
+        if not ability.is_mana_ability:
+            raise IllegalAction(
+                f"{obj.label}'s ability {index + 1} is not a mana ability: it is activated and "
+                "uses the stack",
+                "605.1a",
+                "602.2",
+            )
+        if targets:
+            raise IllegalAction(f"{obj.label}'s mana ability has no target", "605.1a")
+        if ability.tap:
+            why = self._can_tap_for_cost(obj)
+            if why:
+                raise IllegalAction(why, "605.3a", "302.6")
+        return ManaPlan(obj, index)
+
+    def _apply_mana(self, p: int, plan: ManaPlan) -> None:
+        """605.3b: a mana ability resolves at once; its controller keeps priority (405.6c)."""
+        self._activate_mana(p, plan.obj, plan.index)
+        self.passes = 0
+        self._give_priority(p, cite("405.6c"))

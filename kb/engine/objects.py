@@ -1,0 +1,332 @@
+"""The things a game is made of: players, objects, stack items, events, actions (rules 1xx-4xx).
+
+These are plain data; :class:`kb.engine.game.Game` and its parts change them. Every change is
+recorded as an :class:`Event` naming the rules that justify it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from kb.engine.cards import CardDef, Effect, TriggerCondition
+from kb.engine.mana import ManaCost, ManaPool
+from kb.engine.steps import Step
+
+MAX_HAND_SIZE = 7  # 402.2
+
+MORPH_COST = ManaCost(3)  # 702.37c
+
+SHORTCUTS = {
+    "go": Step.END,
+    "your turn": Step.END,
+    "combat?": Step.BEGINNING_OF_COMBAT,
+    "attacks?": Step.BEGINNING_OF_COMBAT,
+    "no attacks": Step.END_OF_COMBAT,
+}
+
+
+class IllegalAction(Exception):
+    """An action the rules do not allow now; ``rules`` are the rule numbers it breaks."""
+
+    def __init__(self, message: str, *rules: str) -> None:
+        super().__init__(message)
+        self.message = message
+        self.rules = list(dict.fromkeys(rules))
+
+
+class ScenarioError(ValueError):
+    """A setup or reference the game cannot make sense of (unknown card, player, step)."""
+
+
+@dataclass(slots=True)
+class Event:
+    """One thing that happened, with the rules that justify it."""
+
+    seq: int
+    kind: str
+    text: str
+    rules: list[str]
+    player: str | None
+    turn: int
+    active: str | None
+    step: str
+    data: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The event as JSON-ready data."""
+        out = {
+            "seq": self.seq,
+            "kind": self.kind,
+            "player": self.player,
+            "text": self.text,
+            "rules": list(self.rules),
+            "turn": self.turn,
+            "active": self.active,
+            "step": self.step,
+        }
+        out.update(self.data)
+        return out
+
+    def line(self) -> str:
+        """The event as one line of text: ``12. [Alice 2 upkeep] text (117.3a)``."""
+        where = f"{self.active or '-'} {self.turn} {self.step}" if self.step else "setup"
+        rules = f" ({', '.join(self.rules)})" if self.rules else ""
+        return f"{self.seq:>4}. [{where}] {self.text}{rules}"
+
+
+@dataclass(slots=True, eq=False)
+class Modifier:
+    """A continuous effect on one creature: +N/+N until some point (611.2a)."""
+
+    power: int
+    toughness: int
+    until: str  # "end of turn" | "end of combat" | "your next <step>"
+    step: Step | None = None
+    player: int | None = None
+
+
+@dataclass(slots=True, eq=False)
+class GameObject:
+    """A card in a zone, or a permanent on the battlefield (a new object per zone, 400.7)."""
+
+    id: int
+    card: CardDef
+    owner: int
+    controller: int
+    tapped: bool = False
+    damage: int = 0
+    deathtouch_damage: bool = False
+    sick: bool = False  # not controlled continuously since its controller's turn began (302.6)
+    face_down: bool = False
+    attacking: int | None = None  # the defending player (508.1b)
+    attacking_planeswalker: int | None = None  # the id of the planeswalker it attacks
+    blocking: int | None = None
+    blocked: bool = False
+    struck_first: bool = False
+    modifiers: list[Modifier] = field(default_factory=list)
+    counters: dict[str, int] = field(default_factory=dict)  # "+1/+1", "-1/-1", "loyalty", "time"
+    attached_to: int | None = None  # the id of the permanent an Aura or Equipment is attached to
+    token: bool = False  # 111.1
+    loyalty_turn: int = 0  # the turn its last loyalty ability was activated (606.3)
+    exiled_turn: int = 0  # foretold or plotted: the turn it was exiled (702.143, 702.170)
+    exiled_as: str = ""  # "foretold" | "plotted" | "suspended" | "" (a card in exile)
+    granted: frozenset[str] = frozenset()  # keywords an effect gave it (suspend's haste)
+
+    @property
+    def name(self) -> str:
+        """The card's name (a face-down object has none, 708.2; the trace adds its identity)."""
+        return self.card.name
+
+    @property
+    def label(self) -> str:
+        """How the trace shows it."""
+        return f"{self.card.name} (face down)" if self.face_down else self.card.name
+
+
+@dataclass(slots=True, eq=False)
+class StackObject:
+    """A spell or an ability on the stack (405.1)."""
+
+    id: int
+    kind: str  # "spell" | "activated ability" | "triggered ability"
+    name: str
+    controller: int
+    effects: tuple[Effect, ...]
+    targets: list[tuple[str, int]]  # ("player", index) | ("object", id)
+    card: GameObject | None = None
+    face_down: bool = False
+    source: GameObject | None = None  # the permanent whose ability this is (its last known state)
+    division: tuple[int, ...] = ()  # the damage each target gets, announced on casting (601.2d)
+    haste: bool = False  # cast with suspend: the creature gains haste (702.62a)
+
+    @property
+    def keywords(self) -> frozenset[str]:
+        """The keywords of the damage source: the spell's card, or the ability's permanent."""
+        if self.card is not None and not self.face_down:
+            return self.card.card.keywords
+        if self.source is not None:
+            return self.source.card.keywords
+        return frozenset()
+
+    @property
+    def split_second(self) -> bool:
+        """A spell with split second (702.61a)."""
+        return (
+            self.kind == "spell"
+            and self.card is not None
+            and not self.face_down
+            and "split second" in self.card.card.keywords
+        )
+
+
+@dataclass(slots=True, eq=False)
+class PendingTrigger:
+    """A triggered ability waiting to be put on the stack (603.3)."""
+
+    controller: int
+    source: str
+    effects: tuple[Effect, ...]
+    condition: str
+
+
+@dataclass(slots=True, eq=False)
+class DelayedTrigger:
+    """A delayed triggered ability created by a resolving spell or ability (603.7)."""
+
+    controller: int
+    source: str
+    condition: TriggerCondition
+    effects: tuple[Effect, ...]
+
+
+@dataclass(slots=True)
+class Player:
+    """A player: life, zones, mana pool and whether they are still in the game."""
+
+    name: str
+    index: int
+    life: int = 20
+    hand: list[GameObject] = field(default_factory=list)
+    library: list[GameObject] = field(default_factory=list)  # top of library is the end
+    graveyard: list[GameObject] = field(default_factory=list)
+    pool: ManaPool = field(default_factory=ManaPool)
+    in_game: bool = True
+    lost: bool = False
+    drew_from_empty: bool = False
+    lands_played: int = 0
+    poison: int = 0  # poison counters (122.1f, 704.5c)
+    exile: list[GameObject] = field(default_factory=list)  # the exile zone's cards it owns (406)
+    companion: GameObject | None = None  # a chosen companion outside the game (702.139)
+    companion_used: bool = False
+
+
+@dataclass(slots=True, unsafe_hash=True)
+class Action:
+    """Something a player does. ``card`` and targets are names (``"Bob's Forest"``) or ids.
+    Treated as a value (hashable, never changed once made); not ``frozen`` only because frozen
+    dataclasses are slow to create, and legal-action listing creates many."""
+
+    kind: str  # pass | cast | activate | mana | play_land | turn_face_up | attack | block
+    # | discard | order_triggers | concede | hold | shortcut
+    player: str
+    card: str | int | None = None
+    targets: tuple[str | tuple[str, int], ...] = ()
+    ability: int | None = None
+    mana: str = ""
+    face_down: bool = False
+    attackers: tuple[tuple[str | int, str | int | None], ...] = ()
+    blocks: tuple[tuple[str | int, str | int], ...] = ()
+    names: tuple[str, ...] = ()
+    phrase: str = ""
+    mode: int | None = None  # the chosen mode of a modal spell, from 1 (700.2a)
+    division: tuple[int, ...] = ()  # damage divided among the targets, in order (601.2d)
+    zone: str = "hand"  # where a spell is cast from: "hand" | "exile" (foretold, plotted)
+
+    def describe(self) -> str:
+        """A short human description (for messages and the property tests)."""
+        bits = [self.player, self.kind]
+        if self.card is not None:
+            bits.append(str(self.card))
+        if self.targets:
+            bits.append("-> " + ", ".join(str(t) for t in self.targets))
+        if self.attackers:
+            bits.append(", ".join(str(a) for a, _ in self.attackers))
+        if self.blocks:
+            bits.append(", ".join(f"{b} blocks {a}" for b, a in self.blocks))
+        if self.phrase:
+            bits.append(repr(self.phrase))
+        return " ".join(bits)
+
+
+@dataclass(slots=True)
+class Shortcut:
+    """A tournament shortcut in progress (MTR 4.2): passes until an opponent has priority."""
+
+    phrase: str
+    player: int
+    turn: int
+    stop: Step
+    until: int | None = None  # stop when this player has priority (an interruption)
+
+
+def cite(*numbers: str) -> list[str]:
+    return list(numbers)
+
+
+@dataclass(slots=True)
+class CastPlan:
+    """A validated spell: what 601.2 moves, targets and pays once the game changes."""
+
+    card: GameObject
+    effects: tuple[Effect, ...]
+    cost: ManaCost
+    targets: list[tuple[str, int]]
+    payment: list[tuple[GameObject, int]]
+    face_down: bool
+    division: tuple[int, ...] = ()
+    zone: str = "hand"
+
+
+@dataclass(slots=True)
+class ActivatePlan:
+    """A validated activated ability (602.2) of ``obj``: its index, targets and payment."""
+
+    obj: GameObject
+    index: int
+    targets: list[tuple[str, int]]
+    payment: list[tuple[GameObject, int]]
+
+
+@dataclass(slots=True)
+class ManaPlan:
+    """A validated mana ability (605.3a) of ``obj``."""
+
+    obj: GameObject
+    index: int
+
+
+@dataclass(slots=True)
+class ManaCostPlan:
+    """A validated special action on ``obj`` and the mana abilities that pay for it."""
+
+    obj: GameObject
+    payment: list[tuple[GameObject, int]]
+
+
+TARGET_WORDS = {
+    "any": "any target (a creature, player or planeswalker)",
+    "creature": "a target creature",
+    "player": "a target player",
+    "spell": "a target spell",
+    "yours": "a target creature you control",
+}
+
+
+AWAITING = {
+    "defender": "chooses the defending player",
+    "attackers": "declares attackers",
+    "blockers": "declares blockers",
+    "discard": "discards down to the maximum hand size",
+}
+
+
+AWAITING_RULE = {
+    "attackers": "508.1",
+    "blockers": "509.1",
+    "discard": "514.1",
+    "defender": "506.2a",
+}
+
+
+PRIORITY_RULE = {
+    Step.UPKEEP: "503.1",
+    Step.DRAW: "504.2",
+    Step.PRECOMBAT_MAIN: "505.6",
+    Step.POSTCOMBAT_MAIN: "505.6",
+    Step.BEGINNING_OF_COMBAT: "507.2",
+    Step.FIRST_STRIKE_DAMAGE: "510.3",
+    Step.COMBAT_DAMAGE: "510.3",
+    Step.END_OF_COMBAT: "511.1",
+    Step.END: "513.1",
+}

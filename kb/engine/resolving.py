@@ -1,0 +1,243 @@
+"""Resolving spells and abilities (608): targets rechecked, effects applied in order, zones changed."""
+
+from __future__ import annotations
+
+from kb.engine.cards import CardDef, Effect
+from kb.engine.mana import format_mana
+from kb.engine.objects import DelayedTrigger, GameObject, Modifier, StackObject, cite
+from kb.engine.state import GameState
+from kb.engine.steps import parse_step
+
+
+class Resolving(GameState):
+    """Resolving spells and abilities (608): targets rechecked, effects applied in order, zones changed."""
+
+    def _resolve_top(self) -> None:
+        item = self.stack.pop()
+        p = item.controller
+        kinds = [e.target for e in item.effects if e.target]
+        legal = [
+            self._target_legal(t, k, item.source.id if item.source else item.id, p)
+            for t, k in zip(item.targets, kinds, strict=True)
+        ]
+        if item.targets and not any(legal):
+            self._emit(
+                "fizzle",
+                f"{item.name} doesn't resolve: its target is no longer legal"
+                if len(item.targets) == 1
+                else f"{item.name} doesn't resolve: all its targets are illegal",
+                cite("608.2b"),
+                p,
+            )
+            if item.card is not None:
+                self._to_graveyard(item.card)
+            return
+        self._emit(
+            "resolve", f"{item.name} resolves", cite("117.4", "608.2"), p, resolved=item.name
+        )
+        targets = iter(zip(item.targets, legal, strict=True))
+        for effect in item.effects:
+            target = None
+            if effect.target:
+                target, ok = next(targets)
+                if not ok:
+                    self._emit(
+                        "effect",
+                        f"{self.target_label(target)} is an illegal target: that part does nothing",
+                        cite("608.2b"),
+                        p,
+                    )
+                    continue
+            if effect.kind in _BASIC:
+                self._apply(effect, p, item, target)
+            else:
+                self._apply_more(effect, p, item, target)
+            if self.game_over:
+                return
+        if item.card is not None:
+            if item.face_down:
+                obj = self._enter(item.card.card, p, face_down=True)
+                self._emit(
+                    "enter",
+                    f"a face-down 2/2 creature ({obj.card.name}) enters the battlefield",
+                    cite("608.3", "708.3"),
+                    p,
+                )
+            elif item.card.card.has_sub("aura"):
+                self._enter_attached(item, p)
+            elif item.card.card.is_permanent:
+                obj = self._enter(item.card.card, p)
+                if item.haste:
+                    obj.granted = frozenset({"haste"})
+                self._emit(
+                    "enter",
+                    f"{obj.label} enters the battlefield under {self.players[p].name}'s control",
+                    cite("608.3"),
+                    p,
+                )
+            else:
+                self._to_graveyard(item.card)
+
+    def _to_graveyard(self, card: GameObject) -> None:
+        owner = self.players[card.owner]
+        if owner.in_game:
+            new = self._new_object(card.card, card.owner)
+            new.token = card.token  # a token ceases to exist there as an SBA (704.5d)
+            owner.graveyard.append(new)
+
+    def _enter(
+        self, cdef: CardDef, controller: int, face_down: bool = False, token: bool = False
+    ) -> GameObject:
+        obj = self._new_object(cdef, controller)
+        obj.sick = True
+        obj.face_down = face_down
+        obj.token = token
+        self.tokens = self.tokens or token
+        self.anthems = self.anthems or cdef.anthem is not None
+        self.legends = self.legends or cdef.legendary
+        if cdef.loyalty is not None and not face_down:
+            obj.counters["loyalty"] = cdef.loyalty  # 306.5b
+        self.battlefield.append(obj)
+        if self.is_creature(obj):
+            self._trigger_event("enters", controller=controller, subject=obj)
+        return obj
+
+    def _apply(
+        self, effect: Effect, p: int, item: StackObject, target: tuple[str, int] | None
+    ) -> None:
+        name = self.players[p].name
+        kind = effect.kind
+        source = item.name
+        if kind == "damage":
+            if target is not None:
+                recipients = [target]
+            elif effect.scope == "each opponent":
+                recipients = [("player", o) for o in self.opponents(p)]
+            elif effect.scope == "each player":
+                recipients = [("player", o) for o in self.apnap()]
+            else:
+                recipients = [("object", o.id) for o in self.battlefield if self.is_creature(o)]
+            for r in recipients:
+                self._damage(r, effect.amount, source, item.keywords, p, combat=False)
+        elif kind == "gain":
+            self.players[p].life += effect.amount
+            self._emit(
+                "life",
+                f"{name} gains {effect.amount} life ({self.players[p].life})",
+                cite("119.3"),
+                p,
+            )
+        elif kind == "lose":
+            who = self.opponents(p) if effect.scope == "each opponent" else [p]
+            for o in who:
+                self.players[o].life -= effect.amount
+                self._emit(
+                    "life",
+                    f"{self.players[o].name} loses {effect.amount} life ({self.players[o].life})",
+                    cite("119.3"),
+                    o,
+                )
+        elif kind == "draw":
+            for _ in range(effect.amount):
+                self._draw(p, cite("121.1", "121.2"))
+        elif kind == "discard":
+            for _ in range(effect.amount):
+                if self.players[p].hand:
+                    self._discard(p, self.players[p].hand[-1], cite("701.9a"))
+        elif kind == "add":
+            mana = dict(effect.mana)
+            self.players[p].pool.add(mana)
+            self._emit(
+                "mana",
+                f"{name} adds {format_mana(mana)} (the spell is not a mana ability)",
+                cite("106.4", "605.5b"),
+                p,
+            )
+        elif kind == "counter":
+            assert target is not None
+            countered = self._stack_item(target[1])
+            assert countered is not None
+            self.stack.remove(countered)
+            self._emit("counter", f"{countered.name} is countered", cite("701.6a"), p)
+            if countered.card is not None:
+                self._to_graveyard(countered.card)
+        elif kind == "destroy":
+            assert target is not None
+            obj = self._object(target[1])
+            assert obj is not None
+            self._emit("destroy", f"{obj.label} is destroyed", cite("701.8a"), p)
+            self._leave_battlefield([obj], dies=True)
+        elif kind == "pump":
+            assert target is not None
+            obj = self._object(target[1])
+            assert obj is not None
+            until = effect.until
+            step = None
+            player = None
+            if until.startswith("your next "):
+                step = parse_step(until[len("your next ") :])
+                player = p
+            obj.modifiers.append(Modifier(effect.amount, effect.toughness, until, step, player))
+            self._emit(
+                "effect",
+                f"{obj.label} gets {effect.amount:+d}/{effect.toughness:+d} until {until} "
+                f"({self.power(obj)}/{self.toughness(obj)})",
+                cite("611.2a"),
+                p,
+            )
+        elif kind == "delayed":
+            assert effect.delayed is not None
+            self.delayed.append(
+                DelayedTrigger(
+                    p,
+                    item.name.removesuffix(" ability").removesuffix(" trigger"),
+                    effect.delayed,
+                    effect.then,
+                )
+            )
+            self._emit(
+                "effect",
+                f"{name} creates a delayed triggered ability: {effect.text}",
+                cite("603.7", "603.7a"),
+                p,
+            )
+
+    def _draw(self, p: int, rules: list[str]) -> None:
+        pl = self.players[p]
+        if not pl.library:
+            pl.drew_from_empty = True
+            self._emit(
+                "draw",
+                f"{pl.name} attempts to draw from an empty library",
+                cite("121.4", *rules),
+                p,
+            )
+            return
+        card = pl.library.pop()
+        pl.hand.append(self._new_object(card.card, p))
+        self._emit("draw", f"{pl.name} draws a card ({card.name})", rules, p)
+
+    def _leave_battlefield(self, objs: list[GameObject], dies: bool, to: str = "graveyard") -> None:
+        """Permanents leaving at the same time: each goes to its owner's graveyard (or exile);
+        leaves-the-battlefield abilities look back in time (603.10a), so every creature leaving
+        in this event sees the others leave."""
+        leaving = [o for o in objs if o in self.battlefield]
+        for obj in leaving:
+            self.battlefield.remove(obj)
+            if to == "exile":
+                owner = self.players[obj.owner]
+                if owner.in_game:
+                    exiled = self._new_object(obj.card, obj.owner)
+                    exiled.token = obj.token
+                    owner.exile.append(exiled)
+            else:
+                self._to_graveyard(obj)
+        if dies:
+            for obj in leaving:
+                if self.is_creature(obj):
+                    self._trigger_event("dies", obj.controller, subject=obj, lookback=leaving)
+
+
+_BASIC = frozenset(
+    ("damage", "gain", "lose", "draw", "discard", "add", "counter", "destroy", "pump", "delayed")
+)

@@ -1,0 +1,251 @@
+"""State-based actions (704): checked whenever a player would receive priority, performed at once.
+
+Each check below names its rule of 704.5; :meth:`StateBasedActions._state_based_actions` finds
+every one that applies and performs them all as a single event (704.3), then the check repeats.
+"""
+
+from __future__ import annotations
+
+from kb.engine.objects import Action, GameObject, IllegalAction, cite
+from kb.engine.state import GameState
+
+POISON_TO_LOSE = 10  # 704.5c
+
+
+class StateBasedActions(GameState):
+    """State-based actions (704): checked whenever a player would receive priority, performed at
+    once."""
+
+    def _state_based_actions(self) -> bool:
+        """Check 704.5a-q once; perform all that apply as a single event (704.3)."""
+        losers = self._sba_losers()
+        dying, to_graveyard, unattach, annihilate = self._sba_permanents()
+        ceasing = self._sba_tokens()
+        legends = self._sba_legend_rule()
+        for pl in self.players:
+            pl.drew_from_empty = False
+        for obj in self.battlefield:
+            obj.deathtouch_damage = False
+        found = losers + dying + to_graveyard + unattach + annihilate + ceasing + legends
+        if not found:
+            return False
+        parts = [text for _, text, _ in found]
+        rules = ["704.3", *sorted({r for *_, r in found})]
+        self._emit("state-based actions", "state-based actions: " + "; ".join(parts), rules)
+        for obj, _, _ in annihilate:
+            n = min(obj.counters.get("+1/+1", 0), obj.counters.get("-1/-1", 0))
+            obj.counters["+1/+1"] -= n
+            obj.counters["-1/-1"] -= n
+        for obj, _, _ in unattach:
+            obj.attached_to = None
+        for obj, _, _ in ceasing:
+            for pl in self.players:
+                for zone in (pl.graveyard, pl.hand, pl.exile, pl.library):
+                    if obj in zone:
+                        zone.remove(obj)
+        leaving = [o for o, _, _ in dying + to_graveyard + legends]
+        if leaving:
+            self._leave_battlefield(list(dict.fromkeys(leaving)), dies=True)
+        if losers:
+            self._leave([p for p, _, _ in losers], "lost")
+        return True
+
+    def _sba_losers(self) -> list[tuple[int, str, str]]:
+        """704.5a (0 or less life), 704.5b (drew from an empty library), 704.5c (poison)."""
+        losers: list[tuple[int, str, str]] = []
+        for pl in self.players:
+            if not pl.in_game:
+                continue
+            if pl.life <= 0:
+                losers.append(
+                    (pl.index, f"{pl.name} has {pl.life} life and loses the game", "704.5a")
+                )
+            elif pl.drew_from_empty:
+                losers.append(
+                    (pl.index, f"{pl.name} drew from an empty library and loses the game", "704.5b")
+                )
+            elif pl.poison >= POISON_TO_LOSE:
+                losers.append(
+                    (
+                        pl.index,
+                        f"{pl.name} has {pl.poison} poison counters and loses the game",
+                        "704.5c",
+                    )
+                )
+        return losers
+
+    def _sba_permanents(
+        self,
+    ) -> tuple[list[tuple[GameObject, str, str]], ...]:
+        """704.5f-i (creatures and planeswalkers), 704.5m-n (attachments), 704.5q (counters)."""
+        dying: list[tuple[GameObject, str, str]] = []
+        graveyard: list[tuple[GameObject, str, str]] = []
+        unattach: list[tuple[GameObject, str, str]] = []
+        annihilate: list[tuple[GameObject, str, str]] = []
+        for obj in self.battlefield:
+            creature, walker, aura, equipment = obj.card.kind_flags
+            if obj.face_down:
+                creature, walker, aura, equipment = True, False, False, False
+            if obj.counters and obj.counters.get("+1/+1") and obj.counters.get("-1/-1"):
+                annihilate.append(
+                    (
+                        obj,
+                        f"{obj.label} has +1/+1 and -1/-1 counters: as many of each are removed",
+                        "704.5q",
+                    )
+                )
+            if walker and obj.counters.get("loyalty", 0) <= 0:
+                graveyard.append(
+                    (
+                        obj,
+                        f"{obj.label} has 0 loyalty and is put into its owner's graveyard",
+                        "704.5i",
+                    )
+                )
+            if aura:
+                host = self._object(obj.attached_to) if obj.attached_to is not None else None
+                if host is None or not self.is_creature(host):
+                    graveyard.append(
+                        (
+                            obj,
+                            f"{obj.label} is attached to nothing it can enchant and is put into "
+                            "its owner's graveyard",
+                            "704.5m",
+                        )
+                    )
+            if equipment and obj.attached_to is not None:
+                host = self._object(obj.attached_to)
+                if host is None or not self.is_creature(host):
+                    unattach.append(
+                        (
+                            obj,
+                            f"{obj.label} is attached to an illegal permanent and becomes "
+                            "unattached",
+                            "704.5n",
+                        )
+                    )
+            if not creature:
+                continue
+            if not (
+                obj.damage
+                or obj.deathtouch_damage
+                or obj.modifiers
+                or obj.counters
+                or self.anthems
+                or self.attachments
+                or (2 if obj.face_down else obj.card.toughness or 0) <= 0
+            ):
+                continue  # nothing can have made it lethal or 0: a fast path for 704.5f-h
+            t = self.toughness(obj)
+            if t <= 0:
+                dying.append(
+                    (
+                        obj,
+                        f"{obj.label} has toughness {t} and is put into its owner's graveyard",
+                        "704.5f",
+                    )
+                )
+            elif obj.damage >= t:
+                dying.append((obj, f"{obj.label} has lethal damage and is destroyed", "704.5g"))
+            elif obj.deathtouch_damage:
+                dying.append(
+                    (
+                        obj,
+                        f"{obj.label} was dealt damage by a source with deathtouch and is destroyed",
+                        "704.5h",
+                    )
+                )
+        return dying, graveyard, unattach, annihilate
+
+    def _sba_tokens(self) -> list[tuple[GameObject, str, str]]:
+        """704.5d: a token in a zone other than the battlefield ceases to exist."""
+        out: list[tuple[GameObject, str, str]] = []
+        if not self.tokens:
+            return out
+        for pl in self.players:
+            for zone, where in (
+                (pl.graveyard, "graveyard"),
+                (pl.exile, "exile"),
+                (pl.hand, "hand"),
+            ):
+                for obj in zone:
+                    if obj.token:
+                        out.append(
+                            (
+                                obj,
+                                f"the token {obj.label} is in {where} and ceases to exist",
+                                "704.5d",
+                            )
+                        )
+        return out
+
+    def _sba_legend_rule(self) -> list[tuple[GameObject, str, str]]:
+        if not self._sba_legend_rule_pending():
+            return []
+        return self._legend_rule()
+
+    def _legend_rule(self) -> list[tuple[GameObject, str, str]]:
+        """704.5j: a player with two or more legendary permanents of one name keeps one (their
+        announced choice, else the newest) and puts the rest into their owners' graveyards."""
+        out: list[tuple[GameObject, str, str]] = []
+        groups: dict[tuple[int, str], list[GameObject]] = {}
+        for obj in self.battlefield:
+            if obj.card.legendary and not obj.face_down:
+                groups.setdefault((obj.controller, obj.name.lower()), []).append(obj)
+        for (p, _), objs in groups.items():
+            if len(objs) < 2:
+                continue
+            announced = self.legend_choices.pop(p, "")
+            choice = announced or "new"
+            keep = objs[0] if choice == "old" else objs[-1]
+            how = "chooses to keep" if announced else "keeps (no choice announced)"
+            for obj in objs:
+                if obj is not keep:
+                    out.append(
+                        (
+                            obj,
+                            f"{self.players[p].name} controls two legendary permanents named "
+                            f"{obj.name}, {how} the {choice}er one and puts the other into its "
+                            "owner's graveyard",
+                            "704.5j",
+                        )
+                    )
+        return out
+
+    def _state_based_actions_pending(self) -> bool:
+        """Whether any state-based action would be performed (514.3a), without performing it."""
+        for pl in self.players:
+            if pl.in_game and (pl.life <= 0 or pl.drew_from_empty or pl.poison >= POISON_TO_LOSE):
+                return True
+        if any(self._sba_permanents()) or self._sba_tokens():
+            return True
+        return bool(self._sba_legend_rule_pending())
+
+    def _sba_legend_rule_pending(self) -> bool:
+        if not self.legends:
+            return False
+        seen: set[tuple[int, str]] = set()
+        for obj in self.battlefield:
+            if obj.card.legendary and not obj.face_down:
+                key = (obj.controller, obj.name.lower())
+                if key in seen:
+                    return True
+                seen.add(key)
+        return False
+
+    def _check_keep(self, p: int, action: Action) -> str:
+        self._check_in_game(p, action)
+        if action.phrase not in ("old", "new"):
+            raise IllegalAction("keeps the old <name> | keeps the new <name>", "704.5j")
+        return action.phrase
+
+    def _apply_keep(self, p: int, choice: str) -> None:
+        """704.5j: the choice the player will make when the legend rule next applies to them."""
+        self.legend_choices[p] = choice
+        self._emit(
+            "choice",
+            f"{self.players[p].name} will keep the {choice}er of their legendary permanents with "
+            "the same name",
+            cite("704.5j"),
+            p,
+        )

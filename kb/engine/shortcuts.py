@@ -1,0 +1,166 @@
+"""Tournament shortcuts (MTR 4.2): "go", "combat?", holding priority, and where they stop.
+
+"Go" / "your turn" and passing with an empty stack in a main phase are the MTR's own shortcuts;
+"combat?", "attacks?" and "no attacks" are engine extensions modelled on them (the MTR of
+2025-11-10 doesn't define these phrases), and the trace says so.
+
+The bullets of MTR 4.2 (2025-11-10), in order, and where they are modelled:
+1. passing in the first main phase: the other players act in beginning of combat, then the active
+   player receives priority there (:mod:`~kb.engine.priority`);
+2. passing in the second main phase, or "go": the other players act in the end step (here);
+3. adding an object to the stack passes priority unless the player holds it (priority);
+4. a group of objects added individually: not modelled (each spell is cast on its own line);
+5. choices announced early for resolution: not modelled (no choices are made on resolution);
+6. a cost of 0 is paid: modelled (a {0} cost needs no mana);
+7. a spell targeting "the spell" targets the legal one closest to the top (casting);
+8. creatures attack a player, not a planeswalker, unless named (combat);
+9. the mana ability that most specifically applies is used (mana_abilities);
+10. scry/surveil not done: not modelled (no scry or surveil);
+11. Two-Headed Giant attacks: not modelled (no team variants, 117.6).
+Interrupting a shortcut at a point in the middle rewinds to that point (``interrupt``).
+"""
+
+from __future__ import annotations
+
+import copy
+
+from kb.engine.objects import SHORTCUTS, Action, IllegalAction, Shortcut, cite
+from kb.engine.state import GameState
+from kb.engine.steps import Step, parse_step
+
+
+class Shortcuts(GameState):
+    """Tournament shortcuts (MTR 4.2): "go", "combat?", holding priority, and where they stop.
+
+    "Go" / "your turn" and passing with an empty stack in a main phase are the MTR's own shortcuts;
+    "combat?", "attacks?" and "no attacks" are engine extensions modelled on them (the MTR of
+    2025-11-10 doesn't define these phrases), and the trace says so.
+    """
+
+    def _check_shortcut(self, p: int, action: Action) -> Shortcut:
+        phrase = action.phrase.strip().lower().strip('"“”')
+        if phrase not in SHORTCUTS:
+            raise IllegalAction(
+                f"unknown shortcut {action.phrase!r} (known: {', '.join(SHORTCUTS)})", "MTR 4.2"
+            )
+        if self.mode != "tournament":
+            raise IllegalAction(
+                "tournament shortcuts are used in tournament mode ('mode: tournament')", "MTR 4.2"
+            )
+        self._need_priority(p, "MTR 4.2")
+        stop = SHORTCUTS[phrase]
+        if stop != Step.END and (p != self.active or self.step.order >= stop.order):
+            raise IllegalAction(
+                f"{phrase!r} is said by the active player before the {stop.label}", "MTR 4.2"
+            )
+        return Shortcut(phrase, p, self.turn, stop)
+
+    def _apply_shortcut(self, p: int, shortcut: Shortcut) -> None:
+        self.shortcut = shortcut
+        self._save_rewind()
+        extension = (
+            " (an engine extension modelled on MTR 4.2, not a phrase the MTR defines)"
+            if shortcut.phrase in EXTENSIONS
+            else ""
+        )
+        self._emit(
+            "shortcut",
+            f'{self.players[p].name} says "{shortcut.phrase}": players pass until an opponent has '
+            f"priority in the {shortcut.stop.label}{extension}",
+            cite("MTR 4.2"),
+            p,
+        )
+        self._pass(p, " (shortcut)")
+        self._run_shortcut()
+
+    def _run_shortcut(self) -> None:
+        guard = 0
+        while self.shortcut is not None and not self.game_over:
+            guard += 1
+            assert guard < 10_000, "a shortcut must reach its stop"
+            sc = self.shortcut
+            if self.turn != sc.turn or self.step.order > sc.stop.order:
+                self.shortcut = None
+                self._emit(
+                    "shortcut",
+                    f'the shortcut "{sc.phrase}" ends: its stop has passed',
+                    cite("MTR 4.2"),
+                )
+                return
+            if (
+                self.step == sc.stop
+                and self.priority is not None
+                and self.priority != sc.player
+                and (sc.until is None or sc.until == self.priority)
+            ):
+                self.shortcut = None
+                if sc.stop == Step.BEGINNING_OF_COMBAT and sc.until is None:
+                    self.combat_return = self.turn
+                self._emit(
+                    "shortcut",
+                    f'the shortcut "{sc.phrase}" stops: {self.players[self.priority].name} has '
+                    f"priority in the {self.step.label}",
+                    cite("MTR 4.2"),
+                    self.priority,
+                )
+                return
+            if self.awaiting is not None:
+                kind, who, _ = self.awaiting
+                if kind == "attackers" and sc.phrase in ("go", "your turn", "no attacks"):
+                    # Declaring no attackers is always legal for the player declaring.
+                    self._apply_attack(who, [])
+                    return
+                self.shortcut = None
+                return
+            if self.priority is None:
+                self.shortcut = None
+                return
+            self._pass(self.priority, " (shortcut)")
+
+    def _save_rewind(self) -> None:
+        """Remember the game as a shortcut begins, so a player can interrupt it at a point in
+        the middle (MTR 4.2): the actions after that point are reversed."""
+        state = {k: v for k, v in self.__dict__.items() if k not in _NOT_REWOUND}
+        self.rewind = copy.deepcopy(state)
+
+    def _check_interrupt(self, p: int, action: Action) -> Step:
+        self._check_in_game(p, action)
+        if self.rewind is None or self.rewind["turn"] != self.turn:
+            raise IllegalAction("no shortcut of this turn to interrupt", "MTR 4.2")
+        step = parse_step(action.phrase)
+        start = self.rewind["step"]
+        if step is None or not start.order <= step.order <= self.step.order:
+            raise IllegalAction(
+                f"the shortcut went from the {start.label} to the {self.step.label}: interrupt it "
+                "at a step in between",
+                "MTR 4.2",
+            )
+        return step
+
+    def _apply_interrupt(self, p: int, step: Step) -> None:
+        """MTR 4.2: a player interrupts a shortcut, saying at which point in the middle they
+        wish to act; the game goes back to that point and they receive priority there."""
+        assert self.rewind is not None
+        saved = self.rewind
+        phrase = f'"{saved["shortcut"].phrase}"' if saved.get("shortcut") else "the shortcut"
+        self.__dict__.update(copy.deepcopy(saved))
+        self.rewind = saved
+        self._emit(
+            "shortcut",
+            f"{self.players[p].name} interrupts {phrase} to act in the {step.label}: the "
+            "passes after that point are reversed",
+            cite("MTR 4.2"),
+            p,
+        )
+        sc = self.shortcut
+        if sc is None:
+            sc = Shortcut("interrupted", self.active, self.turn, step)
+        self.shortcut = Shortcut(sc.phrase, sc.player, self.turn, step, until=p)
+        if self.priority is not None:
+            self._pass(self.priority, " (shortcut)")
+        self._run_shortcut()
+
+
+#: Shortcut phrases that the engine adds; the MTR names "go" and "your turn".
+EXTENSIONS = frozenset({"combat?", "attacks?", "no attacks"})
+_NOT_REWOUND = frozenset({"events", "pool", "rewind", "actions_taken"})

@@ -1,0 +1,526 @@
+"""The state of a game (players, objects, zones) and the queries on it (rules 1xx-4xx).
+
+:class:`GameState` holds what a snapshot shows; the other parts of the engine are mixins on it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from kb.engine.cards import LIBRARY_CARD, CardDef, CardPool, unquote
+from kb.engine.objects import (
+    Action,
+    DelayedTrigger,
+    Event,
+    GameObject,
+    IllegalAction,
+    PendingTrigger,
+    Player,
+    ScenarioError,
+    Shortcut,
+    StackObject,
+)
+from kb.engine.steps import Step
+
+T = TypeVar("T")
+
+
+class GameState:
+    """The state of a game (players, objects, zones) and the queries on it (rules 1xx-4xx)."""
+
+    def __init__(self, players: list[str], pool: CardPool, mode: str = "strict") -> None:
+        if not 2 <= len(players) <= 4:
+            raise ScenarioError(f"a game has 2 to 4 players, not {len(players)}")
+        if len({p.lower() for p in players}) != len(players):
+            raise ScenarioError("two players have the same name")
+        if mode not in ("strict", "tournament"):
+            raise ScenarioError(f"mode is 'strict' or 'tournament', not {mode!r}")
+        self.pool = pool
+        self.mode = mode
+        self.players = [Player(name, i) for i, name in enumerate(players)]
+        self.battlefield: list[GameObject] = []
+        self.stack: list[StackObject] = []
+        self.active = 0
+        self.starting_player = 0
+        self.turn = 0
+        self.step = Step.UNTAP
+        self.priority: int | None = None
+        self.passes = 0
+        self.awaiting: tuple[str, int, int] | None = None  # (declaration, player, count)
+        self.blockers_pending: list[int] = []
+        self.pending: list[PendingTrigger] = []
+        self.delayed: list[DelayedTrigger] = []
+        self.trigger_order: dict[int, list[str]] = {}
+        self.holding: set[int] = set()
+        self.shortcut: Shortcut | None = None
+        self.cleanup_again = False
+        self.first_strike_step_done = False
+        self.game_over = False
+        self.winner: int | None = None
+        self.started = False
+        self.events: list[Event] = []
+        self.attachments = False  # whether any Aura or Equipment was ever on the battlefield
+        self.attackers_declared = False  # 508.8: whether creatures were declared as attackers
+        self.combat_return: int | None = None  # MTR 4.2: AP gets priority again in combat
+        self.trigger_targets: dict[int, dict[str, list[str]]] = {}  # announced targets (603.3d)
+        self.legend_choices: dict[int, str] = {}  # announced choices for the legend rule
+        self.rewind: dict[str, Any] | None = None  # the game as the last shortcut began
+        self.plan_memo: dict[Any, Any] | None = None  # payment plans while enumerating
+        self._by_name = {p.name: p for p in self.players}
+        self.one_defender = False  # 506.2a: the attacking player chooses one defending player
+        self.defender: int | None = None  # that choice, for this combat
+        self.legends = False  # whether a legendary permanent was ever on the battlefield
+        self.anthems = False  # whether a permanent with an anthem was ever on the battlefield
+        self.tokens = False  # whether a token was ever on the battlefield (704.5d)
+        self.actions_taken = 0
+        self._next_id = 1
+
+    def player(self, name: str) -> Player:
+        """A player by name (case-insensitive)."""
+        found = self._by_name.get(name)
+        if found is not None:
+            return found
+        for p in self.players:
+            if p.name.lower() == name.strip().lower():
+                return p
+        raise ScenarioError(
+            f"no player named {name!r} (players: {', '.join(p.name for p in self.players)})"
+        )
+
+    def _new_object(self, card: CardDef, owner: int) -> GameObject:
+        obj = GameObject(self._next_id, card, owner, owner)
+        self._next_id += 1
+        return obj
+
+    def _new_id(self) -> int:
+        self._next_id += 1
+        return self._next_id - 1
+
+    def _card(self, name: str) -> CardDef:
+        card = self.pool.get(name)
+        if card is None:
+            if name.strip().lower() == "card":
+                return LIBRARY_CARD
+            raise ScenarioError(
+                f"unknown card {name!r} (not in cards.toml nor defined with 'card')"
+            )
+        return card
+
+    def in_game(self) -> list[Player]:
+        """Players still in the game, in turn order."""
+        return [p for p in self.players if p.in_game]
+
+    def _next_in_game(self, index: int) -> int:
+        n = len(self.players)
+        for k in range(1, n + 1):
+            candidate = (index + k) % n
+            if self.players[candidate].in_game:
+                return candidate
+        return index
+
+    def apnap(self) -> list[int]:
+        """Players in APNAP order (101.4): the active player, then the others in turn order."""
+        n = len(self.players)
+        return [
+            (self.active + k) % n for k in range(n) if self.players[(self.active + k) % n].in_game
+        ]
+
+    def opponents(self, index: int) -> list[int]:
+        """Opponents still in the game, in turn order after the player (102.2, 102.3)."""
+        n = len(self.players)
+        return [(index + k) % n for k in range(1, n) if self.players[(index + k) % n].in_game]
+
+    def has(self, obj: GameObject, keyword: str) -> bool:
+        """Whether a permanent has a keyword: its own, or granted by an attached Aura or
+        Equipment (a face-down permanent has no abilities, 708.2)."""
+        if obj.face_down:
+            return False
+        if keyword in obj.card.keywords or keyword in obj.granted:
+            return True
+        return any(keyword in bonus[2] for bonus in self._attached_bonuses(obj))
+
+    def is_creature(self, obj: GameObject) -> bool:
+        """Whether a permanent is a creature (a face-down spell or permanent is a 2/2 creature, 702.37a, 702.37c)."""
+        return obj.face_down or obj.card.kind_flags[0]
+
+    def power(self, obj: GameObject) -> int:
+        """Power after counters, modifiers and static abilities (613.4)."""
+        base = 2 if obj.face_down else obj.card.power or 0
+        return (
+            base
+            + self._counter_bonus(obj)
+            + sum(m.power for m in obj.modifiers)
+            + self._anthem(obj)[0]
+            + sum(b[0] for b in self._attached_bonuses(obj))
+        )
+
+    def toughness(self, obj: GameObject) -> int:
+        """Toughness after counters, modifiers and static abilities (613.4)."""
+        base = 2 if obj.face_down else obj.card.toughness or 0
+        return (
+            base
+            + self._counter_bonus(obj)
+            + sum(m.toughness for m in obj.modifiers)
+            + self._anthem(obj)[1]
+            + sum(b[1] for b in self._attached_bonuses(obj))
+        )
+
+    @staticmethod
+    def _counter_bonus(obj: GameObject) -> int:
+        """+1/+1 and -1/-1 counters (122.1a, 613.4c)."""
+        counters = obj.counters
+        if not counters:
+            return 0
+        return counters.get("+1/+1", 0) - counters.get("-1/-1", 0)
+
+    def _attached_bonuses(self, obj: GameObject) -> list[tuple[int, int, frozenset[str]]]:
+        """The static bonuses of the Auras and Equipment attached to ``obj`` (303.4, 301.5)."""
+        if not self.attachments:
+            return []
+        out = []
+        for other in self.battlefield:
+            bonus = other.card.attached_bonus
+            if bonus and other.attached_to == obj.id and not other.face_down:
+                out.append(bonus)
+        return out
+
+    def _anthem(self, obj: GameObject) -> tuple[int, int]:
+        if not self.anthems:
+            return 0, 0
+        p = t = 0
+        for other in self.battlefield:
+            if other.card.anthem and not other.face_down and other.controller == obj.controller:
+                p += other.card.anthem[0]
+                t += other.card.anthem[1]
+        return p, t
+
+    def _emit(
+        self, kind: str, text: str, rules: list[str], player: int | None = None, **data: Any
+    ) -> Event:
+        event = Event(
+            seq=len(self.events) + 1,
+            kind=kind,
+            text=text,
+            rules=rules,
+            player=self.players[player].name if player is not None else None,
+            turn=self.turn,
+            active=self.players[self.active].name if self.started else None,
+            step=self.step.value if self.started else "",
+            data=data,
+        )
+        self.events.append(event)
+        return event
+
+    def trace_text(self, events: list[Event] | None = None) -> str:
+        """The trace as text, one event per line."""
+        return "\n".join(e.line() for e in (self.events if events is None else events))
+
+    def put(self, player: str, zone: str, names: list[str]) -> None:
+        """Set up a zone from card names. A battlefield name may carry markers in parentheses,
+        for what play cannot reach quickly: ``(tapped)``, ``(new)`` or ``(summoning sick)``,
+        ``(face down)``, ``(token)``, ``(2 damage)``, ``(1 +1/+1 counter)``, ``(2 -1/-1 counters)``,
+        ``(3 loyalty)``, ``(attached to Grizzly Bears)`` (a permanent listed before it); an exiled
+        card may be ``(foretold)``, ``(plotted)`` or ``(suspended, 3 time counters)``."""
+        owner = self.player(player)
+        for raw in names:
+            name, markers = _markers(raw)
+            obj = self._new_object(self._card(name), owner.index)
+            if zone == "battlefield":
+                self._setup_permanent(obj, markers)
+            elif zone == "exile":
+                self._setup_exiled(obj, markers)
+                owner.exile.append(obj)
+            elif markers:
+                raise ScenarioError(
+                    f"markers like ({', '.join(markers)}) apply to the battlefield and exile only"
+                )
+            elif zone == "hand":
+                owner.hand.append(obj)
+            elif zone == "graveyard":
+                owner.graveyard.append(obj)
+            elif zone == "library":
+                owner.library.insert(0, obj)  # listed top first
+            elif zone == "companion":
+                owner.companion = obj
+            else:
+                raise ScenarioError(f"unknown zone {zone!r}")
+
+    def _setup_permanent(self, obj: GameObject, markers: list[str]) -> None:
+        """A permanent of the setup, with its markers (see :meth:`put`)."""
+        name = obj.card.name
+        if not obj.card.is_permanent and "face down" not in markers:
+            raise ScenarioError(f"{name} is not a permanent card; it can't be on the battlefield")
+        if obj.card.loyalty is not None:
+            obj.counters["loyalty"] = obj.card.loyalty
+        for marker in markers:
+            if marker == "tapped":
+                obj.tapped = True
+            elif marker in ("new", "summoning sick"):
+                obj.sick = True
+            elif marker == "face down":
+                obj.face_down = True
+            elif marker == "token":
+                obj.token = True
+                self.tokens = True
+            elif m := re.fullmatch(r"(\w+) damage", marker):
+                obj.damage = _count(m.group(1), marker)
+            elif m := re.fullmatch(r"(\w+) ([+-]1/[+-]1|loyalty|time) ?(?:counters?)?", marker):
+                obj.counters[m.group(2)] = _count(m.group(1), marker)
+            elif m := re.fullmatch(r"attached to (.+)", marker):
+                host = self.find_permanent(m.group(1).strip())
+                if not (obj.card.has_sub("aura") or obj.card.has_sub("equipment")):
+                    raise ScenarioError(f"{name} is not an Aura or Equipment: it can't be attached")
+                obj.attached_to = host.id
+                self.attachments = True
+            else:
+                raise ScenarioError(
+                    f"unknown marker ({marker}) on {name!r} (known: tapped, new, summoning sick, "
+                    "face down, token, N damage, N +1/+1 counters, N -1/-1 counters, N loyalty, "
+                    "attached to <permanent>)"
+                )
+        if (obj.card.has_sub("aura") or obj.card.has_sub("equipment")) and not self.attachments:
+            self.attachments = True
+        self.anthems = self.anthems or obj.card.anthem is not None
+        self.legends = self.legends or obj.card.legendary
+        self.battlefield.append(obj)
+
+    def _setup_exiled(self, obj: GameObject, markers: list[str]) -> None:
+        """A card in exile: foretold, plotted or suspended (with time counters) in an earlier
+        turn, or simply exiled."""
+        for marker in markers:
+            if marker in ("foretold", "plotted", "suspended"):
+                obj.exiled_as = marker
+                obj.exiled_turn = -1  # an earlier turn
+                obj.face_down = marker == "foretold"
+            elif m := re.fullmatch(r"(\w+) time ?(?:counters?)?", marker):
+                obj.counters["time"] = _count(m.group(1), marker)
+            else:
+                raise ScenarioError(
+                    f"unknown marker ({marker}) on {obj.card.name!r} in exile (known: foretold, "
+                    "plotted, suspended, N time counters)"
+                )
+
+    def set_library_count(self, player: str, count: int) -> None:
+        """A library of ``count`` unknown cards."""
+        owner = self.player(player)
+        owner.library = [self._new_object(LIBRARY_CARD, owner.index) for _ in range(count)]
+
+    def _split_owner(self, ref: str) -> tuple[int | None, str]:
+        for pl in self.players:
+            prefix = pl.name.lower() + "'s "
+            if ref.lower().replace("’", "'").startswith(prefix):
+                return pl.index, ref[len(prefix) :].strip()
+        return None, ref.strip()
+
+    def find_permanent(self, ref: str | int, controller: int | None = None) -> GameObject:
+        """The first permanent with that name (or id), optionally of one controller."""
+        return self.permanents_named(ref, controller)[0]
+
+    def permanents_named(self, ref: str | int, controller: int | None = None) -> list[GameObject]:
+        """Every permanent with that name (or the one with that id), in battlefield order,
+        optionally of one controller; raises :class:`IllegalAction` when there is none."""
+        if isinstance(ref, int):
+            for obj in self.battlefield:
+                if obj.id == ref:
+                    if controller not in (None, obj.controller):
+                        raise IllegalAction(
+                            f"{obj.label} is controlled by {self.players[obj.controller].name}, "
+                            f"not {self.players[controller].name}",
+                            "110.2",
+                        )
+                    return [obj]
+            raise IllegalAction(f"object #{ref} is not on the battlefield", "400.7")
+        who, name = self._split_owner(unquote(ref))
+        if who is not None:
+            controller = who
+        low = name.lower()
+        found = [
+            obj
+            for obj in self.battlefield
+            if obj.name.lower() == low and controller in (None, obj.controller)
+        ]
+        if found:
+            return found
+        whose = f"{self.players[controller].name}'s " if controller is not None else ""
+        raise IllegalAction(
+            f"there is no {name} on {whose or 'the '}battlefield".replace(
+                "'s battlefield", "'s side of the battlefield"
+            ),
+            "110.1",
+        )
+
+    def pick_permanent(
+        self, ref: str | int, controller: int | None, check: Callable[[GameObject], T]
+    ) -> T:
+        """The first permanent of that name the action can use: ``check`` raises
+        :class:`IllegalAction` for one it can't use (tapped, already declared ...). The action is
+        refused only when no permanent of that name can be used, with the first one's reason."""
+        first: IllegalAction | None = None
+        for obj in self.permanents_named(ref, controller):
+            try:
+                return check(obj)
+            except IllegalAction as err:
+                first = first or err
+        assert first is not None
+        raise first
+
+    def _find_in_hand(self, p: int, ref: str | int) -> GameObject:
+        hand = self.players[p].hand
+        if isinstance(ref, int):
+            for obj in hand:
+                if obj.id == ref:
+                    return obj
+        else:
+            name = unquote(ref).lower()
+            for obj in hand:
+                if obj.name.lower() == name:
+                    return obj
+        raise IllegalAction(f"{ref} is not in {self.players[p].name}'s hand", "601.2a")
+
+    def _object(self, oid: int) -> GameObject | None:
+        for obj in self.battlefield:
+            if obj.id == oid:
+                return obj
+        return None
+
+    def _stack_item(self, oid: int) -> StackObject | None:
+        for item in self.stack:
+            if item.id == oid:
+                return item
+        return None
+
+    @property
+    def priority_player(self) -> str | None:
+        """The name of the player with priority, or None."""
+        return None if self.priority is None else self.players[self.priority].name
+
+    def stack_names(self) -> list[str]:
+        """The stack, bottom to top."""
+        return [("face-down creature spell" if s.face_down else s.name) for s in self.stack]
+
+    def zone(self, player: str, zone: str) -> list[GameObject]:
+        """A player's hand, graveyard, library, or the permanents they control."""
+        pl = self.player(player)
+        if zone == "battlefield":
+            return [o for o in self.battlefield if o.controller == pl.index]
+        if zone in ("hand", "graveyard", "library", "exile"):
+            return list(getattr(pl, zone))
+        raise ScenarioError(f"unknown zone {zone!r}")
+
+    def snapshot(self) -> dict[str, Any]:
+        """The whole state as plain data (to compare states, e.g. after a rejected action)."""
+
+        def obj(o: GameObject) -> tuple[Any, ...]:
+            return (
+                o.id,
+                o.name,
+                o.owner,
+                o.controller,
+                o.tapped,
+                o.damage,
+                o.deathtouch_damage,
+                o.sick,
+                o.face_down,
+                o.attacking,
+                o.blocking,
+                o.blocked,
+                o.struck_first,
+                [(m.power, m.toughness, m.until, m.step, m.player) for m in o.modifiers],
+                dict(o.counters),
+                o.attached_to,
+                o.token,
+                o.loyalty_turn,
+                o.exiled_turn,
+                o.exiled_as,
+            )
+
+        return {
+            "players": [
+                (
+                    p.name,
+                    p.life,
+                    [obj(o) for o in p.hand],
+                    [o.id for o in p.library],
+                    [obj(o) for o in p.graveyard],
+                    dict(p.pool.amounts),
+                    p.in_game,
+                    p.lost,
+                    p.drew_from_empty,
+                    p.lands_played,
+                    p.poison,
+                    [obj(o) for o in p.exile],
+                    p.companion.id if p.companion else None,
+                    p.companion_used,
+                )
+                for p in self.players
+            ],
+            "battlefield": [obj(o) for o in self.battlefield],
+            "stack": [
+                (s.id, s.kind, s.name, s.controller, tuple(s.targets), s.face_down)
+                for s in self.stack
+            ],
+            "turn": (self.turn, self.active, self.step, self.cleanup_again),
+            "priority": (self.priority, self.passes),
+            "awaiting": (self.awaiting, tuple(self.blockers_pending)),
+            "triggers": (
+                [(t.controller, t.source, t.condition) for t in self.pending],
+                [(d.controller, d.source, d.condition.text) for d in self.delayed],
+                {k: list(v) for k, v in self.trigger_order.items()},
+            ),
+            "shortcut": (
+                None
+                if self.shortcut is None
+                else (
+                    self.shortcut.phrase,
+                    self.shortcut.player,
+                    self.shortcut.turn,
+                    self.shortcut.stop,
+                ),
+                sorted(self.holding),
+            ),
+            "game_over": (self.game_over, self.winner),
+            "choices": (
+                self.attackers_declared,
+                self.combat_return,
+                self.one_defender,
+                self.defender,
+                {k: dict(v) for k, v in self.trigger_targets.items()},
+                dict(self.legend_choices),
+            ),
+            "next_id": self._next_id,
+        }
+
+    def _check_in_game(self, p: int, action: Action) -> None:
+        """Choices and announcements need no priority, only a player still in the game."""
+        if not self.players[p].in_game:
+            raise IllegalAction(f"{self.players[p].name} has left the game", "800.4a", "104.3a")
+
+
+_NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
+
+
+def _count(word: str, marker: str) -> int:
+    if word.isdigit():
+        return int(word)
+    if word in _NUMBERS:
+        return _NUMBERS[word]
+    raise ScenarioError(f"not a number in ({marker})")
+
+
+def _markers(raw: str) -> tuple[str, list[str]]:
+    """``Grizzly Bears (tapped, 2 damage) (new)`` into the name and its markers."""
+    name = raw.strip()
+    markers: list[str] = []
+    while name.endswith(")") and "(" in name:
+        depth = 0
+        for i in range(len(name) - 1, -1, -1):
+            depth += name[i] == ")"
+            depth -= name[i] == "("
+            if depth == 0:
+                break
+        inner = name[i + 1 : -1]
+        name = name[:i].strip()
+        markers[:0] = [" ".join(m.lower().split()) for m in inner.split(",") if m.strip()]
+    return name, markers

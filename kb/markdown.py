@@ -1,0 +1,152 @@
+"""A Python-Markdown extension that links the rule references of prose to a kb instance.
+
+Any project can use it (a judge's MkDocs site, a blog)::
+
+    markdown.markdown(text, extensions=["kb.markdown"],
+                      extension_configs={"kb.markdown": {"base_url": "https://rules.example.org"}})
+
+or by its entry point name, ``extensions=["kb"]``. It reads references with the site's own finder
+(:func:`kb.link.find_refs`: "rule 117.3b", "CR 704.5j", "rules 601.2f–h", "règle 117.3b",
+"ルール117.3b") and renders each printed span as the site does: one ``<a class="ref">`` per number
+or range, the range's numbers in ``data-rules``. Text inside links, code, preformatted blocks and
+raw HTML is never touched.
+"""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as etree
+from collections.abc import Callable
+from typing import Any
+
+from markdown import Markdown
+from markdown.extensions import Extension
+from markdown.treeprocessors import Treeprocessor
+from markdown.util import HTML_PLACEHOLDER, AtomicString
+
+from kb.link import find_refs, ref_groups
+from kb.model import LANGS
+
+__all__ = ["RuleRefExtension", "default_url", "makeExtension"]
+
+#: Elements whose text is never scanned: links, code, and what is not prose.
+SKIP_TAGS = frozenset(
+    {"a", "code", "pre", "kbd", "samp", "script", "style", "textarea", "button", "select"}
+)
+# What Python-Markdown leaves in the text for stashed raw HTML: never scanned, never split.
+_PLACEHOLDER = re.compile(re.escape(HTML_PLACEHOLDER % "@").replace("@", r"(\d+)"))
+# A raw tag in the prose: an opening or closing tag of a skipped element, such as <a href=...>.
+_RAW_TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9]*)\b[^>]*?(/?)>\Z")
+
+BuildUrl = Callable[[str, str, str], str]
+
+
+def default_url(number: str, base_url: str, lang: str) -> str:
+    """The page of a rule on a kb instance: ``{base_url}/{lang}/rules/{number}`` (an old
+    number's page redirects to the rule it became)."""
+    return f"{base_url.rstrip('/')}/{lang}/rules/{number}"
+
+
+class RuleRefTreeprocessor(Treeprocessor):
+    """Wraps each rule reference of the rendered tree's prose in an ``<a class="ref">``."""
+
+    def __init__(self, md: Markdown, config: dict[str, Any]) -> None:
+        super().__init__(md)
+        self.lang: str = config["lang"]
+        self.base_url: str = config["base_url"]
+        self.html_class: str = config["html_class"]
+        self.build_url: BuildUrl = config["build_url"]
+
+    def run(self, root: etree.Element) -> None:
+        """Link the references of every text node outside :data:`SKIP_TAGS`."""
+        # Raw inline tags ("<a href=x>rule 117</a>") are placeholders around ordinary text:
+        # while one of a skipped element is open (depth > 0), nothing is linked.
+        self._raw_depth = 0
+        self._walk(root)
+
+    def _raw_tag(self, index: int) -> None:
+        blocks = self.md.htmlStash.rawHtmlBlocks
+        raw = str(blocks[index]).strip() if index < len(blocks) else ""
+        m = _RAW_TAG.match(raw)
+        if m and m.group(2).lower() in SKIP_TAGS and not m.group(3):
+            self._raw_depth = max(0, self._raw_depth + (-1 if m.group(1) else 1))
+
+    def _walk(self, el: etree.Element) -> None:
+        if el.tag in SKIP_TAGS:
+            return
+        if el.text:
+            text, links = self._split(el.text)
+            if links:
+                el.text = text
+                for i, link in enumerate(links):
+                    el.insert(i, link)
+        # The children are visited first, then their tails, so a link inserted for a tail
+        # (after its child) is never scanned again.
+        for child in list(el):
+            self._walk(child)
+            if child.tail:
+                text, links = self._split(child.tail)
+                if links:
+                    child.tail = text
+                    at = list(el).index(child) + 1
+                    for i, link in enumerate(links):
+                        el.insert(at + i, link)
+
+    def _split(self, text: str) -> tuple[str, list[etree.Element]]:
+        """The text before the first link, and the links (each carrying the text after it)."""
+        if isinstance(text, AtomicString):
+            return text, []
+        # Placeholders of stashed HTML are kept whole: only the prose between them is read.
+        spans: list[tuple[int, int, list[str]]] = []
+        pos = 0
+        for m in (*_PLACEHOLDER.finditer(text), None):
+            stop = len(text) if m is None else m.start()
+            piece = text[pos:stop] if self._raw_depth == 0 else ""
+            for start, end, group in ref_groups(find_refs(piece, self.lang), len(piece)):
+                spans.append((pos + start, pos + end, [r.number for r in group]))
+            if m is not None:
+                self._raw_tag(int(m.group(1)))
+                pos = m.end()
+        if not spans:
+            return text, []
+        links = []
+        for i, (start, end, numbers) in enumerate(spans):
+            link = self._link(text[start:end], numbers)
+            link.tail = text[end : spans[i + 1][0] if i + 1 < len(spans) else len(text)]
+            links.append(link)
+        return text[: spans[0][0]], links
+
+    def _link(self, label: str, numbers: list[str]) -> etree.Element:
+        el = etree.Element("a")
+        el.set("class", self.html_class)
+        el.set("href", self.build_url(numbers[0], self.base_url, self.lang))
+        el.set("data-rule", numbers[0])
+        if len(numbers) > 1:
+            el.set("data-rules", " ".join(numbers))
+        el.text = AtomicString(label)
+        return el
+
+
+class RuleRefExtension(Extension):
+    """Link rule references in Markdown prose to a kb instance (see the module docstring)."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        self.config = {
+            "base_url": ["", "Root URL of the kb instance ('' links to this site's root)."],
+            "lang": ["en", "Language of the prose (en, fr or ja): how references are read."],
+            "html_class": ["ref", "CSS class of the links."],
+            "build_url": [default_url, "Callable (number, base_url, lang) -> URL."],
+        }
+        super().__init__(**kwargs)
+        lang = self.getConfig("lang")
+        if lang not in LANGS:
+            raise ValueError(f"kb.markdown: unknown lang {lang!r} (expected one of {LANGS})")
+
+    def extendMarkdown(self, md: Markdown) -> None:
+        """Run after the inline patterns and the unescaping, on the finished tree."""
+        md.treeprocessors.register(RuleRefTreeprocessor(md, self.getConfigs()), "kb_rule_refs", -1)
+
+
+def makeExtension(**kwargs: Any) -> RuleRefExtension:
+    """Python-Markdown's hook (its name) for ``extensions=["kb.markdown"]``."""
+    return RuleRefExtension(**kwargs)
