@@ -25,7 +25,7 @@ from kb.search.analysis import (
 )
 from kb.search.indexer import term_key
 from kb.search.notes import Note
-from kb.search.postings import Coord
+from kb.search.postings import Coord, Postings
 from kb.search.spelling import Speller
 from kb.search.understand import WHEN_RULES, Concepts, asks_when, strip_frames
 from kb.terms import TermIndex
@@ -88,10 +88,12 @@ class QueryCompiler:
         self,
         kb: KnowledgeBase,
         speller: Speller,
+        postings: Postings,
         concepts: Concepts,
         glossary: dict[tuple[str, str], list[int]],
     ) -> None:
         self._speller = speller
+        self._postings = postings  # which words the index knows (scored fields live there alone)
         self._concepts = concepts
         self._glossary = glossary
         self._cache: OrderedDict[tuple[Any, ...], Compiled] = OrderedDict()
@@ -223,8 +225,8 @@ class QueryCompiler:
                 if (
                     tok.isalpha()
                     and out.src in (None, code)
-                    and self._speller.frequency(f"body_{code}", tok) == 0
-                    and self._speller.frequency(f"title_{code}", tok) == 0
+                    and self._postings.frequency(f"body_{code}", tok) == 0
+                    and self._postings.frequency(f"title_{code}", tok) == 0
                 ):
                     clauses.extend(self._fuzzy(text, code, out))
                 else:

@@ -34,7 +34,7 @@ from kb.search.analysis import (
 from kb.search.understand import concept_table
 
 #: Bumped whenever the schema, the analysers, the documents or the metadata change meaning.
-FORMAT = 10
+FORMAT = 11
 META_FILE = "meta.json"
 INDEX_NAME = "kb"
 
@@ -285,6 +285,17 @@ def _fields(doc: Doc) -> dict[str, Any]:
     return {k: v for k, v in out.items() if v}
 
 
+def _whoosh_fields(doc: Doc, row: dict[str, Any]) -> dict[str, Any]:
+    """What Whoosh keeps of a document: its identity and today's vocabulary (spelling,
+    completions). The scored fields live in the postings; writing them to Whoosh too cost
+    most of the build."""
+    return {
+        k: v
+        for k, v in row.items()
+        if k not in postings.FIELD_WEIGHT or (k == "body_ja" and doc.current)
+    }
+
+
 def index_is_current(kb: KnowledgeBase, index_dir: Path) -> bool:
     """True if ``index_dir`` holds an index of exactly this knowledge base (same content hash)."""
     try:
@@ -358,8 +369,8 @@ def build_index(kb: KnowledgeBase, index_dir: Path, previous: Path | None = None
         (index_dir / postings.FILE).write_bytes(blob)
         ix = whoosh_index.create_in(str(index_dir), make_schema(), indexname=INDEX_NAME)
         writer = ix.writer(limitmb=256)
-        for row in rows:
-            writer.add_document(**row)
+        for doc, row in zip(docs, rows, strict=True):
+            writer.add_document(**_whoosh_fields(doc, row))
         writer.commit()
         ix.close()
     finally:

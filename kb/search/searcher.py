@@ -95,7 +95,7 @@ class Searcher:
         definitions = frozenset(meta.get("definitions", []))
         self._reader = self._searcher.reader()
         self._speller = Speller(self._reader)
-        self._compiler = QueryCompiler(kb, self._speller, concepts, glossary)
+        self._compiler = QueryCompiler(kb, self._speller, self._index, concepts, glossary)
         self._ranker = Ranker(self._index, self._langs, self._kinds, concepts, definitions)
         self._hits = HitMaker(kb, self._refs, self._langs, self._groups, self._doc_editions)
 

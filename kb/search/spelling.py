@@ -26,7 +26,6 @@ class Speller:
         self._vocab: dict[str, dict[str, int]] = {}
         self._sorted: dict[str, list[str]] = {}
         self._deletes: dict[str, SymSpell] = {}
-        self._freq: dict[tuple[str, str], int] = {}
 
     def vocabulary(self, field: str) -> dict[str, int]:
         """Every word of a field with its document frequency."""
@@ -40,17 +39,6 @@ class Speller:
             self._vocab[field] = vocab
             self._sorted[field] = sorted(vocab)
         return vocab
-
-    def frequency(self, field: str, term: str) -> int:
-        """How many documents have ``term`` in ``field`` (cached)."""
-        key = (field, term)
-        freq = self._freq.get(key)
-        if freq is None:
-            freq = self._reader.doc_frequency(field, term)
-            if len(self._freq) > 100_000:
-                self._freq.clear()
-            self._freq[key] = freq
-        return freq
 
     def completions(self, field: str, prefix: str, limit: int) -> list[str]:
         """Words starting with ``prefix``, most frequent first (at most :data:`MAX_EXPANSION`)."""
