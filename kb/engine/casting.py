@@ -411,10 +411,8 @@ class Casting(GameState):
         ability once a turn per permanent, and a negative cost needs enough loyalty counters."""
         rule = "606.3" if ability.loyalty is not None else "702.6a"
         what = "a loyalty ability" if ability.loyalty is not None else "equip"
-        if p != self.active or not self.step.is_main or self.stack:
-            where = "the stack isn't empty" if self.stack else f"it is the {self.step.label}"
-            if p != self.active:
-                where = f"it is {self.players[self.active].name}'s turn"
+        where = self.sorcery_timing_problem(p)
+        if where:
             raise IllegalAction(
                 f"{what} is activated only in its controller's main phase with an empty stack "
                 f"({where})",

@@ -35,8 +35,8 @@ class SpecialActions(GameState):
             )
         if p != self.active:
             raise IllegalAction(f"it isn't {pl.name}'s turn", "305.3", "116.2a")
-        if not self.step.is_main or self.stack:
-            where = "the stack isn't empty" if self.stack else f"it is the {self.step.label}"
+        where = self.sorcery_timing_problem(p)
+        if where:
             raise IllegalAction(
                 f"a land is played only in its owner's main phase with an empty stack ({where})",
                 "305.1",
@@ -144,10 +144,8 @@ class SpecialActions(GameState):
         return ManaCostPlan(card, [])
 
     def _check_main_phase_empty_stack(self, p: int, rule: str) -> None:
-        if p != self.active or not self.step.is_main or self.stack:
-            where = "the stack isn't empty" if self.stack else f"it is the {self.step.label}"
-            if p != self.active:
-                where = f"it is {self.players[self.active].name}'s turn"
+        where = self.sorcery_timing_problem(p)
+        if where:
             raise IllegalAction(
                 f"this special action is taken in a main phase of the player's own turn with an "
                 f"empty stack ({where})",

@@ -492,6 +492,17 @@ class GameState:
             "next_id": self._next_id,
         }
 
+    def sorcery_timing_problem(self, p: int) -> str | None:
+        """Why player ``p`` may not act at sorcery speed now (307.1: their own main phase with an
+        empty stack), or None when they may; the reason reads in an error message."""
+        if p != self.active:
+            return f"it is {self.players[self.active].name}'s turn"
+        if self.stack:
+            return "the stack isn't empty"
+        if not self.step.is_main:
+            return f"it is the {self.step.label}"
+        return None
+
     def _check_in_game(self, p: int, action: Action) -> None:
         """Choices and announcements need no priority, only a player still in the game."""
         if not self.players[p].in_game:
