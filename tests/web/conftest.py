@@ -8,6 +8,7 @@ official editions when ../shared is there); ``full_client`` skips without them.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -301,3 +302,67 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):  
     report = yield
     setattr(item, f"rep_{report.when}", report)
     return report
+
+
+# ---- browser tests (Playwright on Debian's Chromium) ---------------------------------------------
+CHROMIUM = Path("/usr/bin/chromium")
+ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
+LAUNCH_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+
+def need_for_browser(condition: bool, message: str) -> None:
+    """Skip a browser test whose prerequisite is missing; in CI, fail instead (they must run)."""
+    if condition:
+        return
+    if os.environ.get("CI") == "true":
+        pytest.fail(message + ": browser tests must run in CI")
+    pytest.skip(message)
+
+
+@pytest.fixture(scope="module")
+def chromium_browser() -> Iterator[object]:
+    """Chromium launched from Debian's binary (Playwright never downloads a browser here)."""
+    need_for_browser(
+        CHROMIUM.exists(), f"Chromium not found at {CHROMIUM} (apt-get install chromium)"
+    )
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        chromium = pw.chromium.launch(executable_path=str(CHROMIUM), args=LAUNCH_ARGS)
+        yield chromium
+        chromium.close()
+
+
+def open_tab(browser, **context_args):  # type: ignore[no-untyped-def]
+    """A new context and page, and the list its JavaScript errors and console errors go to."""
+    context = browser.new_context(**context_args)
+    context.set_default_timeout(10_000)
+    tab = context.new_page()
+    errors: list[str] = []
+    tab.on("pageerror", lambda exc: errors.append(str(exc)))
+    tab.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
+    return context, tab, errors
+
+
+def watched_tab(browser, base_url: str, request: pytest.FixtureRequest, timeout_ms: int):  # type: ignore[no-untyped-def]
+    """A French visitor's tab on ``base_url`` for a fixture to yield: a screenshot is kept when the
+    test fails, and any JavaScript error or CSP violation fails it."""
+    context, tab, errors = open_tab(
+        browser, base_url=base_url, locale="fr-FR", viewport={"width": 1000, "height": 900}
+    )
+    context.set_default_timeout(timeout_ms)
+    yield tab
+    report = getattr(request.node, "rep_call", None)
+    if report is not None and report.failed:
+        ARTIFACTS.mkdir(exist_ok=True)
+        tab.screenshot(path=str(ARTIFACTS / f"{request.node.name}.png"), full_page=True)
+    context.close()
+    assert not errors, f"JavaScript errors or CSP violations: {errors}"

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import re
 import threading
 import urllib.request
@@ -13,28 +12,9 @@ import pytest
 
 from kb.web import create_app
 
-CHROMIUM = Path("/usr/bin/chromium")
-ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
-LAUNCH_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
+from .conftest import watched_tab
 
 pytestmark = pytest.mark.browser
-
-
-def _need_chromium() -> None:
-    if CHROMIUM.exists():
-        return
-    message = f"Chromium not found at {CHROMIUM} (apt-get install chromium)"
-    if os.environ.get("CI") == "true":
-        pytest.fail(message + ": browser tests must run in CI")
-    pytest.skip(message)
 
 
 @pytest.fixture(scope="module")
@@ -61,36 +41,10 @@ def live_server(web_instance: Path) -> Iterator[str]:
     app.extensions["kb_search"].close()
 
 
-@pytest.fixture(scope="module")
-def chromium_browser() -> Iterator[object]:
-    """Chromium launched from Debian's binary (Playwright never downloads a browser here)."""
-    _need_chromium()
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        chromium = pw.chromium.launch(executable_path=str(CHROMIUM), args=LAUNCH_ARGS)
-        yield chromium
-        chromium.close()
-
-
 @pytest.fixture
 def tab(chromium_browser, live_server: str, request: pytest.FixtureRequest) -> Iterator[object]:  # type: ignore[no-untyped-def]
     """A fresh page (French first, as a French visitor); a screenshot is kept on failure."""
-    context = chromium_browser.new_context(
-        base_url=live_server, locale="fr-FR", viewport={"width": 1000, "height": 900}
-    )
-    context.set_default_timeout(10_000)
-    tab = context.new_page()
-    errors: list[str] = []
-    tab.on("pageerror", lambda exc: errors.append(str(exc)))
-    tab.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
-    yield tab
-    report = getattr(request.node, "rep_call", None)
-    if report is not None and report.failed:
-        ARTIFACTS.mkdir(exist_ok=True)
-        tab.screenshot(path=str(ARTIFACTS / f"{request.node.name}.png"), full_page=True)
-    context.close()
-    assert not errors, f"JavaScript errors or CSP violations: {errors}"
+    yield from watched_tab(chromium_browser, live_server, request, 10_000)
 
 
 def test_search_open_hover_switch_history(cr_en_dir, tab) -> None:  # type: ignore[no-untyped-def]

@@ -4,21 +4,16 @@ touched, no console error. The kb site and the host page are two servers on 127.
 from __future__ import annotations
 
 import functools
-import os
 import threading
 import urllib.request
 from collections.abc import Iterator
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 
 import pytest
 
 from kb.web import create_app
 
-from .conftest import sample_kb
-
-CHROMIUM = Path("/usr/bin/chromium")
-LAUNCH_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+from .conftest import open_tab, sample_kb
 
 pytestmark = pytest.mark.browser
 
@@ -41,15 +36,6 @@ HOST_PAGE = """<!doctype html>
 </body>
 </html>
 """
-
-
-def _need_chromium() -> None:
-    if CHROMIUM.exists():
-        return
-    message = f"Chromium not found at {CHROMIUM} (apt-get install chromium)"
-    if os.environ.get("CI") == "true":
-        pytest.fail(message + ": browser tests must run in CI")
-    pytest.skip(message)
 
 
 def _wait(url: str) -> None:
@@ -96,24 +82,8 @@ def host_page(tmp_path_factory: pytest.TempPathFactory, kb_server: str) -> Itera
     server.server_close()
 
 
-@pytest.fixture(scope="module")
-def chromium_browser() -> Iterator[object]:
-    _need_chromium()
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=LAUNCH_ARGS)
-        yield browser
-        browser.close()
-
-
 def _open(browser, url: str, **context_args):  # type: ignore[no-untyped-def]
-    context = browser.new_context(**context_args)
-    context.set_default_timeout(10_000)
-    tab = context.new_page()
-    errors: list[str] = []
-    tab.on("pageerror", lambda exc: errors.append(str(exc)))
-    tab.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
+    context, tab, errors = open_tab(browser, **context_args)
     tab.goto(url)
     return context, tab, errors
 

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import os
 import re
 import socket
 import subprocess
@@ -17,25 +16,15 @@ import pytest
 
 from kb.export import export, pagefind_binary
 
-CHROMIUM = Path("/usr/bin/chromium")
-ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
-LAUNCH_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"]
+from .conftest import need_for_browser, watched_tab
 
 pytestmark = pytest.mark.browser
-
-
-def _need(condition: bool, message: str) -> None:
-    if condition:
-        return
-    if os.environ.get("CI") == "true":
-        pytest.fail(message + ": browser tests must run in CI")
-    pytest.skip(message)
 
 
 @pytest.fixture(scope="module")
 def static_site(embedded_instance: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """The embedded corpus exported with its search index, behind ``python -m http.server``."""
-    _need(pagefind_binary() is not None, "pagefind[extended] is not installed")
+    need_for_browser(pagefind_binary() is not None, "pagefind[extended] is not installed")
     out = tmp_path_factory.mktemp("static") / "site"
     export(embedded_instance, out)
     with socket.socket() as s:
@@ -62,35 +51,10 @@ def static_site(embedded_instance: Path, tmp_path_factory: pytest.TempPathFactor
     process.wait(timeout=10)
 
 
-@pytest.fixture(scope="module")
-def export_chromium() -> Iterator[object]:
-    _need(CHROMIUM.exists(), f"Chromium not found at {CHROMIUM} (apt-get install chromium)")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        chromium = pw.chromium.launch(executable_path=str(CHROMIUM), args=LAUNCH_ARGS)
-        yield chromium
-        chromium.close()
-
-
 @pytest.fixture
-def tab(export_chromium, static_site: str, request: pytest.FixtureRequest) -> Iterator[object]:  # type: ignore[no-untyped-def]
+def tab(chromium_browser, static_site: str, request: pytest.FixtureRequest) -> Iterator[object]:  # type: ignore[no-untyped-def]
     """A fresh French-speaking tab on the static site; a screenshot is kept on failure."""
-    context = export_chromium.new_context(
-        base_url=static_site, locale="fr-FR", viewport={"width": 1000, "height": 900}
-    )
-    context.set_default_timeout(15_000)
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
-    yield page
-    report = getattr(request.node, "rep_call", None)
-    if report is not None and report.failed:
-        ARTIFACTS.mkdir(exist_ok=True)
-        page.screenshot(path=str(ARTIFACTS / f"{request.node.name}.png"), full_page=True)
-    context.close()
-    assert not errors, f"JavaScript errors: {errors}"
+    yield from watched_tab(chromium_browser, static_site, request, 15_000)
 
 
 def test_root_picks_the_language_and_a_rule_opens(tab) -> None:  # type: ignore[no-untyped-def]
