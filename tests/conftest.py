@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -126,3 +132,30 @@ def write_edition():
     """``write_edition(folder, "2031-02-01", "February 1, 2031", marker=...)``: a small complete
     English edition of that date (rules 100, 117 with 117.4 reading ``marker``, a glossary)."""
     return _write_edition
+
+
+def static_host(folder: Path) -> Iterator[str]:
+    """``python -m http.server`` over ``folder`` on a free 127.0.0.1 port (the simplest static host
+    there is), polled until it answers; for a fixture to ``yield from``."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = int(s.getsockname()[1])
+    process = subprocess.Popen(
+        [sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1"],
+        cwd=folder,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    url = f"http://127.0.0.1:{port}"
+    for _ in range(100):
+        try:
+            with urllib.request.urlopen(url + "/robots.txt", timeout=1):
+                break
+        except OSError:
+            time.sleep(0.05)
+    else:
+        process.kill()
+        pytest.fail("http.server never answered")
+    yield url
+    process.terminate()
+    process.wait(timeout=10)

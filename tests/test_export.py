@@ -7,10 +7,6 @@ import html
 import json
 import re
 import shutil
-import socket
-import subprocess
-import sys
-import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -22,6 +18,7 @@ import pytest
 from kb.cli import main
 from kb.export import MANIFEST, ExportError, export, file_for, json_twin, pagefind_binary
 from kb.web import create_app
+from tests.conftest import static_host
 
 
 # ---- layout ------------------------------------------------------------------------------------
@@ -64,35 +61,10 @@ def exported(embedded_instance: Path, tmp_path_factory: pytest.TempPathFactory) 
     return out
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture(scope="module")
 def static_server(exported: Path) -> Iterator[str]:
     """``python -m http.server`` over the export (the simplest static host there is)."""
-    port = free_port()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1"],
-        cwd=exported,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    url = f"http://127.0.0.1:{port}"
-    for _ in range(100):
-        try:
-            with urllib.request.urlopen(url + "/robots.txt", timeout=1):
-                break
-        except OSError:
-            time.sleep(0.05)
-    else:
-        process.kill()
-        pytest.fail("http.server never answered")
-    yield url
-    process.terminate()
-    process.wait(timeout=10)
+    yield from static_host(exported)
 
 
 @pytest.fixture(scope="module")

@@ -4,17 +4,13 @@
 from __future__ import annotations
 
 import re
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from kb.export import export, pagefind_binary
+from tests.conftest import static_host
 
 from .conftest import need_for_browser, watched_tab
 
@@ -27,28 +23,7 @@ def static_site(embedded_instance: Path, tmp_path_factory: pytest.TempPathFactor
     need_for_browser(pagefind_binary() is not None, "pagefind[extended] is not installed")
     out = tmp_path_factory.mktemp("static") / "site"
     export(embedded_instance, out)
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    process = subprocess.Popen(
-        [sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1"],
-        cwd=out,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    url = f"http://127.0.0.1:{port}"
-    for _ in range(100):
-        try:
-            with urllib.request.urlopen(url + "/robots.txt", timeout=1):
-                break
-        except OSError:
-            time.sleep(0.05)
-    else:
-        process.kill()
-        pytest.fail("http.server never answered")
-    yield url
-    process.terminate()
-    process.wait(timeout=10)
+    yield from static_host(out)
 
 
 @pytest.fixture
