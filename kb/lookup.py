@@ -258,13 +258,16 @@ def rule_context(kb: KnowledgeBase, rule: Rule | None) -> str:
     ancestor's (117.3b: "Timing and Priority")."""
     if rule is None:
         return ""
-    if rule.title:
-        return rule.title
-    num = try_parse(rule.number)
-    for anc in num.ancestors() if num else []:
-        parent = kb.rule(rule.edition, str(anc))
-        if parent is not None and parent.title:
-            return parent.title
+    return rule.title or ancestor_title(kb, rule)
+
+
+def ancestor_title(kb: KnowledgeBase, rule: Rule) -> str:
+    """The title of the nearest titled rule above (a subrule shows its rule's title)."""
+    number = try_parse(rule.number)
+    for anc in number.ancestors() if number else []:
+        node = kb.rule(rule.edition, str(anc))
+        if node is not None and node.title:
+            return node.title
     return ""
 
 

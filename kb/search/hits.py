@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from kb.lookup import ancestor_title
 from kb.model import LANGS, Edition, KnowledgeBase, Rule
-from kb.rulenum import try_parse
 from kb.search.analysis import ANALYZERS, marker
 from kb.search.compiler import Compiled
 from kb.search.highlight import highlight
@@ -171,16 +171,6 @@ class HitMaker:
             (e for e in eds if e in known and known[e].lang in scope),
             key=lambda e: (LANGS.index(known[e].lang), known[e].date or "", e),
         )
-
-
-def ancestor_title(kb: KnowledgeBase, rule: Rule) -> str:
-    """The title of the nearest titled rule above (a subrule shows its rule's title)."""
-    number = try_parse(rule.number)
-    for anc in number.ancestors() if number else []:
-        node = kb.rule(rule.edition, str(anc))
-        if node is not None and node.title:
-            return node.title
-    return ""
 
 
 def _opening(text: str, limit: int = 40) -> str:

@@ -22,13 +22,14 @@ from typing import Any
 
 from whoosh import index as whoosh_index
 
+from kb.lookup import ancestor_title
 from kb.model import LANGS, Edition, KnowledgeBase, Rule
 from kb.rulenum import try_parse
 from kb.search import query as qp
 from kb.search.analysis import clean_query, fold_accents
 from kb.search.compiler import Compiled, QueryCompiler
 from kb.search.highlight import highlight
-from kb.search.hits import HitMaker, ancestor_title
+from kb.search.hits import HitMaker
 from kb.search.indexer import FORMAT, INDEX_NAME, KINDS, META_FILE, RULE_KINDS
 from kb.search.notes import note
 from kb.search.postings import FILE as POSTINGS_FILE
