@@ -32,7 +32,7 @@ from kb.build.read import (
 )
 from kb.buildcache import BuildCache
 from kb.instance import BuildError, load
-from kb.model import ExampleInfo, KnowledgeBase
+from kb.model import Edition, ExampleInfo, KnowledgeBase
 from kb.paths import CORPUS_DIR, EXAMPLES_DIR, PACKAGE_DIR
 from kb.sources.records import Problem, SourceError
 
@@ -300,16 +300,35 @@ def _build_locked(
 
     timings: dict[str, float] = {}
     cache = BuildCache(instance / layout.CACHE_DIR)
+    record = {
+        "inputs": input_digests(inputs),
+        "code_hash": content_hash([]),
+        "examples_run": run_examples_too,
+    }
+    fallback = ""
+    previous = layout.current_build(instance)
+    if not force and previous is not None:
+        from kb.build import incremental
+
+        try:
+            staging, report = incremental.add_edition(
+                instance, previous, inputs, record, digest, cache, progress, timings
+            )
+        except incremental.NotIncremental as why:
+            fallback = f"full build: {why}"
+        else:
+            _publish(instance, staging, report, paths, record, timings, started, cache, prune=False)
+            return report
+
     kb, problems, notes = build_kb(
         paths, run_examples_too=run_examples_too, progress=progress, timings=timings, cache=cache
     )
     kb.content_hash = digest
     report = BuildReport(instance, False, digest, timings=timings, notes=notes)
+    if fallback:
+        report.notes.insert(0, fallback)
     report.problems = [str(p) for p in problems]
-    report.editions = [
-        {"id": e.id, "lang": e.lang, "date": e.date, "kind": e.kind, **e.counts}
-        for e in sorted(kb.editions.values(), key=lambda e: (e.lang, e.date or "", e.id))
-    ]
+    report.editions = edition_rows(kb.editions.values())
     report.totals = totals(kb)
 
     staging = layout.new_staging(instance)
@@ -320,36 +339,86 @@ def _build_locked(
         t = time.perf_counter()
         if progress:
             progress("building the search index", 1, 1)
-        stats = _build_index(kb, staging / INDEX_DIR, layout.current_build(instance))
-        report.notes.append(
-            f"search index: {stats['docs']} documents, {stats['bytes'] / 1e6:.1f} MB, "
-            f"{stats['seconds']:.2f} s"
-        )
+        stats = _build_index(kb, staging / INDEX_DIR, previous)
+        report.notes.append(index_note(stats))
         timings["index"] = time.perf_counter() - t
+    except BaseException:
+        import shutil
+
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    _publish(instance, staging, report, paths, record, timings, started, cache, prune=True)
+    return report
+
+
+def input_digests(inputs: Iterable[tuple[Path, dict[str, Any] | None]]) -> dict[str, str]:
+    """Each input file's path -> digest of its bytes (what the next build compares to reuse this one)."""
+    out = {}
+    for path, _ in inputs:
+        try:
+            out[str(path)] = hashlib.blake2b(path.read_bytes(), digest_size=20).hexdigest()
+        except OSError as exc:
+            raise BuildError(f"{path}: cannot read: {exc.strerror}") from exc
+    return out
+
+
+def edition_rows(editions: Iterable[Edition]) -> list[dict[str, Any]]:
+    """The editions as the build report lists them (by language, date and id)."""
+    return [
+        {"id": e.id, "lang": e.lang, "date": e.date, "kind": e.kind, **e.counts}
+        for e in sorted(editions, key=lambda e: (e.lang, e.date or "", e.id))
+    ]
+
+
+def index_note(stats: dict[str, Any]) -> str:
+    """The build summary's line about the search index."""
+    return (
+        f"search index: {stats['docs']} documents, {stats['bytes'] / 1e6:.1f} MB, "
+        f"{stats['seconds']:.2f} s"
+    )
+
+
+def _publish(
+    instance: Path,
+    staging: Path,
+    report: BuildReport,
+    paths: list[Path],
+    record: dict[str, Any],
+    timings: dict[str, float],
+    started: float,
+    cache: BuildCache,
+    *,
+    prune: bool,
+) -> None:
+    """Write ``corpus.json`` and ``build.json`` into the staging folder and publish it."""
+    try:
         (staging / CORPUS_FILE).write_text(
             json.dumps({"paths": [str(p) for p in paths]}, indent=1), encoding="utf-8"
         )
         report.seconds = time.perf_counter() - started
         info = {
-            "content_hash": digest,
+            "content_hash": report.content_hash,
             "built_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
             "seconds": round(report.seconds, 3),
             "timings": {k: round(v, 3) for k, v in timings.items()},
             "editions": report.editions,
             "totals": report.totals,
             "problems": report.problems,
+            "notes": report.notes,
+            **record,
         }
         (staging / BUILD_FILE).write_text(
             json.dumps(info, indent=1, ensure_ascii=False), encoding="utf-8"
         )
-        layout.publish(instance, staging, digest)
-        cache.prune()
+        layout.publish(instance, staging, report.content_hash)
+        if prune:
+            # An incremental build uses few cache entries: pruning after it would empty the cache.
+            cache.prune()
     except BaseException:
         import shutil
 
         shutil.rmtree(staging, ignore_errors=True)
         raise
-    return report
 
 
 def _build_index(kb: KnowledgeBase, index_dir: Path, previous_build: Path | None) -> dict[str, Any]:

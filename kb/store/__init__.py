@@ -17,10 +17,12 @@ fits, counts)``
 flags, refs, example_refs, terms, term_spans)``
     Every numbered node of every edition; ``ord`` is its place in numeric order within the
     edition (row order is document order); ``examples`` the printed "Example:" texts.
-``lineage(edition, number, lineage, canonical, change)``
+``lineage(edition, number, lineage, canonical, change, compare)``
     The concordance: rules of one ``lineage`` are the same rule across editions and languages;
     ``canonical`` is the number in the newest English edition (NULL: deleted since); ``change``
-    compares with the previous edition of its language (first/same/moved/edited/created).
+    compares with the previous edition of its language (first/same/moved/edited/created);
+    ``compare`` a digest of what that comparison reads (masked text or title, and examples), so
+    an incremental build classifies changes without reading every text again.
 ``refs(edition, source, target, label, start, end, resolved)``
     Cross-references in rule texts (``source`` cites ``target`` in the same edition).
 ``glossary(edition, key, lang, term, definition, obsolete, source, line, aliases, see,

@@ -7,7 +7,7 @@ from typing import Any
 
 from kb.model import Ref
 
-FORMAT = "3"
+FORMAT = "4"
 DB_FILE = "kb.sqlite"
 
 SCHEMA = """
@@ -24,7 +24,7 @@ CREATE TABLE rules (
     term_spans TEXT NOT NULL);
 CREATE TABLE lineage (
     edition TEXT NOT NULL, number TEXT NOT NULL, lineage TEXT NOT NULL, canonical TEXT,
-    change TEXT);
+    change TEXT, compare TEXT NOT NULL);
 CREATE TABLE refs (
     edition TEXT NOT NULL, source TEXT NOT NULL, target TEXT NOT NULL, label TEXT NOT NULL,
     start INTEGER NOT NULL, "end" INTEGER NOT NULL, resolved INTEGER NOT NULL);

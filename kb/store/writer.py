@@ -7,6 +7,7 @@ import sqlite3
 from collections.abc import Mapping
 from pathlib import Path
 
+from kb.concordance import compare_digest
 from kb.model import GlossaryEntry, KnowledgeBase, Rule
 from kb.rulenum import try_parse
 from kb.store.schema import (
@@ -154,7 +155,7 @@ def write_edition_glossary(
 def write_links(conn: sqlite3.Connection, kb: KnowledgeBase) -> None:
     """Insert what links editions and the small tables: lineage, changes, examples, terms ..."""
     conn.executemany(
-        "INSERT INTO lineage VALUES (?,?,?,?,?)",
+        "INSERT INTO lineage VALUES (?,?,?,?,?,?)",
         [
             (
                 ed_id,
@@ -162,6 +163,7 @@ def write_links(conn: sqlite3.Connection, kb: KnowledgeBase) -> None:
                 lin,
                 _canonical_of(kb, ed_id, number, lin),
                 _change_of(kb, ed_id, number),
+                compare_digest(kb.rules[ed_id][number]),
             )
             for lin, by_edition in kb.concordance.items()
             for ed_id, number in by_edition.items()
