@@ -99,7 +99,10 @@ def _content(instance: Path) -> dict[str, list[tuple]]:
         conn.close()
     out["meta"] = [row for row in out["meta"] if row[0] != "content_hash"]
     # The two builds read the same files from different folders: compare file names.
-    return {table: [tuple(_named(v) for v in row) for row in rows] for table, rows in out.items()}
+    named = {table: [tuple(_named(v) for v in row) for row in rows] for table, rows in out.items()}
+    for table in TABLES:
+        named[table].sort(key=repr)
+    return named
 
 
 def _named(value: object) -> object:

@@ -9,17 +9,18 @@ every input (and of the code that builds) is unchanged, nothing is rebuilt.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import stat
 import sys
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kb import concordance, store
+from kb import buildcache, concordance, store
 from kb import instance as layout
 from kb.build.link import attach_commentary, canonicalise_refs, count, link
 from kb.build.read import (
@@ -339,7 +340,7 @@ def _build_locked(
         t = time.perf_counter()
         if progress:
             progress("building the search index", 1, 1)
-        stats = _build_index(kb, staging / INDEX_DIR, previous)
+        stats = _build_index(kb, staging / INDEX_DIR, previous, cache)
         report.notes.append(index_note(stats))
         timings["index"] = time.perf_counter() - t
     except BaseException:
@@ -421,22 +422,30 @@ def _publish(
         raise
 
 
-def _build_index(kb: KnowledgeBase, index_dir: Path, previous_build: Path | None) -> dict[str, Any]:
-    """The search index, reusing the previous build's where the indexer can
-    (``previous=``, when :func:`kb.search.build_index` takes it)."""
-    import inspect
-
+def _build_index(
+    kb: KnowledgeBase, index_dir: Path, previous_build: Path | None, cache: BuildCache
+) -> dict[str, Any]:
+    """The search index, reusing the previous build's where the indexer can: a copy when it
+    indexes the same knowledge base, else the analysis of every text analysed before."""
     from kb.search import build_index
 
     previous = previous_build / INDEX_DIR if previous_build else None
-    if previous is not None and previous.is_dir():
-        try:
-            accepts = "previous" in inspect.signature(build_index).parameters
-        except (TypeError, ValueError):
-            accepts = False
-        if accepts:
-            return build_index(kb, index_dir, previous=previous)
-    return build_index(kb, index_dir)
+    if previous is not None and not previous.is_dir():
+        previous = None
+    with analysis_memo(cache) as memo:
+        return build_index(kb, index_dir, previous=previous, memo=memo)
+
+
+@contextlib.contextmanager
+def analysis_memo(cache: BuildCache) -> Iterator[dict[bytes, Any]]:
+    """The index's analysis of each text, from the build cache and back into it."""
+    from kb.search.indexer import FORMAT, ja_backend_name
+
+    key = buildcache.digest(buildcache.code_digest("analysis"), FORMAT, ja_backend_name())
+    memo = cache.get("analysis", key) or {}
+    yield memo
+    if memo:
+        cache.put("analysis", key, memo)
 
 
 def totals(kb: KnowledgeBase) -> dict[str, int]:

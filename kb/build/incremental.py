@@ -110,7 +110,7 @@ def add_edition(
         t = time.perf_counter()
         if progress:
             progress("building the search index", 1, 1)
-        stats = build_index_from(staging / KB_FILE, staging / INDEX_DIR)
+        stats = build_index_from(staging / KB_FILE, staging / INDEX_DIR, cache)
         timings["index"] = time.perf_counter() - t
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
@@ -615,13 +615,15 @@ def _english_view(kb: KnowledgeBase, terms: list[Any]) -> list[tuple[str | None,
     return view
 
 
-def build_index_from(db: Path, index_dir: Path) -> dict[str, Any]:
+def build_index_from(db: Path, index_dir: Path, cache: BuildCache) -> dict[str, Any]:
     """The search index of a database (its rules read as plain rows, without their links)."""
+    from kb.build import analysis_memo
     from kb.search import build_index
 
     kb = store.open_kb(db)
     try:
-        return build_index(_IndexView.of(kb), index_dir)
+        with analysis_memo(cache) as memo:
+            return build_index(_IndexView.of(kb), index_dir, memo=memo)
     finally:
         kb.close()
 
@@ -647,7 +649,20 @@ class _IndexView:
                 json.loads(examples) if examples != "[]" else [],
                 canonical=canon,
             )
-        glossary = {e: dict(kb.glossary[e].items()) for e in kb.editions}
+        glossary: dict[str, dict[str, GlossaryEntry]] = {e: {} for e in kb.editions}
+        for ed_id, key, lang, term, definition, aliases, rule_refs in kb._db.all(
+            "SELECT edition, key, lang, term, definition, aliases, rule_refs FROM glossary "
+            "ORDER BY rowid"
+        ):
+            glossary[ed_id][key] = GlossaryEntry(
+                ed_id,
+                lang,
+                key,
+                term,
+                definition,
+                json.loads(aliases) if aliases != "[]" else [],
+                rule_refs=json.loads(rule_refs) if rule_refs != "[]" else [],
+            )
         view = KnowledgeBase(
             editions=dict(kb.editions),
             rules=rules,
