@@ -163,48 +163,84 @@ def test_a_changed_file_falls_back_to_a_full_build(tmp_path: Path, cr_en_dir: Pa
     build(instance, [base], run_examples_too=False)
     with (base / "a.txt").open("a", encoding="utf-8") as handle:
         handle.write("\n")
-    report = build(
-        instance, [_files(tmp_path / "added", (EDITIONS[1],), cr_en_dir)], run_examples_too=False
-    )
+    added = _files(tmp_path / "added", (EDITIONS[1],), cr_en_dir)
+    report = build(instance, [added], run_examples_too=False)
     assert report.notes[0] == "full build: a.txt changed"
-    assert {"en-2019-06-12", "en-2019-07-12"} <= set(load(instance).editions)
+    assert {"en-2019-06-14", "en-2019-07-12"} <= set(load(instance).editions)
 
 
-def test_a_previous_build_of_other_code_or_format_falls_back(
+def _previous(folder: Path, record: dict, **changes) -> Path:
+    """A previous build folder whose build.json is ``record`` with ``changes``."""
+    folder.mkdir()
+    (folder / BUILD_FILE).write_text(json.dumps({**record, **changes}), encoding="utf-8")
+    return folder
+
+
+def _record(paths: list[Path]) -> tuple[list, dict]:
+    from kb.build import content_hash, corpus_inputs, input_digests
+
+    inputs = corpus_inputs(paths)
+    return inputs, {
+        "inputs": input_digests(inputs),
+        "code_hash": content_hash([]),
+        "examples_run": False,
+    }
+
+
+@pytest.mark.parametrize(
+    ("change", "why"),
+    [
+        ({"code_hash": "0" * 64}, "the previous build was made by other code or data files"),
+        ({"inputs": None}, "the previous build was made by other code or data files"),
+        ({"examples_run": True}, "the previous build ran the examples differently"),
+    ],
+)
+def test_a_previous_build_of_other_code_is_not_reused(
+    tmp_path: Path, cr_en_dir: Path, change: dict, why: str
+) -> None:
+    from kb.build.incremental import NotIncremental, _the_new_file
+
+    paths = [cr_en_dir / f"MagicCompRules-{EDITIONS[0]}.txt"]
+    _, before = _record(paths)
+    inputs, now = _record([*paths, cr_en_dir / f"MagicCompRules-{EDITIONS[1]}.txt"])
+    previous = _previous(tmp_path / "previous", before, **change)
+    with pytest.raises(NotIncremental, match=re.escape(why)):
+        _the_new_file(previous / BUILD_FILE, inputs, now)
+    assert _the_new_file(_previous(tmp_path / "same", before) / BUILD_FILE, inputs, now) == Path(
+        cr_en_dir / f"MagicCompRules-{EDITIONS[1]}.txt"
+    )
+
+
+def test_a_vanished_file_or_two_new_ones_are_not_one_edition_added(
     tmp_path: Path, cr_en_dir: Path
 ) -> None:
-    instance = tmp_path / "instance"
-    build(instance, [_files(tmp_path / "base", EDITIONS[:1], cr_en_dir)], run_examples_too=False)
-    info_path = instance / BUILD_FILE
-    info = json.loads(info_path.read_text(encoding="utf-8"))
-    info["code_hash"] = "0" * 64  # made by other code
-    target = info_path.resolve()
-    target.unlink()
-    target.write_text(json.dumps(info), encoding="utf-8")
-    report = build(
-        instance, [_files(tmp_path / "added", EDITIONS[1:2], cr_en_dir)], run_examples_too=False
-    )
-    assert report.notes[0] == "full build: the previous build was made by other code or data files"
-    assert "en-2019-07-12" in load(instance).editions
-    # A database of another format: the same fallback, said so.
-    db = (instance / KB_FILE).resolve()
-    conn = sqlite3.connect(db)
-    conn.execute("UPDATE meta SET value = 'other' WHERE key = 'format'")
+    from kb.build.incremental import NotIncremental, _the_new_file
+
+    a, b, c = (cr_en_dir / f"MagicCompRules-{d}.txt" for d in EDITIONS)
+    _, before = _record([a, b])
+    inputs, now = _record([a, c])
+    with pytest.raises(NotIncremental, match=re.escape(f"{b.name} is no longer an input")):
+        _the_new_file(_previous(tmp_path / "p1", before) / BUILD_FILE, inputs, now)
+    _, before = _record([a])
+    inputs, now = _record([a, b, c])
+    with pytest.raises(NotIncremental, match="2 files added, not one"):
+        _the_new_file(_previous(tmp_path / "p2", before) / BUILD_FILE, inputs, now)
+    with pytest.raises(NotIncremental, match=r"no readable build\.json"):
+        _the_new_file(tmp_path / "nowhere" / BUILD_FILE, inputs, now)
+
+
+def test_a_database_of_another_format_is_not_reused(tmp_path: Path, cr_en_dir: Path) -> None:
+    from kb.build.incremental import NotIncremental, add_edition
+    from kb.buildcache import BuildCache
+
+    a, b = (cr_en_dir / f"MagicCompRules-{d}.txt" for d in EDITIONS[:2])
+    _, before = _record([a])
+    inputs, now = _record([a, b])
+    previous = _previous(tmp_path / "previous", before)
+    conn = sqlite3.connect(previous / KB_FILE)
+    conn.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+    conn.execute("INSERT INTO meta VALUES ('format', 'other')")
     conn.commit()
     conn.close()
-    report = build(
-        instance, [_files(tmp_path / "more", EDITIONS[2:], cr_en_dir)], run_examples_too=False
-    )
-    assert report.notes[0].startswith("full build: the previous database cannot be reused"), (
-        report.notes[0]
-    )
-    assert "en-2023-11-17" in load(instance).editions
-
-
-def test_two_editions_added_at_once_build_in_full(tmp_path: Path, cr_en_dir: Path) -> None:
-    instance = tmp_path / "instance"
-    build(instance, [_files(tmp_path / "base", EDITIONS[:1], cr_en_dir)], run_examples_too=False)
-    report = build(
-        instance, [_files(tmp_path / "added", EDITIONS[1:], cr_en_dir)], run_examples_too=False
-    )
-    assert report.notes[0] == "full build: 2 files added, not one"
+    with pytest.raises(NotIncremental, match="the previous database cannot be reused"):
+        add_edition(tmp_path / "i", previous, inputs, now, "x", BuildCache(None), None, {})
