@@ -32,10 +32,11 @@ from typing import Any
 
 from kb import concordance, store
 from kb import instance as layout
-from kb.build.link import _vocabulary, attach_commentary, count, link
+from kb.build.link import _vocabulary, attach_commentary, count, link, recanonicalise
 from kb.build.read import _add_full, _link_tree, display_path, read_cached
+from kb.build.reindex import build_index_from
 from kb.buildcache import BuildCache
-from kb.model import Commentary, Edition, GlossaryEntry, KnowledgeBase, Ref, Rule
+from kb.model import Commentary, Edition, GlossaryEntry, KnowledgeBase, Rule
 from kb.paths import CORPUS_DIR
 from kb.sources.records import Problem
 
@@ -431,7 +432,7 @@ class _Patch:
             "WHERE edition = ? AND number = ?",
             updates,
         )
-        _recanonicalise(conn, moved)
+        recanonicalise(conn, moved)
 
         # Editions: places in time, the quotes' fits, the new edition's counts.
         count(
@@ -548,55 +549,6 @@ class _Patch:
         )
 
 
-def _recanonicalise(
-    conn: sqlite3.Connection, moved: Mapping[str, Mapping[str, str | None]]
-) -> None:
-    """References carry the canonical number of their target: rewrite those whose target's moved."""
-    from kb.store.schema import _refs_json
-
-    for ed_id, targets in moved.items():
-        quoted = [json.dumps(n) for n in targets]
-
-        def names(text: str, quoted: list[str] = quoted) -> bool:
-            return any(q in text for q in quoted)  # cheap: decode only what may cite a target
-
-        out = []
-        for rowid, refs, example_refs in conn.execute(
-            "SELECT rowid, refs, example_refs FROM rules WHERE edition = ?", (ed_id,)
-        ):
-            if not (names(refs) or names(example_refs)):
-                continue
-            own = _decode(json.loads(refs))
-            lists = [_decode(x) for x in json.loads(example_refs)]
-            hits = [_move(own, targets), *(_move(x, targets) for x in lists)]
-            if any(hits):
-                out.append((_refs_json(own), "[" + ",".join(map(_refs_json, lists)) + "]", rowid))
-        conn.executemany("UPDATE rules SET refs = ?, example_refs = ? WHERE rowid = ?", out)
-        out = []
-        for rowid, refs in conn.execute(
-            "SELECT rowid, refs FROM glossary WHERE edition = ?", (ed_id,)
-        ):
-            if names(refs):
-                own = _decode(json.loads(refs))
-                if _move(own, targets):
-                    out.append((_refs_json(own), rowid))
-        conn.executemany("UPDATE glossary SET refs = ? WHERE rowid = ?", out)
-
-
-def _decode(rows: list[list[Any]]) -> list[Ref]:
-    return [Ref(r[0], r[1], r[2], r[3], bool(r[4]), r[5]) for r in rows]
-
-
-def _move(refs: list[Ref], targets: Mapping[str, str | None]) -> bool:
-    """Give references to a moved target its new canonical number; True if any changed."""
-    hit = False
-    for ref in refs:
-        if ref.number in targets and ref.canonical != targets[ref.number]:
-            ref.canonical = targets[ref.number]
-            hit = True
-    return hit
-
-
 def _newest_of(kb: KnowledgeBase, lang: str) -> dict[str, Any] | None:
     newest = kb.glossary_edition(lang)
     return kb.glossary[newest.id] if newest else None
@@ -613,64 +565,3 @@ def _english_view(kb: KnowledgeBase, terms: list[Any]) -> list[tuple[str | None,
         name = next((n.lower() for n in term.en if n.lower() in english), None)
         view.append((name, _is_redirect(english[name]) if name else False))
     return view
-
-
-def build_index_from(db: Path, index_dir: Path, cache: BuildCache) -> dict[str, Any]:
-    """The search index of a database (its rules read as plain rows, without their links)."""
-    from kb.build import analysis_memo
-    from kb.search import build_index
-
-    kb = store.open_kb(db)
-    try:
-        with analysis_memo(cache) as memo:
-            return build_index(_IndexView.of(kb), index_dir, memo=memo)
-    finally:
-        kb.close()
-
-
-class _IndexView:
-    """What the indexer reads of a stored knowledge base, every rule read in one query."""
-
-    @staticmethod
-    def of(kb: Any) -> KnowledgeBase:
-        rules: dict[str, dict[str, Rule]] = {e: {} for e in kb.editions}
-        for ed_id, lang, number, kind, title, text, examples, canon in kb._db.all(
-            "SELECT r.edition, r.lang, r.number, r.kind, r.title, r.text, r.examples, l.canonical "
-            "FROM rules r LEFT JOIN lineage l ON l.edition = r.edition AND l.number = r.number "
-            "ORDER BY r.rowid"
-        ):
-            rules[ed_id][number] = Rule(
-                ed_id,
-                lang,
-                number,
-                kind,
-                text,
-                title,
-                json.loads(examples) if examples != "[]" else [],
-                canonical=canon,
-            )
-        glossary: dict[str, dict[str, GlossaryEntry]] = {e: {} for e in kb.editions}
-        for ed_id, key, lang, term, definition, aliases, rule_refs in kb._db.all(
-            "SELECT edition, key, lang, term, definition, aliases, rule_refs FROM glossary "
-            "ORDER BY rowid"
-        ):
-            glossary[ed_id][key] = GlossaryEntry(
-                ed_id,
-                lang,
-                key,
-                term,
-                definition,
-                json.loads(aliases) if aliases != "[]" else [],
-                rule_refs=json.loads(rule_refs) if rule_refs != "[]" else [],
-            )
-        view = KnowledgeBase(
-            editions=dict(kb.editions),
-            rules=rules,
-            glossary=glossary,
-            commentary=list(kb.commentary),
-            tournament=list(kb.tournament),
-            terms=list(kb.terms),
-            examples=list(kb.examples),
-            content_hash=kb.content_hash,
-        )
-        return view

@@ -3,6 +3,9 @@ build cache), canonical numbers on references, commentary placed on canonical ru
 
 from __future__ import annotations
 
+import json
+import re
+import sqlite3
 from collections.abc import Mapping
 from typing import Any
 
@@ -210,3 +213,47 @@ def count(kb: KnowledgeBase) -> None:
             "unresolved_refs": sum(1 for ref in refs if not ref.resolved),
             "refs": len(refs),
         }
+
+
+def recanonicalise(conn: sqlite3.Connection, moved: Mapping[str, Mapping[str, str | None]]) -> None:
+    """References carry the canonical number of their target: rewrite those whose target's moved."""
+    from kb.store.schema import _refs_json
+
+    for ed_id, targets in moved.items():
+        # Decode only what may cite a target: one search for any of their quoted numbers.
+        names = re.compile("|".join(re.escape(json.dumps(n)) for n in targets)).search
+        out = []
+        for rowid, refs, example_refs in conn.execute(
+            "SELECT rowid, refs, example_refs FROM rules WHERE edition = ?", (ed_id,)
+        ):
+            if not (names(refs) or names(example_refs)):
+                continue
+            own = _decode(json.loads(refs))
+            lists = [_decode(x) for x in json.loads(example_refs)]
+            hits = [_move(own, targets), *(_move(x, targets) for x in lists)]
+            if any(hits):
+                out.append((_refs_json(own), "[" + ",".join(map(_refs_json, lists)) + "]", rowid))
+        conn.executemany("UPDATE rules SET refs = ?, example_refs = ? WHERE rowid = ?", out)
+        out = []
+        for rowid, refs in conn.execute(
+            "SELECT rowid, refs FROM glossary WHERE edition = ?", (ed_id,)
+        ):
+            if names(refs):
+                own = _decode(json.loads(refs))
+                if _move(own, targets):
+                    out.append((_refs_json(own), rowid))
+        conn.executemany("UPDATE glossary SET refs = ? WHERE rowid = ?", out)
+
+
+def _decode(rows: list[list[Any]]) -> list[Ref]:
+    return [Ref(r[0], r[1], r[2], r[3], bool(r[4]), r[5]) for r in rows]
+
+
+def _move(refs: list[Ref], targets: Mapping[str, str | None]) -> bool:
+    """Give references to a moved target its new canonical number; True if any changed."""
+    hit = False
+    for ref in refs:
+        if ref.number in targets and ref.canonical != targets[ref.number]:
+            ref.canonical = targets[ref.number]
+            hit = True
+    return hit

@@ -16,6 +16,7 @@ import shutil
 import time
 from array import array
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -261,12 +262,19 @@ def _rule_prior(rule: Rule) -> float:
 
 
 def _rule_title(table: dict[str, Rule], rule: Rule) -> str:
-    number = try_parse(rule.number)
-    for anc in number.ancestors() if number else []:
-        node = table.get(str(anc))
-        if node is not None and node.title and not anc.is_section:
+    for anc in _titled_ancestors(rule.number):
+        node = table.get(anc)
+        if node is not None and node.title:
             return node.title
     return ""
+
+
+@lru_cache(maxsize=1 << 14)
+def _titled_ancestors(number: str) -> tuple[str, ...]:
+    """The numbers above ``number`` that may carry a title (sections do not count), nearest
+    first; once per distinct number (an archive repeats each in every edition)."""
+    parsed = try_parse(number)
+    return tuple(str(a) for a in parsed.ancestors() if not a.is_section) if parsed else ()
 
 
 def _fields(doc: Doc) -> dict[str, Any]:
