@@ -91,6 +91,9 @@ def _content(instance: Path) -> dict[str, list[tuple]]:
             table: sorted(conn.execute(f"SELECT {cols} FROM {table}").fetchall(), key=repr)
             for table, cols in TABLES.items()
         }
+        if conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'history'").fetchone():
+            # The rule pages' precomputed history (kb.history), refreshed for what changed.
+            out["history"] = sorted(conn.execute("SELECT lineage, lang, entries FROM history"))
         out["rule order"] = conn.execute(
             "SELECT edition, number FROM rules ORDER BY rowid"
         ).fetchall()

@@ -336,6 +336,7 @@ def _build_locked(
     try:
         t = time.perf_counter()
         store.write(kb, staging / KB_FILE)
+        write_history(staging / KB_FILE)
         timings["save"] = time.perf_counter() - t
         t = time.perf_counter()
         if progress:
@@ -350,6 +351,16 @@ def _build_locked(
         raise
     _publish(instance, staging, report, paths, record, timings, started, cache, prune=True)
     return report
+
+
+def write_history(path: Path, lineages: Iterable[str] | None = None) -> None:
+    """The rule pages' precomputed history (``kb.history``, when present): the whole table, or
+    the given lineages only (an incremental build)."""
+    try:
+        from kb.history import write_history as write
+    except ImportError:  # built before kb.history existed: the pages compute history on view
+        return
+    write(path, lineages)
 
 
 def input_digests(inputs: Iterable[tuple[Path, dict[str, Any] | None]]) -> dict[str, str]:

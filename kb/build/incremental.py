@@ -59,7 +59,15 @@ def add_edition(
 ) -> tuple[Path, Any]:
     """Build into a new staging folder from ``previous`` plus the one new input; returns the
     folder (not yet published) and the :class:`kb.build.BuildReport`."""
-    from kb.build import BUILD_FILE, INDEX_DIR, KB_FILE, BuildReport, edition_rows, index_note
+    from kb.build import (
+        BUILD_FILE,
+        INDEX_DIR,
+        KB_FILE,
+        BuildReport,
+        edition_rows,
+        index_note,
+        write_history,
+    )
 
     t0 = time.perf_counter()
     path = _the_new_file(previous / BUILD_FILE, inputs, record)
@@ -106,12 +114,13 @@ def add_edition(
             conn.execute("COMMIT")
         finally:
             conn.close()
+        write_history(staging / KB_FILE, patch.touched)
         old.close()
         timings["save"] = time.perf_counter() - t
         t = time.perf_counter()
         if progress:
             progress("building the search index", 1, 1)
-        stats = build_index_from(staging / KB_FILE, staging / INDEX_DIR, cache)
+        stats = build_index_from(staging / KB_FILE, staging / INDEX_DIR, cache, patch.canonical)
         timings["index"] = time.perf_counter() - t
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
@@ -185,6 +194,10 @@ class _Patch:
         self.terms = list(old.terms)
         self.loaded: dict[str, dict[str, Rule]] = {new_id: self.rules}
         self.relinked: list[str] = []
+        #: lineages whose rule history (``kb.history``) must be written again
+        self.touched: set[str] = set()
+        #: edition -> number -> canonical number, once the concordance is done
+        self.canonical: dict[str, dict[str, str | None]] = {}
 
     # ---- helpers ---------------------------------------------------------------------------
     def kb(self, rules: Mapping[str, Mapping[str, Rule]], glossary: Mapping[str, Any]) -> Any:
@@ -262,9 +275,10 @@ class _Patch:
         self.prev = full[at - 1].id
         self.next = full[at + 1].id if at + 1 < len(full) else None
         reference = full[-1]
+        # One scan of the lineage table (the order of rules within an edition matters nowhere
+        # here: a lineage is unique within an edition).
         rows = self.old._db.all(
-            "SELECT r.edition, r.number, l.lineage, l.canonical, l.change, l.compare FROM rules r "
-            "JOIN lineage l ON l.edition = r.edition AND l.number = r.number ORDER BY r.rowid"
+            "SELECT edition, number, lineage, canonical, change, compare FROM lineage"
         )
         self.old_rows = {(e, n): (lin, canon, ch) for e, n, lin, canon, ch, _ in rows}
         by_ed: dict[str, dict[str, str]] = {}
@@ -381,7 +395,7 @@ class _Patch:
     def write(self, conn: sqlite3.Connection, digest: str) -> None:
         """Patch the copied database: the new edition, lineage, references, comparisons ..."""
         lineage = self.lineage
-        canonical = {
+        canonical = self.canonical = {
             ed_id: {n: (None if ":" in lin else lin) for n, lin in table.items()}
             for ed_id, table in lineage.items()
         }
@@ -403,7 +417,11 @@ class _Patch:
                 ref.canonical = canonical[self.new_id].get(ref.number)
         store.write_edition_glossary(conn, self.new_id, self.glossary)
 
-        # Lineage rows: the new edition's, and every old row that changed.
+        # Lineage rows: the new edition's, and every old row that changed (their lineages' history
+        # is written again, under the old name and the new).
+        self.touched = {
+            lineage[ed_id][n] for ed_id in [self.new_id, *self.relinked] for n in lineage[ed_id]
+        }
         conn.executemany(
             "INSERT INTO lineage VALUES (?,?,?,?,?,?)",
             [
@@ -425,6 +443,7 @@ class _Patch:
             digest_now = self.digests[(ed_id, n)]
             if new != (lin, canon, change) or ed_id in self.relinked:
                 updates.append((*new, digest_now, ed_id, n))
+                self.touched.update((lin, new[0]))
             if new[1] != canon and ed_id not in self.relinked:
                 moved.setdefault(ed_id, {})[n] = new[1]
         conn.executemany(

@@ -4,6 +4,7 @@ no knowledge base in memory; reading every rule with its links would cost more t
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -12,15 +13,22 @@ from kb.buildcache import BuildCache
 from kb.model import GlossaryEntry, KnowledgeBase, Rule
 
 
-def build_index_from(db: Path, index_dir: Path, cache: BuildCache) -> dict[str, Any]:
-    """The search index of a database (its rules read as plain rows, without their links)."""
+def build_index_from(
+    db: Path,
+    index_dir: Path,
+    cache: BuildCache,
+    canonical: Mapping[str, Mapping[str, str | None]] | None = None,
+) -> dict[str, Any]:
+    """The search index of a database (its rules read as plain rows, without their links);
+    ``canonical`` (edition -> number -> canonical number), when the caller knows it, spares
+    reading the lineage table."""
     from kb.build import analysis_memo
     from kb.search import build_index
 
     kb = store.open_kb(db)
     try:
         with analysis_memo(cache) as memo:
-            return build_index(_IndexView.of(kb), index_dir, memo=memo)
+            return build_index(_IndexView.of(kb, canonical), index_dir, memo=memo)
     finally:
         kb.close()
 
@@ -29,13 +37,23 @@ class _IndexView:
     """What the indexer reads of a stored knowledge base, every rule read in one query."""
 
     @staticmethod
-    def of(kb: Any) -> KnowledgeBase:
+    def of(kb: Any, canonical: Mapping[str, Mapping[str, str | None]] | None) -> KnowledgeBase:
         rules: dict[str, dict[str, Rule]] = {e: {} for e in kb.editions}
-        for ed_id, lang, number, kind, title, text, examples, canon in kb._db.all(
-            "SELECT r.edition, r.lang, r.number, r.kind, r.title, r.text, r.examples, l.canonical "
-            "FROM rules r LEFT JOIN lineage l ON l.edition = r.edition AND l.number = r.number "
-            "ORDER BY r.rowid"
-        ):
+        if canonical is None:
+            rows = kb._db.all(
+                "SELECT r.edition, r.lang, r.number, r.kind, r.title, r.text, r.examples, "
+                "l.canonical FROM rules r LEFT JOIN lineage l "
+                "ON l.edition = r.edition AND l.number = r.number ORDER BY r.rowid"
+            )
+        else:
+            rows = [
+                (*row, canonical.get(row[0], {}).get(row[2]))
+                for row in kb._db.all(
+                    "SELECT edition, lang, number, kind, title, text, examples FROM rules "
+                    "ORDER BY rowid"
+                )
+            ]
+        for ed_id, lang, number, kind, title, text, examples, canon in rows:
             rules[ed_id][number] = Rule(
                 ed_id,
                 lang,
