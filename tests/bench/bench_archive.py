@@ -1,6 +1,7 @@
 """Benchmark at archive scale (every edition of cr-en and cr-en-archive): the targets of the store.
 
-Run: ``python tests/bench/bench_archive.py [--work DIR] [--duration 20] [--skip-builds]``.
+Run: ``python tests/bench/bench_archive.py [--work DIR] [--duration 20] [--skip-builds |
+--builds-only]``.
 
 Each figure comes with its ratio to a reference measured in the same run, because absolute
 figures move with the machine's load:
@@ -409,6 +410,7 @@ def main() -> int:
     ap.add_argument("--work", type=Path, help="working folder (default: a temporary one)")
     ap.add_argument("--duration", type=int, default=20, help="seconds of wrk per server")
     ap.add_argument("--skip-builds", action="store_true", help="reuse WORK/full")
+    ap.add_argument("--builds-only", action="store_true", help="the build figures alone")
     args = ap.parse_args()
     if not all(f.is_dir() for f in FOLDERS):
         print(f"skipped: {FOLDERS} not found")
@@ -416,8 +418,11 @@ def main() -> int:
     work = args.work or Path(tempfile.mkdtemp(prefix="kb-archive-"))
     work.mkdir(parents=True, exist_ok=True)
     instance = work / "full" if args.skip_builds else bench_builds(work)
-    bench_rule_command(instance)
-    if shutil.which("wrk"):
+    if not args.builds_only:
+        bench_rule_command(instance)
+    if args.builds_only:
+        pass
+    elif shutil.which("wrk"):
         bench_server(instance, work, args.duration)
     else:
         print("wrk not found (apt-get install wrk): server figures skipped")
