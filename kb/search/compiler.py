@@ -225,8 +225,8 @@ class QueryCompiler:
                 if (
                     tok.isalpha()
                     and out.src in (None, code)
-                    and self._postings.frequency(f"body_{code}", tok) == 0
-                    and self._postings.frequency(f"title_{code}", tok) == 0
+                    and not self._postings.knows(f"body_{code}", tok)
+                    and not self._postings.knows(f"title_{code}", tok)
                 ):
                     clauses.extend(self._fuzzy(text, code, out))
                 else:

@@ -169,7 +169,7 @@ class Ranker:
         groups = ev.groups
         order = compiled.order
         langs = self._langs
-        seqs = self._index.seq
+        sequence = self._index.sequence
         out = []
         examples = self._example_docs if demote_examples else frozenset()
         for doc, score in best:
@@ -179,7 +179,7 @@ class Ranker:
             lang_order = order.get(langs[doc])
             if lang_order is not None and len(lang_order[1]) > 1:
                 name, wanted = lang_order
-                seq = seqs[name][doc] if name in seqs else None
+                seq = sequence(name, doc)
                 if seq:
                     score *= 1.0 + PROXIMITY * _proximity(
                         seq, wanted, 1 if name == "gram_ja" else WINDOW
