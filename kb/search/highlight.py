@@ -6,6 +6,8 @@ query ``trigger`` and ``priorité`` for ``priorite``; everything else is HTML-es
 
 from __future__ import annotations
 
+import unicodedata
+from bisect import bisect_left
 from collections.abc import Callable
 from html import escape
 
@@ -29,13 +31,17 @@ def highlight(
     """
     if not text:
         return ""
-    norm, offsets = normalize_mapped(text)
     spans: list[tuple[int, int]] = []
     if wanted:
-        for analyze in analyzers:
-            for term, start, end in analyze(norm):
-                if term in wanted:
-                    spans.append((offsets[start], offsets[end - 1] + 1))
+        if unicodedata.is_normalized("NFKC", text):  # most texts: offsets are the same
+            for analyze in analyzers:
+                spans.extend((start, end) for term, start, end in analyze(text) if term in wanted)
+        else:
+            norm, offsets = normalize_mapped(text)
+            for analyze in analyzers:
+                for term, start, end in analyze(norm):
+                    if term in wanted:
+                        spans.append((offsets[start], offsets[end - 1] + 1))
     spans = _merge(sorted(spans))
     start, end = _window(text, spans, width)
     out: list[str] = ["…" if start > 0 else ""]
@@ -68,8 +74,9 @@ def _window(text: str, spans: list[tuple[int, int]], width: int) -> tuple[int, i
     if len(text) <= width:
         return 0, len(text)
     best_start, best_count = 0, -1
-    for i, (s, _e) in enumerate(spans):
-        count = sum(1 for s2, _ in spans[i:] if s2 < s + width)
+    starts = [s for s, _ in spans]
+    for i, s in enumerate(starts):
+        count = bisect_left(starts, s + width, i) - i
         if count > best_count:
             best_start, best_count = s, count
     start = max(0, best_start - width // 4) if best_count > 0 else 0

@@ -18,6 +18,7 @@ import math
 import re
 import sys
 import threading
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -348,8 +349,9 @@ class Searcher:
             # One language, current documents: each rule or term has one, so documents = groups.
             total = len(scores) + sum(1 for d in pinned if d not in scores)
         else:
-            groups_of = self._groups
-            total = len({groups_of[d] for d in scores} | groups.keys())
+            # Every matching document's group, looked up in C: a common word matches thousands.
+            found = set(itemgetter(*scores)(self._groups)) if len(scores) > 1 else set()
+            total = len(found | groups.keys())
         result.total = total
         result.pages = math.ceil(total / limit)
         picked = list(groups.values())[(page - 1) * limit : page * limit]
