@@ -7,9 +7,9 @@ from typing import Any
 
 from kb.lookup import ancestor_title
 from kb.model import LANGS, Edition, KnowledgeBase, Rule
-from kb.search.analysis import ANALYZERS, marker
+from kb.search.analysis import ANALYZERS
 from kb.search.compiler import Compiled
-from kb.search.highlight import highlight
+from kb.search.highlight import highlight, marker
 from kb.search.indexer import example_prose
 from kb.search.results import Hit
 
@@ -77,6 +77,7 @@ class HitMaker:
         for group, mask in zip(groups, editions.docs, strict=True):
             self._group_editions[group] = self._group_editions.get(group, 0) | mask
         self._titles: dict[tuple[str, str], str] = {}
+        self._ids: dict[str, dict[str, Any]] = {}
 
     def hit(
         self,
@@ -136,7 +137,7 @@ class HitMaker:
         self, kind: str, ident: str, lang: str, score: float, wanted: set[str], analyzers: list[Any]
     ) -> Hit:
         if kind == "c":
-            com = next(c for c in self.kb.commentary if c.id == ident)
+            com = self._by_id("c", self.kb.commentary)[ident]
             # A paragraph without a heading is named by its first words, not by a file name.
             title = com.heading or ", ".join(com.about_rules) or _opening(com.text)
             return Hit(
@@ -152,7 +153,7 @@ class HitMaker:
                 key=ident,
             )
         if kind == "t":
-            item = next(t for t in self.kb.tournament if t.id == ident)
+            item = self._by_id("t", self.kb.tournament)[ident]
             return Hit(
                 "tournament",
                 item.section,
@@ -165,7 +166,7 @@ class HitMaker:
                 score,
                 key=ident,
             )
-        ex = next(x for x in self.kb.examples if x.id == ident)
+        ex = self._by_id("x", self.kb.examples)[ident]
         return Hit(
             "example",
             None,
@@ -178,6 +179,16 @@ class HitMaker:
             score,
             key=ident,
         )
+
+    def _by_id(self, kind: str, items: Any) -> dict[str, Any]:
+        """Commentary, tournament items or examples by id (made on first use: hits of those
+        kinds are a few per query, and a scan of each list cost up to 3 ms)."""
+        found = self._ids.get(kind)
+        if found is None:
+            found = self._ids[kind] = {}
+            for item in items:
+                found.setdefault(item.id, item)
+        return found
 
     def rule_hit(self, rule: Rule, scope: tuple[str, ...], score: float, snippet: str) -> Hit:
         """A rule as a hit: its editions in the languages of ``scope``, its title or its
