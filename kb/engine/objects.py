@@ -139,6 +139,7 @@ class StackObject:
     source: GameObject | None = None  # the permanent whose ability this is (its last known state)
     division: tuple[int, ...] = ()  # the damage each target gets, announced on casting (601.2d)
     haste: bool = False  # cast with suspend: the creature gains haste (702.62a)
+    origin: GameObject | None = None  # a triggered ability's source permanent (113.7a)
 
     @property
     def keywords(self) -> frozenset[str]:
@@ -168,6 +169,7 @@ class PendingTrigger:
     source: str
     effects: tuple[Effect, ...]
     condition: str
+    origin: GameObject | None = None  # the permanent whose ability triggered (113.7)
 
 
 @dataclass(slots=True, eq=False)

@@ -49,8 +49,10 @@ class Priority(GameState):
         if self.game_over:
             return
         if not self.players[p].in_game:
+            # 800.4j covers the active player who left during their turn; otherwise the player
+            # who left is simply no longer in the turn order (800.4a).
+            rules = [*rules, "800.4j" if p == self.active else "800.4a"]
             p = self._next_in_game(p)
-            rules = [*rules, "800.4j"]
         self.priority = p
         if p == self.active and self.shortcut is None:
             self.combat_return = None

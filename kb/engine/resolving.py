@@ -32,9 +32,13 @@ class Resolving(GameState):
             if item.card is not None:
                 self._to_graveyard(item.card)
             return
-        self._emit(
-            "resolve", f"{item.name} resolves", cite("117.4", "608.2"), p, resolved=item.name
-        )
+        rules = cite("117.4", "608.2")
+        note = ""
+        origin = item.source or item.origin
+        if item.kind != "spell" and origin is not None and origin not in self.battlefield:
+            rules.append("113.7a")
+            note = " (its source has left the battlefield: the ability exists independently of it)"
+        self._emit("resolve", f"{item.name} resolves{note}", rules, p, resolved=item.name)
         targets = iter(zip(item.targets, legal, strict=True))
         for effect in item.effects:
             target = None
