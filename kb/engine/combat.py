@@ -288,6 +288,9 @@ class Combat(GameState):
         lethal damage to each in turn (1 with deathtouch, 702.2c), the rest to the last one, or
         with trample to the player or planeswalker it attacks (702.19b)."""
         assert obj.attacking is not None
+        announced = self._assigned_damage(obj)
+        if announced is not None:
+            return [(obj, recipient, n) for recipient, n in announced if n > 0]
         attacked: tuple[str, int] | None = ("player", obj.attacking)
         if obj.attacking_planeswalker is not None:
             walker = self._object(obj.attacking_planeswalker)

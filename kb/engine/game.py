@@ -21,6 +21,7 @@ from typing import Any
 from kb.engine.cards import Effect
 from kb.engine.casting import Casting
 from kb.engine.combat import Combat
+from kb.engine.damage import DamageAssignment
 from kb.engine.effects import Effects
 from kb.engine.mana_abilities import ManaAbilities
 from kb.engine.objects import SHORTCUTS, Action, Event, GameObject, IllegalAction, ScenarioError
@@ -44,6 +45,7 @@ class Game(
     Effects,
     SpecialActions,
     Combat,
+    DamageAssignment,
     StateBasedActions,
     Triggers,
     Turns,
@@ -143,7 +145,15 @@ class Game(
                 for b in mine:
                     for a in attackers:
                         out.append(Action("block", name, blocks=((b.id, a.id),)))
+                # Two creatures blocking one attacker: its controller divides its damage (510.1c).
+                pair = [b for b in mine if self.is_creature(b) and not b.tapped][:2]
+                if len(pair) == 2:
+                    for a in attackers:
+                        blocks = ((pair[0].id, a.id), (pair[1].id, a.id))
+                        out.append(Action("block", name, blocks=blocks))
                 return out
+            if kind == "damage":
+                return self._assignment_candidates()
             if kind == "defender":
                 return [
                     Action("defender", name, targets=(("player", d),)) for d in self.opponents(who)
@@ -274,6 +284,7 @@ ACTIONS: dict[str, tuple[Any, Any]] = {
     "interrupt": (Game._check_interrupt, Game._apply_interrupt),
     "keep": (Game._check_keep, Game._apply_keep),
     "defender": (Game._check_defender, Game._apply_defender),
+    "assign": (Game._check_assign, Game._apply_assign),
     "trigger_targets": (Game._check_trigger_targets, Game._apply_trigger_targets),
     "foretell": (Game._check_special, Game._apply_foretell),
     "plot": (Game._check_special, Game._apply_plot),

@@ -224,6 +224,8 @@ class Action:
     mode: int | None = None  # the chosen mode of a modal spell, from 1 (700.2a)
     division: tuple[int, ...] = ()  # damage divided among the targets, in order (601.2d)
     zone: str = "hand"  # where a spell is cast from: "hand" | "exile" (foretold, plotted)
+    #: combat damage divided by attackers (510.1c): (attacker, ((recipient, amount), ...)), ...
+    assignment: tuple[tuple[Any, tuple[tuple[Any, int], ...]], ...] = ()
 
     def describe(self) -> str:
         """A short human description (for messages and the property tests)."""
@@ -238,6 +240,8 @@ class Action:
             bits.append(", ".join(f"{b} blocks {a}" for b, a in self.blocks))
         if self.phrase:
             bits.append(repr(self.phrase))
+        for attacker, parts in self.assignment:
+            bits.append(f"{attacker}: " + ", ".join(f"{n} to {r}" for r, n in parts))
         return " ".join(bits)
 
 
@@ -310,6 +314,7 @@ AWAITING = {
     "attackers": "declares attackers",
     "blockers": "declares blockers",
     "discard": "discards down to the maximum hand size",
+    "damage": "announces how combat damage is assigned",
 }
 
 
@@ -318,6 +323,7 @@ AWAITING_RULE = {
     "blockers": "509.1",
     "discard": "514.1",
     "defender": "506.2a",
+    "damage": "510.1",
 }
 
 

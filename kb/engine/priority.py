@@ -205,6 +205,10 @@ class Priority(GameState):
             if self.awaiting[0] == "blockers":
                 self.awaiting = None
                 self._next_blocker_declaration()
+            elif self.awaiting[0] == "damage" and len(remaining) > 1:  # attackers left (800.4a)
+                self.awaiting = None
+                self._combat_damage(first_strike=self.step == Step.FIRST_STRIKE_DAMAGE)
+                self._give_priority(self.active, cite("510.3", "117.3a"))
             else:
                 self.awaiting = None
         if len(remaining) <= 1:

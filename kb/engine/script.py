@@ -25,6 +25,7 @@ Actions (``<player> <action>``)
     plays X · turns X face up · foretells X · plots X · suspends X · puts companion X into hand
     · discards X as a special action · attacks with A, B [attacking Bob | attacking <planeswalker>]
     · chooses X as the defending player · declares no attackers · blocks A with B · declares no blockers · discards X (cleanup) ·
+    assigns X's combat damage: 2 to A, 4 to B (510.1c; consecutive lines make one announcement) ·
     orders triggers A, B · targets A with <source> · keeps the old|new X · holds priority ·
     concedes · says "go" · interrupts the shortcut at <step> · ``advance to <player> <step>``.
 
@@ -425,6 +426,9 @@ class _Parser:
                 prev.text += "\n" + text
                 return None
             return act("block", blocks=(pair,))
+        m = re.match(r"^assigns (.+?)(?:'s|’s) (?:combat )?damage\s*:\s*(.+)$", rest, re.I)
+        if m:
+            return self.assign_line(lineno, who, text, m.group(1).strip(), m.group(2))
         m = re.match(r"^discards (.+)$", rest, re.I)
         if m:
             return act("discard", card=m.group(1).strip())
@@ -435,11 +439,32 @@ class _Parser:
             lineno,
             f"unknown action {rest!r} (passes, casts, activates, equips … to, taps … for, plays, "
             "turns … face up, foretells, plots, suspends, puts companion … into hand, attacks "
-            "with, chooses … as the defending player, declares no attackers, blocks … with, declares no blockers, discards, orders "
+            "with, chooses … as the defending player, declares no attackers, blocks … with, declares "
+            "no blockers, assigns …'s combat damage: N to …, discards, orders "
             "triggers, targets … with, keeps the old/new …, concedes, holds priority, "
             'says "go", interrupts the shortcut at …)',
         )
         return None
+
+    def assign_line(self, lineno: int, who: str, text: str, attacker: str, spec: str) -> None:
+        """``Alice assigns Craw Wurm's combat damage: 2 to Grizzly Bears, 4 to Hill Giant``
+        (510.1c); consecutive lines of one player make one announcement."""
+        parts = []
+        for item in split_list(spec):
+            m = re.fullmatch(r"(\d+) to (.+)", item.strip(), re.I)
+            if not m:
+                self.fail(lineno, f"'<N> to <creature or player>', not {item!r}")
+                return
+            parts.append((m.group(2).strip(), int(m.group(1))))
+        entry = (attacker, tuple(parts))
+        prev = self.statements[-1] if self.statements else None
+        if prev and prev.kind == "action" and prev.data["action"].kind == "assign":
+            old: Action = prev.data["action"]
+            if old.player == who:
+                prev.data["action"] = Action("assign", who, assignment=(*old.assignment, entry))
+                prev.text += "\n" + text
+                return
+        self.add(lineno, "action", text, action=Action("assign", who, assignment=(entry,)))
 
     def expectation(self, lineno: int, text: str) -> None:
         key, sep, value = text.partition(":")

@@ -118,6 +118,8 @@ class Turns(GameState):
                 self._next_blocker_declaration()
                 return
         elif step in (Step.FIRST_STRIKE_DAMAGE, Step.COMBAT_DAMAGE):
+            if self._await_damage_assignment(step == Step.FIRST_STRIKE_DAMAGE):
+                return
             self._combat_damage(first_strike=step == Step.FIRST_STRIKE_DAMAGE)
         elif step == Step.CLEANUP:
             excess = len(ap.hand) - MAX_HAND_SIZE
@@ -312,6 +314,8 @@ class Turns(GameState):
                 elif kind == "defender":
                     first = self.players[self.opponents(who)[0]].name
                     self.perform(Action("defender", name, targets=(first,)))
+                elif kind == "damage":
+                    self.perform(self._assignment_candidates()[0])
                 else:
                     self.perform(Action("discard", name, self.players[who].hand[-1].id))
             elif self.priority is not None:

@@ -409,7 +409,7 @@ def test_first_turn_of_two_player_game_skips_the_whole_draw_step():
     assert game.step == Step.PRECOMBAT_MAIN and game.priority_player == "Alice"
     assert len(game.player("Alice").library) == 10
     assert not [e for e in game.events if e.kind == "step" and "draw" in e.text]
-    with pytest.raises(ScenarioError, match="103.8a"):
+    with pytest.raises(ScenarioError, match=r"103\.8a"):
         new_game(step=Step.DRAW, turn=1)
     game3 = new_game(players=("Alice", "Bob", "Carol"), step=Step.DRAW, turn=1)
     assert len(game3.player("Alice").library) == 9

@@ -48,7 +48,7 @@ DECK = [
 ]
 
 
-EXTRA = ["Bonesplitter", "Chandra, Torch of Defiance", "Vampire Nighthawk"]
+EXTRA = ["Bonesplitter", "Chandra, Torch of Defiance", "Vampire Nighthawk", "Colossal Dreadmaw"]
 
 
 def new_game(players: int, seed_cards: list[str]) -> Game:
@@ -57,7 +57,7 @@ def new_game(players: int, seed_cards: list[str]) -> Game:
         game.put(
             p.name,
             "battlefield",
-            ["Mountain", "Forest", "Island", "Swamp", "Plains", "Grizzly Bears", EXTRA[i % 3]],
+            ["Mountain", "Forest", "Island", "Swamp", "Plains", "Grizzly Bears", EXTRA[i % 4]],
         )
         game.put(p.name, "hand", seed_cards[i::players][:7])
         game.put(p.name, "library", (seed_cards * 2)[:15])
@@ -127,7 +127,9 @@ def test_everyone_passing_always_moves_the_game_on(players, steps):
     for _ in range(steps):
         key = (game.turn, game.step)
         simple = next(
-            a for a in game.legal_actions() if a.kind in ("pass", "attack", "block", "discard")
+            a
+            for a in game.legal_actions()
+            if a.kind in ("pass", "attack", "block", "discard", "assign")
         )
         game.perform(simple)
         if game.game_over:
@@ -144,7 +146,9 @@ def test_passing_only_advances_turn_and_step_monotonically():
         if game.game_over:
             break
         action = next(
-            a for a in game.legal_actions() if a.kind in ("pass", "attack", "block", "discard")
+            a
+            for a in game.legal_actions()
+            if a.kind in ("pass", "attack", "block", "discard", "assign")
         )
         game.perform(action)
         now = (game.turn, game.step.order)
@@ -167,6 +171,7 @@ LISTED_KINDS = (
     "attack",
     "block",
     "discard",
+    "assign",
 )
 
 
@@ -211,6 +216,14 @@ def arbitrary_action(game: Game, draw) -> Action:
         if draw(st.booleans()):
             return Action("attack", player)
         return Action("attack", player, attackers=((card, draw(st.sampled_from(names))),))
+    if kind == "assign":
+        # Combat damage divided among any objects and players, in any amounts (510.1c).
+        attackers = [o.id for o in game.battlefield if o.attacking is not None] or ids
+        parts = tuple(
+            (draw(st.sampled_from(target_space)), draw(st.integers(min_value=-1, max_value=6)))
+            for _ in range(draw(st.integers(min_value=0, max_value=3)))
+        )
+        return Action("assign", player, assignment=((draw(st.sampled_from(attackers)), parts),))
     if draw(st.booleans()):
         return Action("block", player)
     attackers = [o.id for o in game.battlefield if o.attacking is not None]
