@@ -106,12 +106,19 @@ _EFFECT_PATTERNS: list[tuple[re.Pattern[str], str]] = [
         "token",
     ),
     (re.compile(r"^exile target creature$"), "exile"),
+    (re.compile(r"^return target creature to its owner's hand$"), "bounce"),
+    (re.compile(r"^copy target spell(, you may choose new targets for the copy)?$"), "copy"),
     (
         re.compile(r"^deals? (\w+) damage divided as you choose among one or two targets$"),
         "divided",
     ),
 ]
 
+
+_BLINK = re.compile(
+    r"^exile target creature( you control)?,? then return (?:it|that card) to the battlefield "
+    r"under (its owner's|your) control$"
+)
 
 _TARGETS = {
     "any target": "any",
@@ -141,6 +148,11 @@ def parse_effects(text: str) -> tuple[Effect, ...]:
                 then=parse_effects(delayed.group(2)),
             ),
         )
+    blink = _BLINK.match(text.lower())
+    if blink:  # one instruction: the card exiled is the one returned (111.8 for a token)
+        target = "yours" if blink.group(1) else "creature"
+        scope = "you" if blink.group(2) == "your" else "owner"
+        return (Effect("blink", text, target=target, scope=scope),)
     out: list[Effect] = []
     for part in re.split(r",? and |, then |; then ", text):
         out.append(_parse_one_effect(part.strip()))
@@ -203,6 +215,10 @@ def _parse_one_effect(text: str) -> Effect:
             )
         if kind == "exile":
             return Effect("exile", text, target="creature")
+        if kind == "bounce":
+            return Effect("bounce", text, target="creature")
+        if kind == "copy":
+            return Effect("copy", text, target="spell", scope="new" if m.group(1) else "same")
         if kind == "divided":
             return Effect("divided", text, amount=_number(m.group(1)), target="any")
         if kind == "pump":
@@ -226,5 +242,8 @@ def _parse_one_effect(text: str) -> Effect:
         "creature gets +N/+N until end of turn, put N +1/+1 (or -1/-1) counters on target creature "
         "(or each creature you control), target player (or each opponent) gets N poison counters, "
         "create N P/T <name> creature tokens [with <keywords>], deal N damage divided as you "
-        "choose among one or two targets, at the beginning of the next <step>: <effect>)"
+        "choose among one or two targets, at the beginning of the next <step>: <effect>, exile "
+        "target creature [you control], then return it to the battlefield under its owner's "
+        "(your) control, return target creature to its owner's hand, copy target spell[, you "
+        "may choose new targets for the copy])"
     )

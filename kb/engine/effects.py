@@ -95,6 +95,8 @@ class Effects(GameState):
         self, effect: Effect, p: int, item: StackObject, target: tuple[str, int] | None
     ) -> None:
         """Counters, poison, tokens, exile, divided damage and attaching."""
+        if self._apply_zone_change(effect, p, item, target):
+            return
         kind = effect.kind
         if kind == "counters":
             if target is not None:

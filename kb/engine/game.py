@@ -33,6 +33,7 @@ from kb.engine.special import SpecialActions
 from kb.engine.state import GameState
 from kb.engine.triggers import Triggers
 from kb.engine.turns import Turns
+from kb.engine.zones import ZoneChanges
 
 __all__ = ["SHORTCUTS", "Action", "Event", "Game", "GameObject", "IllegalAction", "ScenarioError"]
 
@@ -43,6 +44,7 @@ class Game(
     ManaAbilities,
     Resolving,
     Effects,
+    ZoneChanges,
     SpecialActions,
     Combat,
     DamageAssignment,

@@ -112,6 +112,7 @@ class GameObject:
     exiled_turn: int = 0  # foretold or plotted: the turn it was exiled (702.143, 702.170)
     exiled_as: str = ""  # "foretold" | "plotted" | "suspended" | "" (a card in exile)
     granted: frozenset[str] = frozenset()  # keywords an effect gave it (suspend's haste)
+    copy: bool = False  # a copy of a card (707.10): it ceases to exist off the stack (704.5e)
 
     @property
     def name(self) -> str:
@@ -121,6 +122,8 @@ class GameObject:
     @property
     def label(self) -> str:
         """How the trace shows it."""
+        if self.copy:
+            return f"{self.card.name} (copy)"
         return f"{self.card.name} (face down)" if self.face_down else self.card.name
 
 
@@ -140,6 +143,7 @@ class StackObject:
     division: tuple[int, ...] = ()  # the damage each target gets, announced on casting (601.2d)
     haste: bool = False  # cast with suspend: the creature gains haste (702.62a)
     origin: GameObject | None = None  # a triggered ability's source permanent (113.7a)
+    copy: bool = False  # a copy of a spell (707.10)
 
     @property
     def keywords(self) -> frozenset[str]:

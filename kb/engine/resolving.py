@@ -70,7 +70,8 @@ class Resolving(GameState):
             elif item.card.card.has_sub("aura"):
                 self._enter_attached(item, p)
             elif item.card.card.is_permanent:
-                obj = self._enter(item.card.card, p)
+                # 707.10f: a copy of a permanent spell becomes a token as it resolves.
+                obj = self._enter(item.card.card, p, token=item.copy)
                 if item.haste:
                     obj.granted = frozenset({"haste"})
                 self._emit(
@@ -87,6 +88,7 @@ class Resolving(GameState):
         if owner.in_game:
             new = self._new_object(card.card, card.owner)
             new.token = card.token  # a token ceases to exist there as an SBA (704.5d)
+            new.copy = card.copy  # so does a copy of a spell (704.5e)
             owner.graveyard.append(new)
 
     def _enter(

@@ -399,7 +399,10 @@ class GameState:
 
     def stack_names(self) -> list[str]:
         """The stack, bottom to top."""
-        return [("face-down creature spell" if s.face_down else s.name) for s in self.stack]
+        return [
+            ("face-down creature spell" if s.face_down else s.name) + (" (copy)" if s.copy else "")
+            for s in self.stack
+        ]
 
     def zone(self, player: str, zone: str) -> list[GameObject]:
         """A player's hand, graveyard, library, or the permanents they control."""
