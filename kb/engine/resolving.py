@@ -38,6 +38,9 @@ class Resolving(GameState):
         if item.kind != "spell" and origin is not None and origin not in self.battlefield:
             rules.append("113.7a")
             note = " (its source has left the battlefield: the ability exists independently of it)"
+        if item.copy:
+            note = " (a copy of a spell: it resolves like the spell)"
+            rules.append("707.10")
         self._emit("resolve", f"{item.name} resolves{note}", rules, p, resolved=item.name)
         targets = iter(zip(item.targets, legal, strict=True))
         for effect in item.effects:
@@ -164,7 +167,8 @@ class Resolving(GameState):
             countered = self._stack_item(target[1])
             assert countered is not None
             self.stack.remove(countered)
-            self._emit("counter", f"{countered.name} is countered", cite("701.6a"), p)
+            what = f"{countered.name} (copy)" if countered.copy else countered.name
+            self._emit("counter", f"{what} is countered", cite("701.6a"), p)
             if countered.card is not None:
                 self._to_graveyard(countered.card)
         elif kind == "destroy":

@@ -45,6 +45,10 @@ DECK = [
     "Slickshot Show-Off",
     "Rift Bolt",
     "Circling Vultures",
+    # zone changes and copies: 111.8, 707.10, 704.5e
+    "Cloudshift",
+    "Unsummon",
+    "Twincast",
 ]
 
 
