@@ -107,6 +107,7 @@ _EFFECT_PATTERNS: list[tuple[re.Pattern[str], str]] = [
     ),
     (re.compile(r"^exile target creature$"), "exile"),
     (re.compile(r"^return target creature to its owner's hand$"), "bounce"),
+    (re.compile(r"^(scry|surveil) (\w+)$"), "look"),
     (re.compile(r"^copy target spell(, you may choose new targets for the copy)?$"), "copy"),
     (
         re.compile(r"^deals? (\w+) damage divided as you choose among one or two targets$"),
@@ -215,6 +216,8 @@ def _parse_one_effect(text: str) -> Effect:
             )
         if kind == "exile":
             return Effect("exile", text, target="creature")
+        if kind == "look":
+            return Effect(m.group(1), text, amount=_number(m.group(2)))
         if kind == "bounce":
             return Effect("bounce", text, target="creature")
         if kind == "copy":
@@ -245,5 +248,5 @@ def _parse_one_effect(text: str) -> Effect:
         "choose among one or two targets, at the beginning of the next <step>: <effect>, exile "
         "target creature [you control], then return it to the battlefield under its owner's "
         "(your) control, return target creature to its owner's hand, copy target spell[, you "
-        "may choose new targets for the copy])"
+        "may choose new targets for the copy], scry N, surveil N)"
     )

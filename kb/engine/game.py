@@ -20,6 +20,7 @@ from typing import Any
 
 from kb.engine.cards import Effect
 from kb.engine.casting import Casting
+from kb.engine.choices import ResolutionChoices
 from kb.engine.combat import Combat
 from kb.engine.damage import DamageAssignment
 from kb.engine.effects import Effects
@@ -45,6 +46,7 @@ class Game(
     Resolving,
     Effects,
     ZoneChanges,
+    ResolutionChoices,
     SpecialActions,
     Combat,
     DamageAssignment,
@@ -287,6 +289,8 @@ ACTIONS: dict[str, tuple[Any, Any]] = {
     "keep": (Game._check_keep, Game._apply_keep),
     "defender": (Game._check_defender, Game._apply_defender),
     "assign": (Game._check_assign, Game._apply_assign),
+    "announce": (Game._check_announce, Game._apply_announce),
+    "inquire": (Game._check_inquire, Game._apply_inquire),
     "trigger_targets": (Game._check_trigger_targets, Game._apply_trigger_targets),
     "foretell": (Game._check_special, Game._apply_foretell),
     "plot": (Game._check_special, Game._apply_plot),

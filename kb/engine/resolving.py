@@ -152,7 +152,8 @@ class Resolving(GameState):
         elif kind == "discard":
             for _ in range(effect.amount):
                 if self.players[p].hand:
-                    self._discard(p, self.players[p].hand[-1], cite("701.9a"))
+                    card = self._chosen_discard(p, item) or self.players[p].hand[-1]
+                    self._discard(p, card, cite("701.9a", "608.2d"))
         elif kind == "add":
             mana = dict(effect.mana)
             self.players[p].pool.add(mana)

@@ -26,6 +26,8 @@ Actions (``<player> <action>``)
     · discards X as a special action · attacks with A, B [attacking Bob | attacking <planeswalker>]
     · chooses X as the defending player · declares no attackers · blocks A with B · declares no blockers · discards X (cleanup) ·
     assigns X's combat damage: 2 to A, 4 to B (510.1c; consecutive lines make one announcement) ·
+    announces for X: bottom A | top | graveyard A | discard A, B | new targets A (608.2d) ·
+    asks about the choices for X (MTR 4.2) ·
     orders triggers A, B · targets A with <source> · keeps the old|new X · holds priority ·
     concedes · says "go" · interrupts the shortcut at <step> · ``advance to <player> <step>``.
 
@@ -426,6 +428,17 @@ class _Parser:
                 prev.text += "\n" + text
                 return None
             return act("block", blocks=(pair,))
+        m = re.match(
+            r"^announces for (.+?)\s*:\s*(bottom|top|graveyard|discard|new targets)\b(.*)$",
+            rest,
+            re.I,
+        )
+        if m:
+            names = tuple(split_list(m.group(3)))
+            return act("announce", card=m.group(1).strip(), phrase=m.group(2).lower(), names=names)
+        m = re.match(r"^asks about the choices (?:for|of) (.+)$", rest, re.I)
+        if m:
+            return act("inquire", card=m.group(1).strip())
         m = re.match(r"^assigns (.+?)(?:'s|’s) (?:combat )?damage\s*:\s*(.+)$", rest, re.I)
         if m:
             return self.assign_line(lineno, who, text, m.group(1).strip(), m.group(2))
@@ -440,7 +453,8 @@ class _Parser:
             f"unknown action {rest!r} (passes, casts, activates, equips … to, taps … for, plays, "
             "turns … face up, foretells, plots, suspends, puts companion … into hand, attacks "
             "with, chooses … as the defending player, declares no attackers, blocks … with, declares "
-            "no blockers, assigns …'s combat damage: N to …, discards, orders "
+            "no blockers, assigns …'s combat damage: N to …, announces for …: …, asks about the "
+            "choices for …, discards, orders "
             "triggers, targets … with, keeps the old/new …, concedes, holds priority, "
             'says "go", interrupts the shortcut at …)',
         )

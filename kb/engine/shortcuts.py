@@ -10,12 +10,13 @@ The bullets of MTR 4.2 (2025-11-10), in order, and where they are modelled:
 2. passing in the second main phase, or "go": the other players act in the end step (here);
 3. adding an object to the stack passes priority unless the player holds it (priority);
 4. a group of objects added individually: not modelled (each spell is cast on its own line);
-5. choices announced early for resolution: not modelled (no choices are made on resolution);
+5. choices announced early for resolution are kept unless an opponent responds; inquiring about
+   them passes priority (:mod:`~kb.engine.choices`);
 6. a cost of 0 is paid: modelled (a {0} cost needs no mana);
 7. a spell targeting "the spell" targets the legal one closest to the top (casting);
 8. creatures attack a player, not a planeswalker, unless named (combat);
 9. the mana ability that most specifically applies is used (mana_abilities);
-10. scry/surveil not done: not modelled (no scry or surveil);
+10. scry/surveil not done: the cards stay in the same order (choices);
 11. Two-Headed Giant attacks: not modelled (no team variants, 117.6).
 Interrupting a shortcut at a point in the middle rewinds to that point (``interrupt``).
 """

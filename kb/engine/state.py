@@ -72,6 +72,7 @@ class GameState:
         self.one_defender = False  # 506.2a: the attacking player chooses one defending player
         self.defender: int | None = None  # that choice, for this combat
         self.damage_assignment: dict[int, Any] = {}  # announced combat damage (510.1c)
+        self.resolution_choices: dict[int, dict[str, Any]] = {}  # by stack item (608.2d)
         self.legends = False  # whether a legendary permanent was ever on the battlefield
         self.anthems = False  # whether a permanent with an anthem was ever on the battlefield
         self.tokens = False  # whether a token was ever on the battlefield (704.5d)

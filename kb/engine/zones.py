@@ -39,7 +39,7 @@ class ZoneChanges(GameState):
             assert target is not None
             original = self._stack_item(target[1])
             if original is not None:
-                self._copy_spell(original, p)
+                self._copy_spell(original, p, self._copy_targets(effect, p, item, original))
             return True
         return False
 

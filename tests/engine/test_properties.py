@@ -49,6 +49,10 @@ DECK = [
     "Cloudshift",
     "Unsummon",
     "Twincast",
+    # choices made on resolution (608.2d): scry, surveil, discards
+    "Opt",
+    "Consider",
+    "Careful Study",
 ]
 
 
