@@ -108,6 +108,12 @@ class Combat(GameState):
             raise IllegalAction(f"{obj.label} is tapped", "508.1a")
         if self.has(obj, "defender"):
             raise IllegalAction(f"{obj.label} has defender and can't attack", "702.3b")
+        restriction = self._attack_restriction(p)
+        if restriction is not None:
+            raise IllegalAction(
+                f"{restriction.label}'s static ability says creatures can't attack",
+                "508.1c",
+            )
         if obj.sick and not self.has(obj, "haste"):
             raise IllegalAction(
                 f"{obj.label} has not been under {self.players[p].name}'s control since the turn "

@@ -7,9 +7,9 @@ order); :mod:`kb.engine.cards` builds whole card definitions from them.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from kb.engine.mana import ManaError, parse_mana
+from kb.engine.mana import ManaError, parse_cost, parse_mana
 from kb.engine.steps import Step, parse_step
 
 #: Keyword abilities the engine models (702), each where its rule applies.
@@ -116,6 +116,11 @@ _EFFECT_PATTERNS: list[tuple[re.Pattern[str], str]] = [
 ]
 
 
+_STOPPABLE = re.compile(
+    r"^at the beginning of your next (.+?)(?: step)?[:,] deal (\w+) damage to that player unless "
+    r"they pay ((?:\{[^}]*\})+) before that step$"
+)
+
 _BLINK = re.compile(
     r"^exile target creature( you control)?,? then return (?:it|that card) to the battlefield "
     r"under (its owner's|your) control$"
@@ -149,6 +154,23 @@ def parse_effects(text: str) -> tuple[Effect, ...]:
                 then=parse_effects(delayed.group(2)),
             ),
         )
+    quench = _STOPPABLE.match(text.lower())
+    if quench:  # 116.2c: a delayed ability the damaged player may pay to stop
+        step = parse_step(quench.group(1))
+        if step is None:
+            raise CardError(f"unknown step {quench.group(1)!r}")
+        cond = TriggerCondition(
+            step=step, whose="your next", text=f"at the beginning of your next {step.label}"
+        )
+        try:
+            parse_cost(quench.group(3))
+        except ManaError as err:
+            raise CardError(str(err)) from None
+        amount = _number(quench.group(2))
+        damage = Effect("damage", text, amount=amount, scope="that player")
+        # ``counter`` holds the cost that stops it
+        stop = Effect("delayed", text, delayed=cond, then=(damage,), counter=quench.group(3))
+        return (replace(stop, scope="stoppable"),)
     blink = _BLINK.match(text.lower())
     if blink:  # one instruction: the card exiled is the one returned (111.8 for a token)
         target = "yours" if blink.group(1) else "creature"

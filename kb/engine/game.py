@@ -31,6 +31,7 @@ from kb.engine.resolving import Resolving
 from kb.engine.sba import StateBasedActions
 from kb.engine.shortcuts import Shortcuts
 from kb.engine.special import SpecialActions
+from kb.engine.special_variants import VariantSpecialActions
 from kb.engine.state import GameState
 from kb.engine.triggers import Triggers
 from kb.engine.turns import Turns
@@ -48,6 +49,7 @@ class Game(
     ZoneChanges,
     ResolutionChoices,
     SpecialActions,
+    VariantSpecialActions,
     Combat,
     DamageAssignment,
     StateBasedActions,
@@ -206,6 +208,8 @@ class Game(
                     out.append(Action("cast", name, card.id, targets=targets, zone="exile"))
         if pl.companion is not None and window:
             out.append(Action("companion", name, pl.companion.name))
+        if self.delayed or self.restrictions or self.planechase or self.conspiracies or self.rooms:
+            out += self._variant_special_candidates(p)
         for obj in self.battlefield:
             if obj.controller != p:
                 continue
@@ -297,4 +301,9 @@ ACTIONS: dict[str, tuple[Any, Any]] = {
     "suspend": (Game._check_special, Game._apply_suspend),
     "companion": (Game._check_special, Game._apply_companion),
     "discard_special": (Game._check_special, Game._apply_discard_special),
+    "stop_effect": (Game._check_stop_effect, Game._apply_stop_effect),
+    "ignore_effect": (Game._check_ignore_effect, Game._apply_ignore_effect),
+    "planar_die": (Game._check_planar_die, Game._apply_planar_die),
+    "reveal_conspiracy": (Game._check_reveal_conspiracy, Game._apply_reveal_conspiracy),
+    "unlock": (Game._check_unlock, Game._apply_unlock),
 }

@@ -113,6 +113,8 @@ class GameObject:
     exiled_as: str = ""  # "foretold" | "plotted" | "suspended" | "" (a card in exile)
     granted: frozenset[str] = frozenset()  # keywords an effect gave it (suspend's haste)
     copy: bool = False  # a copy of a card (707.10): it ceases to exist off the stack (704.5e)
+    unlocked: bool = False  # a Room's door (its second half) is unlocked (709.5c)
+    named: str = ""  # a conspiracy's hidden agenda: the card name it names (702.106)
 
     @property
     def name(self) -> str:
@@ -184,6 +186,8 @@ class DelayedTrigger:
     source: str
     condition: TriggerCondition
     effects: tuple[Effect, ...]
+    stop_cost: ManaCost | None = None  # a player may pay this to stop it (116.2c)
+    stopper: int | None = None  # the player who may (None: any player)
 
 
 @dataclass(slots=True)

@@ -103,6 +103,8 @@ class Resolving(GameState):
         obj.token = token
         self.tokens = self.tokens or token
         self.anthems = self.anthems or cdef.anthem is not None
+        self.restrictions = self.restrictions or cdef.no_attacks
+        self.rooms = self.rooms or cdef.door is not None
         self.legends = self.legends or cdef.legendary
         if cdef.loyalty is not None and not face_down:
             obj.counters["loyalty"] = cdef.loyalty  # 306.5b
@@ -124,6 +126,8 @@ class Resolving(GameState):
                 recipients = [("player", o) for o in self.opponents(p)]
             elif effect.scope == "each player":
                 recipients = [("player", o) for o in self.apnap()]
+            elif effect.scope.startswith("player "):  # "that player" of a delayed ability
+                recipients = [("player", int(effect.scope.split()[1]))]
             else:
                 recipients = [("object", o.id) for o in self.battlefield if self.is_creature(o)]
             for r in recipients:
@@ -198,14 +202,15 @@ class Resolving(GameState):
             )
         elif kind == "delayed":
             assert effect.delayed is not None
-            self.delayed.append(
-                DelayedTrigger(
-                    p,
-                    item.name.removesuffix(" ability").removesuffix(" trigger"),
-                    effect.delayed,
-                    effect.then,
-                )
+            delayed = DelayedTrigger(
+                p,
+                item.name.removesuffix(" ability").removesuffix(" trigger"),
+                effect.delayed,
+                effect.then,
             )
+            if effect.scope == "stoppable":
+                self._make_stoppable(delayed, effect, item)
+            self.delayed.append(delayed)
             self._emit(
                 "effect",
                 f"{name} creates a delayed triggered ability: {effect.text}",

@@ -27,7 +27,9 @@ Actions (``<player> <action>``)
     · chooses X as the defending player · declares no attackers · blocks A with B · declares no blockers · discards X (cleanup) ·
     assigns X's combat damage: 2 to A, 4 to B (510.1c; consecutive lines make one announcement) ·
     announces for X: bottom A | top | graveyard A | discard A, B | new targets A (608.2d) ·
-    asks about the choices for X (MTR 4.2) ·
+    asks about the choices for X (MTR 4.2) · pays {U} to stop X (116.2c) · ignores X until end
+    of turn (116.2d) · rolls the planar die [(blank | chaos | planeswalk)] (116.2i, with
+    ``option: planechase``) · turns the conspiracy X face up (116.2j) · unlocks <door> (116.2m) ·
     orders triggers A, B · targets A with <source> · keeps the old|new X · holds priority ·
     concedes · says "go" · interrupts the shortcut at <step> · ``advance to <player> <step>``.
 
@@ -135,8 +137,10 @@ class _Parser(ActionParser):
             return
         if low.startswith("option:"):
             option = " ".join(text.split(":", 1)[1].lower().split())
-            if option != "one defending player":
-                self.fail(lineno, f"unknown option {option!r} (known: one defending player)")
+            if option not in ("one defending player", "planechase"):
+                self.fail(
+                    lineno, f"unknown option {option!r} (known: one defending player, planechase)"
+                )
                 return
             self.add(lineno, "option", text, option=option)
             return
@@ -222,8 +226,8 @@ class _Parser(ActionParser):
         zones: dict[str, Any] = {}
         for part in split_top(rest, ";"):
             m = re.match(
-                r"^(hand|battlefield|graveyard|library|exile|companion|life|pool|poison|"
-                r"lands played)\s*:?\s*(.*)$",
+                r"^(hand|battlefield|graveyard|library|exile|companion|conspiracy|life|pool|"
+                r"poison|lands played)\s*:?\s*(.*)$",
                 part,
                 re.I,
             )
@@ -231,7 +235,7 @@ class _Parser(ActionParser):
                 self.fail(
                     lineno,
                     f"unknown part {part!r} (hand, battlefield, graveyard, library, exile, "
-                    "companion, life, pool, poison, lands played)",
+                    "companion, conspiracy, life, pool, poison, lands played)",
                 )
                 return
             zone, value = m.group(1).lower(), m.group(2).strip()

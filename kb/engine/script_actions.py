@@ -174,7 +174,7 @@ class ActionParser:
         m = re.match(r"^plays (.+)$", rest, re.I)
         if m:
             return act("play_land", card=m.group(1).strip())
-        m = re.match(r"^turns (.+) face up$", rest, re.I)
+        m = re.match(r"^turns (?!the conspiracy )(.+) face up$", rest, re.I)
         if m:
             return act("turn_face_up", card=m.group(1).strip())
         m = re.match(r"^attacks with (.+)$", rest, re.I)
@@ -211,6 +211,21 @@ class ActionParser:
         if m:
             names = tuple(split_list(m.group(3)))
             return act("announce", card=m.group(1).strip(), phrase=m.group(2).lower(), names=names)
+        m = re.match(r"^pays ((?:\{[^}]*\})+) to stop (.+?)(?:'s effect)?$", rest, re.I)
+        if m:
+            return act("stop_effect", card=m.group(2).strip(), mana=m.group(1))
+        m = re.match(r"^ignores (.+?)(?:'s effect)? until end of turn$", rest, re.I)
+        if m:
+            return act("ignore_effect", card=m.group(1).strip())
+        m = re.match(r"^rolls the planar die(?: \((\w+)\))?$", rest, re.I)
+        if m:
+            return act("planar_die", phrase=(m.group(1) or "").lower())
+        m = re.match(r"^turns the conspiracy (.+) face up$", rest, re.I)
+        if m:
+            return act("reveal_conspiracy", card=m.group(1).strip())
+        m = re.match(r"^unlocks (?:the door )?(.+)$", rest, re.I)
+        if m:
+            return act("unlock", card=m.group(1).strip())
         m = re.match(r"^asks about the choices (?:for|of) (.+)$", rest, re.I)
         if m:
             return act("inquire", card=m.group(1).strip())
@@ -229,7 +244,8 @@ class ActionParser:
             "turns … face up, foretells, plots, suspends, puts companion … into hand, attacks "
             "with, chooses … as the defending player, declares no attackers, blocks … with, declares "
             "no blockers, assigns …'s combat damage: N to …, announces for …: …, asks about the "
-            "choices for …, discards, orders "
+            "choices for …, pays {…} to stop …, ignores … until end of turn, rolls the planar die, "
+            "turns the conspiracy … face up, unlocks …, discards, orders "
             "triggers, targets … with, keeps the old/new …, concedes, holds priority, "
             'says "go", interrupts the shortcut at …)',
         )

@@ -107,7 +107,10 @@ class Triggers(GameState):
                         "at the beginning of your upkeep, if this card is suspended",
                     )
         for delayed in list(self.delayed):
-            if delayed.condition.step == step:
+            whose = delayed.condition.whose
+            if delayed.condition.step == step and (
+                whose != "your next" or delayed.controller == self.active
+            ):
                 self.delayed.remove(delayed)
                 self._add_trigger(
                     delayed.controller, delayed.source, delayed.effects, delayed.condition.text

@@ -53,6 +53,8 @@ DECK = [
     "Opt",
     "Consider",
     "Careful Study",
+    # 116.2c: a delayed ability a player may pay to stop
+    "Quenchable Fire",
 ]
 
 
@@ -69,6 +71,14 @@ def new_game(players: int, seed_cards: list[str]) -> Game:
         )
         game.put(p.name, "hand", seed_cards[i::players][:7])
         game.put(p.name, "library", (seed_cards * 2)[:15])
+    # The special actions of 116.2d, i, j and m: a static effect to ignore (three players), the
+    # planar die (three players), a face-down conspiracy (four players), a Room (everyone).
+    game.planechase = players == 3
+    if players == 3:
+        game.put("Carol", "battlefield", ["Stillness Field"])
+    if players == 4:
+        game.put("Dave", "conspiracy", ["Secret Summoning (face down, naming Shock)"])
+    game.put("Bob", "battlefield", ["Bottomless Pool // Locker Room"])
     game.start("Alice", Step.UPKEEP, 2)
     return game
 
@@ -180,6 +190,11 @@ LISTED_KINDS = (
     "block",
     "discard",
     "assign",
+    "stop_effect",
+    "ignore_effect",
+    "planar_die",
+    "reveal_conspiracy",
+    "unlock",
 )
 
 
@@ -224,6 +239,15 @@ def arbitrary_action(game: Game, draw) -> Action:
         if draw(st.booleans()):
             return Action("attack", player)
         return Action("attack", player, attackers=((card, draw(st.sampled_from(names))),))
+    if kind == "planar_die":
+        return Action(
+            kind, player, phrase=draw(st.sampled_from(["blank", "chaos", "planeswalk", "six"]))
+        )
+    if kind in ("stop_effect", "reveal_conspiracy", "unlock"):
+        names = ["Quenchable Fire", "Secret Summoning", "Locker Room", "Bottomless Pool", "Shock"]
+        return Action(kind, player, draw(st.sampled_from(names)))
+    if kind == "ignore_effect":
+        return Action(kind, player, card)
     if kind == "assign":
         # Combat damage divided among any objects and players, in any amounts (510.1c).
         attackers = [o.id for o in game.battlefield if o.attacking is not None] or ids
