@@ -29,7 +29,7 @@ from kb.engine.objects import SHORTCUTS, Action, Event, GameObject, IllegalActio
 from kb.engine.priority import Priority
 from kb.engine.resolving import Resolving
 from kb.engine.sba import StateBasedActions
-from kb.engine.shortcuts import Shortcuts
+from kb.engine.shortcuts import GroupShortcut, Shortcuts
 from kb.engine.special import SpecialActions
 from kb.engine.special_variants import VariantSpecialActions
 from kb.engine.state import GameState
@@ -56,6 +56,7 @@ class Game(
     Triggers,
     Turns,
     Shortcuts,
+    GroupShortcut,
     GameState,
 ):
     """One game of two to four players (800.1 for three or more): the front door of the engine.
@@ -306,4 +307,6 @@ ACTIONS: dict[str, tuple[Any, Any]] = {
     "planar_die": (Game._check_planar_die, Game._apply_planar_die),
     "reveal_conspiracy": (Game._check_reveal_conspiracy, Game._apply_reveal_conspiracy),
     "unlock": (Game._check_unlock, Game._apply_unlock),
+    "group": (Game._check_group, Game._apply_group),
+    "interrupt_group": (Game._check_interrupt_group, Game._apply_interrupt_group),
 }

@@ -234,6 +234,7 @@ class Action:
     zone: str = "hand"  # where a spell is cast from: "hand" | "exile" (foretold, plotted)
     #: combat damage divided by attackers (510.1c): (attacker, ((recipient, amount), ...)), ...
     assignment: tuple[tuple[Any, tuple[tuple[Any, int], ...]], ...] = ()
+    group: tuple[Action, ...] = ()  # a group of objects added to the stack (MTR 4.2)
 
     def describe(self) -> str:
         """A short human description (for messages and the property tests)."""

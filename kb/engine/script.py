@@ -27,7 +27,8 @@ Actions (``<player> <action>``)
     · chooses X as the defending player · declares no attackers · blocks A with B · declares no blockers · discards X (cleanup) ·
     assigns X's combat damage: 2 to A, 4 to B (510.1c; consecutive lines make one announcement) ·
     announces for X: bottom A | top | graveyard A | discard A, B | new targets A (608.2d) ·
-    asks about the choices for X (MTR 4.2) · pays {U} to stop X (116.2c) · ignores X until end
+    asks about the choices for X (MTR 4.2) · adds a group: casts A; casts B (MTR 4.2) ·
+    interrupts the group at N (MTR 4.2) · pays {U} to stop X (116.2c) · ignores X until end
     of turn (116.2d) · rolls the planar die [(blank | chaos | planeswalk)] (116.2i, with
     ``option: planechase``) · turns the conspiracy X face up (116.2j) · unlocks <door> (116.2m) ·
     orders triggers A, B · targets A with <source> · keeps the old|new X · holds priority ·

@@ -211,6 +211,12 @@ class ActionParser:
         if m:
             names = tuple(split_list(m.group(3)))
             return act("announce", card=m.group(1).strip(), phrase=m.group(2).lower(), names=names)
+        m = re.match(r"^adds a group\s*:\s*(.+)$", rest, re.I)
+        if m:
+            return self.group_line(lineno, who, text, m.group(1))
+        m = re.match(r"^interrupts the group at (?:object )?(\d+)$", rest, re.I)
+        if m:
+            return act("interrupt_group", ability=int(m.group(1)))
         m = re.match(r"^pays ((?:\{[^}]*\})+) to stop (.+?)(?:'s effect)?$", rest, re.I)
         if m:
             return act("stop_effect", card=m.group(2).strip(), mana=m.group(1))
@@ -244,12 +250,26 @@ class ActionParser:
             "turns … face up, foretells, plots, suspends, puts companion … into hand, attacks "
             "with, chooses … as the defending player, declares no attackers, blocks … with, declares "
             "no blockers, assigns …'s combat damage: N to …, announces for …: …, asks about the "
-            "choices for …, pays {…} to stop …, ignores … until end of turn, rolls the planar die, "
+            "choices for …, adds a group: …; …, interrupts the group at N, pays {…} to stop …, "
+            "ignores … until end of turn, rolls the planar die, "
             "turns the conspiracy … face up, unlocks …, discards, orders "
             "triggers, targets … with, keeps the old/new …, concedes, holds priority, "
             'says "go", interrupts the shortcut at …)',
         )
         return None
+
+    def group_line(self, lineno: int, who: str, text: str, spec: str) -> None:
+        """``Alice adds a group: casts Shock targeting Bob; casts Shock targeting Bob`` (MTR 4.2)."""
+        actions = []
+        for part in split_top(spec, ";"):
+            mark = len(self.statements)
+            self.action(lineno, who, part, text)
+            added = self.statements[mark:]
+            del self.statements[mark:]
+            if len(added) != 1:
+                return  # the part's own syntax error is already reported
+            actions.append(added[0].data["action"])
+        self.add(lineno, "action", text, action=Action("group", who, group=tuple(actions)))
 
     def assign_line(self, lineno: int, who: str, text: str, attacker: str, spec: str) -> None:
         """``Alice assigns Craw Wurm's combat damage: 2 to Grizzly Bears, 4 to Hill Giant``

@@ -79,6 +79,7 @@ class GameState:
         self.planar_rolls = (0, 0, 0)  # (turn, player, rolls that turn)
         self.conspiracies: list[GameObject] = []  # the command zone's conspiracies (905.4a)
         self.rooms = False  # whether a Room was ever on the battlefield (709.5)
+        self.group_rewind: tuple[dict[str, Any], Action, int] | None = None  # MTR 4.2 group
         self.legends = False  # whether a legendary permanent was ever on the battlefield
         self.anthems = False  # whether a permanent with an anthem was ever on the battlefield
         self.tokens = False  # whether a token was ever on the battlefield (704.5d)
