@@ -57,7 +57,8 @@ class ManaAbilities(GameState):
         memo = self.plan_memo
         if memo is None:
             return self._plan_payment(p, cost, exclude)
-        key = (p, cost, exclude.id if exclude is not None else 0)
+        # The cost by its parts: a tuple hashes faster than the frozen dataclass.
+        key = (p, cost.generic, cost.coloured, exclude.id if exclude is not None else 0)
         found = memo.get(key)
         if found is None:
             try:
@@ -185,6 +186,8 @@ class ManaAbilities(GameState):
         self._need_priority(p, "605.3a")
         if action.card is None:
             raise IllegalAction("no permanent named: whose mana ability is activated?", "605.3a")
+        if isinstance(action.card, int):  # one permanent (or none): what pick_permanent does
+            return self._check_mana_on(self.permanents_named(action.card, p)[0], action)
         return self.pick_permanent(action.card, p, lambda obj: self._check_mana_on(obj, action))
 
     def _check_mana_on(self, obj: GameObject, action: Action) -> ManaPlan:
