@@ -114,7 +114,12 @@ class Game(
                 out.append(action)
             return out
         finally:
-            self.plan_memo = None
+            memo, self.plan_memo = self.plan_memo, None
+            # A memoised refusal holds its traceback, whose frames hold the memo: breaking
+            # that cycle here frees them at once instead of in the cyclic garbage collector.
+            for found in memo.values():
+                if isinstance(found, BaseException):
+                    found.__traceback__ = None
 
     def _candidate_actions(self) -> list[Action]:
         """What the acting player might try; :meth:`is_legal` decides, so no rule is stated here."""

@@ -129,26 +129,20 @@ class ManaAbilities(GameState):
                 continue
             # Every {T} mana ability is a choice: the one that makes the colour needed is used
             # (the most specific, as MTR 4.2 assumes), each permanent once.
-            most = 0
-            for index, ability in enumerate(obj.card.abilities):
-                if ability.is_mana_ability and ability.tap:
-                    if most == 0 and self._tap_blocked(obj):
-                        break
-                    produced = dict(ability.produces)
-                    sources.append((obj, index, produced))
-                    most = max(most, sum(produced.values()), 1)
+            tap_mana = obj.card.tap_mana
+            if not tap_mana or self._tap_blocked(obj):
+                continue
+            most = 1
+            for index, produces, amount in tap_mana:
+                sources.append((obj, index, dict(produces)))
+                most = max(most, amount)
             reach += most
         if memo is not None:
             memo[key] = (sources, reach)
         return sources, reach
 
     def _cannot_pay(self, p: int, cost: ManaCost) -> None:
-        raise IllegalAction(
-            f"{self.players[p].name} can't pay {cost}: the mana pool has "
-            f"{self.players[p].pool} and the untapped mana sources are not enough",
-            "601.2h",
-            "117.1d",
-        )
+        raise CannotPay(self.players[p].name, cost, dict(self.players[p].pool.amounts))
 
     def _pay(self, p: int, cost: ManaCost, plan: list[tuple[GameObject, int]], what: str) -> None:
         for obj, index in plan:
@@ -233,3 +227,25 @@ class ManaAbilities(GameState):
         self._activate_mana(p, plan.obj, plan.index)
         self.passes = 0
         self._give_priority(p, cite("405.6c"))
+
+
+class CannotPay(IllegalAction):
+    """601.2h: a cost the player's mana pool and untapped mana sources can't pay. Its message is
+    written only when read: listing legal actions raises it often and never reads it."""
+
+    def __init__(self, player: str, cost: ManaCost, pool: dict[str, int]) -> None:
+        Exception.__init__(self)
+        self.rules = ["601.2h", "117.1d"]
+        self._said = (player, cost, pool)
+
+    @property
+    def message(self) -> str:  # type: ignore[override]
+        """The message of :class:`IllegalAction`, written from the state captured when raised."""
+        player, cost, pool = self._said
+        return (
+            f"{player} can't pay {cost}: the mana pool has {format_mana(pool)} and the untapped "
+            "mana sources are not enough"
+        )
+
+    def __str__(self) -> str:
+        return self.message

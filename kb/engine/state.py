@@ -364,7 +364,10 @@ class GameState:
             except IllegalAction as err:
                 first = first or err
         assert first is not None
-        raise first
+        try:
+            raise first
+        finally:
+            first = None  # no cycle through this frame: the error is freed when dropped
 
     def _find_in_hand(self, p: int, ref: str | int) -> GameObject:
         hand = self.players[p].hand
