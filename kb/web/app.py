@@ -15,7 +15,7 @@ from werkzeug.exceptions import HTTPException
 
 import kb
 from kb.paths import TEMPLATES_DIR, default_instance
-from kb.web import i18n, resources
+from kb.web import i18n, resources, urls
 from kb.web.i18n import Text
 from kb.web.i18n import text as _
 from kb.web.pages.base import PageError
@@ -135,6 +135,7 @@ def _init_jinja(app: Flask) -> None:
         LANGUAGE_NAMES=i18n.LANGUAGE_NAMES,
         LOCALES=i18n.LOCALES,
         static_version=lambda: app.config["CODE_VERSION"],
+        url_for=urls.url_for,  # Flask's URLs, built once per endpoint (kb.web.urls)
     )
 
 

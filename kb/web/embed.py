@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 from urllib.parse import parse_qsl, unquote, urlsplit
 
-from flask import Blueprint, Response, current_app, g, jsonify, render_template, request, url_for
+from flask import Blueprint, Response, current_app, g, jsonify, render_template, request
 from markupsafe import escape
 from werkzeug.datastructures import MultiDict
 from werkzeug.exceptions import HTTPException
@@ -29,6 +29,7 @@ from kb.web.pages.base import PageError
 from kb.web.pages.common import current_for_old, edition_label, parse_number, short
 from kb.web.pages.home import title_for
 from kb.web.resources import get_kb
+from kb.web.urls import url_for
 
 bp = Blueprint("embed", __name__)
 log = logging.getLogger(__name__)

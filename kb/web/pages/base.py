@@ -8,10 +8,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from flask import Blueprint, Response, g, jsonify, render_template, request, url_for
+from flask import Blueprint, Response, g, jsonify, render_template, request
 from werkzeug.routing import BaseConverter
 
 from kb.web.i18n import LOCALES, Text
+from kb.web.urls import url_for
 
 bp = Blueprint("pages", __name__)
 

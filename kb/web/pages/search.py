@@ -6,7 +6,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from flask import request, url_for
+from flask import request
 from markupsafe import Markup
 
 from kb.model import LANGS, KnowledgeBase
@@ -17,6 +17,7 @@ from kb.web.notes import join_sentences, note_text
 from kb.web.pages.base import Page, PageError, twin
 from kb.web.pages.common import edition_label, rule_url
 from kb.web.resources import SearchUnavailable, get_kb, get_search
+from kb.web.urls import url_for
 
 MAX_QUERY_CHARS = 200
 MAX_PAGE = 500
