@@ -167,11 +167,26 @@ def local_term(kb: KnowledgeBase, entry: GlossaryEntry, locale: str) -> str | No
     if entry.lang == locale:
         return None
     names = {entry.key.lower(), entry.term.lower(), *(a.lower() for a in entry.aliases)}
-    for term in kb.terms:
-        if names & {n.lower() for n in term.names(entry.lang)}:
-            local = term.names(locale)
-            return local[0] if local else None
-    return None
+    index = _term_index(kb, entry.lang)
+    first = min((index[n] for n in names if n in index), default=None)
+    if first is None:
+        return None
+    local = kb.terms[first].names(locale)
+    return local[0] if local else None
+
+
+def _term_index(kb: KnowledgeBase, lang: str) -> dict[str, int]:
+    """Lower-cased name in ``lang`` -> position of the first Term that has it (built once per
+    knowledge base object: the term base is a list, and rule pages look names up by the dozen)."""
+    cache = kb.__dict__.setdefault("_term_index", {})
+    index = cache.get(lang)
+    if index is None:
+        index = {}
+        for position, term in enumerate(kb.terms):
+            for name in term.names(lang):
+                index.setdefault(name.lower(), position)
+        cache[lang] = index
+    return index
 
 
 def glossary_suggestions(

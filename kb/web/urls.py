@@ -10,10 +10,11 @@ keywords (``_external``, ``_anchor`` ...), goes to Flask.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
 from typing import Any
 
-from flask import current_app, request
 from flask import url_for as flask_url_for
+from flask.globals import _cv_request
 
 _PLAIN = re.compile(r"[A-Za-z0-9._~-]+\Z")
 _MARK = "kbUrlSlot{}x"
@@ -23,27 +24,49 @@ _templates: dict[tuple[Any, ...], tuple[list[str], list[int]] | None] = {}
 
 def url_for(endpoint: str, **values: Any) -> str:
     """The URL of ``endpoint`` with ``values``, equal to :func:`flask.url_for` inside a request."""
-    names = tuple(values)
-    for value in values.values():
-        if value is None or not _PLAIN.match(str(value)):
+    for name, value in values.items():
+        if value is None or name[0] == "_" or not _PLAIN.match(str(value)):
             return flask_url_for(endpoint, **values)
-    for name in names:
-        if name.startswith("_"):
-            return flask_url_for(endpoint, **values)
-    key = (id(current_app._get_current_object()), request.script_root, endpoint, names)  # type: ignore[attr-defined]
-    template = _templates.get(key, False)
-    if template is False:
-        template = _template(endpoint, names)
-        _templates[key] = template
+    template = _template_for(endpoint, tuple(values))
     if template is None:
         return flask_url_for(endpoint, **values)
+    return _fill(template, list(values.values()))
+
+
+def maker(endpoint: str, *names: str) -> Callable[..., str]:
+    """A function of the values of ``names`` (in that order) that gives what :func:`url_for`
+    gives, for the many URLs of one endpoint a page makes (only in the current request)."""
+    template = _template_for(endpoint, names)
+
+    def make(*args: Any) -> str:
+        if template is not None and all(
+            value is not None and _PLAIN.match(str(value)) for value in args
+        ):
+            return _fill(template, args)
+        return flask_url_for(endpoint, **dict(zip(names, args, strict=True)))
+
+    return make
+
+
+def _fill(template: tuple[list[str], list[int]], args: Sequence[Any]) -> str:
     pieces, order = template
     out = [pieces[0]]
-    args = list(values.values())
     for i, index in enumerate(order):
         out.append(str(args[index]))
         out.append(pieces[i + 1])
     return "".join(out)
+
+
+def _template_for(endpoint: str, names: tuple[str, ...]) -> tuple[list[str], list[int]] | None:
+    ctx = _cv_request.get(None)
+    if ctx is None:
+        return None
+    key = (id(ctx.app), ctx.request.root_path, endpoint, names)
+    template = _templates.get(key, False)
+    if template is False:
+        template = _template(endpoint, names)
+        _templates[key] = template
+    return template  # type: ignore[return-value]
 
 
 def _template(endpoint: str, names: tuple[str, ...]) -> tuple[list[str], list[int]] | None:

@@ -10,7 +10,8 @@ from markupsafe import Markup
 from kb import history as stored_history
 from kb.model import LANGS, KnowledgeBase
 from kb.web.i18n import LANGUAGE_NAMES, format_day
-from kb.web.pages.common import edition_label, rule_url
+from kb.web.pages.common import edition_label
+from kb.web.urls import maker
 
 
 def _edition_labels(kb: KnowledgeBase, locale: str) -> dict[str, tuple[str | None, str, str]]:
@@ -36,6 +37,7 @@ def history(kb: KnowledgeBase, canonical: str, locale: str) -> list[dict[str, An
     The entries and their word diffs come precomputed from the build (:mod:`kb.history`)."""
     by_lang = stored_history.entries(kb, canonical)
     labels = _edition_labels(kb, locale)
+    pinned_url = maker("pages.rule_pinned", "locale", "edition", "number")
     out = []
     for lang in sorted(LANGS, key=lambda code: (code != locale, code != "en")):
         found = by_lang.get(lang)
@@ -52,7 +54,7 @@ def history(kb: KnowledgeBase, canonical: str, locale: str) -> list[dict[str, An
                 "change": change,
                 "date_display": date_display,
                 "label": label,
-                "url": rule_url(locale, number, edition),
+                "url": pinned_url(locale, edition, number),
                 "renumbered_from": renumbered_from,
                 "diff": None if diff is None else Markup(diff),
             }
