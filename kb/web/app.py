@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from flask import Flask, Response, g, jsonify, render_template, request
+from jinja2 import BytecodeCache, FileSystemBytecodeCache
 from werkzeug.exceptions import HTTPException
 
 import kb
@@ -124,6 +125,9 @@ def _locale() -> str:
 
 
 def _init_jinja(app: Flask) -> None:
+    # Compiled templates are kept between processes (checked against the source's digest), so
+    # a new worker's first page does not compile every template it includes.
+    app.jinja_env.bytecode_cache = _bytecode_cache()
     app.jinja_env.add_extension("jinja2.ext.i18n")
     # Callables that read the request's locale: one shared environment serves all three languages.
     app.jinja_env.install_gettext_callables(_gettext, _ngettext, newstyle=False)  # type: ignore[attr-defined]
@@ -137,6 +141,14 @@ def _init_jinja(app: Flask) -> None:
         static_version=lambda: app.config["CODE_VERSION"],
         url_for=urls.url_for,  # Flask's URLs, built once per endpoint (kb.web.urls)
     )
+
+
+def _bytecode_cache() -> BytecodeCache | None:
+    """Jinja's cache of compiled templates in the user's temporary folder (None: not writable)."""
+    try:
+        return FileSystemBytecodeCache()
+    except (OSError, RuntimeError):
+        return None
 
 
 # ---- per request -------------------------------------------------------------------------------

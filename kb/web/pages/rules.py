@@ -298,7 +298,10 @@ def rule_page(
         "permalink": permalink,
     }
     return Page(
-        "pages/rule.html", data, alternates=alternates, json=lambda: {**rule_json(kb, rule), "page": data}
+        "pages/rule.html",
+        data,
+        alternates=alternates,
+        json=lambda: {**rule_json(kb, rule), "page": data},
     )
 
 
