@@ -22,6 +22,7 @@ from typing import Any
 from kb import buildcache, concordance, store
 from kb import instance as layout
 from kb.buildcache import BuildCache
+from kb.history import write_history
 from kb.instance import BuildError, load
 from kb.model import (
     Commentary,
@@ -815,6 +816,7 @@ def _build_locked(
     try:
         t = time.perf_counter()
         store.write(kb, staging / KB_FILE)
+        write_history(staging / KB_FILE)  # the rule pages' history and word diffs (kb.history)
         timings["save"] = time.perf_counter() - t
         t = time.perf_counter()
         if progress:

@@ -16,21 +16,30 @@ from typing import Any
 from flask import url_for as flask_url_for
 from flask.globals import _cv_request
 
-_PLAIN = re.compile(r"[A-Za-z0-9._~-]+\Z")
+#: Values joined by "/" (which no plain value holds): all plain, each non-empty.
+_ALL_PLAIN = re.compile(r"[A-Za-z0-9._~-]+(?:/[A-Za-z0-9._~-]+)*\Z")
 _MARK = "kbUrlSlot{}x"
-#: (app id, script root, endpoint, argument names) -> the URL's pieces around the values.
-_templates: dict[tuple[Any, ...], tuple[list[str], list[int]] | None] = {}
+#: (app id, script root, endpoint, argument names) -> a format string of the URL (None: Flask's).
+_templates: dict[tuple[Any, ...], str | None] = {}
+
+
+def _plain(values: Sequence[Any]) -> bool:
+    """All values are strings that a URL carries unchanged."""
+    try:
+        return _ALL_PLAIN.match("/".join(values)) is not None
+    except TypeError:  # not all strings
+        return False
 
 
 def url_for(endpoint: str, **values: Any) -> str:
     """The URL of ``endpoint`` with ``values``, equal to :func:`flask.url_for` inside a request."""
-    for name, value in values.items():
-        if value is None or name[0] == "_" or not _PLAIN.match(str(value)):
-            return flask_url_for(endpoint, **values)
+    args = tuple(values.values())
+    if args and not _plain(args):
+        return flask_url_for(endpoint, **values)
     template = _template_for(endpoint, tuple(values))
     if template is None:
         return flask_url_for(endpoint, **values)
-    return _fill(template, list(values.values()))
+    return template.format(*args)
 
 
 def maker(endpoint: str, *names: str) -> Callable[..., str]:
@@ -39,25 +48,14 @@ def maker(endpoint: str, *names: str) -> Callable[..., str]:
     template = _template_for(endpoint, names)
 
     def make(*args: Any) -> str:
-        if template is not None and all(
-            value is not None and _PLAIN.match(str(value)) for value in args
-        ):
-            return _fill(template, args)
+        if template is not None and _plain(args):
+            return template.format(*args)
         return flask_url_for(endpoint, **dict(zip(names, args, strict=True)))
 
     return make
 
 
-def _fill(template: tuple[list[str], list[int]], args: Sequence[Any]) -> str:
-    pieces, order = template
-    out = [pieces[0]]
-    for i, index in enumerate(order):
-        out.append(str(args[index]))
-        out.append(pieces[i + 1])
-    return "".join(out)
-
-
-def _template_for(endpoint: str, names: tuple[str, ...]) -> tuple[list[str], list[int]] | None:
+def _template_for(endpoint: str, names: tuple[str, ...]) -> str | None:
     ctx = _cv_request.get(None)
     if ctx is None:
         return None
@@ -69,16 +67,22 @@ def _template_for(endpoint: str, names: tuple[str, ...]) -> tuple[list[str], lis
     return template  # type: ignore[return-value]
 
 
-def _template(endpoint: str, names: tuple[str, ...]) -> tuple[list[str], list[int]] | None:
-    """Flask's URL with placeholders, cut around them; None when the values do not appear
-    exactly once each in the path (a query string, a converter that rewrites them)."""
+def _template(endpoint: str, names: tuple[str, ...]) -> str | None:
+    """Flask's URL with placeholders as a format string (``/{0}/rules/{1}``); None when the
+    values do not appear exactly once each in the path (a query string, a keyword of Flask's
+    own such as ``_external``, a converter that rewrites them)."""
+    if any(name.startswith("_") for name in names):
+        return None
     marks = [_MARK.format(i) for i in range(len(names))]
     built = flask_url_for(endpoint, **dict(zip(names, marks, strict=True)))
     if "?" in built or "#" in built:
         return None
     found = re.split("(" + "|".join(marks) + ")", built) if marks else [built]
-    pieces = found[0::2]
     order = [marks.index(m) for m in found[1::2]]
     if sorted(order) != list(range(len(names))):
         return None
-    return pieces, order
+    out = [found[0].replace("{", "{{").replace("}", "}}")]
+    for index, piece in zip(order, found[2::2], strict=True):
+        out.append(f"{{{index}}}")
+        out.append(piece.replace("{", "{{").replace("}", "}}"))
+    return "".join(out)
