@@ -14,6 +14,8 @@ served by the very same function in the same run; every figure comes with its ra
 - distinct uncached rule pages: wrk, ``--clients`` connections, over every rule of nine editions
   in en, fr and ja (pinned URLs, shuffled; far more URLs than requests, so none repeats), with 1
   and with 2 workers. Target (2 workers, this 2-core machine): >= 500 req/s, p99 <= 50 ms.
+- server CPU per request (user + system time of the server's processes over the wrk run,
+  divided by the requests): what a page costs whatever else the machine runs.
 - RSS per worker after the warm-up: once after pages only, once after each worker served
   searches too (the search postings; helper figures, the search owns that part). Target <= 200 MB.
 
@@ -160,6 +162,30 @@ class Server:
                 out.append(int(found.group(1)) / 1024 if found else 0.0)
         return sorted(out)
 
+    def cpu_s(self) -> float:
+        """CPU seconds (user + system) used so far by the server's processes."""
+        ticks = os.sysconf("SC_CLK_TCK")
+        total = 0.0
+        for pid in [self.proc.pid, *self._children()]:
+            try:
+                fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            total += (int(fields[11]) + int(fields[12])) / ticks
+        return total
+
+    def _children(self) -> list[int]:
+        out = []
+        for pid in os.listdir("/proc"):
+            if pid.isdigit():
+                try:
+                    status = Path(f"/proc/{pid}/status").read_text()
+                except OSError:
+                    continue
+                if re.search(rf"^PPid:\s+{self.proc.pid}$", status, re.M):
+                    out.append(int(pid))
+        return out
+
     def stop(self) -> None:
         """SIGTERM to the whole session, then wait."""
         try:
@@ -223,6 +249,7 @@ def main() -> int:
         print(f"{len(urls)} distinct rule URLs, page cache off, wrk {args.clients} connections")
         figures: dict[tuple[str, int], tuple[float, float, int, int]] = {}
         starts: dict[tuple[str, int], float] = {}
+        cpu_ms: dict[tuple[str, int], float] = {}
         rss: dict[str, list[float]] = {}
         offset = 0
         for name, code, first in (
@@ -237,7 +264,11 @@ def main() -> int:
                 try:
                     starts[(name, workers)] = server.start_s
                     wrk(server.base, script, 5, args.clients)  # warm-up: every worker renders
+                    cpu = server.cpu_s()
                     figures[(name, workers)] = wrk(server.base, script, args.duration, args.clients)
+                    cpu_ms[(name, workers)] = (
+                        (server.cpu_s() - cpu) * 1000 / max(1, figures[(name, workers)][2])
+                    )
                     if name == "kb" and workers == 2:
                         rss["kb pages"] = server.rss_mb()
                         searches(server.base, 16)
@@ -249,7 +280,8 @@ def main() -> int:
                 rps, p99, count, bad = figures[(name, workers)]
                 print(
                     f"  {name:<5} {workers} worker(s): start {starts[(name, workers)]:.2f} s, "
-                    f"{rps:7.0f} req/s, p99 {p99:7.1f} ms, {count} requests, {bad} not 2xx"
+                    f"{rps:7.0f} req/s, p99 {p99:7.1f} ms, {count} requests, {bad} not 2xx, "
+                    f"server CPU {cpu_ms[(name, workers)]:.2f} ms/request"
                 )
 
         start, h_start = starts[("kb", 2)], starts[("hello", 2)]
@@ -272,6 +304,15 @@ def main() -> int:
                     (rps >= TARGET_RPS and p99 <= TARGET_P99_MS and bad == 0) if target else None,
                 )
             )
+        kb_cpu, h_cpu = cpu_ms[("kb", 1)], cpu_ms[("hello", 1)]
+        results.append(
+            (
+                "server CPU per rule page, 1 worker (load-independent)",
+                f"{kb_cpu:.2f} ms (hello {h_cpu:.2f} ms; ratio {kb_cpu / h_cpu:.1f}x; 2 cores at "
+                f"this cost serve at most {2000 / kb_cpu:.0f} req/s)",
+                None,
+            )
+        )
         scale = figures[("kb", 2)][0] / figures[("kb", 1)][0]
         h_scale = figures[("hello", 2)][0] / figures[("hello", 1)][0]
         results.append(("2 workers / 1 worker", f"{scale:.2f}x (hello {h_scale:.2f}x)", None))
