@@ -8,8 +8,10 @@ web pages and exports.
 from __future__ import annotations
 
 import bisect
+import contextlib
 import datetime as dt
 import difflib
+from collections import OrderedDict
 from typing import Any
 
 from kb.model import LANGS, Edition, GlossaryEntry, KnowledgeBase, Rule
@@ -151,13 +153,30 @@ def find_glossary(kb: KnowledgeBase, locale: str, key: str) -> GlossaryEntry | N
     return None
 
 
+#: Entries :func:`term_entry` keeps per knowledge base (the oldest looked up go first).
+TERM_ENTRY_CACHE = 8192
+
+
 def term_entry(
     kb: KnowledgeBase, key: str, lang: str, edition: str | None = None
 ) -> GlossaryEntry | None:
     """The entry a term of a ``lang`` text names: as its own edition defined it (a 2016 rule, the
     2016 glossary), else its language's newest glossary, else the English."""
+    cache = kb.__dict__.get("_term_entries")
+    if cache is None:
+        cache = kb.__dict__.setdefault("_term_entries", OrderedDict())
+    wanted = (key, lang, edition)
+    if wanted in cache:
+        return cache[wanted]
     own = kb.glossary.get(edition or "", {}).get(key)
-    return own or kb.glossary_lookup(key, lang) or kb.glossary_lookup(key, "en")
+    found = own or kb.glossary_lookup(key, lang) or kb.glossary_lookup(key, "en")
+    # Kept per knowledge base object (a rebuild replaces it): a page names a dozen terms, and
+    # the same few hundred recur on every page of an edition.
+    cache[wanted] = found
+    if len(cache) > TERM_ENTRY_CACHE:
+        with contextlib.suppress(KeyError):  # another thread emptied it first
+            cache.popitem(last=False)
+    return found
 
 
 def local_term(kb: KnowledgeBase, entry: GlossaryEntry, locale: str) -> str | None:
