@@ -32,6 +32,7 @@ from kb.build.read import (
     read_cached,
 )
 from kb.buildcache import BuildCache
+from kb.history import write_history
 from kb.instance import BuildError, load
 from kb.model import Edition, ExampleInfo, KnowledgeBase
 from kb.paths import CORPUS_DIR, EXAMPLES_DIR, PACKAGE_DIR
@@ -336,6 +337,7 @@ def _build_locked(
     try:
         t = time.perf_counter()
         store.write(kb, staging / KB_FILE)
+        write_history(staging / KB_FILE)  # the rule pages' history and word diffs (kb.history)
         timings["save"] = time.perf_counter() - t
         t = time.perf_counter()
         if progress:
