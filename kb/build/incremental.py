@@ -35,6 +35,7 @@ from kb import instance as layout
 from kb.build.link import _vocabulary, attach_commentary, count, link
 from kb.build.read import _add_full, _link_tree, display_path, read_cached
 from kb.buildcache import BuildCache
+from kb.history import write_history
 from kb.model import Commentary, Edition, GlossaryEntry, KnowledgeBase, Ref, Rule
 from kb.paths import CORPUS_DIR
 from kb.sources.records import Problem
@@ -106,6 +107,9 @@ def add_edition(
         finally:
             conn.close()
         old.close()
+        # The rule pages' history (kb.history): rewritten whole until the patch names the lineages
+        # it touched (a partial refresh must also drop lineages the patch renamed).
+        write_history(staging / KB_FILE)
         timings["save"] = time.perf_counter() - t
         t = time.perf_counter()
         if progress:
