@@ -39,6 +39,13 @@ EXAMPLE_DEMOTION = 0.2
 EXAMPLE_WANTED = 3.0
 
 
+#: Commentary (wiki paragraphs about a rule) weighs this much against the rules for a question:
+#: the rules are the answer, the commentary a reading of them.
+COMMENTARY_DEMOTION = 0.5
+#: Share of the scores of a rule's other-language texts added to its best text's.
+LANG_FUSION = 0.5
+
+
 class Ranker:
     """Orders the documents of one index for a compiled query."""
 
@@ -53,6 +60,7 @@ class Ranker:
         self._index = index
         self._langs = langs
         self._concepts = concepts
+        self._kinds = kinds
         self._definitions = definitions
         # Document sets by language and of examples, for preferences and demotions.
         self._lang_docs: dict[str, frozenset[int]] = {
@@ -93,9 +101,43 @@ class Ranker:
         scored = self._rank(
             scores, max(fetch, RERANK), compiled, ev, demote_examples=not examples_wanted
         )
+        if current:
+            scored = self._question_priors(scored, examples_wanted)
         if prefer:
             scored = self._prefer(scored, prefer)
         return scored[:fetch]
+
+    def _question_priors(
+        self, scored: list[tuple[float, int]], examples_wanted: bool
+    ) -> list[tuple[float, int]]:
+        """The reranked list with priors that hold for any question: a rule's texts in the
+        other languages add to its best one (a French question matching both the French and
+        the English text of a rule is about that rule) and commentary yields to the rules it
+        comments on."""
+        number_of = self._concepts.number_of
+        kinds = self._kinds
+        best: dict[str, tuple[float, int]] = {}
+        extra: dict[str, float] = {}
+        for score, doc in scored:
+            number = number_of.get(doc)
+            if number is None:
+                continue
+            held = best.get(number)
+            if held is None:
+                best[number] = (score, doc)
+            else:
+                extra[number] = extra.get(number, 0.0) + score
+        out = []
+        for score, doc in scored:
+            kind = kinds[doc]
+            if kind == "commentary" and not examples_wanted:
+                score *= COMMENTARY_DEMOTION
+            number = number_of.get(doc)
+            if number is not None and best[number][1] == doc and number in extra:
+                score += LANG_FUSION * extra[number]
+            out.append((score, doc))
+        out.sort(key=lambda x: (-x[0], x[1]))
+        return out
 
     def _boost(self, scores: dict[int, float], boosts: dict[str, float]) -> dict[int, float]:
         """A copy of ``scores`` with the subtrees of the query's concepts' rules raised."""

@@ -102,6 +102,51 @@ def strip_frames(text: str, lang: str | None) -> str:
     return out if re.search(r"\w", out) else text
 
 
+#: A capitalised word inside a sentence: a card's or a person's name, not a misspelt rules word.
+_NAME = re.compile(r"(?<=[^\W\d_])[ ,;:'’/-]+([A-Z][^\W\d_]+)")
+
+
+def proper_names(text: str) -> frozenset[str]:
+    """Capitalised words that do not open a sentence ("Wrath of God", "Blood Artist"): spelling
+    repair leaves them alone ("Wrath" is no typo of "rath"). A query in capitals has none."""
+    if text.upper() == text:
+        return frozenset()
+    return frozenset(m.group(1) for m in _NAME.finditer(text))
+
+
+# ---- word variants ---------------------------------------------------------------------
+
+#: Number words a player types where the rules write digits ("zero life": "0 or less life").
+_NUMBER_WORDS = {
+    "en": ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"],
+    "fr": ["zéro", "un", "deux", "trois", "quatre", "cinq", "six", "sept", "huit", "neuf", "dix"],
+}
+#: Share of a word's weight its variants match with: related, not the same word.
+VARIANT_WEIGHT = 0.5
+
+
+def word_variants(word: str, tok: str, lang: str) -> list[tuple[str, float]]:
+    """Analysed words the rules use for a question's word ``word`` (analysed ``tok``), with
+    their weight: the digit for a number word, and in English the word without or with its
+    negation prefix ("tapped" / "untapped", "combat" / "noncombat") and the action of an agent
+    noun ("blockers" / "blocking"). The caller keeps those the index knows."""
+    out: list[tuple[str, float]] = []
+    numbers = _NUMBER_WORDS.get(lang, [])
+    low = word.lower()
+    if low in numbers:
+        return [] if (lang, low) == ("fr", "un") else [(str(numbers.index(low)), 1.0)]
+    if lang == "en" and tok.isalpha():
+        for prefix in ("non", "un"):
+            if tok.startswith(prefix) and len(tok) - len(prefix) >= 3:
+                out.append((tok[len(prefix) :], VARIANT_WEIGHT))
+                break
+        else:
+            out.extend((prefix + tok, VARIANT_WEIGHT) for prefix in ("un", "non"))
+        if tok.endswith("er") and len(tok) > 5:
+            out.append((tok[:-2], VARIANT_WEIGHT))
+    return out
+
+
 # ---- concepts ----------------------------------------------------------------------------
 
 #: Longest concept name, in analysed words.
@@ -169,6 +214,8 @@ class Concepts:
         )
         self._numbers = [n for n, _ in pairs]
         self._docs = [d for _, d in pairs]
+        #: Current rule document -> its canonical number (every language's text of a rule).
+        self.number_of: dict[int, str] = {d: n for n, d in pairs}
         self._subtrees: dict[str, frozenset[int]] = {}
 
     def find(self, words: Sequence[str]) -> list[tuple[tuple[str, ...], tuple[str, ...], int]]:

@@ -10,7 +10,14 @@ import pytest
 from kb.search import build_index, index_is_current
 from kb.search.analysis import analyze_en, analyze_fr, marker
 from kb.search.indexer import META_FILE
-from kb.search.understand import Concepts, asks_when, strip_frames
+from kb.search.understand import (
+    VARIANT_WEIGHT,
+    Concepts,
+    asks_when,
+    proper_names,
+    strip_frames,
+    word_variants,
+)
 
 from .conftest import small_kb
 
@@ -106,3 +113,39 @@ def test_previous_index_is_reused_when_the_knowledge_base_is_the_same(tmp_path: 
 )
 def test_questions_asking_when_one_may_act(query: str, asks: bool) -> None:
     assert asks_when(query) is asks
+
+
+@pytest.mark.parametrize(
+    ("word", "tok", "lang", "variants"),
+    [
+        ("zero", "zero", "en", [("0", 1.0)]),
+        ("deux", "deux", "fr", [("2", 1.0)]),
+        ("un", "un", "fr", []),  # the French article, not a number
+        ("untapped", "untap", "en", [("tap", VARIANT_WEIGHT)]),
+        ("noncombat", "noncombat", "en", [("combat", VARIANT_WEIGHT)]),
+        ("tapped", "tap", "en", [("untap", VARIANT_WEIGHT), ("nontap", VARIANT_WEIGHT)]),
+        ("blockers", "blocker", "en", [("unblocker", 0.5), ("nonblocker", 0.5), ("block", 0.5)]),
+    ],
+)
+def test_word_variants(word: str, tok: str, lang: str, variants: list) -> None:
+    assert word_variants(word, tok, lang) == variants
+
+
+def test_a_number_word_finds_the_rule_written_with_digits(searcher) -> None:
+    hits = searcher.search("zero life", lang="en").hits
+    assert hits and hits[0].canonical == "704.5a"
+    assert searcher.search("zero", lang="en").hits[0].canonical == "704.5a"
+
+
+def test_proper_names_are_capitalised_words_inside_a_sentence() -> None:
+    text = "I control Blood Artist and my opponent casts Wrath of God, does it trigger?"
+    assert proper_names(text) == {"Blood", "Artist", "Wrath", "God"}
+    assert proper_names("Trampel over blockers") == frozenset()  # a sentence's first word
+    assert proper_names("WHAT IS TRAMPLE") == frozenset()
+    assert proper_names("what is it. Deathtouch too") == frozenset()
+
+
+def test_a_proper_name_is_not_corrected(searcher) -> None:
+    # "Priorty" inside a sentence is a name as far as spelling goes; opening one it is a typo.
+    assert "Priorty" not in searcher._compile("about Priorty", ("en",), None).corrections
+    assert searcher._compile("Priorty after a spell", ("en",), None).corrections
