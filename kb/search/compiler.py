@@ -250,7 +250,8 @@ class QueryCompiler:
 
     def _fuzzy(self, text: str, code: str, out: Compiled) -> list[wq.Query]:
         spelled = terms(text, f"{code}_plain")
-        if text in self._names:
+        if text in self._names or self._term_names.names(text, code):
+            # A name (a card's, or the term base's "défenseur") is no typo of a rules word.
             return []
         if len(spelled) != 1 or len(spelled[0]) < 4:
             return []
@@ -416,6 +417,12 @@ class _TermNames:
             return self._index.translate(text, src, dst)
         names = [name for term in self._whole(text, src) for name in term.names(dst)[:2]]
         return list(dict.fromkeys(names))
+
+    def names(self, word: str, lang: str) -> bool:
+        """True if ``word`` is a whole name of a concept of the term base in ``lang``."""
+        if (lang == "ja") != has_cjk(word):
+            return False
+        return any(term.names(lang) for term in self._whole(word, lang))
 
     def language_of(self, text: str) -> str | None:
         """The one language whose term names occur in ``text``, if exactly one does."""

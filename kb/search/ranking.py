@@ -23,6 +23,10 @@ PROXIMITY = 0.5
 WINDOW = 3
 #: Weight of a rule defining a concept when the question names nothing else ("what is scry").
 DEFINITION_ASKED = 1.5
+#: ... and this much when it names more than concepts ("does lifelink work with noncombat
+#: damage"): the rules applying the concept answer it, not the one defining it (undoing most of
+#: the build's definition prior).
+DEFINITION_UNASKED = 0.7
 #: Weight of a text in the question's own language (French or Japanese) against the others.
 SAME_LANG = 1.5
 #: A search from a locale without a language filter (``prefer_lang``) puts that language's best
@@ -83,6 +87,11 @@ class Ranker:
         """The best ``fetch`` documents as ``(score, doc)``, best first: ``scores`` reweighed,
         reranked and, for a reader's language ``prefer``, that language's texts led first.
         ``current``: the search sees current documents only (concept boosts apply)."""
+        if current and not compiled.defined and DEFINITION_UNASKED != 1.0:
+            scores = dict(scores)
+            for doc in self._definitions:
+                if doc in scores:
+                    scores[doc] *= DEFINITION_UNASKED
         if compiled.boosts and current:
             scores = self._boost(scores, compiled.boosts)
             if compiled.defined:

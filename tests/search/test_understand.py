@@ -149,3 +149,22 @@ def test_a_proper_name_is_not_corrected(searcher) -> None:
     # "Priorty" inside a sentence is a name as far as spelling goes; opening one it is a typo.
     assert "Priorty" not in searcher._compile("about Priorty", ("en",), None).corrections
     assert searcher._compile("Priorty after a spell", ("en",), None).corrections
+
+
+def test_a_term_base_name_is_not_corrected_to_a_close_word(tmp_path: Path) -> None:
+    from kb.model import Term
+    from kb.search import Searcher
+
+    from .conftest import FR, _rule
+
+    kb = small_kb()
+    kb.terms = [*kb.terms, Term("defender", ["defender"], ["défenseur"], ["防衛"], ["702.3"])]
+    rule = _rule(FR, "fr", "116.9", "La défenseuse reçoit la priorité.", "117.9")
+    kb.rules[FR][rule.number] = rule
+    build_index(kb, tmp_path)
+    with Searcher(tmp_path, kb) as searcher:
+        compiled = searcher._compile("une créature avec défenseur", ("en", "fr", "ja"), None)
+        # Before: "défenseur" (not in the French texts) became "défenseuse", and the question
+        # lost its concept: defender's rules were no longer raised.
+        assert "défenseur" not in compiled.corrections
+        assert compiled.boosts.get("702.3", 1.0) > 1.0
