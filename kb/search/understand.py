@@ -26,6 +26,12 @@ from kb.search.analysis import terms
 #: remains. Phrases first: "se passe" would otherwise read as the French "passer" (to pass).
 _FRAMES = {
     "en": [
+        r"what does it mean(?: to| when| if| that| for)?",
+        r"what is meant by",
+        r"(?:is|are) there (?:a |an |any )?rules? (?:about|for|on|that says?)",
+        r"what (?:is|are) the rules? (?:for|about|on)",
+        r"(?:what|which) rules? (?:says?|covers?|applies|handles?)",
+        r"i(?:'m| am) (?:wondering|confused|not sure)(?: about| if| whether| how| why)?",
         r"what (?:happens|would happen|will happen)(?: to)?(?: if| when)?",
         r"what (?:is|are|does|do)(?: a| an| the)?",
         r"how (?:does|do|can|many|much)(?: i| you| a| an| the)?",
@@ -46,11 +52,18 @@ _FRAMES = {
         r"(?:peut|peuvent|doit|doivent|faut)-(?:on|il|elle|ils|elles)",
         r"(?:puis|dois)-je",
         r"que (?:veut dire|signifie)",
+        r"(?:ça|ca) veut dire quoi",
+        r"est-il possible de",
+        r"a-t-on le droit de",
+        r"(?:que dit|quelle est) la règle(?: sur| pour| concernant)?",
         r"quels? sont",
         r"quelles? sont",
         r"se passe(?:-t-il)?",
     ],
     "ja": [
+        r"(?:って|とは)どういう(?:意味|こと)(?:ですか|か)?",
+        r"について(?:教えてください|知りたい)?",
+        r"教えてください",
         r"とは何(?:か|ですか)?",
         r"とは",
         r"どうなる(?:の|のか|んですか|ですか)?",

@@ -33,6 +33,11 @@ from .conftest import small_kb
         ("est-ce qu'un joueur reçoit la priorité", "fr", "un joueur reçoit la priorité"),
         ("レジェンド・ルールとは", "ja", "レジェンド・ルール"),
         ("タフネスが0になったクリーチャーはどうなる", "ja", "タフネスが0になったクリーチャーは"),
+        ("what does it mean to exile a card", "en", "exile a card"),
+        ("is there a rule about hand size", "en", "hand size"),
+        ("que dit la règle sur le mulligan", "fr", "le mulligan"),
+        ("死亡ってどういう意味", "ja", "死亡"),
+        ("優先権について教えてください", "ja", "優先権"),
     ],
 )
 def test_frames_are_dropped(query: str, lang: str, content: str) -> None:
