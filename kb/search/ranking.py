@@ -50,6 +50,14 @@ COMMENTARY_DEMOTION = 0.5
 LANG_FUSION = 0.5
 
 
+#: The rule opening a concept the question names weighs this much more (see Ranker._open),
+#: when the question names only concepts, and when it names more.
+OPENING_DEFINED = 1.3
+OPENING = 1.1
+#: ... for concepts raised at least this much (specific ones: not "creature").
+OPENING_MIN_BOOST = 1.5
+
+
 class Ranker:
     """Orders the documents of one index for a compiled query."""
 
@@ -94,6 +102,7 @@ class Ranker:
                     scores[doc] *= DEFINITION_UNASKED
         if compiled.boosts and current:
             scores = self._boost(scores, compiled.boosts)
+            self._open(scores, compiled)
             if compiled.defined:
                 defining = self._definitions
                 for root in compiled.defined:
@@ -147,6 +156,19 @@ class Ranker:
             out.append((score, doc))
         out.sort(key=lambda x: (-x[0], x[1]))
         return out
+
+    def _open(self, scores: dict[int, float], compiled: Compiled) -> None:
+        """Raise in place the rule opening each concept the question names ("702.33a" for
+        kicker, "724.1" for the monarch): it says what the concept is and how it works."""
+        factor = OPENING_DEFINED if compiled.defined else OPENING
+        if factor == 1.0:
+            return
+        for root, boost in compiled.boosts.items():
+            if boost < OPENING_MIN_BOOST:
+                continue
+            for doc in self._concepts.opening(root):
+                if doc in scores:
+                    scores[doc] *= factor
 
     def _boost(self, scores: dict[int, float], boosts: dict[str, float]) -> dict[int, float]:
         """A copy of ``scores`` with the subtrees of the query's concepts' rules raised."""

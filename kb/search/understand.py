@@ -253,6 +253,22 @@ class Concepts:
         """The rules and document frequency of the concept whose whole name is ``words``."""
         return self._rows.get(tuple(words))
 
+    def opening(self, root: str) -> frozenset[int]:
+        """Current documents of the rule opening ``root``: its first subrule ("702.33a") or,
+        for a section or chapter, its first rule ("724.1"), in every language."""
+        first = f"{root}a" if "." in root else f"{root}.1"
+        found = self._subtrees.get("open:" + first)
+        if found is None:
+            i = bisect_left(self._numbers, first)
+            docs = []
+            while i < len(self._numbers) and self._numbers[i] == first:
+                docs.append(self._docs[i])
+                i += 1
+            found = frozenset(docs)
+            if len(self._subtrees) < 4096:
+                self._subtrees["open:" + first] = found
+        return found
+
     @staticmethod
     def weight(df: int) -> float:
         """How specific a concept is, 0..1: 1 up to :data:`SPECIFIC` rules, less beyond."""

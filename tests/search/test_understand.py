@@ -173,3 +173,26 @@ def test_a_term_base_name_is_not_corrected_to_a_close_word(tmp_path: Path) -> No
         # lost its concept: defender's rules were no longer raised.
         assert "défenseur" not in compiled.corrections
         assert compiled.boosts.get("702.3", 1.0) > 1.0
+
+
+def test_the_opening_rule_of_a_concept() -> None:
+    groups = ["r:702.19", "r:702.19a", "r:702.19b", "r:724", "r:724.1", "r:724.10", "r:702.19a"]
+    concepts = Concepts([], groups, 7)
+    assert concepts.opening("702.19") == frozenset({1, 6})  # every language's text of 702.19a
+    assert concepts.opening("724") == frozenset({4})  # not 724.10
+    assert concepts.opening("999") == frozenset()
+
+
+def test_the_opening_rule_of_a_named_concept_is_raised() -> None:
+    from kb.search.compiler import Compiled
+    from kb.search.ranking import OPENING, OPENING_DEFINED, Ranker
+
+    groups = ["r:702.19", "r:702.19a", "r:702.19b", "r:302", "r:302.1"]
+    ranker = Ranker(None, ["en"] * 5, ["subrule"] * 5, Concepts([], groups, 5), frozenset())  # type: ignore[arg-type]
+    scores = dict.fromkeys(range(5), 1.0)
+    ranker._open(scores, Compiled(None, boosts={"702.19": 2.5, "302": 1.1}, defined=("702.19",)))
+    # Only the specific concept's opening rule: "creature" (302, barely raised) opens nothing.
+    assert scores == {0: 1.0, 1: OPENING_DEFINED, 2: 1.0, 3: 1.0, 4: 1.0}
+    scores = dict.fromkeys(range(5), 1.0)
+    ranker._open(scores, Compiled(None, boosts={"702.19": 2.5}))
+    assert scores[1] == OPENING
