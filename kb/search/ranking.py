@@ -28,7 +28,7 @@ DEFINITION_ASKED = 1.5
 #: the build's definition prior).
 DEFINITION_UNASKED = 0.7
 #: Weight of a text in the question's own language (French or Japanese) against the others.
-SAME_LANG = 1.5
+SAME_LANG = 2.0
 #: A search from a locale without a language filter (``prefer_lang``) puts that language's best
 #: text this much above the best text of the others, its other texts in proportion: a Japanese
 #: reader wants the Japanese quotes first. Raw scores of two languages are not comparable (a
