@@ -32,6 +32,7 @@ from kb.build.read import (
     read_cached,
 )
 from kb.buildcache import BuildCache
+from kb.history import write_history
 from kb.instance import BuildError, load
 from kb.model import Edition, ExampleInfo, KnowledgeBase
 from kb.paths import CORPUS_DIR, EXAMPLES_DIR, PACKAGE_DIR
@@ -336,7 +337,7 @@ def _build_locked(
     try:
         t = time.perf_counter()
         store.write(kb, staging / KB_FILE)
-        write_history(staging / KB_FILE)
+        write_history(staging / KB_FILE)  # the rule pages' history and word diffs (kb.history)
         timings["save"] = time.perf_counter() - t
         t = time.perf_counter()
         if progress:
@@ -351,16 +352,6 @@ def _build_locked(
         raise
     _publish(instance, staging, report, paths, record, timings, started, cache, prune=True)
     return report
-
-
-def write_history(path: Path, lineages: Iterable[str] | None = None) -> None:
-    """The rule pages' precomputed history (``kb.history``, when present): the whole table, or
-    the given lineages only (an incremental build)."""
-    try:
-        from kb.history import write_history as write
-    except ImportError:  # built before kb.history existed: the pages compute history on view
-        return
-    write(path, lineages)
 
 
 def input_digests(inputs: Iterable[tuple[Path, dict[str, Any] | None]]) -> dict[str, str]:

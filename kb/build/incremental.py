@@ -36,6 +36,7 @@ from kb.build.link import _vocabulary, attach_commentary, count, link, recanonic
 from kb.build.read import _add_full, _link_tree, display_path, read_cached
 from kb.build.reindex import build_index_from
 from kb.buildcache import BuildCache
+from kb.history import write_history
 from kb.model import Commentary, Edition, GlossaryEntry, KnowledgeBase, Rule
 from kb.paths import CORPUS_DIR
 from kb.sources.records import Problem
@@ -66,7 +67,6 @@ def add_edition(
         BuildReport,
         edition_rows,
         index_note,
-        write_history,
     )
 
     t0 = time.perf_counter()
@@ -114,6 +114,8 @@ def add_edition(
             conn.execute("COMMIT")
         finally:
             conn.close()
+        # The rule pages' history (kb.history): the lineages the patch touched, under their old
+        # names (dropped) and their new ones.
         write_history(staging / KB_FILE, patch.touched)
         old.close()
         timings["save"] = time.perf_counter() - t
