@@ -315,15 +315,19 @@ class Postings:
         if not parts or not all(parts):
             return {}
         rarest = min(parts, key=len)
-        n = len(words)
+        # Documents having every word, found by set intersection in C, walked in the order
+        # of the rarest word's postings (the order the scores keep).
+        common = set(rarest).intersection(*(p for p in parts if p is not rarest))
+        if not common:
+            return {}
         if everything:
-            self._read_sequences(
-                name, [d for d in rarest if d >= self.stop and all(d in p for p in parts)]
-            )
+            self._read_sequences(name, [d for d in rarest if d >= self.stop and d in common])
+        n = len(words)
         first = words[0]
+        wanted = tuple(words)
         out: Weights = {}
         for doc in rarest:
-            if not all(doc in p for p in parts):
+            if doc not in common:
                 continue
             seq = self.sequence(name, doc)
             if seq is None:
@@ -334,7 +338,7 @@ class Postings:
                     i = seq.index(first, start)
                 except ValueError:
                     break
-                if list(seq[i : i + n]) == words:
+                if seq[i : i + n] == wanted:
                     out[doc] = sum(p[doc] for p in parts) * boost
                     break
                 start = i + 1
