@@ -148,7 +148,8 @@ class QueryCompiler:
             out.about_examples = _about_examples(text)
             for code in scope:
                 if code == "ja":
-                    seq = [g for g, _, _ in bigrams_ja(text)]
+                    # Only Japanese runs make bigrams: a Latin question has none to look for.
+                    seq = [g for g, _, _ in bigrams_ja(text)] if has_cjk(text) else []
                     out.order[code] = ("gram_ja", seq)
                 else:
                     out.order[code] = (f"body_{code}", terms(text, code))

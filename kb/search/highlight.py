@@ -109,6 +109,38 @@ def marker(lang: str, wanted: set[str]) -> Callable[[str], list[Span]]:
     return analyze_en
 
 
+def gram_marker(wanted: set[str]) -> Callable[[str], list[Span]]:
+    """The spans :func:`kb.search.analysis.bigrams_ja` gives a text, for ``wanted`` grams only:
+    each two-character gram wherever it is (both characters are Japanese, so it lies in a run),
+    a one-character gram where it is a run by itself. Found with ``str.find`` rather than by
+    making every bigram of the text, which is what a Japanese snippet cost most."""
+    cjk = analysis._CJK  # the analyser's own Japanese characters
+    grams = [g for g in wanted if 0 < len(g) <= 2 and all(cjk.match(c) for c in g)]
+    pairs = [g for g in grams if len(g) == 2]
+    singles = [g for g in grams if len(g) == 1]
+
+    def analyze(text: str) -> list[Span]:
+        norm = normalize(text).lower()
+        out: list[Span] = []
+        for gram in pairs:
+            i = norm.find(gram)
+            while i >= 0:
+                out.append((gram, i, i + 2))
+                i = norm.find(gram, i + 1)
+        for gram in singles:
+            i = norm.find(gram)
+            while i >= 0:
+                alone = (i == 0 or not cjk.match(norm[i - 1])) and (
+                    i + 1 == len(norm) or not cjk.match(norm[i + 1])
+                )
+                if alone:
+                    out.append((gram, i, i + 1))
+                i = norm.find(gram, i + 1)
+        return out
+
+    return analyze
+
+
 def _merge(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
     merged: list[tuple[int, int]] = []
     for s, e in spans:
