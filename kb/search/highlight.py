@@ -78,6 +78,7 @@ def marker(lang: str, wanted: set[str]) -> Callable[[str], list[Span]]:
     if lang != "en" or not heads or not all(h.isalpha() for h in heads):
         return analysis.marker(lang, wanted)
     keep = analysis._en_word  # the index's own English word filter
+    seen: dict[str, str | None] = {}  # word -> its wanted stem, for the page's ten snippets
 
     def analyze_en(text: str) -> list[Span]:
         norm = normalize(text)
@@ -99,11 +100,14 @@ def marker(lang: str, wanted: set[str]) -> Callable[[str], list[Span]]:
             if m is None:  # inside a word
                 continue
             end = m.end()
-            kept = keep(m.group().replace("’", "'"))
-            if kept is not None:
-                term = stem_en(kept)
-                if term in wanted:
-                    out.append((term, start, end))
+            word = m.group()
+            term = seen.get(word, "")
+            if term == "":
+                kept = keep(word.replace("’", "'"))
+                stem = stem_en(kept) if kept is not None else None
+                term = seen[word] = stem if stem in wanted else None
+            if term is not None:
+                out.append((term, start, end))
         return out
 
     return analyze_en
