@@ -100,6 +100,16 @@ class QueryCompiler:
         self._glossary = glossary
         self._cache: OrderedDict[tuple[Any, ...], Compiled] = OrderedDict()
         self._term_names = _TermNames(kb)
+        # Texts analysed for the query being compiled (a word is looked at several times).
+        self._analyses: dict[tuple[str, str], list[str]] = {}
+
+    def _terms(self, text: str, analyzer: str) -> list[str]:
+        """:func:`kb.search.analysis.terms`, once per text and analyser in a query (a copy)."""
+        key = (text, analyzer)
+        found = self._analyses.get(key)
+        if found is None:
+            found = self._analyses[key] = terms(text, analyzer)
+        return list(found)
 
     def clear(self) -> None:
         """Forget the compiled queries."""
@@ -114,6 +124,7 @@ class QueryCompiler:
             self._cache.move_to_end(key)
             return hit
         self._term_names.forget()
+        self._analyses.clear()
         typed = qp.parse(text)
         out = Compiled(None, notes=list(typed.notes))
         out.src = detect_lang(text) or self._term_names.language_of(text) or lang
@@ -154,7 +165,7 @@ class QueryCompiler:
                     seq = [g for g, _, _ in bigrams_ja(text)] if has_cjk(text) else []
                     out.order[code] = ("gram_ja", seq)
                 else:
-                    out.order[code] = (f"body_{code}", terms(text, code))
+                    out.order[code] = (f"body_{code}", self._terms(text, code))
         self._cache[key] = out
         if len(self._cache) > CACHE_SIZE:
             self._cache.popitem(last=False)
@@ -202,7 +213,7 @@ class QueryCompiler:
                 # A rule's own number is the first word of its title (see the indexer).
                 clauses.append(wq.Term(f"title_{code}", str(number), boost=4.0))
         if code == "ja":
-            toks = terms(text, "ja")
+            toks = self._terms(text, "ja")
             # A Japanese question is one "word" of several morphemes: alternatives, ranked by
             # how many of them a document has, like the words of an English question.
             parts = [self._ja_token(tok, out) for tok in toks]
@@ -213,9 +224,9 @@ class QueryCompiler:
             if not clauses:
                 return None
         else:
-            toks = terms(text, code)
+            toks = self._terms(text, code)
             if not toks and code == "en" and text.lower() in EN_SYNONYMS:
-                toks = terms(EN_SYNONYMS[text.lower()], code)
+                toks = self._terms(EN_SYNONYMS[text.lower()], code)
             if not toks:
                 return wq.Or(clauses) if clauses else None
             self._mark(out, code, toks)
@@ -240,7 +251,7 @@ class QueryCompiler:
         return clauses[0] if len(clauses) == 1 else wq.Or(clauses)
 
     def _fuzzy(self, text: str, code: str, out: Compiled) -> list[wq.Query]:
-        spelled = terms(text, f"{code}_plain")
+        spelled = self._terms(text, f"{code}_plain")
         if len(spelled) != 1 or len(spelled[0]) < 4:
             return []
         fixes = self._speller.corrections(f"plain_{code}", spelled[0])
@@ -253,7 +264,7 @@ class QueryCompiler:
             out.corrections[text] = best
         clauses: list[wq.Query] = []
         for fix in fixes[:3]:
-            for tok in terms(fix, code):
+            for tok in self._terms(fix, code):
                 self._mark(out, code, [tok])
                 clauses.append(wq.Term(f"body_{code}", tok, boost=0.8))
                 clauses.append(wq.Term(f"title_{code}", tok, boost=0.8))
@@ -267,7 +278,7 @@ class QueryCompiler:
         words = self._speller.completions(field_name, key, 32)
         stems: list[str] = []
         for w in words:
-            stems.extend(terms(w, code) if code != "ja" else [w])
+            stems.extend(self._terms(w, code) if code != "ja" else [w])
         stems = list(dict.fromkeys(stems))
         if not stems:
             return None
@@ -291,7 +302,7 @@ class QueryCompiler:
         if code != "ja" and has_cjk(text):
             return None
         if code == "ja":
-            toks = terms(text, "ja")
+            toks = self._terms(text, "ja")
             grams = [g for g, _, _ in bigrams_ja(text)]
             clauses: list[wq.Query] = []
             if len(toks) > 1:
@@ -303,7 +314,7 @@ class QueryCompiler:
             self._mark(out, "ja", toks)
             self._mark(out, "ja_gram", grams)
             return wq.Or(clauses) if clauses else None
-        toks = terms(text, code)
+        toks = self._terms(text, code)
         if not toks:
             return None
         self._mark(out, code, toks)
@@ -334,14 +345,14 @@ class QueryCompiler:
         found: list[tuple[tuple[str, ...], int]] = []
         covered = False
         if src in (None, "en"):
-            words = terms(text, "en")
+            words = self._terms(text, "en")
             named = self._concepts.find(words)
             found.extend((rules, df) for _, rules, df in named)
             covered = bool(named) and sum(len(n) for n, _, _ in named) == len(words)
         for other in ("fr", "ja"):
             if src in (None, other):
                 for name in self._term_names.translate(text, other, "en"):
-                    row = self._concepts.named(terms(name, "en"))
+                    row = self._concepts.named(self._terms(name, "en"))
                     if row is not None:
                         found.append(row)
         boosts: dict[str, float] = {}
