@@ -175,9 +175,11 @@ CREATE TABLE old_seq (field TEXT, doc INTEGER, terms BLOB, PRIMARY KEY (field, d
 
 @dataclass(slots=True)
 class Evaluation:
-    """What evaluating a query found besides scores: the word groups, for coverage."""
+    """What evaluating a query found besides scores: the word groups, for coverage, and the
+    language of each group's fields (None if they are of several)."""
 
     groups: list[list[Weights]] = field(default_factory=list)
+    langs: list[str | None] = field(default_factory=list)
 
 
 class Coord(wq.Or):
@@ -297,6 +299,7 @@ class Postings:
             parts = [self.evaluate(s, everything, ev) for s in q.subqueries]
             if isinstance(q, Coord) and len(parts) > 1:
                 ev.groups.append(parts)
+                ev.langs.append(_language(q))
             return _union(parts, q.boost)
         if isinstance(q, wq.And):
             parts = [self.evaluate(s, everything, ev) for s in q.subqueries]
@@ -348,6 +351,23 @@ class Postings:
                     break
                 start = i + 1
         return out
+
+
+def _language(q: wq.Query) -> str | None:
+    """The language of the fields ``q`` searches (``body_en`` -> ``en``), None if several."""
+    langs = {name.rpartition("_")[2] for name in _fields(q)}
+    return langs.pop() if len(langs) == 1 else None
+
+
+def _fields(q: wq.Query) -> Iterable[str]:
+    if isinstance(q, (wq.Term, wq.Phrase)):
+        yield q.fieldname
+    elif isinstance(q, wq.AndMaybe | wq.AndNot):
+        yield from _fields(q.a)
+        yield from _fields(q.b)
+    else:
+        for sub in getattr(q, "subqueries", ()):
+            yield from _fields(sub)
 
 
 def _union(parts: list[Weights], boost: float) -> Weights:

@@ -170,7 +170,12 @@ class Ranker:
         # dictionary's order, as nlargest over its items did.
         top = sorted(scores, key=scores.__getitem__, reverse=True)[:depth]
         best = [(d, scores[d]) for d in top]
-        groups = ev.groups
+        # A document is only in the word groups of its own language's fields.
+        groups_of: dict[str, list[list[dict[int, float]]]] = {}
+        for code in LANGS:
+            groups_of[code] = [
+                g for g, x in zip(ev.groups, ev.langs, strict=True) if x in (code, None)
+            ]
         order = compiled.order
         langs = self._langs
         sequence = self._index.sequence
@@ -192,7 +197,7 @@ class Ranker:
                 seq = sequence(name, doc)
                 if seq:
                     score *= 1.0 + PROXIMITY * _proximity(seq, pairs, window)
-            for parts in groups:
+            for parts in groups_of[langs[doc]]:
                 hits = 0
                 for part in parts:
                     if doc in part:
