@@ -27,7 +27,14 @@ from kb.search.indexer import term_key
 from kb.search.notes import Note
 from kb.search.postings import Coord, Postings
 from kb.search.spelling import Speller
-from kb.search.understand import WHEN_RULES, Concepts, asks_when, strip_frames
+from kb.search.understand import (
+    WHEN_RULES,
+    Concepts,
+    asks_when,
+    proper_names,
+    strip_frames,
+    word_variants,
+)
 from kb.terms import TermIndex
 
 #: Weight of the rules a concept of the query names ("mana ability" -> 605, "dies" -> 700.4,
@@ -100,6 +107,7 @@ class QueryCompiler:
         self._glossary = glossary
         self._cache: OrderedDict[tuple[Any, ...], Compiled] = OrderedDict()
         self._term_names = _TermNames(kb)
+        self._names: frozenset[str] = frozenset()  # the compiled query's proper names
         # Texts analysed for the query being compiled (a word is looked at several times).
         self._analyses: dict[tuple[str, str], list[str]] = {}
 
@@ -127,6 +135,7 @@ class QueryCompiler:
         self._analyses.clear()
         typed = qp.parse(text)
         out = Compiled(None, notes=list(typed.notes))
+        self._names = proper_names(text)
         out.src = detect_lang(text) or self._term_names.language_of(text) or lang
         content = strip_frames(text, out.src)
         parsed = typed if content == text else qp.parse(content)
@@ -165,7 +174,7 @@ class QueryCompiler:
                     seq = [g for g, _, _ in bigrams_ja(text)] if has_cjk(text) else []
                     out.order[code] = ("gram_ja", seq)
                 else:
-                    out.order[code] = (f"body_{code}", self._terms(text, code))
+                    out.order[code] = (f"body_{code}", self._terms(repaired, code))
         self._cache[key] = out
         if len(self._cache) > CACHE_SIZE:
             self._cache.popitem(last=False)
@@ -237,6 +246,10 @@ class QueryCompiler:
                 tok = toks[0]
                 clauses.append(wq.Term(f"body_{code}", tok))
                 clauses.append(wq.Term(f"title_{code}", tok))
+                for variant, weight in word_variants(text, tok, code):
+                    if self._postings.frequency(f"body_{code}", variant):
+                        self._mark(out, code, [variant])
+                        clauses.append(wq.Term(f"body_{code}", variant, boost=weight))
                 if (
                     tok.isalpha()
                     and out.src in (None, code)
@@ -252,6 +265,9 @@ class QueryCompiler:
 
     def _fuzzy(self, text: str, code: str, out: Compiled) -> list[wq.Query]:
         spelled = self._terms(text, f"{code}_plain")
+        if text in self._names or self._term_names.names(text, code):
+            # A name (a card's, or the term base's "défenseur") is no typo of a rules word.
+            return []
         if len(spelled) != 1 or len(spelled[0]) < 4:
             return []
         fixes = self._speller.corrections(f"plain_{code}", spelled[0])
@@ -442,6 +458,12 @@ class _TermNames:
             return out
         names = [name for term in self._whole(text, src) for name in term.names(dst)[:2]]
         return list(dict.fromkeys(names))
+
+    def names(self, word: str, lang: str) -> bool:
+        """True if ``word`` is a whole name of a concept of the term base in ``lang``."""
+        if (lang == "ja") != has_cjk(word):
+            return False
+        return any(term.names(lang) for term in self._whole(word, lang))
 
     def language_of(self, text: str) -> str | None:
         """The one language whose term names occur in ``text``, if exactly one does."""

@@ -12,7 +12,7 @@ from bisect import bisect_left
 from collections.abc import Callable
 from html import escape
 
-from kb.search import analysis
+from kb.search import analysis, japanese
 from kb.search.analysis import Span, normalize, normalize_mapped
 from kb.text import stem_en
 
@@ -118,7 +118,7 @@ def gram_marker(wanted: set[str]) -> Callable[[str], list[Span]]:
     each two-character gram wherever it is (both characters are Japanese, so it lies in a run),
     a one-character gram where it is a run by itself. Found with ``str.find`` rather than by
     making every bigram of the text, which is what a Japanese snippet cost most."""
-    cjk = analysis._CJK  # the analyser's own Japanese characters
+    cjk = japanese._CJK  # the analyser's own Japanese characters
     grams = [g for g in wanted if 0 < len(g) <= 2 and all(cjk.match(c) for c in g)]
     pairs = [g for g in grams if len(g) == 2]
     singles = [g for g in grams if len(g) == 1]

@@ -23,8 +23,12 @@ PROXIMITY = 0.5
 WINDOW = 3
 #: Weight of a rule defining a concept when the question names nothing else ("what is scry").
 DEFINITION_ASKED = 1.5
+#: ... and this much when it names more than concepts ("does lifelink work with noncombat
+#: damage"): the rules applying the concept answer it, not the one defining it (undoing most of
+#: the build's definition prior).
+DEFINITION_UNASKED = 0.7
 #: Weight of a text in the question's own language (French or Japanese) against the others.
-SAME_LANG = 1.5
+SAME_LANG = 2.0
 #: A search from a locale without a language filter (``prefer_lang``) puts that language's best
 #: text this much above the best text of the others, its other texts in proportion: a Japanese
 #: reader wants the Japanese quotes first. Raw scores of two languages are not comparable (a
@@ -37,6 +41,21 @@ PREFER_MAX = 60.0
 EXAMPLE_DEMOTION = 0.2
 #: ... and this much more when it does (rules' own "Example:" lines also have the word).
 EXAMPLE_WANTED = 3.0
+
+
+#: Commentary (wiki paragraphs about a rule) weighs this much against the rules for a question:
+#: the rules are the answer, the commentary a reading of them.
+COMMENTARY_DEMOTION = 0.5
+#: Share of the scores of a rule's other-language texts added to its best text's.
+LANG_FUSION = 0.5
+
+
+#: The rule opening a concept the question names weighs this much more (see Ranker._open),
+#: when the question names only concepts, and when it names more.
+OPENING_DEFINED = 1.3
+OPENING = 1.1
+#: ... for concepts raised at least this much (specific ones: not "creature").
+OPENING_MIN_BOOST = 1.5
 
 
 class Ranker:
@@ -53,6 +72,7 @@ class Ranker:
         self._index = index
         self._langs = langs
         self._concepts = concepts
+        self._kinds = kinds
         self._definitions = definitions
         # Document sets by language and of examples, for preferences and demotions.
         self._lang_docs: dict[str, frozenset[int]] = {
@@ -75,8 +95,14 @@ class Ranker:
         """The best ``fetch`` documents as ``(score, doc)``, best first: ``scores`` reweighed,
         reranked and, for a reader's language ``prefer``, that language's texts led first.
         ``current``: the search sees current documents only (concept boosts apply)."""
+        if current and not compiled.defined and DEFINITION_UNASKED != 1.0:
+            scores = dict(scores)
+            for doc in self._definitions:
+                if doc in scores:
+                    scores[doc] *= DEFINITION_UNASKED
         if compiled.boosts and current:
             scores = self._boost(scores, compiled.boosts)
+            self._open(scores, compiled)
             if compiled.defined:
                 defining = self._definitions
                 for root in compiled.defined:
@@ -93,9 +119,56 @@ class Ranker:
         scored = self._rank(
             scores, max(fetch, RERANK), compiled, ev, demote_examples=not examples_wanted
         )
+        if current:
+            scored = self._question_priors(scored, examples_wanted)
         if prefer:
             scored = self._prefer(scored, prefer)
         return scored[:fetch]
+
+    def _question_priors(
+        self, scored: list[tuple[float, int]], examples_wanted: bool
+    ) -> list[tuple[float, int]]:
+        """The reranked list with priors that hold for any question: a rule's texts in the
+        other languages add to its best one (a French question matching both the French and
+        the English text of a rule is about that rule) and commentary yields to the rules it
+        comments on."""
+        number_of = self._concepts.number_of
+        kinds = self._kinds
+        best: dict[str, tuple[float, int]] = {}
+        extra: dict[str, float] = {}
+        for score, doc in scored:
+            number = number_of.get(doc)
+            if number is None:
+                continue
+            held = best.get(number)
+            if held is None:
+                best[number] = (score, doc)
+            else:
+                extra[number] = extra.get(number, 0.0) + score
+        out = []
+        for score, doc in scored:
+            kind = kinds[doc]
+            if kind == "commentary" and not examples_wanted:
+                score *= COMMENTARY_DEMOTION
+            number = number_of.get(doc)
+            if number is not None and best[number][1] == doc and number in extra:
+                score += LANG_FUSION * extra[number]
+            out.append((score, doc))
+        out.sort(key=lambda x: (-x[0], x[1]))
+        return out
+
+    def _open(self, scores: dict[int, float], compiled: Compiled) -> None:
+        """Raise in place the rule opening each concept the question names ("702.33a" for
+        kicker, "724.1" for the monarch): it says what the concept is and how it works."""
+        factor = OPENING_DEFINED if compiled.defined else OPENING
+        if factor == 1.0:
+            return
+        for root, boost in compiled.boosts.items():
+            if boost < OPENING_MIN_BOOST:
+                continue
+            for doc in self._concepts.opening(root):
+                if doc in scores:
+                    scores[doc] *= factor
 
     def _boost(self, scores: dict[int, float], boosts: dict[str, float]) -> dict[int, float]:
         """A copy of ``scores`` with the subtrees of the query's concepts' rules raised."""
@@ -166,9 +239,6 @@ class Ranker:
     ) -> list[tuple[float, int]]:
         """The best ``depth`` documents, reranked: more of the query's words, and rules that
         the glossary names for a term of the query, count for more than raw term weights."""
-        # A sort in C (keys by the dictionary's own method) beats heapq.nlargest, a heap walked
-        # in Python, up to the tens of thousands of documents of an edition. Ties keep the
-        # dictionary's order, as nlargest over its items did.
         best = [(d, scores[d]) for d in _top(scores, depth)]
         # A document is only in the word groups of its own language's fields.
         groups_of: dict[str, list[list[dict[int, float]]]] = {}
@@ -210,9 +280,9 @@ class Ranker:
 
 
 def _top(scores: dict[int, float], depth: int) -> list[int]:
-    """The ``depth`` best documents of ``scores``, ties in the dictionary's order.
-
-    Past a few thousand documents, the ``depth``-th best score is found among the bare values
+    """The ``depth`` best documents of ``scores``, ties in the dictionary's order (as
+    heapq.nlargest over its items would give them, but sorted in C with the dictionary's own
+    lookup as key). Past a few thousand documents, the ``depth``-th best score is found among the bare values
     (heapq's C loop, no key function) and only the documents reaching it are sorted."""
     if len(scores) <= 2000:
         return sorted(scores, key=scores.__getitem__, reverse=True)[:depth]

@@ -121,3 +121,20 @@ def test_top_documents_keep_the_order_of_ties() -> None:
             assert (
                 _top(scores, depth) == sorted(scores, key=scores.__getitem__, reverse=True)[:depth]
             )
+
+
+def test_a_rules_texts_in_other_languages_add_up_and_commentary_yields() -> None:
+    from kb.search.ranking import COMMENTARY_DEMOTION, LANG_FUSION, Ranker
+    from kb.search.understand import Concepts
+
+    groups = ["r:117.3b", "r:117.3b", "r:117.5", "c:117"]
+    langs = ["en", "fr", "en", "fr"]
+    kinds = ["subrule", "subrule", "subrule", "commentary"]
+    ranker = Ranker(None, langs, kinds, Concepts([], groups, 4), frozenset())  # type: ignore[arg-type]
+    scored = [(10.0, 2), (9.0, 3), (8.0, 0), (6.0, 1)]
+    out = ranker._question_priors(scored, examples_wanted=False)
+    # 117.3b matched in English and in French: it leads the rule that matched in one language.
+    assert out[0] == (8.0 + LANG_FUSION * 6.0, 0)
+    assert out[1] == (10.0, 2)
+    assert (9.0 * COMMENTARY_DEMOTION, 3) in out
+    assert (6.0, 1) in out  # the other text is not counted twice
