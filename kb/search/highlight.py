@@ -14,7 +14,8 @@ from html import escape
 
 from kb.search import analysis, japanese
 from kb.search.analysis import Span, normalize, normalize_mapped
-from kb.text import stem_en
+from kb.search.stopwords import ELISION
+from kb.text import stem_en, stem_fr
 
 #: Characters of context shown around the matches.
 WIDTH = 220
@@ -76,7 +77,7 @@ def marker(lang: str, wanted: set[str]) -> Callable[[str], list[Span]]:
     are stemmed."""
     heads = {w[:3] for w in wanted}
     if lang != "en" or not heads or not all(h.isalpha() for h in heads):
-        return analysis.marker(lang, wanted)
+        return _word_marker(lang, wanted, heads)
     keep = analysis._en_word  # the index's own English word filter
     seen: dict[str, str | None] = {}  # word -> its wanted stem, for the page's ten snippets
 
@@ -111,6 +112,38 @@ def marker(lang: str, wanted: set[str]) -> Callable[[str], list[Span]]:
         return out
 
     return analyze_en
+
+
+def _word_marker(lang: str, wanted: set[str], heads: set[str]) -> Callable[[str], list[Span]]:
+    """:func:`kb.search.analysis.marker`'s word-by-word path (French, or English stems that
+    are not all letters), each distinct word of the page's snippets judged once: a French text
+    repeats its "de", "la" and "joueur", and judging one costs a pattern and two look-ups."""
+    keep = analysis._en_word if lang == "en" else analysis._fr_word
+    stem = stem_en if lang == "en" else stem_fr
+    fold = analysis.fold_accents
+    seen: dict[str, str | None] = {}  # word -> its wanted stem
+
+    def judge(word: str) -> str | None:
+        head = word[:3] if lang == "en" else fold(ELISION.sub("", word)[:3])
+        if head not in heads:
+            return None
+        kept = keep(word)
+        if kept is None:
+            return None
+        term = stem(kept)
+        return term if term in wanted else None
+
+    def analyze(text: str) -> list[Span]:
+        out: list[Span] = []
+        for word, start, end in analysis._latin_words(normalize(text)):
+            term = seen.get(word, "")
+            if term == "":
+                term = seen[word] = judge(word)
+            if term is not None:
+                out.append((term, start, end))
+        return out
+
+    return analyze
 
 
 def gram_marker(wanted: set[str]) -> Callable[[str], list[Span]]:

@@ -18,6 +18,11 @@ EN_TEXTS = [
     "İstanbul player",  # lower-cases to a longer text: the pattern path takes over
     "",
 ]
+FR_TEXTS = [
+    "Le joueur actif reçoit la priorité ; l'adversaire la reçoit ensuite.",
+    "Qu’un joueur déclenche une capacité déclenchée jusqu'à la fin du tour (règle 117.3b).",
+    "",
+]
 JA_TEXTS = [
     "優先権を持つプレイヤーは呪文を唱えてもよい。",
     "権 と 能 は一文字。マナ能力はスタックを使わない",
@@ -31,6 +36,22 @@ JA_TEXTS = [
     [{"player", "trigger"}, {"draw", "librari", "empti"}, {"creatur", "first", "damag"}, {"s"}],
 )
 def test_english_marker_finds_what_the_analyser_finds(text: str, wanted: set[str]) -> None:
+    assert marker("en", wanted)(text) == analysis.marker("en", wanted)(text)
+
+
+@pytest.mark.parametrize("text", FR_TEXTS)
+@pytest.mark.parametrize(
+    "wanted", [{"joueur", "priorit"}, {"declench", "capacit", "tour"}, {"117.3b", "regl"}]
+)
+def test_french_marker_finds_what_the_analyser_finds(text: str, wanted: set[str]) -> None:
+    mark = marker("fr", wanted)
+    assert mark(text) == analysis.marker("fr", wanted)(text)
+    assert mark(text) == mark(text)  # the second time from the words already judged
+
+
+def test_english_rule_numbers_take_the_word_by_word_path() -> None:
+    wanted = {"117.3b", "prioriti"}
+    text = "See rule 117.3b: priority and priorities."
     assert marker("en", wanted)(text) == analysis.marker("en", wanted)(text)
 
 
