@@ -48,16 +48,18 @@ def highlight(
                         spans.append((offsets[start], offsets[end - 1] + 1))
     spans = _merge(sorted(spans))
     start, end = _window(text, spans, width)
+    # Most rule texts have nothing to escape: then the pieces are copied as they are.
+    esc = _escape if "&" in text or "<" in text or ">" in text else str
     out: list[str] = ["…" if start > 0 else ""]
     pos = start
     for s, e in spans:
         if e <= start or s >= end:
             continue
         s, e = max(s, start), min(e, end)
-        out.append(escape(text[pos:s], quote=False))
-        out.append(f"<mark>{escape(text[s:e], quote=False)}</mark>")
+        out.append(esc(text[pos:s]))
+        out.append(f"<mark>{esc(text[s:e])}</mark>")
         pos = e
-    out.append(escape(text[pos:end], quote=False))
+    out.append(esc(text[pos:end]))
     if end < len(text):
         out.append("…")
     return "".join(out)
@@ -112,6 +114,10 @@ def marker(lang: str, wanted: set[str]) -> Callable[[str], list[Span]]:
         return out
 
     return analyze_en
+
+
+def _escape(text: str) -> str:
+    return escape(text, quote=False)
 
 
 def _word_marker(lang: str, wanted: set[str], heads: set[str]) -> Callable[[str], list[Span]]:
