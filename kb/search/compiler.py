@@ -62,8 +62,10 @@ _RAW_WORD = re.compile(r"[^\W\d_]+(?:[-'’][^\W\d_]+)*")
 _NUMBER_TOKEN = re.compile(
     r"^(?:r|rule|règle|regle)?\d{1,3}(?:\.\d{1,3}[a-z]?)?\.?$", re.IGNORECASE
 )
-#: How many compiled queries are remembered (the most recently used).
-CACHE_SIZE = 2048
+#: How many compiled queries are remembered (the most recently used): enough for a reader's
+#: next pages and repeated searches. One holds about 14 KB (query tree, marks, snippet
+#: markers), so 2,048 of them cost a server process 28 MB; a miss costs about 0.5 ms.
+CACHE_SIZE = 256
 
 
 @dataclass(slots=True)
@@ -106,6 +108,16 @@ class QueryCompiler:
         self._cache: OrderedDict[tuple[Any, ...], Compiled] = OrderedDict()
         self._term_names = _TermNames(kb)
         self._names: frozenset[str] = frozenset()  # the compiled query's proper names
+        # Texts analysed for the query being compiled (a word is looked at several times).
+        self._analyses: dict[tuple[str, str], list[str]] = {}
+
+    def _terms(self, text: str, analyzer: str) -> list[str]:
+        """:func:`kb.search.analysis.terms`, once per text and analyser in a query (a copy)."""
+        key = (text, analyzer)
+        found = self._analyses.get(key)
+        if found is None:
+            found = self._analyses[key] = terms(text, analyzer)
+        return list(found)
 
     def clear(self) -> None:
         """Forget the compiled queries."""
@@ -120,6 +132,7 @@ class QueryCompiler:
             self._cache.move_to_end(key)
             return hit
         self._term_names.forget()
+        self._analyses.clear()
         typed = qp.parse(text)
         out = Compiled(None, notes=list(typed.notes))
         self._names = proper_names(text)
@@ -157,10 +170,11 @@ class QueryCompiler:
             out.about_examples = _about_examples(text)
             for code in scope:
                 if code == "ja":
-                    seq = [g for g, _, _ in bigrams_ja(text)]
+                    # Only Japanese runs make bigrams: a Latin question has none to look for.
+                    seq = [g for g, _, _ in bigrams_ja(text)] if has_cjk(text) else []
                     out.order[code] = ("gram_ja", seq)
                 else:
-                    out.order[code] = (f"body_{code}", terms(repaired, code))
+                    out.order[code] = (f"body_{code}", self._terms(repaired, code))
         self._cache[key] = out
         if len(self._cache) > CACHE_SIZE:
             self._cache.popitem(last=False)
@@ -208,7 +222,7 @@ class QueryCompiler:
                 # A rule's own number is the first word of its title (see the indexer).
                 clauses.append(wq.Term(f"title_{code}", str(number), boost=4.0))
         if code == "ja":
-            toks = terms(text, "ja")
+            toks = self._terms(text, "ja")
             # A Japanese question is one "word" of several morphemes: alternatives, ranked by
             # how many of them a document has, like the words of an English question.
             parts = [self._ja_token(tok, out) for tok in toks]
@@ -219,9 +233,9 @@ class QueryCompiler:
             if not clauses:
                 return None
         else:
-            toks = terms(text, code)
+            toks = self._terms(text, code)
             if not toks and code == "en" and text.lower() in EN_SYNONYMS:
-                toks = terms(EN_SYNONYMS[text.lower()], code)
+                toks = self._terms(EN_SYNONYMS[text.lower()], code)
             if not toks:
                 return wq.Or(clauses) if clauses else None
             self._mark(out, code, toks)
@@ -250,7 +264,7 @@ class QueryCompiler:
         return clauses[0] if len(clauses) == 1 else wq.Or(clauses)
 
     def _fuzzy(self, text: str, code: str, out: Compiled) -> list[wq.Query]:
-        spelled = terms(text, f"{code}_plain")
+        spelled = self._terms(text, f"{code}_plain")
         if text in self._names or self._term_names.names(text, code):
             # A name (a card's, or the term base's "défenseur") is no typo of a rules word.
             return []
@@ -266,7 +280,7 @@ class QueryCompiler:
             out.corrections[text] = best
         clauses: list[wq.Query] = []
         for fix in fixes[:3]:
-            for tok in terms(fix, code):
+            for tok in self._terms(fix, code):
                 self._mark(out, code, [tok])
                 clauses.append(wq.Term(f"body_{code}", tok, boost=0.8))
                 clauses.append(wq.Term(f"title_{code}", tok, boost=0.8))
@@ -280,7 +294,7 @@ class QueryCompiler:
         words = self._speller.completions(field_name, key, 32)
         stems: list[str] = []
         for w in words:
-            stems.extend(terms(w, code) if code != "ja" else [w])
+            stems.extend(self._terms(w, code) if code != "ja" else [w])
         stems = list(dict.fromkeys(stems))
         if not stems:
             return None
@@ -304,7 +318,7 @@ class QueryCompiler:
         if code != "ja" and has_cjk(text):
             return None
         if code == "ja":
-            toks = terms(text, "ja")
+            toks = self._terms(text, "ja")
             grams = [g for g, _, _ in bigrams_ja(text)]
             clauses: list[wq.Query] = []
             if len(toks) > 1:
@@ -316,7 +330,7 @@ class QueryCompiler:
             self._mark(out, "ja", toks)
             self._mark(out, "ja_gram", grams)
             return wq.Or(clauses) if clauses else None
-        toks = terms(text, code)
+        toks = self._terms(text, code)
         if not toks:
             return None
         self._mark(out, code, toks)
@@ -347,14 +361,14 @@ class QueryCompiler:
         found: list[tuple[tuple[str, ...], int]] = []
         covered = False
         if src in (None, "en"):
-            words = terms(text, "en")
+            words = self._terms(text, "en")
             named = self._concepts.find(words)
             found.extend((rules, df) for _, rules, df in named)
             covered = bool(named) and sum(len(n) for n, _, _ in named) == len(words)
         for other in ("fr", "ja"):
             if src in (None, other):
                 for name in self._term_names.translate(text, other, "en"):
-                    row = self._concepts.named(terms(name, "en"))
+                    row = self._concepts.named(self._terms(name, "en"))
                     if row is not None:
                         found.append(row)
         boosts: dict[str, float] = {}

@@ -12,9 +12,10 @@ from bisect import bisect_left
 from collections.abc import Callable
 from html import escape
 
-from kb.search import analysis
+from kb.search import analysis, japanese
 from kb.search.analysis import Span, normalize, normalize_mapped
-from kb.text import stem_en
+from kb.search.stopwords import ELISION
+from kb.text import stem_en, stem_fr
 
 #: Characters of context shown around the matches.
 WIDTH = 220
@@ -47,16 +48,18 @@ def highlight(
                         spans.append((offsets[start], offsets[end - 1] + 1))
     spans = _merge(sorted(spans))
     start, end = _window(text, spans, width)
+    # Most rule texts have nothing to escape: then the pieces are copied as they are.
+    esc = _escape if "&" in text or "<" in text or ">" in text else str
     out: list[str] = ["…" if start > 0 else ""]
     pos = start
     for s, e in spans:
         if e <= start or s >= end:
             continue
         s, e = max(s, start), min(e, end)
-        out.append(escape(text[pos:s], quote=False))
-        out.append(f"<mark>{escape(text[s:e], quote=False)}</mark>")
+        out.append(esc(text[pos:s]))
+        out.append(f"<mark>{esc(text[s:e])}</mark>")
         pos = e
-    out.append(escape(text[pos:end], quote=False))
+    out.append(esc(text[pos:end]))
     if end < len(text):
         out.append("…")
     return "".join(out)
@@ -76,8 +79,9 @@ def marker(lang: str, wanted: set[str]) -> Callable[[str], list[Span]]:
     are stemmed."""
     heads = {w[:3] for w in wanted}
     if lang != "en" or not heads or not all(h.isalpha() for h in heads):
-        return analysis.marker(lang, wanted)
+        return _word_marker(lang, wanted, heads)
     keep = analysis._en_word  # the index's own English word filter
+    seen: dict[str, str | None] = {}  # word -> its wanted stem, for the page's ten snippets
 
     def analyze_en(text: str) -> list[Span]:
         norm = normalize(text)
@@ -99,14 +103,85 @@ def marker(lang: str, wanted: set[str]) -> Callable[[str], list[Span]]:
             if m is None:  # inside a word
                 continue
             end = m.end()
-            kept = keep(m.group().replace("’", "'"))
-            if kept is not None:
-                term = stem_en(kept)
-                if term in wanted:
-                    out.append((term, start, end))
+            word = m.group()
+            term = seen.get(word, "")
+            if term == "":
+                kept = keep(word.replace("’", "'"))
+                stem = stem_en(kept) if kept is not None else None
+                term = seen[word] = stem if stem in wanted else None
+            if term is not None:
+                out.append((term, start, end))
         return out
 
     return analyze_en
+
+
+def _escape(text: str) -> str:
+    return escape(text, quote=False)
+
+
+def _word_marker(lang: str, wanted: set[str], heads: set[str]) -> Callable[[str], list[Span]]:
+    """:func:`kb.search.analysis.marker`'s word-by-word path (French, or English stems that
+    are not all letters), each distinct word of the page's snippets judged once: a French text
+    repeats its "de", "la" and "joueur", and judging one costs a pattern and two look-ups."""
+    keep = analysis._en_word if lang == "en" else analysis._fr_word
+    stem = stem_en if lang == "en" else stem_fr
+    fold = analysis.fold_accents
+    seen: dict[str, str | None] = {}  # word -> its wanted stem
+
+    def judge(word: str) -> str | None:
+        head = word[:3] if lang == "en" else fold(ELISION.sub("", word)[:3])
+        if head not in heads:
+            return None
+        kept = keep(word)
+        if kept is None:
+            return None
+        term = stem(kept)
+        return term if term in wanted else None
+
+    def analyze(text: str) -> list[Span]:
+        out: list[Span] = []
+        for word, start, end in analysis._latin_words(normalize(text)):
+            term = seen.get(word, "")
+            if term == "":
+                term = seen[word] = judge(word)
+            if term is not None:
+                out.append((term, start, end))
+        return out
+
+    return analyze
+
+
+def gram_marker(wanted: set[str]) -> Callable[[str], list[Span]]:
+    """The spans :func:`kb.search.analysis.bigrams_ja` gives a text, for ``wanted`` grams only:
+    each two-character gram wherever it is (both characters are Japanese, so it lies in a run),
+    a one-character gram where it is a run by itself. Found with ``str.find`` rather than by
+    making every bigram of the text, which is what a Japanese snippet cost most."""
+    cjk = japanese._CJK  # the analyser's own Japanese characters
+    grams = [g for g in wanted if 0 < len(g) <= 2 and all(cjk.match(c) for c in g)]
+    pairs = [g for g in grams if len(g) == 2]
+    singles = [g for g in grams if len(g) == 1]
+
+    def analyze(text: str) -> list[Span]:
+        norm = normalize(text).lower()
+        out: list[Span] = []
+        for gram in pairs:
+            i = norm.find(gram)
+            while i >= 0:
+                out.append((gram, i, i + 2))
+                i = norm.find(gram, i + 1)
+        for gram in singles:
+            i = norm.find(gram)
+            while i >= 0:
+                alone = (i == 0 or not cjk.match(norm[i - 1])) and (
+                    i + 1 == len(norm) or not cjk.match(norm[i + 1])
+                )
+                if alone:
+                    out.append((gram, i, i + 1))
+                i = norm.find(gram, i + 1)
+        return out
+
+    return analyze
 
 
 def _merge(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:

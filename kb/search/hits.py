@@ -9,7 +9,7 @@ from kb.lookup import ancestor_title
 from kb.model import LANGS, Edition, KnowledgeBase, Rule
 from kb.search.analysis import ANALYZERS
 from kb.search.compiler import Compiled
-from kb.search.highlight import highlight, marker
+from kb.search.highlight import gram_marker, highlight, marker
 from kb.search.indexer import example_prose
 from kb.search.results import Hit
 
@@ -95,7 +95,10 @@ class HitMaker:
         marks = compiled.marks
         if lang == "ja":
             wanted = marks.get("ja", set()) | marks.get("ja_gram", set())
-            analyzers = [ANALYZERS["ja"], ANALYZERS["ja_gram"]]
+            grams = compiled.markers.get("ja_gram")
+            if grams is None:
+                grams = compiled.markers["ja_gram"] = gram_marker(wanted)
+            analyzers = [ANALYZERS["ja"], grams]
         else:
             wanted = marks.get(lang, set())
             mark = compiled.markers.get(lang)

@@ -4,7 +4,8 @@ coverage of the question's words and their proximity."""
 
 from __future__ import annotations
 
-from itertools import pairwise
+import heapq
+from itertools import compress, pairwise
 
 from kb.model import LANGS
 from kb.search.compiler import Compiled
@@ -238,12 +239,13 @@ class Ranker:
     ) -> list[tuple[float, int]]:
         """The best ``depth`` documents, reranked: more of the query's words, and rules that
         the glossary names for a term of the query, count for more than raw term weights."""
-        # A sort in C (keys by the dictionary's own method) beats heapq.nlargest, a heap walked
-        # in Python, up to the tens of thousands of documents of an edition. Ties keep the
-        # dictionary's order, as nlargest over its items did.
-        top = sorted(scores, key=scores.__getitem__, reverse=True)[:depth]
-        best = [(d, scores[d]) for d in top]
-        groups = ev.groups
+        best = [(d, scores[d]) for d in _top(scores, depth)]
+        # A document is only in the word groups of its own language's fields.
+        groups_of: dict[str, list[list[dict[int, float]]]] = {}
+        for code in LANGS:
+            groups_of[code] = [
+                g for g, x in zip(ev.groups, ev.langs, strict=True) if x in (code, None)
+            ]
         order = compiled.order
         langs = self._langs
         sequence = self._index.sequence
@@ -265,7 +267,7 @@ class Ranker:
                 seq = sequence(name, doc)
                 if seq:
                     score *= 1.0 + PROXIMITY * _proximity(seq, pairs, window)
-            for parts in groups:
+            for parts in groups_of[langs[doc]]:
                 hits = 0
                 for part in parts:
                     if doc in part:
@@ -275,6 +277,18 @@ class Ranker:
             out.append((score, doc))
         out.sort(key=lambda x: (-x[0], x[1]))
         return out
+
+
+def _top(scores: dict[int, float], depth: int) -> list[int]:
+    """The ``depth`` best documents of ``scores``, ties in the dictionary's order (as
+    heapq.nlargest over its items would give them, but sorted in C with the dictionary's own
+    lookup as key). Past a few thousand documents, the ``depth``-th best score is found among the bare values
+    (heapq's C loop, no key function) and only the documents reaching it are sorted."""
+    if len(scores) <= 2000:
+        return sorted(scores, key=scores.__getitem__, reverse=True)[:depth]
+    floor = heapq.nlargest(depth, scores.values())[-1]
+    found = list(compress(scores, map(floor.__le__, scores.values())))
+    return sorted(found, key=scores.__getitem__, reverse=True)[:depth]
 
 
 def _pairs(wanted: list[str]) -> list[tuple[str, str]]:

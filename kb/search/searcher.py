@@ -91,6 +91,12 @@ class Searcher:
         ):
             raise FileNotFoundError(f"{meta_path}: does not describe the index next to it")
         del rows
+        # Current documents of the groups having several (for counting grouped results).
+        siblings: dict[str, list[int]] = {}
+        for doc in range(self._stop):
+            siblings.setdefault(self._groups[doc], []).append(doc)
+        self._siblings = {g: docs for g, docs in siblings.items() if len(docs) > 1}
+        self._shared = frozenset(d for docs in self._siblings.values() for d in docs)
         self._filters: dict[tuple[Any, ...], set[int] | None] = {}
         # The glossary's names were analysed by the build (kb.search.indexer.glossary_meta).
         glossary: dict[tuple[str, str], list[int]] = {}
@@ -348,6 +354,16 @@ class Searcher:
         elif lang is not None and ed is None:
             # One language, current documents: each rule or term has one, so documents = groups.
             total = len(scores) + sum(1 for d in pinned if d not in scores)
+        elif ed is None:
+            # Current documents: most are the only one of their group (a rule's English text,
+            # its French and Japanese quotes share one); count only those that share.
+            shared = self._shared.intersection(scores)
+            groups_of = self._groups
+            total = len(scores) - len(shared) + len({groups_of[d] for d in shared})
+            siblings = self._siblings
+            for group, (_score, doc) in groups.items():
+                if doc not in scores and not any(d in scores for d in siblings.get(group, ())):
+                    total += 1
         else:
             # Every matching document's group, looked up in C: a common word matches thousands.
             found = set(itemgetter(*scores)(self._groups)) if len(scores) > 1 else set()

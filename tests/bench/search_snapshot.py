@@ -45,7 +45,9 @@ def items() -> list[dict[str, Any]]:
     for path in latency.EVALS:
         for q in tomllib.loads(path.read_text(encoding="utf-8"))["q"]:
             if q.get("lang") or q.get("edition"):
-                out.append({"query": q["query"], "lang": q.get("lang"), "edition": q.get("edition")})
+                out.append(
+                    {"query": q["query"], "lang": q.get("lang"), "edition": q.get("edition")}
+                )
     out += [{"query": q} for q in latency.queries()]
     return out
 

@@ -10,6 +10,7 @@ from whoosh import query as wq
 
 from kb.search import Searcher, build_index, postings
 from kb.search.postings import Coord, Evaluation, Postings, build
+from kb.search.ranking import _top
 
 from .conftest import small_kb
 
@@ -110,6 +111,16 @@ def test_old_documents_are_read_from_disk_on_demand(tiny: Postings) -> None:
     tiny.forget()
     assert not tiny._old and not tiny._old_seq
     assert tiny.sequence("body_en", 4) == ("mana", "abil", "stack")
+
+
+def test_top_documents_keep_the_order_of_ties() -> None:
+    # Large score tables take the threshold path; both paths give what a full sort gives.
+    for size in (50, 5000):
+        scores = {(d * 7919) % 100_003: float(d % 13) for d in range(size)}
+        for depth in (1, 40, size + 5):
+            assert (
+                _top(scores, depth) == sorted(scores, key=scores.__getitem__, reverse=True)[:depth]
+            )
 
 
 def test_a_rules_texts_in_other_languages_add_up_and_commentary_yields() -> None:
