@@ -256,6 +256,12 @@ class QueryCompiler:
         if len(spelled) != 1 or len(spelled[0]) < 4:
             return []
         fixes = self._speller.corrections(f"plain_{code}", spelled[0])
+        parts = [] if fixes else self._speller.split(f"plain_{code}", spelled[0])
+        if parts:  # words run together: "manaability" is "mana ability"
+            joined = " ".join(parts)
+            out.corrections.setdefault(text, joined)
+            phrase = self._phrase(joined, code, out)
+            return [phrase] if phrase is not None else []
         if not fixes:
             if text not in out.unknown:
                 out.unknown.append(text)

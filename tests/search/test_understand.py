@@ -196,3 +196,9 @@ def test_the_opening_rule_of_a_named_concept_is_raised() -> None:
     scores = dict.fromkeys(range(5), 1.0)
     ranker._open(scores, Compiled(None, boosts={"702.19": 2.5}))
     assert scores[1] == OPENING
+
+
+def test_words_run_together_are_split(searcher) -> None:
+    result = searcher.search("manaability", lang="en")
+    assert [h.canonical for h in result.hits if h.kind != "glossary"][:1] == ["605.3a"]
+    assert result.suggestion == "mana ability"
