@@ -30,6 +30,7 @@ from kb.search.spelling import Speller
 from kb.search.understand import (
     WHEN_RULES,
     Concepts,
+    asks_tournament,
     asks_when,
     proper_names,
     strip_frames,
@@ -84,6 +85,7 @@ class Compiled:
     # language -> (field, the query's terms in order), for proximity
     order: dict[str, tuple[str, list[str]]] = field(default_factory=dict)
     about_examples: bool = False  # the query asks for examples: they are not demoted
+    about_tournament: bool = False  # the query asks for tournament rules: they are raised
     markers: dict[str, Any] = field(default_factory=dict)  # language -> snippet analyser
 
 
@@ -154,6 +156,7 @@ class QueryCompiler:
                 for rule in WHEN_RULES:
                     out.boosts[rule] = max(out.boosts.get(rule, 1.0), WHEN_BOOST)
             out.about_examples = _about_examples(text)
+            out.about_tournament = asks_tournament(text)
             for code in scope:
                 if code == "ja":
                     seq = [g for g, _, _ in bigrams_ja(text)]

@@ -36,6 +36,8 @@ SAME_LANG = 2.0
 PREFER_LEAD = 1.15
 #: At most this much: a text matching a query far worse than the others stays below them.
 PREFER_MAX = 60.0
+#: Tournament rules weigh this much more when the question asks about tournaments.
+TOURNAMENT_WANTED = 3.0
 #: Executable examples weigh this much less than their build-time prior unless the query asks
 #: for an example: they illustrate rules and should not crowd the rules out of the first page.
 EXAMPLE_DEMOTION = 0.2
@@ -115,6 +117,12 @@ class Ranker:
             langs = self._langs
             own = compiled.src
             scores = {d: w * SAME_LANG if langs[d] == own else w for d, w in scores.items()}
+        if compiled.about_tournament and TOURNAMENT_WANTED != 1.0:
+            kinds = self._kinds
+            scores = {
+                d: w * TOURNAMENT_WANTED if kinds[d] == "tournament" else w
+                for d, w in scores.items()
+            }
         scores = self._reweigh(scores, prefer, examples_wanted)
         scored = self._rank(
             scores, max(fetch, RERANK), compiled, ev, demote_examples=not examples_wanted

@@ -100,6 +100,18 @@ def asks_when(text: str) -> bool:
     return bool(_WHEN_CAN.search(text.replace("’", "'")))
 
 
+#: Words asking for the tournament rules rather than the game's ("raccourcis de tournoi").
+_TOURNAMENT = re.compile(
+    r"(?i)\b(?:tournaments?|tournois?|mtr|judges?|juges?|arbitres?|infractions?)\b"
+    r"|トーナメント|ジャッジ|大会"
+)
+
+
+def asks_tournament(text: str) -> bool:
+    """True if ``text`` asks about tournament rules (the MTR) rather than the game's rules."""
+    return bool(_TOURNAMENT.search(text))
+
+
 _SYNTAX = re.compile(r'["*()]|\b(?:AND|OR|NOT)\b|(?:^|\s)-\w')
 
 

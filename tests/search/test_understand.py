@@ -13,6 +13,7 @@ from kb.search.indexer import META_FILE
 from kb.search.understand import (
     VARIANT_WEIGHT,
     Concepts,
+    asks_tournament,
     asks_when,
     proper_names,
     strip_frames,
@@ -202,3 +203,28 @@ def test_words_run_together_are_split(searcher) -> None:
     result = searcher.search("manaability", lang="en")
     assert [h.canonical for h in result.hits if h.kind != "glossary"][:1] == ["605.3a"]
     assert result.suggestion == "mana ability"
+
+
+@pytest.mark.parametrize(
+    ("query", "asks"),
+    [
+        ("raccourcis de tournoi", True),
+        ("tournament shortcuts", True),
+        ("トーナメントでのショートカット", True),
+        ("passer la priorité", False),
+        ("judgement day", False),
+    ],
+)
+def test_questions_about_tournament_rules(query: str, asks: bool) -> None:
+    assert asks_tournament(query) is asks
+
+
+def test_a_question_about_tournaments_raises_the_tournament_rules(searcher) -> None:
+    def share(query: str) -> float:
+        """The tournament rule's score against the best rule's."""
+        hits = searcher.search(query).hits
+        rule = max(h.score for h in hits if h.kind in ("rule", "subrule"))
+        return next(h.score for h in hits if h.kind == "tournament") / rule
+
+    # "tournoi" is in no text here: what it changes is the weight of the tournament rules.
+    assert share("passer la priorité en tournoi") > 1.3 * share("passer la priorité")
