@@ -258,6 +258,13 @@ class QueryCompiler:
             return []
         if len(spelled) != 1 or len(spelled[0]) < 4:
             return []
+        if out.src is None and any(
+            self._speller.known(f"plain_{other}", w)
+            for other in ("en", "fr")
+            if other != code
+            for w in terms(text, f"{other}_plain")
+        ):
+            return []  # a word of the other language ("order" is no typo of "ordre")
         fixes = self._speller.corrections(f"plain_{code}", spelled[0])
         parts = [] if fixes else self._speller.split(f"plain_{code}", spelled[0])
         if parts:  # words run together: "manaability" is "mana ability"

@@ -52,6 +52,10 @@ class Speller:
         out.sort(key=lambda w: (-vocab[w], w))
         return out[:limit]
 
+    def known(self, field: str, word: str) -> bool:
+        """True if ``word`` is in the vocabulary of ``field``."""
+        return word in self.vocabulary(field)
+
     def split(self, field: str, word: str) -> list[str]:
         """Two or three known words run together in an unknown ``word`` ("manaability" ->
         ``["mana", "ability"]``, symspellpy's word segmentation), or ``[]``."""
@@ -77,6 +81,8 @@ class Speller:
             self._deletes[field] = sym
         if word in vocab:
             return []
+        if word.endswith("nt") and f"{word[:-1]}'t" in vocab:
+            return [f"{word[:-1]}'t"]  # an apostrophe left out: "cant" is "can't", not "cast"
         maxdist = 2 if len(word) >= 8 else 1
         found = sym.lookup(word, Verbosity.ALL, max_edit_distance=maxdist)
         found.sort(key=lambda s: (s.distance, -s.count, s.term))

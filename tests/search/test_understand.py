@@ -228,3 +228,26 @@ def test_a_question_about_tournaments_raises_the_tournament_rules(searcher) -> N
 
     # "tournoi" is in no text here: what it changes is the weight of the tournament rules.
     assert share("passer la priorité en tournoi") > 1.3 * share("passer la priorité")
+
+
+def test_a_word_of_another_language_and_a_missing_apostrophe_are_no_typos(
+    tmp_path: Path,
+) -> None:
+    from kb.search import Searcher
+
+    from .conftest import EN_NEW, FR, _rule
+
+    kb = small_kb()
+    for rule in (
+        _rule(EN_NEW, "en", "603.3b", "The player puts them on the stack in any order.", "603.3b"),
+        _rule(EN_NEW, "en", "601.1", "Cast a spell; cast it often; cast.", "601.1"),
+        _rule(FR, "fr", "116.9", "Dans l'ordre de son choix.", "117.9"),
+    ):
+        kb.rules[rule.edition][rule.number] = rule
+    build_index(kb, tmp_path)
+    with Searcher(tmp_path, kb) as searcher:
+        scope = ("en", "fr", "ja")
+        # Before: "order" became the French "ordre", "cant" the commoner "cast".
+        assert "order" not in searcher._compile("triggers order", scope, None).corrections
+        fixed = searcher._compile("players cant respond", scope, None).corrections
+        assert fixed["cant"] == "can't"
