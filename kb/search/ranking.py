@@ -1,6 +1,8 @@
 """Ranking: BM25F scores of the postings reweighed by what the query means (concepts, its
 language, examples asked for or not, the reader's language) and the best of them reranked by
-coverage of the question's words and their proximity."""
+coverage of the question's words and their proximity. Priors that hold for any question come
+last (:meth:`Ranker._question_priors`): a rule matched in several languages adds its texts' scores
+up, and commentary yields to the rules it comments on."""
 
 from __future__ import annotations
 

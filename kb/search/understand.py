@@ -8,7 +8,13 @@ definition cites ("Dies ... See rule 700.4"), each titled rule's title ("Lifelin
 each term base concept's English names with its rules. A question naming a concept, in any
 language (French and Japanese through the term base), raises that concept's rules; how much
 depends on how specific the concept is (how few rules contain its words), so "creature" raises
-nothing and "lifelink" a lot.
+nothing and "lifelink" a lot; the rule opening a concept (702.33a for kicker) leads its siblings.
+
+Players' words also differ from the rules' in form: number words for digits ("zero life"), the
+negation prefix ("tapped" / "untapped"), agent nouns ("blockers" / "blocking")
+(:func:`word_variants`). Capitalised words inside a sentence are names (:func:`proper_names`),
+which spelling repair leaves alone, and a question about tournaments asks for the tournament
+rules (:func:`asks_tournament`).
 """
 
 from __future__ import annotations
