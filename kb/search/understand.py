@@ -44,7 +44,10 @@ _FRAMES = {
         r"is it (?:possible|legal|allowed) to",
         r"(?:can|could|may|must|should|do|does|did|will|would) (?:i|you|we|my opponent|a player)",
         r"(?:work|works|mean|means|do)\s*\??$",
+        r"(?:work|works)(?= (?:with|against|on|for|if|when|during|in)\b)",
         r"difference between",
+        r"(?:quick )?question",
+        r"please|thanks|thank you|hi|hello|hey|okay|ok|really|actually|exactly|basically",
     ],
     "fr": [
         r"que se passe-t-il(?: si| quand| lorsque| lorsqu'| s')?",
@@ -65,6 +68,8 @@ _FRAMES = {
         r"quels? sont",
         r"quelles? sont",
         r"se passe(?:-t-il)?",
+        r"(?:petite )?question",
+        r"s'il vous plaît|s'il te plaît|svp|merci|bonjour|salut|vraiment|exactement",
     ],
     "ja": [
         r"(?:って|とは)どういう(?:意味|こと)(?:ですか|か)?",
@@ -77,6 +82,7 @@ _FRAMES = {
         r"ですか",
         r"ますか",
         r"[？?]",
+        r"すみません|質問です|質問があります|お願いします|ちなみに",
     ],
 }
 _FRAME_RE = {

@@ -39,6 +39,13 @@ from .conftest import small_kb
         ("que dit la règle sur le mulligan", "fr", "le mulligan"),
         ("死亡ってどういう意味", "ja", "死亡"),
         ("優先権について教えてください", "ja", "優先権"),
+        (
+            "hi, quick question: does trample work with deathtouch? thanks",
+            "en",
+            ", : does trample with deathtouch?",
+        ),
+        ("bonjour, petite question sur le piétinement svp", "fr", ", sur le piétinement"),
+        ("すみません、質問です。トランプルについて", "ja", "、 。トランプル"),
     ],
 )
 def test_frames_are_dropped(query: str, lang: str, content: str) -> None:
