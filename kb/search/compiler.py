@@ -121,6 +121,7 @@ class QueryCompiler:
         if hit is not None:
             self._cache.move_to_end(key)
             return hit
+        self._term_names.forget()
         typed = qp.parse(text)
         out = Compiled(None, notes=list(typed.notes))
         self._names = proper_names(text)
@@ -241,8 +242,8 @@ class QueryCompiler:
                 if (
                     tok.isalpha()
                     and out.src in (None, code)
-                    and self._postings.frequency(f"body_{code}", tok) == 0
-                    and self._postings.frequency(f"title_{code}", tok) == 0
+                    and not self._postings.knows(f"body_{code}", tok)
+                    and not self._postings.knows(f"title_{code}", tok)
                 ):
                     clauses.extend(self._fuzzy(text, code, out))
                 else:
@@ -409,20 +410,40 @@ class QueryCompiler:
 
 class _TermNames:
     """The term base for cross-language expansion: :class:`kb.terms.TermIndex` finds the
-    concepts a query names; a whole-query match compares the query with a name as analysed."""
+    concepts a query names; a whole-query match compares the query with a name as analysed.
+
+    A query is looked up in each of its languages once however many ways it is translated:
+    :meth:`forget` drops what the last query found."""
 
     def __init__(self, kb: KnowledgeBase) -> None:
         self.terms = kb.terms
         self._index = TermIndex(kb.terms)
+        self._found: dict[tuple[str, str], list[Term]] = {}
+        self._wholes: dict[tuple[str, str], list[Term]] = {}
+
+    def forget(self) -> None:
+        """Drop the concepts found for the previous query."""
+        self._found.clear()
+        self._wholes.clear()
+
+    def _find(self, text: str, src: str) -> list[Term]:
+        key = (text, src)
+        found = self._found.get(key)
+        if found is None:
+            found = self._found[key] = self._index.find(text, src)
+        return found
 
     def _whole(self, text: str, src: str) -> list[Term]:
         """The concepts one of whose ``src`` names is the whole of ``text``."""
-        key = _analysed(text, src)
-        return [
-            term
-            for term in self._index.find(text, src)
-            if any(_analysed(name, src) == key for name in term.names(src))
-        ]
+        got = self._wholes.get((text, src))
+        if got is None:
+            key = _analysed(text, src)
+            got = self._wholes[(text, src)] = [
+                term
+                for term in self._find(text, src)
+                if any(_analysed(name, src) == key for name in term.names(src))
+            ]
+        return got
 
     def translate(self, text: str, src: str, dst: str, whole: bool = False) -> list[str]:
         """Names in ``dst`` of the concepts named in ``text`` in ``src`` (``whole``: the text
@@ -430,7 +451,13 @@ class _TermNames:
         if (src == "ja") != has_cjk(text):
             return []
         if not whole:
-            return self._index.translate(text, src, dst)
+            # kb.terms.TermIndex.translate's answer: each concept's first name, once.
+            out: list[str] = []
+            for term in self._find(text, src):
+                names = term.names(dst)
+                if names and names[0] not in out:
+                    out.append(names[0])
+            return out
         names = [name for term in self._whole(text, src) for name in term.names(dst)[:2]]
         return list(dict.fromkeys(names))
 
@@ -443,7 +470,7 @@ class _TermNames:
     def language_of(self, text: str) -> str | None:
         """The one language whose term names occur in ``text``, if exactly one does."""
         cjk = has_cjk(text)
-        found = [code for code in LANGS if (code == "ja") == cjk and self._index.find(text, code)]
+        found = [code for code in LANGS if (code == "ja") == cjk and self._find(text, code)]
         return found[0] if len(found) == 1 else None
 
 

@@ -6,7 +6,6 @@ up, and commentary yields to the rules it comments on."""
 
 from __future__ import annotations
 
-import heapq
 from itertools import pairwise
 
 from kb.model import LANGS
@@ -200,7 +199,8 @@ class Ranker:
         factors: list[tuple[frozenset[int], float]] = []
         if prefer and scores:
             langs = self._langs
-            best, top = max(scores.items(), key=_second)
+            best = max(scores, key=scores.__getitem__)
+            top = scores[best]
             if langs[best] != prefer:
                 mine = self._lang_docs[prefer]
                 if len(mine) < len(scores):
@@ -248,25 +248,33 @@ class Ranker:
     ) -> list[tuple[float, int]]:
         """The best ``depth`` documents, reranked: more of the query's words, and rules that
         the glossary names for a term of the query, count for more than raw term weights."""
-        best = heapq.nlargest(depth, scores.items(), key=_second)
+        # A sort in C (keys by the dictionary's own method) beats heapq.nlargest, a heap walked
+        # in Python, up to the tens of thousands of documents of an edition. Ties keep the
+        # dictionary's order, as nlargest over its items did.
+        top = sorted(scores, key=scores.__getitem__, reverse=True)[:depth]
+        best = [(d, scores[d]) for d in top]
         groups = ev.groups
         order = compiled.order
         langs = self._langs
-        seqs = self._index.seq
+        sequence = self._index.sequence
         out = []
         examples = self._example_docs if demote_examples else frozenset()
+        # Per language: the field, the successive pairs of the query's words and their window.
+        pairs_of = {
+            code: (name, _pairs(wanted), 1 if name == "gram_ja" else WINDOW)
+            for code, (name, wanted) in order.items()
+            if len(wanted) > 1
+        }
         for doc, score in best:
             if doc in examples:
                 # Demoted here rather than before the cut: lowering needs no copy of the scores.
                 score *= EXAMPLE_DEMOTION
-            lang_order = order.get(langs[doc])
-            if lang_order is not None and len(lang_order[1]) > 1:
-                name, wanted = lang_order
-                seq = seqs[name][doc] if name in seqs else None
+            lang_pairs = pairs_of.get(langs[doc])
+            if lang_pairs is not None:
+                name, pairs, window = lang_pairs
+                seq = sequence(name, doc)
                 if seq:
-                    score *= 1.0 + PROXIMITY * _proximity(
-                        seq, wanted, 1 if name == "gram_ja" else WINDOW
-                    )
+                    score *= 1.0 + PROXIMITY * _proximity(seq, pairs, window)
             for parts in groups:
                 hits = 0
                 for part in parts:
@@ -279,25 +287,27 @@ class Ranker:
         return out
 
 
-def _second(item: tuple[int, float]) -> float:
-    return item[1]
+def _pairs(wanted: list[str]) -> list[tuple[str, str]]:
+    """The successive pairs of distinct words of ``wanted``."""
+    return [(a, b) for a, b in pairwise(wanted) if a != b]
 
 
-def _proximity(seq: tuple[str, ...], wanted: list[str], window: int) -> float:
-    """Share of the successive pairs of ``wanted`` found within ``window`` words in ``seq``."""
+def _proximity(seq: tuple[str, ...], pairs: list[tuple[str, str]], window: int) -> float:
+    """Share of ``pairs`` (successive query words) found within ``window`` words in ``seq``."""
+    if not pairs:
+        return 0.0
+    present = {t for pair in pairs for t in pair}.intersection(seq)
+    wanted = [(a, b) for a, b in pairs if a in present and b in present]
+    if not wanted:
+        return 0.0
     where: dict[str, list[int]] = {}
-    keep = set(wanted)
     for i, t in enumerate(seq):
-        if t in keep:
+        if t in present:
             where.setdefault(t, []).append(i)
-    pairs = 0
     found = 0
-    for a, b in pairwise(wanted):
-        if a == b:
-            continue
-        pairs += 1
-        pa = where.get(a)
-        pb = where.get(b)
-        if pa and pb and any(0 < j - i <= window for i in pa for j in pb):
+    for a, b in wanted:
+        pa = where[a]
+        pb = where[b]
+        if any(0 < j - i <= window for i in pa for j in pb):
             found += 1
-    return found / pairs if pairs else 0.0
+    return found / len(pairs)
