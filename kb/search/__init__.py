@@ -20,6 +20,13 @@ one run; quality as defined there, p50 per call):
   reranking in :mod:`kb.search.ranking` then decides the order.
 - Query understanding (frames, concepts) is kb's (:mod:`kb.search.understand`): no library
   knows the rules' vocabulary.
+- No embedding re-ranker: fastembed and model2vec download their (multilingual) models at run
+  time; WordLlama ships its English static embeddings inside its wheel, and re-ranking the best
+  40 by its similarity (weights 1, 2, 4) gave no gain on either half of
+  ``tests/bench/bench_search_eval.py`` (test MRR 0.638 without, 0.635-0.645 with).
+
+Text analysis: :mod:`kb.search.analysis` (English and French, and the names every module
+imports), :mod:`kb.search.japanese` (the Japanese analysers), :mod:`kb.search.stopwords`.
 """
 
 from kb.search.cli import run_search_command

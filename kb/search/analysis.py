@@ -51,7 +51,8 @@ Span = tuple[str, int, int]
 
 # Words of a Latin-script language; a rule number such as 117.3a stays one token.
 _LATIN = re.compile(r"\d+(?:\.\d+[a-z]?)?|[^\W\d_]+(?:['’][^\W\d_]+)*")
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# Control characters, and lone surrogates (not text: no analyser can encode them).
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
 
 
 def normalize_mapped(text: str) -> tuple[str, list[int]]:
@@ -74,7 +75,7 @@ def normalize_mapped(text: str) -> tuple[str, list[int]]:
 
 
 def clean_query(text: str) -> str:
-    """NFKC and control characters to spaces: what a query is before parsing."""
+    """NFKC, control characters and lone surrogates to spaces: what a query is before parsing."""
     return _CONTROL.sub(" ", normalize(text))
 
 

@@ -30,6 +30,7 @@ from kb.search.spelling import Speller
 from kb.search.understand import (
     WHEN_RULES,
     Concepts,
+    asks_tournament,
     asks_when,
     proper_names,
     strip_frames,
@@ -86,6 +87,7 @@ class Compiled:
     # language -> (field, the query's terms in order), for proximity
     order: dict[str, tuple[str, list[str]]] = field(default_factory=dict)
     about_examples: bool = False  # the query asks for examples: they are not demoted
+    about_tournament: bool = False  # the query asks for tournament rules: they are raised
     markers: dict[str, Any] = field(default_factory=dict)  # language -> snippet analyser
 
 
@@ -168,6 +170,7 @@ class QueryCompiler:
                 for rule in WHEN_RULES:
                     out.boosts[rule] = max(out.boosts.get(rule, 1.0), WHEN_BOOST)
             out.about_examples = _about_examples(text)
+            out.about_tournament = asks_tournament(text)
             for code in scope:
                 if code == "ja":
                     # Only Japanese runs make bigrams: a Latin question has none to look for.
@@ -270,7 +273,20 @@ class QueryCompiler:
             return []
         if len(spelled) != 1 or len(spelled[0]) < 4:
             return []
+        if out.src is None and any(
+            self._speller.known(f"plain_{other}", w)
+            for other in ("en", "fr")
+            if other != code
+            for w in terms(text, f"{other}_plain")
+        ):
+            return []  # a word of the other language ("order" is no typo of "ordre")
         fixes = self._speller.corrections(f"plain_{code}", spelled[0])
+        parts = [] if fixes else self._speller.split(f"plain_{code}", spelled[0])
+        if parts:  # words run together: "manaability" is "mana ability"
+            joined = " ".join(parts)
+            out.corrections.setdefault(text, joined)
+            phrase = self._phrase(joined, code, out)
+            return [phrase] if phrase is not None else []
         if not fixes:
             if text not in out.unknown:
                 out.unknown.append(text)

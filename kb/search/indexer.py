@@ -39,7 +39,7 @@ from kb.search.analysis import (
 from kb.search.understand import concept_table
 
 #: Bumped whenever the schema, the analysers, the documents or the metadata change meaning.
-FORMAT = 11
+FORMAT = 12
 META_FILE = "meta.json"
 INDEX_NAME = "kb"
 

@@ -1,6 +1,8 @@
 """Ranking: BM25F scores of the postings reweighed by what the query means (concepts, its
 language, examples asked for or not, the reader's language) and the best of them reranked by
-coverage of the question's words and their proximity."""
+coverage of the question's words and their proximity. Priors that hold for any question come
+last (:meth:`Ranker._question_priors`): a rule matched in several languages adds its texts' scores
+up, and commentary yields to the rules it comments on."""
 
 from __future__ import annotations
 
@@ -36,6 +38,8 @@ SAME_LANG = 2.0
 PREFER_LEAD = 1.15
 #: At most this much: a text matching a query far worse than the others stays below them.
 PREFER_MAX = 60.0
+#: Tournament rules weigh this much more when the question asks about tournaments.
+TOURNAMENT_WANTED = 3.0
 #: Executable examples weigh this much less than their build-time prior unless the query asks
 #: for an example: they illustrate rules and should not crowd the rules out of the first page.
 EXAMPLE_DEMOTION = 0.2
@@ -115,6 +119,12 @@ class Ranker:
             langs = self._langs
             own = compiled.src
             scores = {d: w * SAME_LANG if langs[d] == own else w for d, w in scores.items()}
+        if compiled.about_tournament and TOURNAMENT_WANTED != 1.0:
+            kinds = self._kinds
+            scores = {
+                d: w * TOURNAMENT_WANTED if kinds[d] == "tournament" else w
+                for d, w in scores.items()
+            }
         scores = self._reweigh(scores, prefer, examples_wanted)
         scored = self._rank(
             scores, max(fetch, RERANK), compiled, ev, demote_examples=not examples_wanted

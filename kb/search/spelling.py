@@ -52,11 +52,26 @@ class Speller:
         out.sort(key=lambda w: (-vocab[w], w))
         return out[:limit]
 
+    def known(self, field: str, word: str) -> bool:
+        """True if ``word`` is in the vocabulary of ``field``."""
+        return word in self.vocabulary(field)
+
+    def split(self, field: str, word: str) -> list[str]:
+        """Two or three known words run together in an unknown ``word`` ("manaability" ->
+        ``["mana", "ability"]``, symspellpy's word segmentation), or ``[]``."""
+        vocab = self.vocabulary(field)
+        if word in vocab or len(word) < 7:
+            return []
+        self.corrections(field, word, 1)  # builds the field's dictionary
+        found = self._deletes[field].word_segmentation(word, max_edit_distance=0)
+        parts = found.corrected_string.split()
+        if 2 <= len(parts) <= 3 and all(len(p) >= 3 and p in vocab for p in parts):
+            return parts
+        return []
+
     def corrections(self, field: str, word: str, limit: int = 3) -> list[str]:
         """Known words close to an unknown ``word``, the closest then most frequent first."""
         vocab = self.vocabulary(field)
-        if word in vocab:
-            return []
         sym = self._deletes.get(field)
         if sym is None:
             sym = SymSpell(max_dictionary_edit_distance=2, prefix_length=7)
@@ -64,6 +79,10 @@ class Speller:
                 if len(known) >= 3:
                     sym.create_dictionary_entry(known, max(count, 1))
             self._deletes[field] = sym
+        if word in vocab:
+            return []
+        if word.endswith("nt") and f"{word[:-1]}'t" in vocab:
+            return [f"{word[:-1]}'t"]  # an apostrophe left out: "cant" is "can't", not "cast"
         maxdist = 2 if len(word) >= 8 else 1
         found = sym.lookup(word, Verbosity.ALL, max_edit_distance=maxdist)
         found.sort(key=lambda s: (s.distance, -s.count, s.term))

@@ -13,7 +13,6 @@ EN_STOP = frozenset(
     [
         "a",
         "about",
-        "after",
         "an",
         "and",
         "any",

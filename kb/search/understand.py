@@ -8,7 +8,13 @@ definition cites ("Dies ... See rule 700.4"), each titled rule's title ("Lifelin
 each term base concept's English names with its rules. A question naming a concept, in any
 language (French and Japanese through the term base), raises that concept's rules; how much
 depends on how specific the concept is (how few rules contain its words), so "creature" raises
-nothing and "lifelink" a lot.
+nothing and "lifelink" a lot; the rule opening a concept (702.33a for kicker) leads its siblings.
+
+Players' words also differ from the rules' in form: number words for digits ("zero life"), the
+negation prefix ("tapped" / "untapped"), agent nouns ("blockers" / "blocking")
+(:func:`word_variants`). Capitalised words inside a sentence are names (:func:`proper_names`),
+which spelling repair leaves alone, and a question about tournaments asks for the tournament
+rules (:func:`asks_tournament`).
 """
 
 from __future__ import annotations
@@ -38,7 +44,10 @@ _FRAMES = {
         r"is it (?:possible|legal|allowed) to",
         r"(?:can|could|may|must|should|do|does|did|will|would) (?:i|you|we|my opponent|a player)",
         r"(?:work|works|mean|means|do)\s*\??$",
+        r"(?:work|works)(?= (?:with|against|on|for|if|when|during|in)\b)",
         r"difference between",
+        r"(?:quick )?question",
+        r"please|thanks|thank you|hi|hello|hey|okay|ok|really|actually|exactly|basically",
     ],
     "fr": [
         r"que se passe-t-il(?: si| quand| lorsque| lorsqu'| s')?",
@@ -59,6 +68,8 @@ _FRAMES = {
         r"quels? sont",
         r"quelles? sont",
         r"se passe(?:-t-il)?",
+        r"(?:petite )?question",
+        r"s'il vous plaît|s'il te plaît|svp|merci|bonjour|salut|vraiment|exactement",
     ],
     "ja": [
         r"(?:って|とは)どういう(?:意味|こと)(?:ですか|か)?",
@@ -71,6 +82,7 @@ _FRAMES = {
         r"ですか",
         r"ますか",
         r"[？?]",
+        r"すみません|質問です|質問があります|お願いします|ちなみに",
     ],
 }
 _FRAME_RE = {
@@ -98,6 +110,18 @@ WHEN_RULES = ("117.1",)
 def asks_when(text: str) -> bool:
     """True if ``text`` asks when a player may do something."""
     return bool(_WHEN_CAN.search(text.replace("’", "'")))
+
+
+#: Words asking for the tournament rules rather than the game's ("raccourcis de tournoi").
+_TOURNAMENT = re.compile(
+    r"(?i)\b(?:tournaments?|tournois?|mtr|judges?|juges?|arbitres?|infractions?)\b"
+    r"|トーナメント|ジャッジ|大会"
+)
+
+
+def asks_tournament(text: str) -> bool:
+    """True if ``text`` asks about tournament rules (the MTR) rather than the game's rules."""
+    return bool(_TOURNAMENT.search(text))
 
 
 _SYNTAX = re.compile(r'["*()]|\b(?:AND|OR|NOT)\b|(?:^|\s)-\w')

@@ -248,3 +248,19 @@ def test_missing_janome_says_which_package(monkeypatch: pytest.MonkeyPatch) -> N
     monkeypatch.setitem(sys.modules, "janome.tokenizer", None)
     with pytest.raises(analysis.JaAnalyzerError, match="needs the package janome"):
         analysis.ja_backend("janome")
+
+
+def test_a_lone_surrogate_in_a_query_is_a_space(searcher) -> None:
+    # Before: the Japanese analyser raised UnicodeEncodeError from deep inside the search.
+    assert clean_query("a\ud800b\udfff") == "a b "
+    assert searcher.search("priority\ud800").hits
+
+
+def test_after_is_a_word_of_the_rules_not_a_stop_word() -> None:
+    # "priority after a spell resolves" (117.3b): the order of events is what is asked.
+    assert terms("priority after a spell resolves", "en") == [
+        "prioriti",
+        "after",
+        "spell",
+        "resolv",
+    ]

@@ -13,6 +13,7 @@ from kb.search.indexer import META_FILE
 from kb.search.understand import (
     VARIANT_WEIGHT,
     Concepts,
+    asks_tournament,
     asks_when,
     proper_names,
     strip_frames,
@@ -38,6 +39,13 @@ from .conftest import small_kb
         ("que dit la règle sur le mulligan", "fr", "le mulligan"),
         ("死亡ってどういう意味", "ja", "死亡"),
         ("優先権について教えてください", "ja", "優先権"),
+        (
+            "hi, quick question: does trample work with deathtouch? thanks",
+            "en",
+            ", : does trample with deathtouch?",
+        ),
+        ("bonjour, petite question sur le piétinement svp", "fr", ", sur le piétinement"),
+        ("すみません、質問です。トランプルについて", "ja", "、 。トランプル"),
     ],
 )
 def test_frames_are_dropped(query: str, lang: str, content: str) -> None:
@@ -196,3 +204,57 @@ def test_the_opening_rule_of_a_named_concept_is_raised() -> None:
     scores = dict.fromkeys(range(5), 1.0)
     ranker._open(scores, Compiled(None, boosts={"702.19": 2.5}))
     assert scores[1] == OPENING
+
+
+def test_words_run_together_are_split(searcher) -> None:
+    result = searcher.search("manaability", lang="en")
+    assert [h.canonical for h in result.hits if h.kind != "glossary"][:1] == ["605.3a"]
+    assert result.suggestion == "mana ability"
+
+
+@pytest.mark.parametrize(
+    ("query", "asks"),
+    [
+        ("raccourcis de tournoi", True),
+        ("tournament shortcuts", True),
+        ("トーナメントでのショートカット", True),
+        ("passer la priorité", False),
+        ("judgement day", False),
+    ],
+)
+def test_questions_about_tournament_rules(query: str, asks: bool) -> None:
+    assert asks_tournament(query) is asks
+
+
+def test_a_question_about_tournaments_raises_the_tournament_rules(searcher) -> None:
+    def share(query: str) -> float:
+        """The tournament rule's score against the best rule's."""
+        hits = searcher.search(query).hits
+        rule = max(h.score for h in hits if h.kind in ("rule", "subrule"))
+        return next(h.score for h in hits if h.kind == "tournament") / rule
+
+    # "tournoi" is in no text here: what it changes is the weight of the tournament rules.
+    assert share("passer la priorité en tournoi") > 1.3 * share("passer la priorité")
+
+
+def test_a_word_of_another_language_and_a_missing_apostrophe_are_no_typos(
+    tmp_path: Path,
+) -> None:
+    from kb.search import Searcher
+
+    from .conftest import EN_NEW, FR, _rule
+
+    kb = small_kb()
+    for rule in (
+        _rule(EN_NEW, "en", "603.3b", "The player puts them on the stack in any order.", "603.3b"),
+        _rule(EN_NEW, "en", "601.1", "Cast a spell; cast it often; cast.", "601.1"),
+        _rule(FR, "fr", "116.9", "Dans l'ordre de son choix.", "117.9"),
+    ):
+        kb.rules[rule.edition][rule.number] = rule
+    build_index(kb, tmp_path)
+    with Searcher(tmp_path, kb) as searcher:
+        scope = ("en", "fr", "ja")
+        # Before: "order" became the French "ordre", "cant" the commoner "cast".
+        assert "order" not in searcher._compile("triggers order", scope, None).corrections
+        fixed = searcher._compile("players cant respond", scope, None).corrections
+        assert fixed["cant"] == "can't"
