@@ -251,7 +251,7 @@ class Casting(GameState):
                     f"{cdef.name} was plotted this turn: it can be cast on a later turn",
                     "702.170d",
                 )
-            if p != self.active or not self.step.is_main or self.stack:
+            if not self._is_active(p) or not self.step.is_main or self.stack:
                 raise IllegalAction(
                     f"a plotted card is cast during its owner's main phase while the stack is "
                     f"empty (it is {self.players[self.active].name}'s {self.step.label})",
@@ -327,7 +327,11 @@ class Casting(GameState):
 
     def _sorcery_window(self, p: int) -> bool:
         """307.1, 117.1a: the player's own main phase with an empty stack."""
-        return p == self.active and self.step.is_main and not self.stack
+        return (
+            (p == self.active or self._same_team(p, self.active))
+            and self.step.is_main
+            and not self.stack
+        )
 
     def _split_second_on_stack(self) -> bool:
         """702.61a: a spell with split second is on the stack."""
@@ -344,7 +348,7 @@ class Casting(GameState):
                 type_rule = "302.1" if face_down else rule
                 break
         kind = "a creature" if face_down else f"a {cdef.types[-1]}"
-        if p != self.active or not self.step.is_main:
+        if not self._is_active(p) or not self.step.is_main:
             raise IllegalAction(
                 f"{cdef.name} is {kind} spell: it can be cast only in its caster's main phase "
                 f"(it is {self.players[self.active].name}'s {self.step.label})",

@@ -30,16 +30,21 @@ class Combat(GameState):
             raise IllegalAction("only the active player declares attackers", "508.1")
         chosen: list[Attack] = []
         seen: set[int] = set()
+        team = self.teams is not None  # 805.10b: the active team declares attackers together
         for ref, target in action.attackers:
-            obj = self.pick_permanent(ref, p, lambda o: self._can_attack(p, o, seen))
+            obj = self.pick_permanent(
+                ref, None if team else p, lambda o: self._can_attack(p, o, seen)
+            )
             seen.add(obj.id)
-            chosen.append((obj, *self._attack_target(p, target)))
+            chosen.append((obj, *self._attack_target(obj.controller if team else p, target)))
         return chosen
 
     def _attack_target(self, p: int, target: str | int | None) -> tuple[int, GameObject | None]:
         """508.1b: the player or planeswalker attacked; by default the next opponent (a player,
         never a planeswalker: MTR 4.2)."""
         if target is None:
+            if self.teams is not None:
+                return self._head_across(p), None  # MTR 4.2: the head sitting across
             return (self.defender if self.defender is not None else self.opponents(p)[0]), None
         try:
             if isinstance(target, int):
@@ -102,6 +107,10 @@ class Combat(GameState):
         """508.1a: an untapped creature, controlled since the turn began or with haste."""
         if obj.id in seen:
             raise IllegalAction(f"{obj.label} is declared twice", "508.1a")
+        if obj.controller != p and not self._same_team(obj.controller, p):
+            raise IllegalAction(
+                f"{obj.label} is controlled by {self.players[obj.controller].name}", "508.1a"
+            )
         if not self.is_creature(obj):
             raise IllegalAction(f"{obj.label} is not a creature", "508.1a")
         if obj.tapped:
@@ -142,6 +151,13 @@ class Combat(GameState):
             rules = cite("508.1", "508.1f", "703.4i")
             if any(w for _, _, w in chosen):
                 rules.append("508.1b")
+            if self.teams is not None:  # 805.10b; MTR 4.2: by default, the head across
+                rules.append("805.10b")
+                if any(w is None and d == self._head_across(o.controller) for o, d, w in chosen):
+                    rules.append("MTR 4.2")
+                    text += (
+                        " (each creature without a named target attacks the head sitting across)"
+                    )
             note = ""
             if vigilant:
                 rules.append("702.20b")
@@ -202,7 +218,9 @@ class Combat(GameState):
         return obj
 
     def _can_be_blocked_by(self, obj: GameObject, blocker: GameObject, p: int) -> GameObject:
-        if obj.attacking != p:
+        if obj.attacking != p and not (
+            obj.attacking is not None and self._same_team(obj.attacking, p)  # 805.10d
+        ):
             raise IllegalAction(f"{obj.label} is not attacking {self.players[p].name}", "509.1a")
         if self.has(obj, "flying") and not (
             self.has(blocker, "flying") or self.has(blocker, "reach")

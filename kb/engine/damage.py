@@ -70,7 +70,7 @@ class DamageAssignment(GameState):
             o
             for o in self.battlefield
             if o.attacking is not None
-            and o.controller == self.active
+            and self._is_active(o.controller)
             and self._assigns_now(o, first_strike)
             and self._has_choice(o)
         ]

@@ -33,6 +33,7 @@ from kb.engine.shortcuts import GroupShortcut, Shortcuts
 from kb.engine.special import SpecialActions
 from kb.engine.special_variants import VariantSpecialActions
 from kb.engine.state import GameState
+from kb.engine.teams import Teams
 from kb.engine.triggers import Triggers
 from kb.engine.turns import Turns
 from kb.engine.zones import ZoneChanges
@@ -57,6 +58,7 @@ class Game(
     Turns,
     Shortcuts,
     GroupShortcut,
+    Teams,
     GameState,
 ):
     """One game of two to four players (800.1 for three or more): the front door of the engine.

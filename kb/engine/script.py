@@ -17,7 +17,8 @@ Setup (before the first action)
     Battlefield markers: ``(tapped)``, ``(new)`` or ``(summoning sick)``, ``(face down)``,
     ``(token)``, ``(2 damage)``, ``(1 +1/+1 counter)``, ``(2 -1/-1 counters)``, ``(3 loyalty)``,
     ``(attached to Grizzly Bears)``; several in one pair of parentheses, comma-separated.
-    Shared team turns (117.6, 805) are not modelled: a ``teams:`` line is an error.
+    ``teams: Alice & Bob vs Carol & Dave`` (shared team turns, 117.6, 805, as Two-Headed Giant
+    plays them; see :mod:`kb.engine.teams`).
 
 Actions (``<player> <action>``)
     passes · casts X [from exile] [face down] [choosing mode N] [targeting A, B | A (2), B (1)]
@@ -129,12 +130,19 @@ class _Parser(ActionParser):
             self.players = names
             self.add(lineno, "players", text, players=names)
             return
-        if low.startswith("teams:") or "shared team turns" in low:
-            self.fail(
-                lineno,
-                "shared team turns (117.6, 805) are not modelled: the engine plays each player's "
-                "own turn and priority (117.3d)",
-            )
+        if low.startswith("teams:"):
+            sides = [s.strip() for s in re.split(r"\s+vs\.?\s+", text.split(":", 1)[1].strip())]
+            teams = [
+                [n.strip() for n in re.split(r"\s*&\s*|\s+and\s+", s) if n.strip()] for s in sides
+            ]
+            if len(teams) != 2 or any(len(t) != 2 for t in teams):
+                self.fail(
+                    lineno,
+                    "'teams: A & B vs C & D': shared team turns (117.6, 805) are modelled for two "
+                    "teams of two (Two-Headed Giant)",
+                )
+                return
+            self.add(lineno, "teams", text, teams=teams)
             return
         if low.startswith("option:"):
             option = " ".join(text.split(":", 1)[1].lower().split())
@@ -350,7 +358,7 @@ def parse_block(lines: list[tuple[int, str]]) -> tuple[list[Statement], list[Syn
 
 def is_setup(statement: Statement) -> bool:
     """Setup statements come before the game starts."""
-    return statement.kind in ("players", "mode", "turn", "has", "card", "option")
+    return statement.kind in ("players", "mode", "turn", "has", "card", "option", "teams")
 
 
 STEP_BY_NAME = {s.value: s for s in Step}

@@ -281,7 +281,7 @@ class VariantSpecialActions(GameState):
             for obj in self.battlefield:
                 if obj.card.ignore_cost is not None:
                     out.append(Action("ignore_effect", name, obj.id))
-        if self.planechase and p == self.active:
+        if self.planechase and self._is_active(p):
             out += [Action("planar_die", name, phrase=face) for face in PLANAR_FACES]
         for card in self.conspiracies:
             if card.controller == p and card.face_down:

@@ -80,6 +80,8 @@ class GameState:
         self.conspiracies: list[GameObject] = []  # the command zone's conspiracies (905.4a)
         self.rooms = False  # whether a Room was ever on the battlefield (709.5)
         self.group_rewind: tuple[dict[str, Any], Action, int] | None = None  # MTR 4.2 group
+        self.teams: list[list[int]] | None = None  # shared team turns (117.6, 805)
+        self.team_of: dict[int, int] = {}
         self.legends = False  # whether a legendary permanent was ever on the battlefield
         self.anthems = False  # whether a permanent with an anthem was ever on the battlefield
         self.tokens = False  # whether a token was ever on the battlefield (704.5d)
@@ -122,12 +124,27 @@ class GameState:
         return [p for p in self.players if p.in_game]
 
     def _next_in_game(self, index: int) -> int:
+        """The next player in turn order still in the game (with teams: of the next team)."""
         n = len(self.players)
         for k in range(1, n + 1):
             candidate = (index + k) % n
-            if self.players[candidate].in_game:
+            if self.players[candidate].in_game and not self._same_team(candidate, index):
                 return candidate
         return index
+
+    def _same_team(self, p: int, q: int | None) -> bool:
+        """Whether two different players are teammates (shared team turns, 805)."""
+        return (
+            self.teams is not None
+            and q is not None
+            and p != q
+            and self.team_of[p] == self.team_of[q]
+        )
+
+    def _is_active(self, p: int) -> bool:
+        """An active player: the one whose turn it is, or with shared team turns, any player of
+        the active team (805.4a)."""
+        return p == self.active or self._same_team(p, self.active)
 
     def apnap(self) -> list[int]:
         """Players in APNAP order (101.4): the active player, then the others in turn order."""
@@ -139,7 +156,11 @@ class GameState:
     def opponents(self, index: int) -> list[int]:
         """Opponents still in the game, in turn order after the player (102.2, 102.3)."""
         n = len(self.players)
-        return [(index + k) % n for k in range(1, n) if self.players[(index + k) % n].in_game]
+        return [
+            (index + k) % n
+            for k in range(1, n)
+            if self.players[(index + k) % n].in_game and not self._same_team((index + k) % n, index)
+        ]
 
     def has(self, obj: GameObject, keyword: str) -> bool:
         """Whether a permanent has a keyword: its own, or granted by an attached Aura or
@@ -539,7 +560,7 @@ class GameState:
     def sorcery_timing_problem(self, p: int) -> str | None:
         """Why player ``p`` may not act at sorcery speed now (307.1: their own main phase with an
         empty stack), or None when they may; the reason reads in an error message."""
-        if p != self.active:
+        if not self._is_active(p):
             return f"it is {self.players[self.active].name}'s turn"
         if self.stack:
             return "the stack isn't empty"

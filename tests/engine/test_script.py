@@ -208,14 +208,23 @@ def test_a_card_name_with_a_comma_is_quoted(tmp_path: Path) -> None:
         parse_card_line("Isamaru, Hound of Konda: legendary creature {W} 2/2")
 
 
-def test_shared_team_turns_are_reported_as_not_modelled(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ("teams: A+C, B+D", "two teams of two"),
+        ("teams: A & B & C vs D", "two teams of two"),
+        ("teams: A & C vs B & D", "sit next to each other"),
+        ("teams: A & B vs C & E", "no player named 'E'"),
+    ],
+)
+def test_a_teams_line_that_is_not_two_adjacent_pairs_is_an_error(
+    tmp_path: Path, line: str, message: str
+) -> None:
     path = tmp_path / "teams.md"
-    path.write_text(
-        "# Teams\n\nrules: 117.6\n\n```game\nplayers: A, B, C, D\nteams: A+C, B+D\n```\n"
-    )
+    path.write_text(f"# Teams\n\nrules: 117.6\n\n```game\nplayers: A, B, C, D\n{line}\n```\n")
     result = run_example_file(path)
     assert not result.passed
-    assert "117.6" in result.failures[0] and "not modelled" in result.failures[0]
+    assert message in result.failures[0], result.failures
 
 
 def test_delayed_trigger_with_a_comma_parses() -> None:

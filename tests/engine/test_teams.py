@@ -1,0 +1,71 @@
+"""Shared team turns (117.6, 805) as Two-Headed Giant plays them (810)."""
+
+from __future__ import annotations
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from kb.engine import Action, Game, Step, default_pool
+from tests.engine.test_properties import DECK
+
+
+def two_headed(step: Step = Step.PRECOMBAT_MAIN, turn: int = 2, **zones) -> Game:
+    game = Game(["Alice", "Bob", "Carol", "Dave"], default_pool())
+    game.set_teams([["Alice", "Bob"], ["Carol", "Dave"]])
+    for key, names in zones.items():
+        who, zone = key.split("_", 1)
+        game.put(who.capitalize(), zone, names)
+    for p in game.players:
+        game.set_library_count(p.name, 5)
+    game.start("Alice", step, turn)
+    return game
+
+
+def test_the_starting_team_skips_its_first_draw_step():
+    game = two_headed(step=Step.UPKEEP, turn=1)
+    game.perform(Action("pass", "Alice"))
+    events = game.perform(Action("pass", "Dave"))
+    assert game.step == Step.PRECOMBAT_MAIN
+    assert any("103.8b" in e.rules for e in events)
+    assert [len(p.library) for p in game.players] == [5, 5, 5, 5]
+
+
+def test_a_team_loses_together_and_the_other_team_wins():
+    game = two_headed()
+    game.perform(Action("concede", "Bob"))
+    assert game.game_over and game.player("Alice").lost and game.player("Bob").lost
+    assert "Carol and Dave's team wins" in game.events[-1].text
+
+
+def test_either_teammate_may_act_for_the_team_and_opponents_are_the_other_team():
+    game = two_headed(bob_hand=["Shock"], bob_battlefield=["Mountain"])
+    assert game.opponents(game.player("Alice").index) == [2, 3]
+    game.perform(Action("pass", "Bob"))  # Bob passes for his team: Carol's team has priority
+    assert game.priority_player == "Carol"
+    events = game.perform(Action("cast", "Bob", "Shock", targets=("Carol",)))
+    assert events[-1].kind == "rejected" and "117.6" in events[-1].rules
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    cards=st.lists(st.sampled_from(DECK), min_size=8, max_size=28),
+    choices=st.lists(st.integers(min_value=0, max_value=1_000), min_size=30, max_size=150),
+)
+def test_random_two_headed_giant_playouts_accept_every_listed_action(cards, choices):
+    game = Game(["Alice", "Bob", "Carol", "Dave"], default_pool())
+    game.set_teams([["Alice", "Bob"], ["Carol", "Dave"]])
+    for i, p in enumerate(game.players):
+        game.put(p.name, "battlefield", ["Mountain", "Forest", "Island", "Grizzly Bears"])
+        game.put(p.name, "hand", cards[i::4][:7])
+        game.put(p.name, "library", (cards * 2)[:15])
+    game.start("Alice", Step.UPKEEP, 2)
+    for choice in choices:
+        if game.game_over:
+            break
+        if game.priority is not None:
+            assert game.awaiting is None and game.players[game.priority].in_game
+        legal = game.legal_actions()
+        assert legal
+        events = game.perform(legal[choice % len(legal)])
+        assert not [e for e in events if e.kind == "rejected"], [e.text for e in events]
+        assert all(e.rules for e in events)
