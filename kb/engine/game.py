@@ -29,6 +29,7 @@ from kb.engine.objects import SHORTCUTS, Action, Event, GameObject, IllegalActio
 from kb.engine.priority import Priority
 from kb.engine.resolving import Resolving
 from kb.engine.sba import StateBasedActions
+from kb.engine.setup import Setup
 from kb.engine.shortcuts import GroupShortcut, Shortcuts
 from kb.engine.special import SpecialActions
 from kb.engine.special_variants import VariantSpecialActions
@@ -59,6 +60,7 @@ class Game(
     Shortcuts,
     GroupShortcut,
     Teams,
+    Setup,
     GameState,
 ):
     """One game of two to four players (800.1 for three or more): the front door of the engine.
