@@ -107,7 +107,7 @@ class Combat(GameState):
         """508.1a: an untapped creature, controlled since the turn began or with haste."""
         if obj.id in seen:
             raise IllegalAction(f"{obj.label} is declared twice", "508.1a")
-        if obj.controller != p and not self._same_team(obj.controller, p):
+        if obj.controller != p and not (self.teams and self._same_team(obj.controller, p)):
             raise IllegalAction(
                 f"{obj.label} is controlled by {self.players[obj.controller].name}", "508.1a"
             )
@@ -117,7 +117,7 @@ class Combat(GameState):
             raise IllegalAction(f"{obj.label} is tapped", "508.1a")
         if self.has(obj, "defender"):
             raise IllegalAction(f"{obj.label} has defender and can't attack", "702.3b")
-        restriction = self._attack_restriction(p)
+        restriction = self._attack_restriction(p) if self.restrictions else None
         if restriction is not None:
             raise IllegalAction(
                 f"{restriction.label}'s static ability says creatures can't attack",

@@ -125,9 +125,12 @@ class GameState:
     def _next_in_game(self, index: int) -> int:
         """The next player in turn order still in the game (with teams: of the next team)."""
         n = len(self.players)
+        teams = self.teams is not None
         for k in range(1, n + 1):
             candidate = (index + k) % n
-            if self.players[candidate].in_game and not self._same_team(candidate, index):
+            if self.players[candidate].in_game and not (
+                teams and self._same_team(candidate, index)
+            ):
                 return candidate
         return index
 
@@ -155,6 +158,8 @@ class GameState:
     def opponents(self, index: int) -> list[int]:
         """Opponents still in the game, in turn order after the player (102.2, 102.3)."""
         n = len(self.players)
+        if self.teams is None:
+            return [(index + k) % n for k in range(1, n) if self.players[(index + k) % n].in_game]
         return [
             (index + k) % n
             for k in range(1, n)

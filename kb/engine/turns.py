@@ -66,7 +66,9 @@ class Turns(GameState):
         self._step_triggers(step)
         if step == Step.UNTAP:
             for obj in self.battlefield:
-                if obj.controller == self.active or self._same_team(obj.controller, self.active):
+                if obj.controller == self.active or (
+                    self.teams is not None and self._same_team(obj.controller, self.active)
+                ):
                     obj.tapped = False
                     obj.sick = False
             self._emit(
@@ -85,7 +87,7 @@ class Turns(GameState):
         if step == Step.DRAW:
             if ap.in_game:
                 self._draw(self.active, cite("504.1", "703.4d"))
-            for mate in self.players:  # 805.4b: each player on the active team draws
+            for mate in self.players if self.teams is not None else ():  # 805.4b: each draws
                 if self._same_team(mate.index, self.active) and mate.in_game:
                     self._draw(mate.index, cite("504.1", "805.4b"))
         elif step == Step.BEGINNING_OF_COMBAT and self.one_defender and ap.in_game:
