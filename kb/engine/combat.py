@@ -308,9 +308,10 @@ class Combat(GameState):
     def _attacker_assignments(
         self, obj: GameObject, power: int, rules: list[str]
     ) -> list[tuple[GameObject, tuple[str, int], int]]:
-        """510.1b-c: an unblocked attacker damages what it attacks; a blocked one its blockers,
-        lethal damage to each in turn (1 with deathtouch, 702.2c), the rest to the last one, or
-        with trample to the player or planeswalker it attacks (702.19b)."""
+        """510.1b-c: an unblocked attacker damages what it attacks; a blocked one its blockers:
+        as its controller announced (510.1c, :mod:`~kb.engine.damage`) when it had a choice,
+        else all to its one blocker (or, blocked with trample and no blocker left, 702.19d, all
+        to what it attacks)."""
         assert obj.attacking is not None
         announced = self._assigned_damage(obj)
         if announced is not None:

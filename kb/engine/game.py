@@ -4,8 +4,11 @@ The rules live in modules named after the rules' own sections: :mod:`~kb.engine.
 :mod:`~kb.engine.state` (players, objects, zones), :mod:`~kb.engine.turns` (500-514),
 :mod:`~kb.engine.priority` (117), :mod:`~kb.engine.casting` (601, 602),
 :mod:`~kb.engine.mana_abilities` (605), :mod:`~kb.engine.resolving` (608),
-:mod:`~kb.engine.special` (116), :mod:`~kb.engine.combat` (506-511), :mod:`~kb.engine.sba`
-(704), :mod:`~kb.engine.triggers` (603) and :mod:`~kb.engine.shortcuts` (MTR 4.2).
+:mod:`~kb.engine.special` and :mod:`~kb.engine.special_variants` (116),
+:mod:`~kb.engine.combat` (506-511), :mod:`~kb.engine.damage` (510.1), :mod:`~kb.engine.sba`
+(704), :mod:`~kb.engine.triggers` (603), :mod:`~kb.engine.zones` (111.8, 707.10),
+:mod:`~kb.engine.choices` (608.2d), :mod:`~kb.engine.teams` (117.6, 805) and
+:mod:`~kb.engine.shortcuts` (MTR 4.2).
 
 A :class:`Game` is a deterministic state machine. Every change happens through
 :meth:`Game.perform` (an :class:`Action` by a player) or the automatic processes the rules
@@ -108,9 +111,10 @@ class Game(
     def legal_actions(self) -> list[Action]:
         """Every action the engine would accept now from the player who must act, with cards,
         targets and defenders given by id or index. Combat declarations are listed for none or
-        one creature (larger declarations are legal too, but their number grows exponentially);
-        the announcements a player may make at any time (concede, hold, order triggers,
-        shortcuts) are not listed."""
+        one creature, and two blockers on one attacker (larger declarations are legal too, but
+        their number grows exponentially); a few combat damage divisions; the announcements a
+        player may make at any time (concede, hold, order triggers, shortcuts, resolution
+        choices, groups) are not listed, nor a teammate's actions under shared team turns."""
         if self.game_over:
             return []
         self.plan_memo = {}
