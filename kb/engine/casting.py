@@ -32,12 +32,13 @@ class Casting(GameState):
             for pl in self.players:
                 if pl.name.lower() == name.lower():
                     return ("player", pl.index)
-        if kind == "spell":
+        if kind in SPELL_TARGETS:
             for item in reversed(self.stack):
                 if (
                     item.kind == "spell"
                     and item.name.lower() == name.lower()
                     and who in (None, item.controller)
+                    and (kind == "spell" or _instant_or_sorcery(item))
                 ):
                     return ("object", item.id)
             raise IllegalAction(f"there is no spell {name} on the stack", "115.1", "601.2c")
@@ -80,9 +81,14 @@ class Casting(GameState):
                 and 0 <= ident < len(self.players)
                 and self.players[ident].in_game
             )
-        if kind == "spell":
+        if kind in SPELL_TARGETS:
             item = self._stack_item(ident)
-            return item is not None and item.kind == "spell" and item.id != source
+            return (
+                item is not None
+                and item.kind == "spell"
+                and item.id != source
+                and (kind == "spell" or _instant_or_sorcery(item))
+            )
         obj = self._object(ident)
         if obj is None:
             return False
@@ -467,3 +473,17 @@ class Casting(GameState):
         self._pay(p, ability.mana_cost, plan.payment, name)
         self._after_action(p, "117.3c", adds_to_stack=True)
         self._run_shortcut()
+
+
+#: Target kinds that are spells on the stack (115.1): any spell, or an instant or sorcery spell.
+SPELL_TARGETS = ("spell", "instant or sorcery")
+
+
+def _instant_or_sorcery(item: StackObject) -> bool:
+    """An instant or sorcery spell (Twincast's target)."""
+    card = item.card
+    return (
+        card is not None
+        and not item.face_down
+        and (card.card.is_a("instant") or card.card.is_a("sorcery"))
+    )

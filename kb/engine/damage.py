@@ -108,9 +108,10 @@ class DamageAssignment(GameState):
             )
         first_strike = self.step.value == "first-strike damage"
         plan: Assignment = {}
+        owner = None if self.teams is not None else p  # 805.10f: the active team announces
         for attacker_ref, parts in action.assignment:
             obj = self.pick_permanent(
-                attacker_ref, p, lambda o: self._can_assign(o, first_strike, plan)
+                attacker_ref, owner, lambda o: self._can_assign(o, first_strike, plan)
             )
             plan[obj.id] = self._check_one_assignment(obj, parts)
         missing = [o.label for o in self._choosers(first_strike) if o.id not in plan]
@@ -126,8 +127,10 @@ class DamageAssignment(GameState):
     def _can_assign(self, obj: GameObject, first_strike: bool, plan: Assignment) -> GameObject:
         if obj.id in plan:
             raise IllegalAction(f"{obj.label}'s damage is assigned twice", "510.1e")
-        if obj.attacking is None:
-            raise IllegalAction(f"{obj.label} is not an attacking creature", "510.1")
+        if obj.attacking is None or not self._is_active(obj.controller):
+            raise IllegalAction(
+                f"{obj.label} is not an attacking creature of the active player", "510.1"
+            )
         if not self._assigns_now(obj, first_strike):
             raise IllegalAction(
                 f"{obj.label} assigns no combat damage in this combat damage step", "510.4"

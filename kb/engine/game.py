@@ -22,7 +22,7 @@ from __future__ import annotations
 from typing import Any
 
 from kb.engine.cards import Effect
-from kb.engine.casting import Casting
+from kb.engine.casting import Casting, _instant_or_sorcery
 from kb.engine.choices import ResolutionChoices
 from kb.engine.combat import Combat
 from kb.engine.damage import DamageAssignment
@@ -265,6 +265,8 @@ class Game(
                 ]
             if effect.target == "spell":
                 options += [("object", s.id) for s in self.stack if s.kind == "spell"]
+            if effect.target == "instant or sorcery":
+                options += [("object", s.id) for s in self.stack if _instant_or_sorcery(s)]
             choices = [(*c, o) for c in choices for o in options]
         return choices
 

@@ -314,6 +314,7 @@ TARGET_WORDS = {
     "creature": "a target creature",
     "player": "a target player",
     "spell": "a target spell",
+    "instant or sorcery": "a target instant or sorcery spell",
     "yours": "a target creature you control",
 }
 

@@ -69,3 +69,27 @@ def test_random_two_headed_giant_playouts_accept_every_listed_action(cards, choi
         events = game.perform(legal[choice % len(legal)])
         assert not [e for e in events if e.kind == "rejected"], [e.text for e in events]
         assert all(e.rules for e in events)
+
+
+def test_the_active_team_attacks_together_and_divides_its_creatures_damage():
+    game = two_headed(
+        step=Step.DECLARE_ATTACKERS,
+        bob_battlefield=["Hill Giant"],
+        carol_battlefield=["Grizzly Bears"],
+        dave_battlefield=["Llanowar Elves"],
+    )
+    game.perform(Action("attack", "Alice", attackers=(("Hill Giant", None),)))
+    assert game.find_permanent("Hill Giant").attacking == game.player("Dave").index  # across
+    game.perform(Action("pass", "Alice"))
+    game.perform(Action("pass", "Carol"))
+    # 805.10d: Carol's creature blocks a creature attacking her teammate Dave.
+    game.perform(Action("block", "Carol", blocks=(("Grizzly Bears", "Hill Giant"),)))
+    game.perform(Action("block", "Dave", blocks=(("Llanowar Elves", "Hill Giant"),)))
+    game.perform(Action("pass", "Alice"))
+    game.perform(Action("pass", "Carol"))
+    assert game.awaiting == ("damage", 0, 0)
+    assert game.legal_actions()  # the listed divisions are Alice's to announce for Bob's creature
+    parts = (("Grizzly Bears", 2), ("Llanowar Elves", 1))
+    events = game.perform(Action("assign", "Alice", assignment=(("Hill Giant", parts),)))
+    assert not [e for e in events if e.kind == "rejected"], [e.text for e in events]
+    assert not game.zone("Carol", "battlefield") and not game.zone("Dave", "battlefield")
