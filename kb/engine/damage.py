@@ -86,7 +86,7 @@ class DamageAssignment(GameState):
             "turn-based action",
             f"{self.players[self.active].name} announces how each attacking creature blocked by "
             "several creatures (or with trample) assigns its combat damage",
-            cite("510.1", "510.1c"),
+            cite("510.1", "510.1c", "805.10f") if self.teams else cite("510.1", "510.1c"),
             self.active,
         )
         self._run_shortcut()
