@@ -34,10 +34,10 @@ class Turns(GameState):
         else:
             self.starting_player = (self.active - (turn - 1)) % len(self.players)
         self.turn = turn
-        if step == Step.DRAW and turn == 1 and len(self.players) == 2:
+        if step == Step.DRAW and turn == 1 and (len(self.players) == 2 or self.teams is not None):
             raise ScenarioError(
-                "the starting player of a two-player game skips the draw step of their first "
-                "turn (103.8a): start in another step"
+                "the starting player (or team) skips the draw step of the first turn (103.8a, "
+                "103.8b): start in another step"
             )
         self.started = True
         self.step = step
