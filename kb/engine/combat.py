@@ -188,13 +188,15 @@ class Combat(GameState):
                 "101.4",
             )
         chosen: list[tuple[GameObject, GameObject]] = []
-        seen: set[int] = set()
+        seen: list[int] = []
         for bref, aref in action.blocks:
             blocker = self.pick_permanent(bref, p, lambda o: self._can_block(o, seen))
             attacker = self.pick_permanent(
                 aref, None, lambda o, b=blocker: self._can_be_blocked_by(o, b, p)
             )
-            seen.add(blocker.id)
+            if (blocker, attacker) in chosen:
+                raise IllegalAction(f"{blocker.label} blocks {attacker.label} twice", "509.1a")
+            seen.append(blocker.id)
             chosen.append((blocker, attacker))
         counts: dict[int, int] = {}
         for _, attacker in chosen:
@@ -209,10 +211,17 @@ class Combat(GameState):
                 )
         return chosen
 
-    def _can_block(self, obj: GameObject, seen: set[int]) -> GameObject:
-        """509.1a: an untapped creature blocks one attacker."""
-        if obj.id in seen:
-            raise IllegalAction(f"{obj.label} can block only one creature", "509.1a")
+    def _can_block(self, obj: GameObject, seen: list[int]) -> GameObject:
+        """509.1a: an untapped creature blocks one attacker (two if it can block an additional
+        creature)."""
+        times = seen.count(obj.id) if seen else 0
+        if times and (
+            times >= 2 or not self.has(obj, "can block an additional creature each combat")
+        ):
+            raise IllegalAction(
+                f"{obj.label} can block only {'two creatures' if times >= 2 else 'one creature'}",
+                "509.1a",
+            )
         if not self.is_creature(obj) or obj.tapped:
             raise IllegalAction(f"{obj.label} is not an untapped creature", "509.1a")
         return obj
@@ -235,7 +244,10 @@ class Combat(GameState):
 
     def _apply_block(self, p: int, chosen: list[tuple[GameObject, GameObject]]) -> None:
         for blocker, attacker in chosen:
-            blocker.blocking = attacker.id
+            if blocker.blocking is None:
+                blocker.blocking = attacker.id
+            else:
+                blocker.also_blocking = (*blocker.also_blocking, attacker.id)
             attacker.blocked = True
         if chosen:
             text = ", ".join(f"{b.label} blocks {a.label}" for b, a in chosen)
@@ -287,6 +299,12 @@ class Combat(GameState):
                 continue
             if obj.attacking is not None:
                 assignments.extend(self._attacker_assignments(obj, power, rules))
+            elif obj.also_blocking:  # 510.1d: as its controller announced, if it had a choice
+                announced = self._assigned_damage(obj)
+                if announced is None:
+                    blocked = self._blocked_by(obj)
+                    announced = [(("object", blocked[0].id), power)] if blocked else []
+                assignments.extend((obj, r, n) for r, n in announced if n > 0)
             else:
                 attacker = self._object(obj.blocking) if obj.blocking is not None else None
                 if attacker is not None and attacker.attacking is not None:
@@ -322,7 +340,7 @@ class Combat(GameState):
             attacked = ("object", walker.id) if walker is not None else None
         if not obj.blocked:
             return [(obj, attacked, power)] if attacked else []
-        blockers = [b for b in self.battlefield if b.blocking == obj.id]
+        blockers = self._blockers_of(obj)
         trample = self.has(obj, "trample")
         if not blockers and not trample:
             return []

@@ -28,6 +28,7 @@ KEYWORDS = (
     "menace",
     "defender",
     "infect",
+    "can block an additional creature each combat",  # 509.1a; its damage divided (510.1d)
 )
 
 

@@ -102,6 +102,7 @@ class GameObject:
     attacking: int | None = None  # the defending player (508.1b)
     attacking_planeswalker: int | None = None  # the id of the planeswalker it attacks
     blocking: int | None = None
+    also_blocking: tuple[int, ...] = ()  # further attackers it blocks (509.1a, 510.1d)
     blocked: bool = False
     struck_first: bool = False
     modifiers: list[Modifier] = field(default_factory=list)

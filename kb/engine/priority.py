@@ -218,10 +218,10 @@ class Priority(GameState):
             if self.awaiting[0] == "blockers":
                 self.awaiting = None
                 self._next_blocker_declaration()
-            elif self.awaiting[0] == "damage" and len(remaining) > 1:  # attackers left (800.4a)
+            elif self.awaiting[0] == "damage" and len(remaining) > 1:  # their creatures left
                 self.awaiting = None
-                self._combat_damage(first_strike=self.step == Step.FIRST_STRIKE_DAMAGE)
-                self._give_priority(self.active, cite("510.3", "117.3a"))
+                if not self._next_damage_announcement():
+                    self._deal_announced_damage()
             else:
                 self.awaiting = None
         if self.teams is not None and len({self.team_of[q.index] for q in remaining}) == 1:

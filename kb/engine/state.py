@@ -70,7 +70,8 @@ class GameState:
         self._by_name = {p.name: p for p in self.players}
         self.one_defender = False  # 506.2a: the attacking player chooses one defending player
         self.defender: int | None = None  # that choice, for this combat
-        self.damage_assignment: dict[int, Any] = {}  # announced combat damage (510.1c)
+        self.damage_assignment: dict[int, Any] = {}  # announced combat damage (510.1c-d)
+        self.damage_pending: list[int] = []  # players still to announce it, in order (510.1)
         self.resolution_choices: dict[int, dict[str, Any]] = {}  # by stack item (608.2d)
         self.restrictions = False  # whether a "creatures can't attack" permanent was ever here
         self.ignoring: dict[tuple[int, int], int] = {}  # (player, permanent): turn (116.2d)
@@ -377,6 +378,7 @@ class GameState:
                 o.face_down,
                 o.attacking,
                 o.blocking,
+                o.also_blocking,
                 o.blocked,
                 o.struck_first,
                 [(m.power, m.toughness, m.until, m.step, m.player) for m in o.modifiers],

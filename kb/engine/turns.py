@@ -179,6 +179,7 @@ class Turns(GameState):
                 obj.attacking = None
                 obj.attacking_planeswalker = None
                 obj.blocking = None
+                obj.also_blocking = ()
                 obj.blocked = False
                 obj.struck_first = False
                 obj.modifiers = [m for m in obj.modifiers if m.until != "end of combat"]
