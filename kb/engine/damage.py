@@ -356,7 +356,7 @@ class DamageAssignment(GameState):
         for oid, parts in plan.items():
             obj = self._object(oid)
             assert obj is not None
-            if any(
+            if obj.attacking is not None and any(
                 r[0] == "player" or r not in _ids(self._blockers_of(obj)) for r, n in parts if n
             ):
                 rules.append("702.19b")
