@@ -250,6 +250,8 @@ class Action:
             bits.append(", ".join(f"{b} blocks {a}" for b, a in self.blocks))
         if self.phrase:
             bits.append(repr(self.phrase))
+        if self.group:
+            bits.append("[" + "; ".join(a.describe() for a in self.group) + "]")
         for attacker, parts in self.assignment:
             bits.append(f"{attacker}: " + ", ".join(f"{n} to {r}" for r, n in parts))
         return " ".join(bits)
