@@ -43,9 +43,10 @@ class Effects(GameState):
                 )
             else:
                 pl.life -= amount
+                shared = self._share_life(ident) if self.teams is not None else ""
                 self._emit(
                     "damage",
-                    f"{source} deals {amount} {what} to {pl.name} ({pl.life} life)",
+                    f"{source} deals {amount} {what} to {pl.name} ({pl.life} life){shared}",
                     cite("120.3a"),
                     ident,
                 )
@@ -84,9 +85,10 @@ class Effects(GameState):
         if "lifelink" in keywords and self.players[controller].in_game:
             pl = self.players[controller]
             pl.life += amount
+            shared = self._share_life(controller) if self.teams is not None else ""
             self._emit(
                 "life",
-                f"{source} has lifelink: {pl.name} gains {amount} life ({pl.life})",
+                f"{source} has lifelink: {pl.name} gains {amount} life ({pl.life}){shared}",
                 cite("120.3f", "702.15b"),
                 controller,
             )

@@ -184,7 +184,7 @@ class _Run:
                 who = st.data["player"]
                 for zone, value in st.data["zones"].items():
                     if zone == "life":
-                        game.player(who).life = value
+                        game.set_life(who, value)
                     elif zone == "poison":
                         game.player(who).poison = value
                     elif zone == "lands played":

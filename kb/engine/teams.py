@@ -8,17 +8,21 @@ resolves the top object or ends the step (805.5b). The active team attacks as a 
 creature attacks one head of the defending team; unless its controller says otherwise, a creature
 attacks the head sitting directly across (MTR 4.2) — here the teams sit so that the first named
 players face each other, and the second named. Either defending player's creatures may block
-creatures attacking either head (805.10d). A team loses together (810.8a, 810.8b).
+creatures attacking either head (805.10d). Each team has a shared life total, starting at 30
+(810.4): damage, loss and gain happen to each player, the result to the team's total (810.9). A
+team loses together (810.8a, 810.8b, 704.5a).
 
-The team that plays first skips the draw step of its first turn (103.8b). Not modelled: the
-shared life total and poison counters of 810.9-10 (each head keeps their own), mulligans, and the
-primary player's final say (805.2): teammates act one at a time here.
+The team that plays first skips the draw step of its first turn (103.8b). Not modelled: shared
+poison counters (810.10, each head keeps their own), mulligans, and the primary player's final
+say (805.2): teammates act one at a time here.
 """
 
 from __future__ import annotations
 
 from kb.engine.objects import ScenarioError
 from kb.engine.state import GameState
+
+TEAM_LIFE = 30  # 810.4
 
 
 class Teams(GameState):
@@ -40,6 +44,23 @@ class Teams(GameState):
                 )
         self.teams = indexes
         self.team_of = {p: i for i, team in enumerate(indexes) for p in team}
+        for pl in self.players:
+            pl.life = TEAM_LIFE  # 810.4
+
+    def set_life(self, name: str, life: int) -> None:
+        """A player's life total; with teams, their team's shared total (810.4)."""
+        p = self.player(name).index
+        self.players[p].life = life
+        self._share_life(p)
+
+    def _share_life(self, p: int) -> str:
+        """810.9: the result of a change to one player's life applies to the team's total;
+        returns a note for the trace ("" without teams)."""
+        if self.teams is None:
+            return ""
+        for q in self.teams[self.team_of[p]]:
+            self.players[q].life = self.players[p].life
+        return f" (the team's shared life total: {self.players[p].life}, 810.9)"
 
     def _head_across(self, p: int) -> int:
         """MTR 4.2: the head of the other team sitting directly across from player ``p``."""

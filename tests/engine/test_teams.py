@@ -93,3 +93,15 @@ def test_the_active_team_attacks_together_and_divides_its_creatures_damage():
     events = game.perform(Action("assign", "Alice", assignment=(("Hill Giant", parts),)))
     assert not [e for e in events if e.kind == "rejected"], [e.text for e in events]
     assert not game.zone("Carol", "battlefield") and not game.zone("Dave", "battlefield")
+
+
+def test_a_team_shares_its_life_total_and_loses_together_at_zero():
+    game = two_headed(alice_hand=["Lightning Bolt"], alice_battlefield=["Mountain"])
+    assert [p.life for p in game.players] == [30, 30, 30, 30]  # 810.4
+    game.set_life("Dave", 3)
+    assert game.player("Carol").life == 3
+    game.perform(Action("cast", "Alice", "Lightning Bolt", targets=("Carol",)))
+    game.perform(Action("pass", "Alice"))
+    game.perform(Action("pass", "Carol"))
+    assert game.game_over and game.player("Dave").lost and game.player("Carol").lost
+    assert "Alice and Bob's team wins" in game.events[-1].text
