@@ -34,10 +34,11 @@ class Effects(GameState):
                 return
             if infect:
                 pl.poison += amount
+                shared = self._share_poison(ident) if self.teams is not None else ""
                 self._emit(
                     "damage",
                     f"{source} deals {amount} {what} to {pl.name}, who gets {amount} poison "
-                    f"counters ({pl.poison})",
+                    f"counters ({pl.poison}){shared}",
                     cite("120.3b", "702.90b"),
                     ident,
                 )
@@ -123,10 +124,11 @@ class Effects(GameState):
             for o in who:
                 pl = self.players[o]
                 pl.poison += effect.amount
+                shared = self._share_poison(o) if self.teams is not None else ""
                 self._emit(
                     "counters",
                     f"{pl.name} gets {effect.amount} poison counter"
-                    f"{'s' * (effect.amount > 1)} ({pl.poison})",
+                    f"{'s' * (effect.amount > 1)} ({pl.poison}){shared}",
                     cite("122.1f"),
                     o,
                 )

@@ -12,9 +12,9 @@ creatures attacking either head (805.10d). Each team has a shared life total, st
 (810.4): damage, loss and gain happen to each player, the result to the team's total (810.9). A
 team loses together (810.8a, 810.8b, 704.5a).
 
-The team that plays first skips the draw step of its first turn (103.8b). Not modelled: shared
-poison counters (810.10, each head keeps their own), mulligans, and the primary player's final
-say (805.2): teammates act one at a time here.
+Poison counters are shared too (810.10); a team with fifteen or more loses (810.8d). The team
+that plays first skips the draw step of its first turn (103.8b). Not modelled: mulligans, and the
+primary player's final say (805.2): teammates act one at a time here.
 """
 
 from __future__ import annotations
@@ -61,6 +61,14 @@ class Teams(GameState):
         for q in self.teams[self.team_of[p]]:
             self.players[q].life = self.players[p].life
         return f" (the team's shared life total: {self.players[p].life}, 810.9)"
+
+    def _share_poison(self, p: int) -> str:
+        """810.10: poison counters are shared by the team; returns a note for the trace."""
+        if self.teams is None:
+            return ""
+        for q in self.teams[self.team_of[p]]:
+            self.players[q].poison = self.players[p].poison
+        return f" (the team's shared poison counters: {self.players[p].poison}, 810.10)"
 
     def _head_across(self, p: int) -> int:
         """MTR 4.2: the head of the other team sitting directly across from player ``p``."""

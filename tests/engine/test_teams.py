@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kb.engine import Action, Game, Step, default_pool
+from kb.engine.game import ScenarioError
 from tests.engine.test_properties import DECK
 
 
@@ -105,3 +107,14 @@ def test_a_team_shares_its_life_total_and_loses_together_at_zero():
     game.perform(Action("pass", "Carol"))
     assert game.game_over and game.player("Dave").lost and game.player("Carol").lost
     assert "Alice and Bob's team wins" in game.events[-1].text
+
+
+def test_a_team_shares_poison_counters_and_loses_at_fifteen():
+    game = two_headed(alice_battlefield=["Glistener Elf"], step=Step.DECLARE_ATTACKERS)
+    game.player("Carol").poison = game.player("Dave").poison = 14
+    game.perform(Action("attack", "Alice", attackers=(("Glistener Elf", None),)))
+    with pytest.raises(ScenarioError, match="the game ended"):
+        game.advance_to("Alice", Step.END_OF_COMBAT)
+    assert game.game_over and game.player("Dave").lost
+    assert game.player("Dave").poison == 15
+    assert any("810.8d" in e.rules for e in game.events)
