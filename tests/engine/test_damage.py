@@ -132,3 +132,29 @@ def test_lethal_damage_for_trample_counts_other_attackers_damage_to_the_same_blo
     assert game.player("Bob").life == 16
     assert [o.name for o in game.player("Bob").graveyard] == ["Gatekeeper"]
     assert [o.name for o in game.player("Alice").graveyard] == ["Grizzly Bears"]
+
+
+def test_the_announcing_player_conceding_lets_combat_go_on_without_them():
+    game = Game(["Alice", "Bob", "Carol"], default_pool())
+    game.put("Alice", "battlefield", ["Hill Giant"])
+    game.put("Bob", "battlefield", ["Grizzly Bears", "Llanowar Elves"])
+    for p in game.players:
+        game.set_library_count(p.name, 5)
+    game.start("Alice", Step.DECLARE_ATTACKERS, 2)
+    game.perform(Action("attack", "Alice", attackers=(("Hill Giant", "Bob"),)))
+    for name in ("Alice", "Bob", "Carol"):
+        game.perform(Action("pass", name))
+    game.perform(
+        Action(
+            "block",
+            "Bob",
+            blocks=(("Grizzly Bears", "Hill Giant"), ("Llanowar Elves", "Hill Giant")),
+        )
+    )
+    for name in ("Alice", "Bob", "Carol"):
+        game.perform(Action("pass", name))
+    assert game.awaiting == ("damage", 0, 0)
+    game.perform(Action("concede", "Alice"))
+    assert not game.game_over and game.awaiting is None
+    assert game.priority_player == "Bob"  # 800.4j: the turn goes on without its active player
+    assert len(game.zone("Bob", "battlefield")) == 2
