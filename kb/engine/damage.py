@@ -145,7 +145,9 @@ class DamageAssignment(GameState):
             )
         if p != self.awaiting[1]:
             raise IllegalAction(
-                "the active player announces how attacking creatures assign combat damage", "510.1"
+                f"{self.players[self.awaiting[1]].name} announces a division of combat damage now "
+                "(the active player first, then each defending player)",
+                "510.1",
             )
         first_strike = self.step.value == "first-strike damage"
         if not self._is_active(p):
