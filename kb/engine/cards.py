@@ -135,6 +135,13 @@ class CardDef:
 
     #: computed once: what state-based actions ask of every permanent at every check
     kind_flags: tuple[bool, bool, bool, bool] = field(init=False, default=(False,) * 4)
+    #: computed once: what listing legal actions asks of every card in hand (a land; an
+    #: instant or flash; a special action: foretell, plot, suspend, discard as an instant)
+    hand_flags: tuple[bool, bool, bool] = field(init=False, default=(False,) * 3)
+    #: computed once: its {T} mana abilities as (index, mana it adds, amount), for payments
+    tap_mana: tuple[tuple[int, tuple[tuple[str, int], ...], int], ...] = field(
+        init=False, default=()
+    )
 
     def __post_init__(self) -> None:
         flags = (
@@ -144,6 +151,18 @@ class CardDef:
             "equipment" in self.subtypes,
         )
         object.__setattr__(self, "kind_flags", flags)
+        hand = (
+            "land" in self.types,
+            "instant" in self.types or "flash" in self.keywords,
+            bool(self.foretell or self.plot or self.suspend or self.discard_as_instant),
+        )
+        object.__setattr__(self, "hand_flags", hand)
+        tap_mana = tuple(
+            (i, a.produces, sum(n for _, n in a.produces))
+            for i, a in enumerate(self.abilities)
+            if a.is_mana_ability and a.tap
+        )
+        object.__setattr__(self, "tap_mana", tap_mana)
 
     def has_sub(self, subtype: str) -> bool:
         """Has this subtype (Aura, Equipment), case-insensitive."""

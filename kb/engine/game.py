@@ -120,17 +120,23 @@ class Game(
         self.plan_memo = {}
         try:
             out = []
+            actor = self.priority if self.awaiting is None else self.awaiting[1]
             for action in self._candidate_actions():
                 # The checks perform runs (is_legal without its wrappers: every candidate is
                 # for the player who must act, in a game that is not over).
                 try:
-                    ACTIONS[action.kind][0](self, self._by_name[action.player].index, action)
+                    ACTIONS[action.kind][0](self, actor, action)
                 except (IllegalAction, ScenarioError):
                     continue
                 out.append(action)
             return out
         finally:
-            self.plan_memo = None
+            memo, self.plan_memo = self.plan_memo, None
+            # A memoised refusal holds its traceback, whose frames hold the memo: breaking
+            # that cycle here frees them at once instead of in the cyclic garbage collector.
+            for found in memo.values():
+                if isinstance(found, BaseException):
+                    found.__traceback__ = None
 
     def _candidate_actions(self) -> list[Action]:
         """What the acting player might try; :meth:`is_legal` decides, so no rule is stated here."""
@@ -186,11 +192,11 @@ class Game(
         locked = self._split_second_on_stack()
         for card in pl.hand:
             cdef = card.card
-            if cdef.is_a("land"):
+            land, fast, special = cdef.hand_flags
+            if land:
                 if window and pl.lands_played == 0:
                     out.append(Action("play_land", name, card.id))
                 continue
-            fast = cdef.is_a("instant") or "flash" in cdef.keywords
             if (fast or window) and not locked:
                 if cdef.modes:
                     for mode, effects in enumerate(cdef.modes, 1):
@@ -201,7 +207,7 @@ class Game(
                         out.append(Action("cast", name, card.id, targets=targets))
                 if cdef.morph is not None and window:
                     out.append(Action("cast", name, card.id, face_down=True))
-            if not (cdef.foretell or cdef.plot or cdef.suspend or cdef.discard_as_instant):
+            if not special:
                 continue
             for special, has in (
                 ("foretell", cdef.foretell),
@@ -225,7 +231,7 @@ class Game(
             if obj.face_down:
                 out.append(Action("turn_face_up", name, obj.id))
                 continue
-            untappable = None
+            untappable = obj.tapped or None  # the first test of _tap_blocked, inline
             for i, ability in enumerate(obj.card.abilities):
                 if ability.tap:
                     if untappable is None:
@@ -243,8 +249,13 @@ class Game(
         self, effects: tuple[Effect, ...], p: int
     ) -> list[tuple[tuple[str, int], ...]]:
         choices: list[tuple[tuple[str, int], ...]] = [()]
+        memo = self.plan_memo
         for effect in effects:
             if not effect.target:
+                continue
+            key = ("targets", effect.target, p)
+            if memo is not None and key in memo:
+                choices = [(*c, o) for c in choices for o in memo[key]]
                 continue
             options: list[tuple[str, int]] = []
             if effect.target in ("any", "player"):
@@ -267,6 +278,8 @@ class Game(
                 options += [("object", s.id) for s in self.stack if s.kind == "spell"]
             if effect.target == "instant or sorcery":
                 options += [("object", s.id) for s in self.stack if _instant_or_sorcery(s)]
+            if memo is not None:
+                memo[key] = options
             choices = [(*c, o) for c in choices for o in options]
         return choices
 

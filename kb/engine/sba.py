@@ -89,7 +89,10 @@ class StateBasedActions(GameState):
         unattach: list[tuple[GameObject, str, str]] = []
         annihilate: list[tuple[GameObject, str, str]] = []
         for obj in self.battlefield:
-            creature, walker, aura, equipment = obj.card.kind_flags
+            flags = obj.card.kind_flags
+            if not (obj.counters or obj.face_down or True in flags):
+                continue  # no check below applies to it (a land, say): the common case first
+            creature, walker, aura, equipment = flags
             if obj.face_down:
                 creature, walker, aura, equipment = True, False, False, False
             if obj.counters and obj.counters.get("+1/+1") and obj.counters.get("-1/-1"):

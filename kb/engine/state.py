@@ -272,16 +272,16 @@ class GameState:
         """Every permanent with that name (or the one with that id), in battlefield order,
         optionally of one controller; raises :class:`IllegalAction` when there is none."""
         if isinstance(ref, int):
-            for obj in self.battlefield:
-                if obj.id == ref:
-                    if controller not in (None, obj.controller):
-                        raise IllegalAction(
-                            f"{obj.label} is controlled by {self.players[obj.controller].name}, "
-                            f"not {self.players[controller].name}",
-                            "110.2",
-                        )
-                    return [obj]
-            raise IllegalAction(f"object #{ref} is not on the battlefield", "400.7")
+            obj = self._object(ref)
+            if obj is None:
+                raise IllegalAction(f"object #{ref} is not on the battlefield", "400.7")
+            if controller not in (None, obj.controller):
+                raise IllegalAction(
+                    f"{obj.label} is controlled by {self.players[obj.controller].name}, "
+                    f"not {self.players[controller].name}",
+                    "110.2",
+                )
+            return [obj]
         who, name = self._split_owner(unquote(ref))
         if who is not None:
             controller = who
@@ -314,7 +314,10 @@ class GameState:
             except IllegalAction as err:
                 first = first or err
         assert first is not None
-        raise first
+        try:
+            raise first
+        finally:
+            first = None  # no cycle through this frame: the error is freed when dropped
 
     def _find_in_hand(self, p: int, ref: str | int) -> GameObject:
         hand = self.players[p].hand
@@ -330,6 +333,12 @@ class GameState:
         raise IllegalAction(f"{ref} is not in {self.players[p].name}'s hand", "601.2a")
 
     def _object(self, oid: int) -> GameObject | None:
+        memo = self.plan_memo
+        if memo is not None:  # while legal actions are listed (the game can't change): by id
+            ids = memo.get("ids")
+            if ids is None:
+                ids = memo["ids"] = {o.id: o for o in self.battlefield}
+            return ids.get(oid)  # type: ignore[no-any-return]
         for obj in self.battlefield:
             if obj.id == oid:
                 return obj

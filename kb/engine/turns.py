@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 from kb.engine.mana import format_mana
 from kb.engine.objects import (
     MAX_HAND_SIZE,
@@ -55,6 +57,8 @@ class Turns(GameState):
         self._emit("step", f"{ap.name}'s {step.label} begins", cite(step.rule))
         # 500.4: effects that last until this step expire as it begins.
         for obj in self.battlefield:
+            if not obj.modifiers:
+                continue
             ended = [m for m in obj.modifiers if m.step == step and m.player == self.active]
             if ended:
                 obj.modifiers = [m for m in obj.modifiers if m not in ended]
@@ -241,8 +245,7 @@ class Turns(GameState):
             return Step.COMBAT_DAMAGE
         if step == Step.DECLARE_BLOCKERS or step == Step.FIRST_STRIKE_DAMAGE:
             return Step.COMBAT_DAMAGE
-        order = [s for s in Step if s != Step.FIRST_STRIKE_DAMAGE]
-        return order[order.index(step) + 1]
+        return _NEXT_STEP[step]
 
     def _skips_first_draw_step(self) -> bool:
         """103.8a: in a two-player game, the starting player skips the draw step of their first
@@ -336,3 +339,8 @@ class Turns(GameState):
             else:  # pragma: no cover - the state machine always has someone to act
                 raise ScenarioError("the game is stuck: nobody can act")
         raise ScenarioError(f"{player}'s {step.label} was not reached within {limit} actions")
+
+
+_ORDER = [s for s in Step if s != Step.FIRST_STRIKE_DAMAGE]
+#: The step that follows each step when nothing is skipped (500.1); cleanup ends the turn.
+_NEXT_STEP = dict(pairwise(_ORDER))
