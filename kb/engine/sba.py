@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from kb.engine.objects import Action, GameObject, IllegalAction, cite
 from kb.engine.state import GameState
+from kb.engine.teams import TEAM_POISON_TO_LOSE
 
 POISON_TO_LOSE = 10  # 704.5c
-TEAM_POISON_TO_LOSE = 15  # 810.8d: a Two-Headed Giant team
 
 
 class StateBasedActions(GameState):

@@ -23,6 +23,7 @@ from kb.engine.objects import ScenarioError
 from kb.engine.state import GameState
 
 TEAM_LIFE = 30  # 810.4
+TEAM_POISON_TO_LOSE = 15  # 810.8d
 
 
 class Teams(GameState):
