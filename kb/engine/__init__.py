@@ -5,9 +5,13 @@ The core is pure: a :class:`Game` (:mod:`kb.engine.game`, the front door) applie
 the rules' sections: :mod:`~kb.engine.turns` (500-514), :mod:`~kb.engine.priority` (117),
 :mod:`~kb.engine.casting` (601-602), :mod:`~kb.engine.mana_abilities` (605),
 :mod:`~kb.engine.resolving` and :mod:`~kb.engine.effects` (608, 120, 122, 111),
-:mod:`~kb.engine.special` (116), :mod:`~kb.engine.combat` (506-511), :mod:`~kb.engine.sba`
-(704), :mod:`~kb.engine.triggers` (603), :mod:`~kb.engine.shortcuts` (MTR 4.2).
-:mod:`kb.engine.cards` reads card definitions, :mod:`kb.engine.script` the example language,
+:mod:`~kb.engine.special` and :mod:`~kb.engine.special_variants` (116),
+:mod:`~kb.engine.combat` (506-511), :mod:`~kb.engine.damage` (510.1), :mod:`~kb.engine.sba`
+(704), :mod:`~kb.engine.triggers` (603), :mod:`~kb.engine.zones` (111.8, 707.10),
+:mod:`~kb.engine.choices` (608.2d), :mod:`~kb.engine.teams` (117.6, 805, 810),
+:mod:`~kb.engine.shortcuts` (MTR 4.2), :mod:`~kb.engine.setup` (scenario setup).
+:mod:`kb.engine.cards` reads card definitions, :mod:`kb.engine.script` and
+:mod:`kb.engine.script_actions` the example language,
 and :mod:`kb.engine.examples` runs the Markdown examples of ``corpus/examples`` and loads their
 translations.
 """

@@ -32,12 +32,13 @@ class Casting(GameState):
             for pl in self.players:
                 if pl.name.lower() == name.lower():
                     return ("player", pl.index)
-        if kind == "spell":
+        if kind in SPELL_TARGETS:
             for item in reversed(self.stack):
                 if (
                     item.kind == "spell"
                     and item.name.lower() == name.lower()
                     and who in (None, item.controller)
+                    and (kind == "spell" or _instant_or_sorcery(item))
                 ):
                     return ("object", item.id)
             raise IllegalAction(f"there is no spell {name} on the stack", "115.1", "601.2c")
@@ -80,9 +81,14 @@ class Casting(GameState):
                 and 0 <= ident < len(self.players)
                 and self.players[ident].in_game
             )
-        if kind == "spell":
+        if kind in SPELL_TARGETS:
             item = self._stack_item(ident)
-            return item is not None and item.kind == "spell" and item.id != source
+            return (
+                item is not None
+                and item.kind == "spell"
+                and item.id != source
+                and (kind == "spell" or _instant_or_sorcery(item))
+            )
         obj = self._object(ident)
         if obj is None:
             return False
@@ -254,7 +260,7 @@ class Casting(GameState):
                     f"{cdef.name} was plotted this turn: it can be cast on a later turn",
                     "702.170d",
                 )
-            if p != self.active or not self.step.is_main or self.stack:
+            if not self._is_active(p) or not self.step.is_main or self.stack:
                 raise IllegalAction(
                     f"a plotted card is cast during its owner's main phase while the stack is "
                     f"empty (it is {self.players[self.active].name}'s {self.step.label})",
@@ -330,7 +336,11 @@ class Casting(GameState):
 
     def _sorcery_window(self, p: int) -> bool:
         """307.1, 117.1a: the player's own main phase with an empty stack."""
-        return p == self.active and self.step.is_main and not self.stack
+        return (
+            (p == self.active or self._same_team(p, self.active))
+            and self.step.is_main
+            and not self.stack
+        )
 
     def _split_second_on_stack(self) -> bool:
         """702.61a: a spell with split second is on the stack."""
@@ -347,7 +357,7 @@ class Casting(GameState):
                 type_rule = "302.1" if face_down else rule
                 break
         kind = "a creature" if face_down else f"a {cdef.types[-1]}"
-        if p != self.active or not self.step.is_main:
+        if not self._is_active(p) or not self.step.is_main:
             raise IllegalAction(
                 f"{cdef.name} is {kind} spell: it can be cast only in its caster's main phase "
                 f"(it is {self.players[self.active].name}'s {self.step.label})",
@@ -466,3 +476,17 @@ class Casting(GameState):
         self._pay(p, ability.mana_cost, plan.payment, name)
         self._after_action(p, "117.3c", adds_to_stack=True)
         self._run_shortcut()
+
+
+#: Target kinds that are spells on the stack (115.1): any spell, or an instant or sorcery spell.
+SPELL_TARGETS = ("spell", "instant or sorcery")
+
+
+def _instant_or_sorcery(item: StackObject) -> bool:
+    """An instant or sorcery spell (Twincast's target)."""
+    card = item.card
+    return (
+        card is not None
+        and not item.face_down
+        and (card.card.is_a("instant") or card.card.is_a("sorcery"))
+    )

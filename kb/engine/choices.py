@@ -205,7 +205,9 @@ class ResolutionChoices(GameState):
             )
         return None
 
-    def _copy_targets(self, effect: Effect, p: int, item: StackObject, original: StackObject):
+    def _copy_targets(
+        self, effect: Effect, p: int, item: StackObject, original: StackObject
+    ) -> list[tuple[str, int]] | None:
         """707.10c: the announced new targets of a copy, each legal, else the same targets."""
         names = self._announced(item, "new targets")
         if effect.scope != "new" or not names:

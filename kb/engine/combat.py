@@ -30,16 +30,21 @@ class Combat(GameState):
             raise IllegalAction("only the active player declares attackers", "508.1")
         chosen: list[Attack] = []
         seen: set[int] = set()
+        team = self.teams is not None  # 805.10b: the active team declares attackers together
         for ref, target in action.attackers:
-            obj = self.pick_permanent(ref, p, lambda o: self._can_attack(p, o, seen))
+            obj = self.pick_permanent(
+                ref, None if team else p, lambda o: self._can_attack(p, o, seen)
+            )
             seen.add(obj.id)
-            chosen.append((obj, *self._attack_target(p, target)))
+            chosen.append((obj, *self._attack_target(obj.controller if team else p, target)))
         return chosen
 
     def _attack_target(self, p: int, target: str | int | None) -> tuple[int, GameObject | None]:
         """508.1b: the player or planeswalker attacked; by default the next opponent (a player,
         never a planeswalker: MTR 4.2)."""
         if target is None:
+            if self.teams is not None:
+                return self._head_across(p), None  # MTR 4.2: the head sitting across
             return (self.defender if self.defender is not None else self.opponents(p)[0]), None
         try:
             if isinstance(target, int):
@@ -102,13 +107,17 @@ class Combat(GameState):
         """508.1a: an untapped creature, controlled since the turn began or with haste."""
         if obj.id in seen:
             raise IllegalAction(f"{obj.label} is declared twice", "508.1a")
+        if obj.controller != p and not (self.teams and self._same_team(obj.controller, p)):
+            raise IllegalAction(
+                f"{obj.label} is controlled by {self.players[obj.controller].name}", "508.1a"
+            )
         if not self.is_creature(obj):
             raise IllegalAction(f"{obj.label} is not a creature", "508.1a")
         if obj.tapped:
             raise IllegalAction(f"{obj.label} is tapped", "508.1a")
         if self.has(obj, "defender"):
             raise IllegalAction(f"{obj.label} has defender and can't attack", "702.3b")
-        restriction = self._attack_restriction(p)
+        restriction = self._attack_restriction(p) if self.restrictions else None
         if restriction is not None:
             raise IllegalAction(
                 f"{restriction.label}'s static ability says creatures can't attack",
@@ -142,6 +151,13 @@ class Combat(GameState):
             rules = cite("508.1", "508.1f", "703.4i")
             if any(w for _, _, w in chosen):
                 rules.append("508.1b")
+            if self.teams is not None:  # 805.10b; MTR 4.2: by default, the head across
+                rules.append("805.10b")
+                if any(w is None and d == self._head_across(o.controller) for o, d, w in chosen):
+                    rules.append("MTR 4.2")
+                    text += (
+                        " (each creature without a named target attacks the head sitting across)"
+                    )
             note = ""
             if vigilant:
                 rules.append("702.20b")
@@ -172,13 +188,15 @@ class Combat(GameState):
                 "101.4",
             )
         chosen: list[tuple[GameObject, GameObject]] = []
-        seen: set[int] = set()
+        seen: list[int] = []
         for bref, aref in action.blocks:
             blocker = self.pick_permanent(bref, p, lambda o: self._can_block(o, seen))
             attacker = self.pick_permanent(
                 aref, None, lambda o, b=blocker: self._can_be_blocked_by(o, b, p)
             )
-            seen.add(blocker.id)
+            if (blocker, attacker) in chosen:
+                raise IllegalAction(f"{blocker.label} blocks {attacker.label} twice", "509.1a")
+            seen.append(blocker.id)
             chosen.append((blocker, attacker))
         counts: dict[int, int] = {}
         for _, attacker in chosen:
@@ -193,16 +211,25 @@ class Combat(GameState):
                 )
         return chosen
 
-    def _can_block(self, obj: GameObject, seen: set[int]) -> GameObject:
-        """509.1a: an untapped creature blocks one attacker."""
-        if obj.id in seen:
-            raise IllegalAction(f"{obj.label} can block only one creature", "509.1a")
+    def _can_block(self, obj: GameObject, seen: list[int]) -> GameObject:
+        """509.1a: an untapped creature blocks one attacker (two if it can block an additional
+        creature)."""
+        times = seen.count(obj.id) if seen else 0
+        if times and (
+            times >= 2 or not self.has(obj, "can block an additional creature each combat")
+        ):
+            raise IllegalAction(
+                f"{obj.label} can block only {'two creatures' if times >= 2 else 'one creature'}",
+                "509.1a",
+            )
         if not self.is_creature(obj) or obj.tapped:
             raise IllegalAction(f"{obj.label} is not an untapped creature", "509.1a")
         return obj
 
     def _can_be_blocked_by(self, obj: GameObject, blocker: GameObject, p: int) -> GameObject:
-        if obj.attacking != p:
+        if obj.attacking != p and not (
+            obj.attacking is not None and self._same_team(obj.attacking, p)  # 805.10d
+        ):
             raise IllegalAction(f"{obj.label} is not attacking {self.players[p].name}", "509.1a")
         if self.has(obj, "flying") and not (
             self.has(blocker, "flying") or self.has(blocker, "reach")
@@ -217,7 +244,10 @@ class Combat(GameState):
 
     def _apply_block(self, p: int, chosen: list[tuple[GameObject, GameObject]]) -> None:
         for blocker, attacker in chosen:
-            blocker.blocking = attacker.id
+            if blocker.blocking is None:
+                blocker.blocking = attacker.id
+            else:
+                blocker.also_blocking = (*blocker.also_blocking, attacker.id)
             attacker.blocked = True
         if chosen:
             text = ", ".join(f"{b.label} blocks {a.label}" for b, a in chosen)
@@ -269,6 +299,12 @@ class Combat(GameState):
                 continue
             if obj.attacking is not None:
                 assignments.extend(self._attacker_assignments(obj, power, rules))
+            elif obj.also_blocking:  # 510.1d: as its controller announced, if it had a choice
+                announced = self._assigned_damage(obj)
+                if announced is None:
+                    blocked = self._blocked_by(obj)
+                    announced = [(("object", blocked[0].id), power)] if blocked else []
+                assignments.extend((obj, r, n) for r, n in announced if n > 0)
             else:
                 attacker = self._object(obj.blocking) if obj.blocking is not None else None
                 if attacker is not None and attacker.attacking is not None:
@@ -290,9 +326,10 @@ class Combat(GameState):
     def _attacker_assignments(
         self, obj: GameObject, power: int, rules: list[str]
     ) -> list[tuple[GameObject, tuple[str, int], int]]:
-        """510.1b-c: an unblocked attacker damages what it attacks; a blocked one its blockers,
-        lethal damage to each in turn (1 with deathtouch, 702.2c), the rest to the last one, or
-        with trample to the player or planeswalker it attacks (702.19b)."""
+        """510.1b-c: an unblocked attacker damages what it attacks; a blocked one its blockers:
+        as its controller announced (510.1c, :mod:`~kb.engine.damage`) when it had a choice,
+        else all to its one blocker (or, blocked with trample and no blocker left, 702.19d, all
+        to what it attacks)."""
         assert obj.attacking is not None
         announced = self._assigned_damage(obj)
         if announced is not None:
@@ -303,7 +340,7 @@ class Combat(GameState):
             attacked = ("object", walker.id) if walker is not None else None
         if not obj.blocked:
             return [(obj, attacked, power)] if attacked else []
-        blockers = [b for b in self.battlefield if b.blocking == obj.id]
+        blockers = self._blockers_of(obj)
         trample = self.has(obj, "trample")
         if not blockers and not trample:
             return []

@@ -43,7 +43,28 @@ class DamageAssignment(GameState):
         return ("player", obj.attacking)
 
     def _blockers_of(self, obj: GameObject) -> list[GameObject]:
-        return [b for b in self.battlefield if b.blocking == obj.id]
+        return [b for b in self.battlefield if b.blocking == obj.id or obj.id in b.also_blocking]
+
+    def _blocked_by(self, blocker: GameObject) -> list[GameObject]:
+        """The attacking creatures a blocker currently blocks (510.1d)."""
+        out = []
+        for oid in (blocker.blocking, *blocker.also_blocking):
+            attacker = self._object(oid) if oid is not None else None
+            if attacker is not None and attacker.attacking is not None:
+                out.append(attacker)
+        return out
+
+    def _blocker_choosers(self, first_strike: bool) -> list[GameObject]:
+        """Blocking creatures whose controller divides their damage: those blocking two or more
+        creatures (510.1d)."""
+        return [
+            o
+            for o in self.battlefield
+            if o.also_blocking
+            and self._assigns_now(o, first_strike)
+            and self.power(o) > 0
+            and len(self._blocked_by(o)) >= 2
+        ]
 
     def _lethal(self, attacker: GameObject, blocker: GameObject) -> int:
         """702.19b, 702.2c: lethal damage for a blocker, counting damage already marked."""
@@ -70,7 +91,7 @@ class DamageAssignment(GameState):
             o
             for o in self.battlefield
             if o.attacking is not None
-            and o.controller == self.active
+            and self._is_active(o.controller)
             and self._assigns_now(o, first_strike)
             and self._has_choice(o)
         ]
@@ -79,15 +100,35 @@ class DamageAssignment(GameState):
         """510.1: as the step begins, wait for the active player's announcement if it has a
         choice to make; return whether the game now waits."""
         self.damage_assignment = {}
-        if not self.players[self.active].in_game or not self._choosers(first_strike):
+        pending = []
+        if self.players[self.active].in_game and self._choosers(first_strike):
+            pending.append(self.active)
+        defenders = {b.controller for b in self._blocker_choosers(first_strike)}
+        pending += [d for d in self.apnap() if d in defenders]
+        self.damage_pending = pending
+        return self._next_damage_announcement()
+
+    def _next_damage_announcement(self) -> bool:
+        """Wait for the next player who must announce a division (510.1: the active player,
+        then the defending players); False when none is left."""
+        self.damage_pending = [d for d in self.damage_pending if self.players[d].in_game]
+        if not self.damage_pending:
             return False
-        self.awaiting = ("damage", self.active, 0)
+        who = self.damage_pending[0]
+        self.awaiting = ("damage", who, 0)
+        if self._is_active(who):
+            text = "each attacking creature blocked by several creatures (or with trample)"
+            rules = cite("510.1", "510.1c")
+        else:
+            text = "each of their creatures blocking several creatures"
+            rules = cite("510.1", "510.1d")
+        if self.teams is not None:
+            rules.append("805.10f")
         self._emit(
             "turn-based action",
-            f"{self.players[self.active].name} announces how each attacking creature blocked by "
-            "several creatures (or with trample) assigns its combat damage",
-            cite("510.1", "510.1c"),
-            self.active,
+            f"{self.players[who].name} announces how {text} assigns its combat damage",
+            rules,
+            who,
         )
         self._run_shortcut()
         return True
@@ -104,15 +145,24 @@ class DamageAssignment(GameState):
             )
         if p != self.awaiting[1]:
             raise IllegalAction(
-                "the active player announces how attacking creatures assign combat damage", "510.1"
+                f"{self.players[self.awaiting[1]].name} announces a division of combat damage now "
+                "(the active player first, then each defending player)",
+                "510.1",
             )
         first_strike = self.step.value == "first-strike damage"
+        if not self._is_active(p):
+            return self._check_blocker_assignment(p, action, first_strike)
         plan: Assignment = {}
+        owner = None if self.teams is not None else p  # 805.10f: the active team announces
         for attacker_ref, parts in action.assignment:
             obj = self.pick_permanent(
-                attacker_ref, p, lambda o: self._can_assign(o, first_strike, plan)
+                attacker_ref, owner, lambda o: self._can_assign(o, first_strike, plan)
             )
             plan[obj.id] = self._check_one_assignment(obj, parts)
+        for oid in plan:
+            obj = self._object(oid)
+            assert obj is not None
+            self._check_trample(obj, plan, first_strike)
         missing = [o.label for o in self._choosers(first_strike) if o.id not in plan]
         if missing:
             raise IllegalAction(
@@ -123,11 +173,76 @@ class DamageAssignment(GameState):
             )
         return plan
 
+    def _check_blocker_assignment(self, p: int, action: Action, first_strike: bool) -> Assignment:
+        """510.1d: a creature blocking several attackers divides its damage among them as its
+        controller chooses, in amounts adding up to its power."""
+        plan: Assignment = {}
+
+        def usable(o: GameObject) -> GameObject:
+            if o.id in plan:
+                raise IllegalAction(f"{o.label}'s damage is assigned twice", "510.1e")
+            if not o.also_blocking or len(self._blocked_by(o)) < 2:
+                raise IllegalAction(
+                    f"{o.label} is not blocking two or more creatures: its damage goes to the "
+                    "creature it blocks",
+                    "510.1d",
+                )
+            if not self._assigns_now(o, first_strike):
+                raise IllegalAction(
+                    f"{o.label} assigns no combat damage in this combat damage step", "510.4"
+                )
+            return o
+
+        for blocker_ref, parts in action.assignment:
+            blocker = self.pick_permanent(blocker_ref, p, usable)
+            attackers = self._blocked_by(blocker)
+            out: list[tuple[Recipient, int]] = []
+            used: set[int] = set()
+            for ref, amount in parts:
+                if amount < 0:
+                    raise IllegalAction("an amount of damage is 0 or more", "510.1a")
+                found = None
+                for a in attackers:
+                    if a.id in used:
+                        continue
+                    if ref == ("object", a.id) or (
+                        isinstance(ref, str) and a.name.lower() == ref.strip().lower()
+                    ):
+                        found = a
+                        break
+                if found is None:
+                    raise IllegalAction(
+                        f"{ref} is not a creature {blocker.label} blocks (or is named twice)",
+                        "510.1d",
+                    )
+                used.add(found.id)
+                out.append((("object", found.id), amount))
+            power = max(0, self.power(blocker))
+            if sum(n for _, n in out) != power:
+                raise IllegalAction(
+                    f"{blocker.label} assigns combat damage equal to its power, {power}",
+                    "510.1a",
+                    "510.1e",
+                )
+            plan[blocker.id] = out
+        missing = [
+            b.label
+            for b in self._blocker_choosers(first_strike)
+            if b.controller == p and b.id not in plan
+        ]
+        if missing:
+            raise IllegalAction(
+                f"announce how {', '.join(missing)} assigns its combat damage too", "510.1d"
+            )
+        return plan
+
     def _can_assign(self, obj: GameObject, first_strike: bool, plan: Assignment) -> GameObject:
         if obj.id in plan:
             raise IllegalAction(f"{obj.label}'s damage is assigned twice", "510.1e")
-        if obj.attacking is None:
-            raise IllegalAction(f"{obj.label} is not an attacking creature", "510.1")
+        if obj.attacking is None or not self._is_active(obj.controller):
+            raise IllegalAction(
+                f"{obj.label} is not an attacking creature of the active player", "510.1"
+            )
         if not self._assigns_now(obj, first_strike):
             raise IllegalAction(
                 f"{obj.label} assigns no combat damage in this combat damage step", "510.4"
@@ -160,12 +275,29 @@ class DamageAssignment(GameState):
                 "510.1a",
                 "510.1e",
             )
+        return out
+
+    def _check_trample(self, obj: GameObject, plan: Assignment, first_strike: bool) -> None:
+        """702.19b: damage reaches what a trampler attacks only once each of its blockers is
+        assigned lethal damage, counting damage other attackers assign it in this step."""
+        out = plan[obj.id]
+        blockers = self._blockers_of(obj)
+        attacked = self._attacked_recipient(obj)
         to_attacked = sum(n for r, n in out if r[0] == "player" or r not in _ids(blockers))
         if to_attacked:
             given = {r[1]: 0 for r in _ids(blockers)}
-            for (kind, ident), n in out:
-                if kind == "object" and ident in given:
-                    given[ident] += n
+            for parts in plan.values():
+                for (kind, ident), n in parts:
+                    if kind == "object" and ident in given:
+                        given[ident] += n
+            for other in self.battlefield:  # attackers without a choice: all to their blocker
+                if other.attacking is None or other.id in plan:
+                    continue
+                if not self._assigns_now(other, first_strike):
+                    continue
+                theirs = self._blockers_of(other)
+                if len(theirs) == 1 and theirs[0].id in given:
+                    given[theirs[0].id] += max(0, self.power(other))
             short = [b.label for b in blockers if given[b.id] < self._lethal(obj, b)]
             if short:
                 raise IllegalAction(
@@ -175,7 +307,6 @@ class DamageAssignment(GameState):
                     "702.19b",
                     "510.1e",
                 )
-        return out
 
     def _assignment_recipient(
         self,
@@ -221,13 +352,13 @@ class DamageAssignment(GameState):
 
     def _apply_assign(self, p: int, plan: Assignment) -> None:
         self.awaiting = None
-        self.damage_assignment = plan
-        rules = cite("510.1", "510.1c")
+        self.damage_assignment.update(plan)
+        rules = cite("510.1", "510.1c" if self._is_active(p) else "510.1d")
         texts = []
         for oid, parts in plan.items():
             obj = self._object(oid)
             assert obj is not None
-            if any(
+            if obj.attacking is not None and any(
                 r[0] == "player" or r not in _ids(self._blockers_of(obj)) for r, n in parts if n
             ):
                 rules.append("702.19b")
@@ -241,6 +372,15 @@ class DamageAssignment(GameState):
             list(dict.fromkeys(rules)),
             p,
         )
+        if self.damage_pending and self.damage_pending[0] == p:
+            self.damage_pending.pop(0)
+        if self._next_damage_announcement():
+            return
+        self._deal_announced_damage()
+
+    def _deal_announced_damage(self) -> None:
+        """510.2-3: all combat damage assigned is dealt at once, then the active player gets
+        priority."""
         first_strike = self.step.value == "first-strike damage"
         self._combat_damage(first_strike=first_strike)
         self.damage_assignment = {}
@@ -258,8 +398,23 @@ class DamageAssignment(GameState):
         """A few legal announcements: each blocked creature's default (lethal damage to each
         blocker in turn, the rest to the last one, or with trample to what it attacks), and
         for each creature, all of its damage to one blocker."""
-        name = self.players[self.active].name
         first_strike = self.step.value == "first-strike damage"
+        assert self.awaiting is not None
+        who = self.awaiting[1]
+        name = self.players[who].name
+        if not self._is_active(who):
+            blockers = [b for b in self._blocker_choosers(first_strike) if b.controller == who]
+            plan = {}
+            for b in blockers:
+                first = self._blocked_by(b)[0]
+                plan[b.id] = [(("object", first.id), max(0, self.power(b)))]
+            out = [Action("assign", name, assignment=_flatten(plan))]
+            for b in blockers:
+                for a in self._blocked_by(b)[1:]:
+                    variant = dict(plan)
+                    variant[b.id] = [(("object", a.id), max(0, self.power(b)))]
+                    out.append(Action("assign", name, assignment=_flatten(variant)))
+            return out
         choosers = self._choosers(first_strike)
         defaults = {o.id: self._default_division(o) for o in choosers}
         out = [Action("assign", name, assignment=_flatten(defaults))]

@@ -28,6 +28,7 @@ KEYWORDS = (
     "menace",
     "defender",
     "infect",
+    "can block an additional creature each combat",  # 509.1a; its damage divided (510.1d)
 )
 
 
@@ -108,7 +109,12 @@ _EFFECT_PATTERNS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"^exile target creature$"), "exile"),
     (re.compile(r"^return target creature to its owner's hand$"), "bounce"),
     (re.compile(r"^(scry|surveil) (\w+)$"), "look"),
-    (re.compile(r"^copy target spell(, you may choose new targets for the copy)?$"), "copy"),
+    (
+        re.compile(
+            r"^copy target (instant or sorcery )?spell(, you may choose new targets for the copy)?$"
+        ),
+        "copy",
+    ),
     (
         re.compile(r"^deals? (\w+) damage divided as you choose among one or two targets$"),
         "divided",
@@ -243,7 +249,8 @@ def _parse_one_effect(text: str) -> Effect:
         if kind == "bounce":
             return Effect("bounce", text, target="creature")
         if kind == "copy":
-            return Effect("copy", text, target="spell", scope="new" if m.group(1) else "same")
+            target = "instant or sorcery" if m.group(1) else "spell"
+            return Effect("copy", text, target=target, scope="new" if m.group(2) else "same")
         if kind == "divided":
             return Effect("divided", text, amount=_number(m.group(1)), target="any")
         if kind == "pump":
@@ -270,5 +277,5 @@ def _parse_one_effect(text: str) -> Effect:
         "choose among one or two targets, at the beginning of the next <step>: <effect>, exile "
         "target creature [you control], then return it to the battlefield under its owner's "
         "(your) control, return target creature to its owner's hand, copy target spell[, you "
-        "may choose new targets for the copy], scry N, surveil N)"
+        "may choose new targets for the copy] (or target instant or sorcery spell), scry N, surveil N)"
     )

@@ -34,18 +34,20 @@ class Effects(GameState):
                 return
             if infect:
                 pl.poison += amount
+                shared = self._share_poison(ident) if self.teams is not None else ""
                 self._emit(
                     "damage",
                     f"{source} deals {amount} {what} to {pl.name}, who gets {amount} poison "
-                    f"counters ({pl.poison})",
+                    f"counters ({pl.poison}){shared}",
                     cite("120.3b", "702.90b"),
                     ident,
                 )
             else:
                 pl.life -= amount
+                shared = self._share_life(ident) if self.teams is not None else ""
                 self._emit(
                     "damage",
-                    f"{source} deals {amount} {what} to {pl.name} ({pl.life} life)",
+                    f"{source} deals {amount} {what} to {pl.name} ({pl.life} life){shared}",
                     cite("120.3a"),
                     ident,
                 )
@@ -84,9 +86,10 @@ class Effects(GameState):
         if "lifelink" in keywords and self.players[controller].in_game:
             pl = self.players[controller]
             pl.life += amount
+            shared = self._share_life(controller) if self.teams is not None else ""
             self._emit(
                 "life",
-                f"{source} has lifelink: {pl.name} gains {amount} life ({pl.life})",
+                f"{source} has lifelink: {pl.name} gains {amount} life ({pl.life}){shared}",
                 cite("120.3f", "702.15b"),
                 controller,
             )
@@ -121,10 +124,11 @@ class Effects(GameState):
             for o in who:
                 pl = self.players[o]
                 pl.poison += effect.amount
+                shared = self._share_poison(o) if self.teams is not None else ""
                 self._emit(
                     "counters",
                     f"{pl.name} gets {effect.amount} poison counter"
-                    f"{'s' * (effect.amount > 1)} ({pl.poison})",
+                    f"{'s' * (effect.amount > 1)} ({pl.poison}){shared}",
                     cite("122.1f"),
                     o,
                 )

@@ -161,6 +161,7 @@ class _Run:
             "turn": None,
             "has": [],
             "options": [],
+            "teams": None,
         }
         self.failures: list[str] = []
         self.last: list[Event] = []
@@ -177,11 +178,13 @@ class _Run:
             game = Game(s["players"], self.pool, s["mode"])
             game.one_defender = "one defending player" in s["options"]
             game.planechase = "planechase" in s["options"]
+            if s["teams"]:
+                game.set_teams(s["teams"])
             for st in s["has"]:
                 who = st.data["player"]
                 for zone, value in st.data["zones"].items():
                     if zone == "life":
-                        game.player(who).life = value
+                        game.set_life(who, value)
                     elif zone == "poison":
                         game.player(who).poison = value
                     elif zone == "lands played":
@@ -233,6 +236,8 @@ class _Run:
                     self.setup["turn"] = (st.data["player"], st.data["step"], st.data["number"])
                 elif st.kind == "option":
                     self.setup["options"].append(st.data["option"])
+                elif st.kind == "teams":
+                    self.setup["teams"] = st.data["teams"]
                 elif st.kind == "card":
                     self.pool.add(st.data["card"])
                 else:

@@ -4,8 +4,11 @@ The rules live in modules named after the rules' own sections: :mod:`~kb.engine.
 :mod:`~kb.engine.state` (players, objects, zones), :mod:`~kb.engine.turns` (500-514),
 :mod:`~kb.engine.priority` (117), :mod:`~kb.engine.casting` (601, 602),
 :mod:`~kb.engine.mana_abilities` (605), :mod:`~kb.engine.resolving` (608),
-:mod:`~kb.engine.special` (116), :mod:`~kb.engine.combat` (506-511), :mod:`~kb.engine.sba`
-(704), :mod:`~kb.engine.triggers` (603) and :mod:`~kb.engine.shortcuts` (MTR 4.2).
+:mod:`~kb.engine.special` and :mod:`~kb.engine.special_variants` (116),
+:mod:`~kb.engine.combat` (506-511), :mod:`~kb.engine.damage` (510.1), :mod:`~kb.engine.sba`
+(704), :mod:`~kb.engine.triggers` (603), :mod:`~kb.engine.zones` (111.8, 707.10),
+:mod:`~kb.engine.choices` (608.2d), :mod:`~kb.engine.teams` (117.6, 805) and
+:mod:`~kb.engine.shortcuts` (MTR 4.2).
 
 A :class:`Game` is a deterministic state machine. Every change happens through
 :meth:`Game.perform` (an :class:`Action` by a player) or the automatic processes the rules
@@ -19,7 +22,7 @@ from __future__ import annotations
 from typing import Any
 
 from kb.engine.cards import Effect
-from kb.engine.casting import Casting
+from kb.engine.casting import Casting, _instant_or_sorcery
 from kb.engine.choices import ResolutionChoices
 from kb.engine.combat import Combat
 from kb.engine.damage import DamageAssignment
@@ -29,10 +32,12 @@ from kb.engine.objects import SHORTCUTS, Action, Event, GameObject, IllegalActio
 from kb.engine.priority import Priority
 from kb.engine.resolving import Resolving
 from kb.engine.sba import StateBasedActions
+from kb.engine.setup import Setup
 from kb.engine.shortcuts import GroupShortcut, Shortcuts
 from kb.engine.special import SpecialActions
 from kb.engine.special_variants import VariantSpecialActions
 from kb.engine.state import GameState
+from kb.engine.teams import Teams
 from kb.engine.triggers import Triggers
 from kb.engine.turns import Turns
 from kb.engine.zones import ZoneChanges
@@ -57,6 +62,8 @@ class Game(
     Turns,
     Shortcuts,
     GroupShortcut,
+    Teams,
+    Setup,
     GameState,
 ):
     """One game of two to four players (800.1 for three or more): the front door of the engine.
@@ -104,9 +111,10 @@ class Game(
     def legal_actions(self) -> list[Action]:
         """Every action the engine would accept now from the player who must act, with cards,
         targets and defenders given by id or index. Combat declarations are listed for none or
-        one creature (larger declarations are legal too, but their number grows exponentially);
-        the announcements a player may make at any time (concede, hold, order triggers,
-        shortcuts) are not listed."""
+        one creature, and two blockers on one attacker (larger declarations are legal too, but
+        their number grows exponentially); a few combat damage divisions; the announcements a
+        player may make at any time (concede, hold, order triggers, shortcuts, resolution
+        choices, groups) are not listed, nor a teammate's actions under shared team turns."""
         if self.game_over:
             return []
         self.plan_memo = {}
@@ -268,6 +276,8 @@ class Game(
                 ]
             if effect.target == "spell":
                 options += [("object", s.id) for s in self.stack if s.kind == "spell"]
+            if effect.target == "instant or sorcery":
+                options += [("object", s.id) for s in self.stack if _instant_or_sorcery(s)]
             if memo is not None:
                 memo[key] = options
             choices = [(*c, o) for c in choices for o in options]

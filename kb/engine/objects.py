@@ -102,6 +102,7 @@ class GameObject:
     attacking: int | None = None  # the defending player (508.1b)
     attacking_planeswalker: int | None = None  # the id of the planeswalker it attacks
     blocking: int | None = None
+    also_blocking: tuple[int, ...] = ()  # further attackers it blocks (509.1a, 510.1d)
     blocked: bool = False
     struck_first: bool = False
     modifiers: list[Modifier] = field(default_factory=list)
@@ -249,6 +250,8 @@ class Action:
             bits.append(", ".join(f"{b} blocks {a}" for b, a in self.blocks))
         if self.phrase:
             bits.append(repr(self.phrase))
+        if self.group:
+            bits.append("[" + "; ".join(a.describe() for a in self.group) + "]")
         for attacker, parts in self.assignment:
             bits.append(f"{attacker}: " + ", ".join(f"{n} to {r}" for r, n in parts))
         return " ".join(bits)
@@ -314,6 +317,7 @@ TARGET_WORDS = {
     "creature": "a target creature",
     "player": "a target player",
     "spell": "a target spell",
+    "instant or sorcery": "a target instant or sorcery spell",
     "yours": "a target creature you control",
 }
 

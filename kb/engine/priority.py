@@ -31,8 +31,11 @@ class Priority(GameState):
                 f"no player has priority while {self.players[who].name} {AWAITING[kind]}",
                 AWAITING_RULE[kind],
             )
-        if self.priority != p:
+        if self.priority != p and not self._same_team(p, self.priority):
             holder = "no player" if self.priority is None else self.players[self.priority].name
+            if self.teams is not None and self.priority is not None:
+                holder = self.team_label(self.priority)  # teams have priority (117.6, 805.5)
+                rule = "117.6"
             raise IllegalAction(
                 f"{self.players[p].name} doesn't have priority ({holder} has it)", rule
             )
@@ -56,12 +59,11 @@ class Priority(GameState):
         self.priority = p
         if p == self.active and self.shortcut is None:
             self.combat_return = None
-        self._emit(
-            "priority",
-            f"{self.players[p].name} receives priority{why}",
-            rules,
-            p,
-        )
+        who = self.players[p].name
+        if self.teams is not None:  # 117.6, 805.5: teams, not players, have priority
+            who = self.team_label(p)
+            rules = [*rules, "117.6", "805.5"]
+        self._emit("priority", f"{who} receives priority{why}", rules, p)
 
     def _check_pass(self, p: int, action: Action) -> None:
         self._need_priority(p, "117.3d")
@@ -97,8 +99,17 @@ class Priority(GameState):
             rules = [*rules, "MTR 4.2"]
         self.passes += 1
         self.priority = None
-        self._emit("pass", f"{pl.name} passes{mana}{shortcut}", rules, p)
-        if self.passes >= len(self.in_game()):
+        team = ""
+        if self.teams is not None:
+            team = f" for {self.team_label(p)}"
+            rules = [*rules, "805.5b"]
+        self._emit("pass", f"{pl.name} passes{team}{mana}{shortcut}", rules, p)
+        units = (
+            len(self.in_game())
+            if self.teams is None
+            else len({self.team_of[q.index] for q in self.in_game()})
+        )
+        if self.passes >= units:
             self.passes = 0
             if self.stack:
                 self._resolve_top()
@@ -177,6 +188,8 @@ class Priority(GameState):
             )
 
     def _leave(self, players: list[int], why: str) -> None:
+        if self.teams is not None:  # a team loses, and leaves, together (810.8a, 810.8b)
+            players = sorted({q for p in players for q in self.teams[self.team_of[p]]})
         for p in players:
             pl = self.players[p]
             pl.in_game = False
@@ -205,24 +218,26 @@ class Priority(GameState):
             if self.awaiting[0] == "blockers":
                 self.awaiting = None
                 self._next_blocker_declaration()
-            elif self.awaiting[0] == "damage" and len(remaining) > 1:  # attackers left (800.4a)
+            elif self.awaiting[0] == "damage" and len(remaining) > 1:  # their creatures left
                 self.awaiting = None
-                self._combat_damage(first_strike=self.step == Step.FIRST_STRIKE_DAMAGE)
-                self._give_priority(self.active, cite("510.3", "117.3a"))
+                if not self._next_damage_announcement():
+                    self._deal_announced_damage()
             else:
                 self.awaiting = None
+        if self.teams is not None and len({self.team_of[q.index] for q in remaining}) == 1:
+            remaining = remaining[:1]
         if len(remaining) <= 1:
             self.game_over = True
             self.priority = None
             self.shortcut = None
             if remaining:
                 self.winner = remaining[0].index
-                self._emit(
-                    "game",
-                    f"{remaining[0].name} wins the game",
-                    cite("104.2a"),
-                    remaining[0].index,
-                )
+                winner = remaining[0].name
+                rules = cite("104.2a")
+                if self.teams is not None:
+                    winner = self.team_label(remaining[0].index)
+                    rules.append("810.8a")
+                self._emit("game", f"{winner} wins the game", rules, remaining[0].index)
             else:
                 self.winner = None
                 self._emit(

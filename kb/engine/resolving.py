@@ -134,9 +134,10 @@ class Resolving(GameState):
                 self._damage(r, effect.amount, source, item.keywords, p, combat=False)
         elif kind == "gain":
             self.players[p].life += effect.amount
+            shared = self._share_life(p) if self.teams is not None else ""
             self._emit(
                 "life",
-                f"{name} gains {effect.amount} life ({self.players[p].life})",
+                f"{name} gains {effect.amount} life ({self.players[p].life}){shared}",
                 cite("119.3"),
                 p,
             )
@@ -144,9 +145,11 @@ class Resolving(GameState):
             who = self.opponents(p) if effect.scope == "each opponent" else [p]
             for o in who:
                 self.players[o].life -= effect.amount
+                shared = self._share_life(o) if self.teams is not None else ""
                 self._emit(
                     "life",
-                    f"{self.players[o].name} loses {effect.amount} life ({self.players[o].life})",
+                    f"{self.players[o].name} loses {effect.amount} life ({self.players[o].life})"
+                    + shared,
                     cite("119.3"),
                     o,
                 )

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from kb.engine.objects import Action, GameObject, IllegalAction, cite
 from kb.engine.state import GameState
+from kb.engine.teams import TEAM_POISON_TO_LOSE
 
 POISON_TO_LOSE = 10  # 704.5c
 
@@ -53,23 +54,28 @@ class StateBasedActions(GameState):
     def _sba_losers(self) -> list[tuple[int, str, str]]:
         """704.5a (0 or less life), 704.5b (drew from an empty library), 704.5c (poison)."""
         losers: list[tuple[int, str, str]] = []
+        poisoned = POISON_TO_LOSE if self.teams is None else TEAM_POISON_TO_LOSE
         for pl in self.players:
             if not pl.in_game:
                 continue
             if pl.life <= 0:
                 losers.append(
-                    (pl.index, f"{pl.name} has {pl.life} life and loses the game", "704.5a")
+                    (
+                        pl.index,
+                        f"{pl.name} has {pl.life} life and loses the game",
+                        "704.5a" if self.teams is None else "810.8c",
+                    )
                 )
             elif pl.drew_from_empty:
                 losers.append(
                     (pl.index, f"{pl.name} drew from an empty library and loses the game", "704.5b")
                 )
-            elif pl.poison >= POISON_TO_LOSE:
+            elif pl.poison >= poisoned:
                 losers.append(
                     (
                         pl.index,
                         f"{pl.name} has {pl.poison} poison counters and loses the game",
-                        "704.5c",
+                        "704.5c" if self.teams is None else "810.8d",
                     )
                 )
         return losers
@@ -223,7 +229,8 @@ class StateBasedActions(GameState):
     def _state_based_actions_pending(self) -> bool:
         """Whether any state-based action would be performed (514.3a), without performing it."""
         for pl in self.players:
-            if pl.in_game and (pl.life <= 0 or pl.drew_from_empty or pl.poison >= POISON_TO_LOSE):
+            poisoned = POISON_TO_LOSE if self.teams is None else TEAM_POISON_TO_LOSE
+            if pl.in_game and (pl.life <= 0 or pl.drew_from_empty or pl.poison >= poisoned):
                 return True
         if any(self._sba_permanents()) or self._sba_tokens():
             return True

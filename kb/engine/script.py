@@ -8,23 +8,27 @@ Setup (before the first action)
     ``players: Alice, Bob`` (2 to 4, in turn order) · ``mode: strict | tournament`` ·
     ``option: one defending player`` (506.2a: the attacking player chooses one opponent as the
     defending player of each combat; otherwise each creature may attack any opponent, 802) ·
+    ``option: planechase`` (the planar die, 116.2i, 901.9) ·
     ``turn: Alice, upkeep, turn 1`` (the one form: the active player, the step, and optionally
     the turn number, ``turn 2`` when omitted; turn 1 is the starting player's first turn,
     103.8a) · ``card <Name>: <definition>`` (see :mod:`kb.engine.cards`; a name with a comma is
     quoted: ``card "Isamaru, Hound of Konda": legendary creature {W} 2/2``) ·
     ``Alice has: hand [A, B]; battlefield [C (tapped)]; graveyard [..]; library 5 | [..];
-    exile [D (foretold)]; companion [E]; life 7; pool {R}; poison 3; lands played 1``.
-    Battlefield markers: ``(tapped)``, ``(new)`` or ``(summoning sick)``, ``(face down)``,
-    ``(token)``, ``(2 damage)``, ``(1 +1/+1 counter)``, ``(2 -1/-1 counters)``, ``(3 loyalty)``,
-    ``(attached to Grizzly Bears)``; several in one pair of parentheses, comma-separated.
-    Shared team turns (117.6, 805) are not modelled: a ``teams:`` line is an error.
+    exile [D (foretold)]; companion [E]; conspiracy [F (face down, naming Shock)]; life 7;
+    pool {R}; poison 3; lands played 1``. Battlefield markers: ``(tapped)``, ``(new)`` or
+    ``(summoning sick)``, ``(face down)``, ``(token)``, ``(2 damage)``, ``(1 +1/+1 counter)``,
+    ``(2 -1/-1 counters)``, ``(3 loyalty)``, ``(attached to Grizzly Bears)``, ``(unlocked)`` (a
+    Room's door); several in one pair of parentheses, comma-separated.
+    ``teams: Alice & Bob vs Carol & Dave`` (shared team turns, 117.6, 805, as Two-Headed Giant
+    plays them; see :mod:`kb.engine.teams`).
 
 Actions (``<player> <action>``)
     passes · casts X [from exile] [face down] [choosing mode N] [targeting A, B | A (2), B (1)]
     · activates X [ability N | +1 | -3] [targeting ..] · equips X to Y · taps X for {G} ·
     plays X · turns X face up · foretells X · plots X · suspends X · puts companion X into hand
     · discards X as a special action · attacks with A, B [attacking Bob | attacking <planeswalker>]
-    · chooses X as the defending player · declares no attackers · blocks A with B · declares no blockers · discards X (cleanup) ·
+    · chooses X as the defending player · declares no attackers · blocks A with B · declares
+    no blockers · discards X (cleanup) ·
     assigns X's combat damage: 2 to A, 4 to B (510.1c; consecutive lines make one announcement) ·
     announces for X: bottom A | top | graveyard A | discard A, B | new targets A (608.2d) ·
     asks about the choices for X (MTR 4.2) · adds a group: casts A; casts B (MTR 4.2) ·
@@ -129,12 +133,19 @@ class _Parser(ActionParser):
             self.players = names
             self.add(lineno, "players", text, players=names)
             return
-        if low.startswith("teams:") or "shared team turns" in low:
-            self.fail(
-                lineno,
-                "shared team turns (117.6, 805) are not modelled: the engine plays each player's "
-                "own turn and priority (117.3d)",
-            )
+        if low.startswith("teams:"):
+            sides = [s.strip() for s in re.split(r"\s+vs\.?\s+", text.split(":", 1)[1].strip())]
+            teams = [
+                [n.strip() for n in re.split(r"\s*&\s*|\s+and\s+", s) if n.strip()] for s in sides
+            ]
+            if len(teams) != 2 or any(len(t) != 2 for t in teams):
+                self.fail(
+                    lineno,
+                    "'teams: A & B vs C & D': shared team turns (117.6, 805) are modelled for two "
+                    "teams of two (Two-Headed Giant)",
+                )
+                return
+            self.add(lineno, "teams", text, teams=teams)
             return
         if low.startswith("option:"):
             option = " ".join(text.split(":", 1)[1].lower().split())
@@ -350,7 +361,7 @@ def parse_block(lines: list[tuple[int, str]]) -> tuple[list[Statement], list[Syn
 
 def is_setup(statement: Statement) -> bool:
     """Setup statements come before the game starts."""
-    return statement.kind in ("players", "mode", "turn", "has", "card", "option")
+    return statement.kind in ("players", "mode", "turn", "has", "card", "option", "teams")
 
 
 STEP_BY_NAME = {s.value: s for s in Step}

@@ -18,7 +18,8 @@ The bullets of MTR 4.2 (2025-11-10), in order, and where they are modelled:
 8. creatures attack a player, not a planeswalker, unless named (combat);
 9. the mana ability that most specifically applies is used (mana_abilities);
 10. scry/surveil not done: the cards stay in the same order (choices);
-11. Two-Headed Giant attacks: not modelled (no team variants, 117.6).
+11. Two-Headed Giant attacks: the head sitting across, unless another is named (combat,
+    :mod:`~kb.engine.teams`).
 Interrupting a shortcut at a point in the middle rewinds to that point (``interrupt``).
 """
 

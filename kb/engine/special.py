@@ -33,7 +33,7 @@ class SpecialActions(GameState):
             raise IllegalAction(
                 f"{card.name} is not a land: it is cast, not played", "305.1", "116.2a"
             )
-        if p != self.active:
+        if not self._is_active(p):
             raise IllegalAction(f"it isn't {pl.name}'s turn", "305.3", "116.2a")
         where = self.sorcery_timing_problem(p)
         if where:
@@ -112,7 +112,7 @@ class SpecialActions(GameState):
         if what == "foretell":
             if cdef.foretell is None:
                 raise IllegalAction(f"{cdef.name} has no foretell", "702.143a")
-            if p != self.active:
+            if not self._is_active(p):
                 raise IllegalAction(
                     "a card is foretold only during its owner's turn", rule, "702.143a"
                 )
@@ -120,7 +120,7 @@ class SpecialActions(GameState):
         if what == "plot":
             if cdef.plot is None:
                 raise IllegalAction(f"{cdef.name} has no plot", "702.170a")
-            if p != self.active:
+            if not self._is_active(p):
                 raise IllegalAction(
                     "a card is plotted only during its owner's turn", rule, "702.170a"
                 )

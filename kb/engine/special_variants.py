@@ -216,7 +216,7 @@ class VariantSpecialActions(GameState):
             "special action",
             f"{self.players[p].name} turns the conspiracy {card.name} face up in the command "
             f"zone{named} (a special action: it doesn't use the stack)",
-            cite("116.2j", "905.4a", "702.106", "116.3"),
+            cite("116.2j", "905.4a", "702.106c", "116.3"),
             p,
         )
         self._after_action(p, "116.3", adds_to_stack=False)
@@ -281,7 +281,7 @@ class VariantSpecialActions(GameState):
             for obj in self.battlefield:
                 if obj.card.ignore_cost is not None:
                     out.append(Action("ignore_effect", name, obj.id))
-        if self.planechase and p == self.active:
+        if self.planechase and self._is_active(p):
             out += [Action("planar_die", name, phrase=face) for face in PLANAR_FACES]
         for card in self.conspiracies:
             if card.controller == p and card.face_down:

@@ -5,7 +5,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -71,7 +70,8 @@ class GameState:
         self._by_name = {p.name: p for p in self.players}
         self.one_defender = False  # 506.2a: the attacking player chooses one defending player
         self.defender: int | None = None  # that choice, for this combat
-        self.damage_assignment: dict[int, Any] = {}  # announced combat damage (510.1c)
+        self.damage_assignment: dict[int, Any] = {}  # announced combat damage (510.1c-d)
+        self.damage_pending: list[int] = []  # players still to announce it, in order (510.1)
         self.resolution_choices: dict[int, dict[str, Any]] = {}  # by stack item (608.2d)
         self.restrictions = False  # whether a "creatures can't attack" permanent was ever here
         self.ignoring: dict[tuple[int, int], int] = {}  # (player, permanent): turn (116.2d)
@@ -80,6 +80,8 @@ class GameState:
         self.conspiracies: list[GameObject] = []  # the command zone's conspiracies (905.4a)
         self.rooms = False  # whether a Room was ever on the battlefield (709.5)
         self.group_rewind: tuple[dict[str, Any], Action, int] | None = None  # MTR 4.2 group
+        self.teams: list[list[int]] | None = None  # shared team turns (117.6, 805)
+        self.team_of: dict[int, int] = {}
         self.legends = False  # whether a legendary permanent was ever on the battlefield
         self.anthems = False  # whether a permanent with an anthem was ever on the battlefield
         self.tokens = False  # whether a token was ever on the battlefield (704.5d)
@@ -122,12 +124,30 @@ class GameState:
         return [p for p in self.players if p.in_game]
 
     def _next_in_game(self, index: int) -> int:
+        """The next player in turn order still in the game (with teams: of the next team)."""
         n = len(self.players)
+        teams = self.teams is not None
         for k in range(1, n + 1):
             candidate = (index + k) % n
-            if self.players[candidate].in_game:
+            if self.players[candidate].in_game and not (
+                teams and self._same_team(candidate, index)
+            ):
                 return candidate
         return index
+
+    def _same_team(self, p: int, q: int | None) -> bool:
+        """Whether two different players are teammates (shared team turns, 805)."""
+        return (
+            self.teams is not None
+            and q is not None
+            and p != q
+            and self.team_of[p] == self.team_of[q]
+        )
+
+    def _is_active(self, p: int) -> bool:
+        """An active player: the one whose turn it is, or with shared team turns, any player of
+        the active team (805.4a)."""
+        return p == self.active or self._same_team(p, self.active)
 
     def apnap(self) -> list[int]:
         """Players in APNAP order (101.4): the active player, then the others in turn order."""
@@ -139,7 +159,13 @@ class GameState:
     def opponents(self, index: int) -> list[int]:
         """Opponents still in the game, in turn order after the player (102.2, 102.3)."""
         n = len(self.players)
-        return [(index + k) % n for k in range(1, n) if self.players[(index + k) % n].in_game]
+        if self.teams is None:
+            return [(index + k) % n for k in range(1, n) if self.players[(index + k) % n].in_game]
+        return [
+            (index + k) % n
+            for k in range(1, n)
+            if self.players[(index + k) % n].in_game and not self._same_team((index + k) % n, index)
+        ]
 
     def has(self, obj: GameObject, keyword: str) -> bool:
         """Whether a permanent has a keyword: its own, or granted by an attached Aura or
@@ -225,114 +251,6 @@ class GameState:
     def trace_text(self, events: list[Event] | None = None) -> str:
         """The trace as text, one event per line."""
         return "\n".join(e.line() for e in (self.events if events is None else events))
-
-    def put(self, player: str, zone: str, names: list[str]) -> None:
-        """Set up a zone from card names. A battlefield name may carry markers in parentheses,
-        for what play cannot reach quickly: ``(tapped)``, ``(new)`` or ``(summoning sick)``,
-        ``(face down)``, ``(token)``, ``(2 damage)``, ``(1 +1/+1 counter)``, ``(2 -1/-1 counters)``,
-        ``(3 loyalty)``, ``(attached to Grizzly Bears)`` (a permanent listed before it); an exiled
-        card may be ``(foretold)``, ``(plotted)`` or ``(suspended, 3 time counters)``."""
-        owner = self.player(player)
-        for raw in names:
-            name, markers = _markers(raw)
-            obj = self._new_object(self._card(name), owner.index)
-            if zone == "battlefield":
-                self._setup_permanent(obj, markers)
-            elif zone == "exile":
-                self._setup_exiled(obj, markers)
-                owner.exile.append(obj)
-            elif zone == "conspiracy":
-                self._setup_conspiracy(obj, markers)
-            elif markers:
-                raise ScenarioError(
-                    f"markers like ({', '.join(markers)}) apply to the battlefield, exile and "
-                    "conspiracy zones only"
-                )
-            elif zone == "hand":
-                owner.hand.append(obj)
-            elif zone == "graveyard":
-                owner.graveyard.append(obj)
-            elif zone == "library":
-                owner.library.insert(0, obj)  # listed top first
-            elif zone == "companion":
-                owner.companion = obj
-            else:
-                raise ScenarioError(f"unknown zone {zone!r}")
-
-    def _setup_permanent(self, obj: GameObject, markers: list[str]) -> None:
-        """A permanent of the setup, with its markers (see :meth:`put`)."""
-        name = obj.card.name
-        if not obj.card.is_permanent and "face down" not in markers:
-            raise ScenarioError(f"{name} is not a permanent card; it can't be on the battlefield")
-        if obj.card.loyalty is not None:
-            obj.counters["loyalty"] = obj.card.loyalty
-        for marker in markers:
-            if marker == "tapped":
-                obj.tapped = True
-            elif marker in ("new", "summoning sick"):
-                obj.sick = True
-            elif marker == "face down":
-                obj.face_down = True
-            elif marker == "unlocked" and obj.card.door is not None:
-                obj.unlocked = True
-            elif marker == "token":
-                obj.token = True
-                self.tokens = True
-            elif m := re.fullmatch(r"(\w+) damage", marker):
-                obj.damage = _count(m.group(1), marker)
-            elif m := re.fullmatch(r"(\w+) ([+-]1/[+-]1|loyalty|time) ?(?:counters?)?", marker):
-                obj.counters[m.group(2)] = _count(m.group(1), marker)
-            elif m := re.fullmatch(r"attached to (.+)", marker):
-                host = self.find_permanent(m.group(1).strip())
-                if not (obj.card.has_sub("aura") or obj.card.has_sub("equipment")):
-                    raise ScenarioError(f"{name} is not an Aura or Equipment: it can't be attached")
-                obj.attached_to = host.id
-                self.attachments = True
-            else:
-                raise ScenarioError(
-                    f"unknown marker ({marker}) on {name!r} (known: tapped, new, summoning sick, "
-                    "face down, token, N damage, N +1/+1 counters, N -1/-1 counters, N loyalty, "
-                    "attached to <permanent>)"
-                )
-        if (obj.card.has_sub("aura") or obj.card.has_sub("equipment")) and not self.attachments:
-            self.attachments = True
-        self.anthems = self.anthems or obj.card.anthem is not None
-        self.restrictions = self.restrictions or obj.card.no_attacks
-        self.rooms = self.rooms or obj.card.door is not None
-        self.legends = self.legends or obj.card.legendary
-        self.battlefield.append(obj)
-
-    def _setup_exiled(self, obj: GameObject, markers: list[str]) -> None:
-        """A card in exile: foretold, plotted or suspended (with time counters) in an earlier
-        turn, or simply exiled."""
-        for marker in markers:
-            if marker in ("foretold", "plotted", "suspended"):
-                obj.exiled_as = marker
-                obj.exiled_turn = -1  # an earlier turn
-                obj.face_down = marker == "foretold"
-            elif m := re.fullmatch(r"(\w+) time ?(?:counters?)?", marker):
-                obj.counters["time"] = _count(m.group(1), marker)
-            else:
-                raise ScenarioError(
-                    f"unknown marker ({marker}) on {obj.card.name!r} in exile (known: foretold, "
-                    "plotted, suspended, N time counters)"
-                )
-
-    def _setup_conspiracy(self, obj: GameObject, markers: list[str]) -> None:
-        """A conspiracy in the command zone (905.4a): ``(face down, naming Lightning Bolt)``."""
-        if not obj.card.is_a("conspiracy"):
-            raise ScenarioError(f"{obj.card.name} is not a conspiracy card")
-        for marker in markers:
-            if marker == "face down":
-                obj.face_down = True
-            elif marker.startswith("naming "):
-                obj.named = marker[len("naming ") :].title()
-            else:
-                raise ScenarioError(
-                    f"unknown marker ({marker}) on the conspiracy {obj.card.name!r} (known: face "
-                    "down, naming <card>)"
-                )
-        self.conspiracies.append(obj)
 
     def set_library_count(self, player: str, count: int) -> None:
         """A library of ``count`` unknown cards."""
@@ -469,6 +387,7 @@ class GameState:
                 o.face_down,
                 o.attacking,
                 o.blocking,
+                o.also_blocking,
                 o.blocked,
                 o.struck_first,
                 [(m.power, m.toughness, m.until, m.step, m.player) for m in o.modifiers],
@@ -548,7 +467,7 @@ class GameState:
     def sorcery_timing_problem(self, p: int) -> str | None:
         """Why player ``p`` may not act at sorcery speed now (307.1: their own main phase with an
         empty stack), or None when they may; the reason reads in an error message."""
-        if p != self.active:
+        if not self._is_active(p):
             return f"it is {self.players[self.active].name}'s turn"
         if self.stack:
             return "the stack isn't empty"
@@ -560,31 +479,3 @@ class GameState:
         """Choices and announcements need no priority, only a player still in the game."""
         if not self.players[p].in_game:
             raise IllegalAction(f"{self.players[p].name} has left the game", "800.4a", "104.3a")
-
-
-_NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
-
-
-def _count(word: str, marker: str) -> int:
-    if word.isdigit():
-        return int(word)
-    if word in _NUMBERS:
-        return _NUMBERS[word]
-    raise ScenarioError(f"not a number in ({marker})")
-
-
-def _markers(raw: str) -> tuple[str, list[str]]:
-    """``Grizzly Bears (tapped, 2 damage) (new)`` into the name and its markers."""
-    name = raw.strip()
-    markers: list[str] = []
-    while name.endswith(")") and "(" in name:
-        depth = 0
-        for i in range(len(name) - 1, -1, -1):
-            depth += name[i] == ")"
-            depth -= name[i] == "("
-            if depth == 0:
-                break
-        inner = name[i + 1 : -1]
-        name = name[:i].strip()
-        markers[:0] = [" ".join(m.lower().split()) for m in inner.split(",") if m.strip()]
-    return name, markers

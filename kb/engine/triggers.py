@@ -92,7 +92,7 @@ class Triggers(GameState):
                 continue
             for trig in obj.card.triggers:
                 cond = trig.condition
-                if cond.step == step and (cond.whose == "each" or obj.controller == self.active):
+                if cond.step == step and (cond.whose == "each" or self._is_active(obj.controller)):
                     self._add_trigger(
                         obj.controller, obj.card.name, trig.effects, cond.text, origin=obj
                     )

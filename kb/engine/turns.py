@@ -36,10 +36,10 @@ class Turns(GameState):
         else:
             self.starting_player = (self.active - (turn - 1)) % len(self.players)
         self.turn = turn
-        if step == Step.DRAW and turn == 1 and len(self.players) == 2:
+        if step == Step.DRAW and turn == 1 and (len(self.players) == 2 or self.teams is not None):
             raise ScenarioError(
-                "the starting player of a two-player game skips the draw step of their first "
-                "turn (103.8a): start in another step"
+                "the starting player (or team) skips the draw step of the first turn (103.8a, "
+                "103.8b): start in another step"
             )
         self.started = True
         self.step = step
@@ -70,7 +70,9 @@ class Turns(GameState):
         self._step_triggers(step)
         if step == Step.UNTAP:
             for obj in self.battlefield:
-                if obj.controller == self.active:
+                if obj.controller == self.active or (
+                    self.teams is not None and self._same_team(obj.controller, self.active)
+                ):
                     obj.tapped = False
                     obj.sick = False
             self._emit(
@@ -89,6 +91,9 @@ class Turns(GameState):
         if step == Step.DRAW:
             if ap.in_game:
                 self._draw(self.active, cite("504.1", "703.4d"))
+            for mate in self.players if self.teams is not None else ():  # 805.4b: each draws
+                if self._same_team(mate.index, self.active) and mate.in_game:
+                    self._draw(mate.index, cite("504.1", "805.4b"))
         elif step == Step.BEGINNING_OF_COMBAT and self.one_defender and ap.in_game:
             self.defender = None
             if len(self.opponents(self.active)) > 1:
@@ -117,6 +122,8 @@ class Turns(GameState):
                 return
         elif step == Step.DECLARE_BLOCKERS:
             defenders = {o.attacking for o in self.battlefield if o.attacking is not None}
+            for d in list(defenders):  # 805.10d: the whole defending team declares blockers
+                defenders |= {q for q in range(len(self.players)) if self._same_team(q, d)}
             self.blockers_pending = [p for p in self.apnap() if p in defenders]
             if self.blockers_pending:
                 self._next_blocker_declaration()
@@ -176,6 +183,7 @@ class Turns(GameState):
                 obj.attacking = None
                 obj.attacking_planeswalker = None
                 obj.blocking = None
+                obj.also_blocking = ()
                 obj.blocked = False
                 obj.struck_first = False
                 obj.modifiers = [m for m in obj.modifiers if m.until != "end of combat"]
@@ -212,8 +220,11 @@ class Turns(GameState):
             self._emit(
                 "skip",
                 f"{self.players[self.active].name} plays first in a two-player game and skips the "
-                "draw step of their first turn: the game proceeds past it as though it didn't exist",
-                cite("103.8a", "500.11", "614.10"),
+                "draw step of their first turn: the game proceeds past it as though it didn't exist"
+                if self.teams is None
+                else f"{self.team_label(self.active)} plays first in a Two-Headed Giant game and "
+                "skips the draw step of its first turn",
+                cite("103.8a" if self.teams is None else "103.8b", "500.11", "614.10"),
                 self.active,
             )
             return Step.PRECOMBAT_MAIN
@@ -239,7 +250,9 @@ class Turns(GameState):
     def _skips_first_draw_step(self) -> bool:
         """103.8a: in a two-player game, the starting player skips the draw step of their first
         turn (the whole step, 500.11; 103.8b, Two-Headed Giant, is not modelled)."""
-        return self.turn == 1 and self.active == self.starting_player and len(self.players) == 2
+        if self.turn != 1 or self.active != self.starting_player:
+            return False
+        return len(self.players) == 2 or self.teams is not None  # 103.8a, 103.8b
 
     def _begin_turn(self) -> None:
         nxt = self._next_in_game(self.active)

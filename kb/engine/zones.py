@@ -89,7 +89,9 @@ class ZoneChanges(GameState):
             rules += ["111.7", "704.5d"]
         self._emit("bounce", f"{obj.label} is returned to {owner.name}'s hand{note}", rules, p)
 
-    def _copy_spell(self, original: StackObject, p: int, new_targets: list | None = None) -> None:
+    def _copy_spell(
+        self, original: StackObject, p: int, new_targets: list[tuple[str, int]] | None = None
+    ) -> None:
         """707.10: put a copy of a spell onto the stack, controlled and owned by ``p``; it copies
         the spell's characteristics and the decisions made for it (mode, targets, division) and
         is not cast (no "whenever you cast" trigger). 707.10c: new targets only if given."""

@@ -94,3 +94,67 @@ def test_every_listed_assignment_is_legal():
     assert all(game.is_legal(a) for a in listed)
     game.advance_to("Alice", Step.END)
     assert game.player("Bob").life == 20 - (6 - 3 - 2 - 1)
+
+
+def test_lethal_damage_for_trample_counts_other_attackers_damage_to_the_same_blocker():
+    # 702.19b: Gatekeeper (2/4) blocks both; Grizzly Bears assigns it 2, so 2 more is lethal.
+    card = ("Gatekeeper", "creature {2}{W} 2/4; can block an additional creature each combat")
+    pool = default_pool().copy()
+    pool.add(parse_card(*card))
+    game = Game(["Alice", "Bob"], pool)
+    game.put("Alice", "battlefield", ["Colossal Dreadmaw", "Grizzly Bears"])
+    game.put("Bob", "battlefield", ["Gatekeeper"])
+    for p in game.players:
+        game.set_library_count(p.name, 5)
+    game.start("Alice", Step.DECLARE_ATTACKERS, 2)
+    game.perform(
+        Action("attack", "Alice", attackers=(("Colossal Dreadmaw", None), ("Grizzly Bears", None)))
+    )
+    game.perform(Action("pass", "Alice"))
+    game.perform(Action("pass", "Bob"))
+    game.perform(
+        Action(
+            "block",
+            "Bob",
+            blocks=(("Gatekeeper", "Colossal Dreadmaw"), ("Gatekeeper", "Grizzly Bears")),
+        )
+    )
+    game.perform(Action("pass", "Alice"))
+    game.perform(Action("pass", "Bob"))
+    assert game.awaiting == ("damage", 0, 0)
+    events = game.perform(assign("Colossal Dreadmaw", ("Gatekeeper", 1), ("Bob", 5)))
+    assert events[-1].kind == "rejected" and "702.19b" in events[-1].rules
+    game.perform(assign("Colossal Dreadmaw", ("Gatekeeper", 2), ("Bob", 4)))
+    # then Bob divides Gatekeeper's damage between the two attackers (510.1d)
+    assert game.awaiting == ("damage", 1, 0)
+    assert len(game.legal_actions()) == 2
+    game.perform(Action("assign", "Bob", assignment=(("Gatekeeper", (("Grizzly Bears", 2),)),)))
+    assert game.player("Bob").life == 16
+    assert [o.name for o in game.player("Bob").graveyard] == ["Gatekeeper"]
+    assert [o.name for o in game.player("Alice").graveyard] == ["Grizzly Bears"]
+
+
+def test_the_announcing_player_conceding_lets_combat_go_on_without_them():
+    game = Game(["Alice", "Bob", "Carol"], default_pool())
+    game.put("Alice", "battlefield", ["Hill Giant"])
+    game.put("Bob", "battlefield", ["Grizzly Bears", "Llanowar Elves"])
+    for p in game.players:
+        game.set_library_count(p.name, 5)
+    game.start("Alice", Step.DECLARE_ATTACKERS, 2)
+    game.perform(Action("attack", "Alice", attackers=(("Hill Giant", "Bob"),)))
+    for name in ("Alice", "Bob", "Carol"):
+        game.perform(Action("pass", name))
+    game.perform(
+        Action(
+            "block",
+            "Bob",
+            blocks=(("Grizzly Bears", "Hill Giant"), ("Llanowar Elves", "Hill Giant")),
+        )
+    )
+    for name in ("Alice", "Bob", "Carol"):
+        game.perform(Action("pass", name))
+    assert game.awaiting == ("damage", 0, 0)
+    game.perform(Action("concede", "Alice"))
+    assert not game.game_over and game.awaiting is None
+    assert game.priority_player == "Bob"  # 800.4j: the turn goes on without its active player
+    assert len(game.zone("Bob", "battlefield")) == 2

@@ -208,16 +208,94 @@ def test_a_card_name_with_a_comma_is_quoted(tmp_path: Path) -> None:
         parse_card_line("Isamaru, Hound of Konda: legendary creature {W} 2/2")
 
 
-def test_shared_team_turns_are_reported_as_not_modelled(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ("teams: A+C, B+D", "two teams of two"),
+        ("teams: A & B & C vs D", "two teams of two"),
+        ("teams: A & C vs B & D", "sit next to each other"),
+        ("teams: A & B vs C & E", "no player named 'E'"),
+    ],
+)
+def test_a_teams_line_that_is_not_two_adjacent_pairs_is_an_error(
+    tmp_path: Path, line: str, message: str
+) -> None:
     path = tmp_path / "teams.md"
-    path.write_text(
-        "# Teams\n\nrules: 117.6\n\n```game\nplayers: A, B, C, D\nteams: A+C, B+D\n```\n"
-    )
+    path.write_text(f"# Teams\n\nrules: 117.6\n\n```game\nplayers: A, B, C, D\n{line}\n```\n")
     result = run_example_file(path)
     assert not result.passed
-    assert "117.6" in result.failures[0] and "not modelled" in result.failures[0]
+    assert message in result.failures[0], result.failures
 
 
 def test_delayed_trigger_with_a_comma_parses() -> None:
     card = parse_card("Late", "instant {U}; at the beginning of the next cleanup step, draw a card")
     assert card.effects[0].kind == "delayed" and card.effects[0].delayed.step.value == "cleanup"
+
+
+# ---- the lines of issue 10's second session ---------------------------------------------------
+
+
+def _actions(*lines: str):
+    from kb.engine.script import parse_block
+
+    numbered = list(enumerate(["players: Alice, Bob", *lines], 1))
+    statements, problems = parse_block(numbered)
+    assert not problems, [p.message for p in problems]
+    return [s.data["action"] for s in statements if s.kind == "action"]
+
+
+def test_consecutive_assignment_lines_make_one_announcement():
+    (action,) = _actions(
+        "Alice assigns Hill Giant's combat damage: 2 to Grizzly Bears, 1 to Llanowar Elves",
+        "Alice assigns Craw Wurm's damage: 6 to Bob",
+    )
+    assert action.kind == "assign"
+    assert action.assignment == (
+        ("Hill Giant", (("Grizzly Bears", 2), ("Llanowar Elves", 1))),
+        ("Craw Wurm", (("Bob", 6),)),
+    )
+
+
+def test_group_announcements_and_special_action_lines_parse():
+    group, announce, ask, stop, ignore, die, reveal, unlock, interrupt = _actions(
+        "Alice adds a group: casts Shock targeting Bob; casts Shock targeting Bob",
+        "Alice announces for Opt: bottom Island, Forest",
+        "Bob asks about the choices for Opt",
+        "Bob pays {U} to stop Quenchable Fire",
+        "Alice ignores Stillness Field until end of turn",
+        "Alice rolls the planar die (chaos)",
+        "Alice turns the conspiracy Secret Summoning face up",
+        "Alice unlocks Locker Room",
+        "Bob interrupts the group at 2",
+    )
+    assert [a.kind for a in group.group] == ["cast", "cast"]
+    assert (announce.card, announce.phrase, announce.names) == (
+        "Opt",
+        "bottom",
+        ("Island", "Forest"),
+    )
+    assert (ask.kind, stop.kind, stop.card, ignore.kind) == (
+        "inquire",
+        "stop_effect",
+        "Quenchable Fire",
+        "ignore_effect",
+    )
+    assert (die.kind, die.phrase, reveal.kind, unlock.card) == (
+        "planar_die",
+        "chaos",
+        "reveal_conspiracy",
+        "Locker Room",
+    )
+    assert (interrupt.kind, interrupt.ability) == ("interrupt_group", 2)
+
+
+def test_a_malformed_assignment_or_group_part_is_a_syntax_error():
+    from kb.engine.script import parse_block
+
+    for line in (
+        "Alice assigns Hill Giant's combat damage: lots to Bob",
+        "Alice adds a group: casts Shock; dances",
+        "option: archenemy",
+    ):
+        _, problems = parse_block([(1, "players: Alice, Bob"), (2, line)])
+        assert problems and problems[0].line == 2, line

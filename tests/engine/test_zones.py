@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from kb.engine import Action, Game, Step, default_pool
+from kb.engine import Action, Game, Step, default_pool, parse_card
 
 
 def game_with(alice_hand, alice_battlefield, bob_battlefield=()) -> Game:
-    game = Game(["Alice", "Bob"], default_pool())
+    pool = default_pool().copy()
+    pool.add(parse_card("Mirror Spell", "instant {U}{U}; copy target spell"))
+    game = Game(["Alice", "Bob"], pool)
     game.put("Alice", "hand", alice_hand)
     game.put("Alice", "battlefield", alice_battlefield)
     game.put("Bob", "battlefield", list(bob_battlefield))
@@ -22,9 +24,13 @@ def pass_both(game: Game) -> None:
 
 
 def test_a_copy_of_a_permanent_spell_becomes_a_token_and_is_not_cast():
-    game = game_with(["Grizzly Bears", "Twincast"], ["Forest", "Forest", "Island", "Island"])
+    game = game_with(
+        ["Grizzly Bears", "Twincast", "Mirror Spell"], ["Forest", "Forest", "Island", "Island"]
+    )
     game.perform(Action("cast", "Alice", "Grizzly Bears"))
-    game.perform(Action("cast", "Alice", "Twincast", targets=("Grizzly Bears",)))
+    refused = game.perform(Action("cast", "Alice", "Twincast", targets=("Grizzly Bears",)))
+    assert refused[-1].kind == "rejected" and "115.1" in refused[-1].rules  # instant or sorcery
+    game.perform(Action("cast", "Alice", "Mirror Spell", targets=("Grizzly Bears",)))
     pass_both(game)
     assert game.stack_names() == ["Grizzly Bears", "Grizzly Bears (copy)"]
     pass_both(game)

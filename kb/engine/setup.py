@@ -1,0 +1,150 @@
+"""Setting up a scenario: cards put into zones with the markers of what play can't reach quickly
+(tapped, damage, counters, attached, face down, tokens; foretold, plotted or suspended cards in
+exile; conspiracies in the command zone)."""
+
+from __future__ import annotations
+
+import re
+
+from kb.engine.objects import GameObject, ScenarioError
+from kb.engine.state import GameState
+
+
+class Setup(GameState):
+    """``put``: the setup of a scenario's zones (the ``has:`` lines of the example language)."""
+
+    def put(self, player: str, zone: str, names: list[str]) -> None:
+        """Set up a zone from card names. A battlefield name may carry markers in parentheses,
+        for what play cannot reach quickly: ``(tapped)``, ``(new)`` or ``(summoning sick)``,
+        ``(face down)``, ``(token)``, ``(2 damage)``, ``(1 +1/+1 counter)``, ``(2 -1/-1 counters)``,
+        ``(3 loyalty)``, ``(attached to Grizzly Bears)`` (a permanent listed before it); an exiled
+        card may be ``(foretold)``, ``(plotted)`` or ``(suspended, 3 time counters)``."""
+        owner = self.player(player)
+        for raw in names:
+            name, markers = _markers(raw)
+            obj = self._new_object(self._card(name), owner.index)
+            if zone == "battlefield":
+                self._setup_permanent(obj, markers)
+            elif zone == "exile":
+                self._setup_exiled(obj, markers)
+                owner.exile.append(obj)
+            elif zone == "conspiracy":
+                self._setup_conspiracy(obj, markers)
+            elif markers:
+                raise ScenarioError(
+                    f"markers like ({', '.join(markers)}) apply to the battlefield, exile and "
+                    "conspiracy zones only"
+                )
+            elif zone == "hand":
+                owner.hand.append(obj)
+            elif zone == "graveyard":
+                owner.graveyard.append(obj)
+            elif zone == "library":
+                owner.library.insert(0, obj)  # listed top first
+            elif zone == "companion":
+                owner.companion = obj
+            else:
+                raise ScenarioError(f"unknown zone {zone!r}")
+
+    def _setup_permanent(self, obj: GameObject, markers: list[str]) -> None:
+        """A permanent of the setup, with its markers (see :meth:`put`)."""
+        name = obj.card.name
+        if not obj.card.is_permanent and "face down" not in markers:
+            raise ScenarioError(f"{name} is not a permanent card; it can't be on the battlefield")
+        if obj.card.loyalty is not None:
+            obj.counters["loyalty"] = obj.card.loyalty
+        for marker in markers:
+            if marker == "tapped":
+                obj.tapped = True
+            elif marker in ("new", "summoning sick"):
+                obj.sick = True
+            elif marker == "face down":
+                obj.face_down = True
+            elif marker == "unlocked" and obj.card.door is not None:
+                obj.unlocked = True
+            elif marker == "token":
+                obj.token = True
+                self.tokens = True
+            elif m := re.fullmatch(r"(\w+) damage", marker):
+                obj.damage = _count(m.group(1), marker)
+            elif m := re.fullmatch(r"(\w+) ([+-]1/[+-]1|loyalty|time) ?(?:counters?)?", marker):
+                obj.counters[m.group(2)] = _count(m.group(1), marker)
+            elif m := re.fullmatch(r"attached to (.+)", marker):
+                host = self.find_permanent(m.group(1).strip())
+                if not (obj.card.has_sub("aura") or obj.card.has_sub("equipment")):
+                    raise ScenarioError(f"{name} is not an Aura or Equipment: it can't be attached")
+                obj.attached_to = host.id
+                self.attachments = True
+            else:
+                raise ScenarioError(
+                    f"unknown marker ({marker}) on {name!r} (known: tapped, new, summoning sick, "
+                    "face down, token, N damage, N +1/+1 counters, N -1/-1 counters, N loyalty, "
+                    "attached to <permanent>)"
+                )
+        if (obj.card.has_sub("aura") or obj.card.has_sub("equipment")) and not self.attachments:
+            self.attachments = True
+        self.anthems = self.anthems or obj.card.anthem is not None
+        self.restrictions = self.restrictions or obj.card.no_attacks
+        self.rooms = self.rooms or obj.card.door is not None
+        self.legends = self.legends or obj.card.legendary
+        self.battlefield.append(obj)
+
+    def _setup_exiled(self, obj: GameObject, markers: list[str]) -> None:
+        """A card in exile: foretold, plotted or suspended (with time counters) in an earlier
+        turn, or simply exiled."""
+        for marker in markers:
+            if marker in ("foretold", "plotted", "suspended"):
+                obj.exiled_as = marker
+                obj.exiled_turn = -1  # an earlier turn
+                obj.face_down = marker == "foretold"
+            elif m := re.fullmatch(r"(\w+) time ?(?:counters?)?", marker):
+                obj.counters["time"] = _count(m.group(1), marker)
+            else:
+                raise ScenarioError(
+                    f"unknown marker ({marker}) on {obj.card.name!r} in exile (known: foretold, "
+                    "plotted, suspended, N time counters)"
+                )
+
+    def _setup_conspiracy(self, obj: GameObject, markers: list[str]) -> None:
+        """A conspiracy in the command zone (905.4a): ``(face down, naming Lightning Bolt)``."""
+        if not obj.card.is_a("conspiracy"):
+            raise ScenarioError(f"{obj.card.name} is not a conspiracy card")
+        for marker in markers:
+            if marker == "face down":
+                obj.face_down = True
+            elif marker.startswith("naming "):
+                obj.named = marker[len("naming ") :].title()
+            else:
+                raise ScenarioError(
+                    f"unknown marker ({marker}) on the conspiracy {obj.card.name!r} (known: face "
+                    "down, naming <card>)"
+                )
+        self.conspiracies.append(obj)
+
+
+_NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
+
+
+def _count(word: str, marker: str) -> int:
+    if word.isdigit():
+        return int(word)
+    if word in _NUMBERS:
+        return _NUMBERS[word]
+    raise ScenarioError(f"not a number in ({marker})")
+
+
+def _markers(raw: str) -> tuple[str, list[str]]:
+    """``Grizzly Bears (tapped, 2 damage) (new)`` into the name and its markers."""
+    name = raw.strip()
+    markers: list[str] = []
+    while name.endswith(")") and "(" in name:
+        depth = 0
+        for i in range(len(name) - 1, -1, -1):
+            depth += name[i] == ")"
+            depth -= name[i] == "("
+            if depth == 0:
+                break
+        inner = name[i + 1 : -1]
+        name = name[:i].strip()
+        markers[:0] = [" ".join(m.lower().split()) for m in inner.split(",") if m.strip()]
+    return name, markers
