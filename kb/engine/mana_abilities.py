@@ -54,9 +54,24 @@ class ManaAbilities(GameState):
     ) -> list[tuple[GameObject, int]]:
         """Which mana abilities to activate, in battlefield order, for what the pool lacks.
         While :meth:`legal_actions` enumerates (the game can't change), plans are memoised."""
-        memo = self.plan_memo
-        if memo is None:
+        if self.plan_memo is None:
             return self._plan_payment(p, cost, exclude)
+        found = self._plan_memo(p, cost, exclude)
+        if isinstance(found, IllegalAction):
+            raise found
+        return found
+
+    def _affordable(self, p: int, cost: ManaCost) -> bool:
+        """While legal actions are listed: whether player ``p`` can pay ``cost`` (the test of
+        :meth:`_payment_plan`, without raising)."""
+        return not isinstance(self._plan_memo(p, cost, None), IllegalAction)
+
+    def _plan_memo(
+        self, p: int, cost: ManaCost, exclude: GameObject | None
+    ) -> list[tuple[GameObject, int]] | IllegalAction:
+        """The payment plan or its refusal, memoised while legal actions are listed."""
+        memo = self.plan_memo
+        assert memo is not None
         # The cost by its parts: a tuple hashes faster than the frozen dataclass.
         key = (p, cost.generic, cost.coloured, exclude.id if exclude is not None else 0)
         found = memo.get(key)
@@ -66,9 +81,7 @@ class ManaAbilities(GameState):
             except IllegalAction as err:
                 found = err
             memo[key] = found
-        if isinstance(found, IllegalAction):
-            raise found
-        return found
+        return found  # type: ignore[no-any-return]
 
     def _plan_payment(
         self, p: int, cost: ManaCost, exclude: GameObject | None = None

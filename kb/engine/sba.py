@@ -26,9 +26,9 @@ class StateBasedActions(GameState):
             pl.drew_from_empty = False
         for obj in self.battlefield:
             obj.deathtouch_damage = False
+        if not (losers or dying or to_graveyard or unattach or annihilate or ceasing or legends):
+            return False  # the common case: nothing to do
         found = losers + dying + to_graveyard + unattach + annihilate + ceasing + legends
-        if not found:
-            return False
         parts = [text for _, text, _ in found]
         rules = ["704.3", *sorted({r for *_, r in found})]
         self._emit("state-based actions", "state-based actions: " + "; ".join(parts), rules)
