@@ -23,9 +23,11 @@ class StateBasedActions(GameState):
         ceasing = self._sba_tokens()
         legends = self._sba_legend_rule()
         for pl in self.players:
-            pl.drew_from_empty = False
+            if pl.drew_from_empty:
+                pl.drew_from_empty = False
         for obj in self.battlefield:
-            obj.deathtouch_damage = False
+            if obj.deathtouch_damage:  # reading is cheaper than writing every permanent
+                obj.deathtouch_damage = False
         if not (losers or dying or to_graveyard or unattach or annihilate or ceasing or legends):
             return False  # the common case: nothing to do
         found = losers + dying + to_graveyard + unattach + annihilate + ceasing + legends
@@ -82,11 +84,21 @@ class StateBasedActions(GameState):
         graveyard: list[tuple[GameObject, str, str]] = []
         unattach: list[tuple[GameObject, str, str]] = []
         annihilate: list[tuple[GameObject, str, str]] = []
+        quiet = not (self.anthems or self.attachments)
         for obj in self.battlefield:
-            flags = obj.card.kind_flags
-            if not (obj.counters or obj.face_down or True in flags):
-                continue  # no check below applies to it (a land, say): the common case first
-            creature, walker, aura, equipment = flags
+            if not (obj.counters or obj.face_down):
+                # The common cases first: a permanent no check below applies to (a land, say),
+                # and a creature nothing can have made lethal (the fast path of 704.5f-h).
+                sba_class = obj.card.sba_class
+                if not sba_class:
+                    continue
+                if (
+                    sba_class == 1
+                    and quiet
+                    and not (obj.damage or obj.deathtouch_damage or obj.modifiers)
+                ):
+                    continue
+            creature, walker, aura, equipment = obj.card.kind_flags
             if obj.face_down:
                 creature, walker, aura, equipment = True, False, False, False
             if obj.counters and obj.counters.get("+1/+1") and obj.counters.get("-1/-1"):
