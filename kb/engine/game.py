@@ -200,15 +200,18 @@ class Game(
                     out.append(Action("cast", name, card.id, targets=targets, zone="exile"))
         if pl.companion is not None and window:
             out.append(Action("companion", name, pl.companion.name))
-        for obj in self.battlefield:
-            if obj.controller != p:
-                continue
+        # The player's permanents, less those that can do nothing: tapped, face up, with only
+        # abilities that need {T} (a tapped land, say).
+        for obj in [
+            o
+            for o in self.battlefield
+            if o.controller == p
+            and (o.face_down or not o.tapped or len(o.card.tap_mana) != len(o.card.abilities))
+        ]:
             if obj.face_down:
                 out.append(Action("turn_face_up", name, obj.id))
                 continue
             abilities = obj.card.abilities
-            if obj.tapped and len(obj.card.tap_mana) == len(abilities):
-                continue  # a tapped land, say: each of its abilities needs {T}
             untappable = obj.tapped or None  # the first test of _tap_blocked, inline
             for i, ability in enumerate(abilities):
                 if ability.tap:
