@@ -90,9 +90,14 @@ class ManaAbilities(GameState):
             return []
         pool = self.players[p].pool.copy()
         plan: list[tuple[GameObject, int]] = []
-        sources, reach = self._mana_sources(p, exclude)
+        sources, reach, colours = self._mana_sources(p, exclude)
+        # What no choice of sources can pay is refused without trying them: too little mana in
+        # all, or too little of one colour.
         if reach + sum(pool.amounts.values()) < cost.total:
-            self._cannot_pay(p, cost)  # no choice of sources pays it: skip trying them
+            self._cannot_pay(p, cost)
+        for colour, n in cost.coloured:
+            if pool.amounts.get(colour, 0) + colours.get(colour, 0) < n:
+                self._cannot_pay(p, cost)
         used: set[int] = set()
         need: dict[str, int] = {}
         have = dict(pool.amounts)
@@ -127,9 +132,10 @@ class ManaAbilities(GameState):
 
     def _mana_sources(
         self, p: int, exclude: GameObject | None
-    ) -> tuple[list[tuple[GameObject, int, dict[str, int]]], int]:
+    ) -> tuple[list[tuple[GameObject, int, dict[str, int]]], int, dict[str, int]]:
         """The {T} mana abilities player ``p`` can activate now, in battlefield order, with the
-        mana each makes, and the most mana they can make together (each permanent once).
+        mana each makes, and the most mana (in all, and of each colour) they can make together
+        (each permanent once).
         Memoised while legal actions are listed (the game can't change meanwhile)."""
         memo = self.plan_memo
         key = ("sources", p, exclude.id if exclude is not None else 0)
@@ -137,6 +143,7 @@ class ManaAbilities(GameState):
             return memo[key]  # type: ignore[no-any-return]
         sources = []
         reach = 0
+        colours: dict[str, int] = {}
         for obj in self.battlefield:
             if obj.controller != p or obj is exclude or obj.face_down:
                 continue
@@ -146,13 +153,18 @@ class ManaAbilities(GameState):
             if not tap_mana or self._tap_blocked(obj):
                 continue
             most = 1
+            best: dict[str, int] = {}
             for index, produces, amount in tap_mana:
                 sources.append((obj, index, dict(produces)))
                 most = max(most, amount)
+                for colour, n in produces:
+                    best[colour] = max(best.get(colour, 0), n)
             reach += most
+            for colour, n in best.items():
+                colours[colour] = colours.get(colour, 0) + n
         if memo is not None:
-            memo[key] = (sources, reach)
-        return sources, reach
+            memo[key] = (sources, reach, colours)
+        return sources, reach, colours
 
     def _cannot_pay(self, p: int, cost: ManaCost) -> None:
         raise CannotPay(self.players[p].name, cost, dict(self.players[p].pool.amounts))
