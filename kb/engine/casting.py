@@ -351,7 +351,7 @@ class Casting(GameState):
 
     def _split_second_on_stack(self) -> bool:
         """702.61a: a spell with split second is on the stack."""
-        return any(item.split_second for item in self.stack)
+        return bool(self.stack) and any(item.split_second for item in self.stack)
 
     def _check_sorcery_timing(self, p: int, cdef: CardDef, face_down: bool = False) -> None:
         type_rule = "307.1"

@@ -206,7 +206,10 @@ class ManaAbilities(GameState):
         if action.card is None:
             raise IllegalAction("no permanent named: whose mana ability is activated?", "605.3a")
         if isinstance(action.card, int):  # one permanent (or none): what pick_permanent does
-            return self._check_mana_on(self.permanents_named(action.card, p)[0], action)
+            obj = self._object(action.card)
+            if obj is None or obj.controller != p:
+                obj = self.permanents_named(action.card, p)[0]  # raises, citing the rule
+            return self._check_mana_on(obj, action)
         return self.pick_permanent(action.card, p, lambda obj: self._check_mana_on(obj, action))
 
     def _check_mana_on(self, obj: GameObject, action: Action) -> ManaPlan:
