@@ -170,7 +170,7 @@ class Game(
         locked = self._split_second_on_stack()
         for card in pl.hand:
             cdef = card.card
-            land, fast, special = cdef.hand_flags
+            land, fast, has_special = cdef.hand_flags
             if land:
                 if window and pl.lands_played == 0:
                     out.append(Action("play_land", name, card.id))
@@ -184,7 +184,7 @@ class Game(
                     self._cast_candidates(out, p, card.id, self._target_options(cdef.effects, p))
                 if cdef.morph is not None and window:
                     out.append(Action("cast", name, card.id, face_down=True))
-            if not special:
+            if not has_special:  # CardDef.hand_flags: a new special action must be added there too
                 continue
             for special, has in (
                 ("foretell", cdef.foretell),

@@ -79,7 +79,10 @@ class StateBasedActions(GameState):
     def _sba_permanents(
         self,
     ) -> tuple[list[tuple[GameObject, str, str]], ...]:
-        """704.5f-i (creatures and planeswalkers), 704.5m-n (attachments), 704.5q (counters)."""
+        """704.5f-i (creatures and planeswalkers), 704.5m-n (attachments), 704.5q (counters).
+
+        A check added here for another kind of permanent must update ``CardDef.sba_class`` (which
+        says which face-up permanents without counters no check applies to)."""
         dying: list[tuple[GameObject, str, str]] = []
         graveyard: list[tuple[GameObject, str, str]] = []
         unattach: list[tuple[GameObject, str, str]] = []
