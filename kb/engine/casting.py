@@ -354,6 +354,8 @@ class Casting(GameState):
         return bool(self.stack) and any(item.split_second for item in self.stack)
 
     def _check_sorcery_timing(self, p: int, cdef: CardDef, face_down: bool = False) -> None:
+        if p == self.active and self.step.is_main and not self.stack:
+            return  # the common case; the rule and words of a refusal are found only for one
         type_rule = "307.1"
         for card_type, rule in (
             ("creature", "302.1"),
