@@ -6,10 +6,13 @@ every one that applies and performs them all as a single event (704.3), then the
 
 from __future__ import annotations
 
+from operator import attrgetter
+
 from kb.engine.objects import Action, GameObject, IllegalAction, cite
 from kb.engine.state import GameState
 
 POISON_TO_LOSE = 10  # 704.5c
+_MARKED = attrgetter("deathtouch_damage")
 
 
 class StateBasedActions(GameState):
@@ -25,9 +28,9 @@ class StateBasedActions(GameState):
         for pl in self.players:
             if pl.drew_from_empty:
                 pl.drew_from_empty = False
-        for obj in self.battlefield:
-            if obj.deathtouch_damage:  # reading is cheaper than writing every permanent
-                obj.deathtouch_damage = False
+        # Only where set (a filter in C): cheaper than writing every permanent.
+        for obj in filter(_MARKED, self.battlefield):
+            obj.deathtouch_damage = False
         if not (losers or dying or to_graveyard or unattach or annihilate or ceasing or legends):
             return False  # the common case: nothing to do
         found = losers + dying + to_graveyard + unattach + annihilate + ceasing + legends
