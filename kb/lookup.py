@@ -8,8 +8,10 @@ web pages and exports.
 from __future__ import annotations
 
 import bisect
+import contextlib
 import datetime as dt
 import difflib
+from collections import OrderedDict
 from typing import Any
 
 from kb.model import LANGS, Edition, GlossaryEntry, KnowledgeBase, Rule
@@ -151,13 +153,30 @@ def find_glossary(kb: KnowledgeBase, locale: str, key: str) -> GlossaryEntry | N
     return None
 
 
+#: Entries :func:`term_entry` keeps per knowledge base (the oldest looked up go first).
+TERM_ENTRY_CACHE = 8192
+
+
 def term_entry(
     kb: KnowledgeBase, key: str, lang: str, edition: str | None = None
 ) -> GlossaryEntry | None:
     """The entry a term of a ``lang`` text names: as its own edition defined it (a 2016 rule, the
     2016 glossary), else its language's newest glossary, else the English."""
+    cache = kb.__dict__.get("_term_entries")
+    if cache is None:
+        cache = kb.__dict__.setdefault("_term_entries", OrderedDict())
+    wanted = (key, lang, edition)
+    if wanted in cache:
+        return cache[wanted]
     own = kb.glossary.get(edition or "", {}).get(key)
-    return own or kb.glossary_lookup(key, lang) or kb.glossary_lookup(key, "en")
+    found = own or kb.glossary_lookup(key, lang) or kb.glossary_lookup(key, "en")
+    # Kept per knowledge base object (a rebuild replaces it): a page names a dozen terms, and
+    # the same few hundred recur on every page of an edition.
+    cache[wanted] = found
+    if len(cache) > TERM_ENTRY_CACHE:
+        with contextlib.suppress(KeyError):  # another thread emptied it first
+            cache.popitem(last=False)
+    return found
 
 
 def local_term(kb: KnowledgeBase, entry: GlossaryEntry, locale: str) -> str | None:
@@ -167,11 +186,26 @@ def local_term(kb: KnowledgeBase, entry: GlossaryEntry, locale: str) -> str | No
     if entry.lang == locale:
         return None
     names = {entry.key.lower(), entry.term.lower(), *(a.lower() for a in entry.aliases)}
-    for term in kb.terms:
-        if names & {n.lower() for n in term.names(entry.lang)}:
-            local = term.names(locale)
-            return local[0] if local else None
-    return None
+    index = _term_index(kb, entry.lang)
+    first = min((index[n] for n in names if n in index), default=None)
+    if first is None:
+        return None
+    local = kb.terms[first].names(locale)
+    return local[0] if local else None
+
+
+def _term_index(kb: KnowledgeBase, lang: str) -> dict[str, int]:
+    """Lower-cased name in ``lang`` -> position of the first Term that has it (built once per
+    knowledge base object: the term base is a list, and rule pages look names up by the dozen)."""
+    cache = kb.__dict__.setdefault("_term_index", {})
+    index = cache.get(lang)
+    if index is None:
+        index = {}
+        for position, term in enumerate(kb.terms):
+            for name in term.names(lang):
+                index.setdefault(name.lower(), position)
+        cache[lang] = index
+    return index
 
 
 def glossary_suggestions(

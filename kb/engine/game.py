@@ -21,18 +21,22 @@ from typing import Any
 
 from kb.engine.cards import Effect
 from kb.engine.casting import Casting
+from kb.engine.choices import ResolutionChoices
 from kb.engine.combat import Combat
+from kb.engine.damage import DamageAssignment
 from kb.engine.effects import Effects
 from kb.engine.mana_abilities import ManaAbilities
 from kb.engine.objects import SHORTCUTS, Action, Event, GameObject, IllegalAction, ScenarioError
 from kb.engine.priority import Priority
 from kb.engine.resolving import Resolving
 from kb.engine.sba import StateBasedActions
-from kb.engine.shortcuts import Shortcuts
+from kb.engine.shortcuts import GroupShortcut, Shortcuts
 from kb.engine.special import SpecialActions
+from kb.engine.special_variants import VariantSpecialActions
 from kb.engine.state import GameState
 from kb.engine.triggers import Triggers
 from kb.engine.turns import Turns
+from kb.engine.zones import ZoneChanges
 
 __all__ = ["SHORTCUTS", "Action", "Event", "Game", "GameObject", "IllegalAction", "ScenarioError"]
 
@@ -43,12 +47,17 @@ class Game(
     ManaAbilities,
     Resolving,
     Effects,
+    ZoneChanges,
+    ResolutionChoices,
     SpecialActions,
+    VariantSpecialActions,
     Combat,
+    DamageAssignment,
     StateBasedActions,
     Triggers,
     Turns,
     Shortcuts,
+    GroupShortcut,
     GameState,
 ):
     """One game of two to four players (800.1 for three or more): the front door of the engine.
@@ -150,7 +159,15 @@ class Game(
                 for b in mine:
                     for a in attackers:
                         out.append(Action("block", name, blocks=((b.id, a.id),)))
+                # Two creatures blocking one attacker: its controller divides its damage (510.1c).
+                pair = [b for b in mine if self.is_creature(b) and not b.tapped][:2]
+                if len(pair) == 2:
+                    for a in attackers:
+                        blocks = ((pair[0].id, a.id), (pair[1].id, a.id))
+                        out.append(Action("block", name, blocks=blocks))
                 return out
+            if kind == "damage":
+                return self._assignment_candidates()
             if kind == "defender":
                 return [
                     Action("defender", name, targets=(("player", d),)) for d in self.opponents(who)
@@ -200,6 +217,8 @@ class Game(
                     out.append(Action("cast", name, card.id, targets=targets, zone="exile"))
         if pl.companion is not None and window:
             out.append(Action("companion", name, pl.companion.name))
+        if self.delayed or self.restrictions or self.planechase or self.conspiracies or self.rooms:
+            out += self._variant_special_candidates(p)
         # The player's permanents, less those that can do nothing: tapped, face up, with only
         # abilities that need {T} (a tapped land, say).
         for obj in [
@@ -326,10 +345,20 @@ ACTIONS: dict[str, tuple[Any, Any]] = {
     "interrupt": (Game._check_interrupt, Game._apply_interrupt),
     "keep": (Game._check_keep, Game._apply_keep),
     "defender": (Game._check_defender, Game._apply_defender),
+    "assign": (Game._check_assign, Game._apply_assign),
+    "announce": (Game._check_announce, Game._apply_announce),
+    "inquire": (Game._check_inquire, Game._apply_inquire),
     "trigger_targets": (Game._check_trigger_targets, Game._apply_trigger_targets),
     "foretell": (Game._check_special, Game._apply_foretell),
     "plot": (Game._check_special, Game._apply_plot),
     "suspend": (Game._check_special, Game._apply_suspend),
     "companion": (Game._check_special, Game._apply_companion),
     "discard_special": (Game._check_special, Game._apply_discard_special),
+    "stop_effect": (Game._check_stop_effect, Game._apply_stop_effect),
+    "ignore_effect": (Game._check_ignore_effect, Game._apply_ignore_effect),
+    "planar_die": (Game._check_planar_die, Game._apply_planar_die),
+    "reveal_conspiracy": (Game._check_reveal_conspiracy, Game._apply_reveal_conspiracy),
+    "unlock": (Game._check_unlock, Game._apply_unlock),
+    "group": (Game._check_group, Game._apply_group),
+    "interrupt_group": (Game._check_interrupt_group, Game._apply_interrupt_group),
 }

@@ -179,7 +179,8 @@ class StateBasedActions(GameState):
         return dying, graveyard, unattach, annihilate
 
     def _sba_tokens(self) -> list[tuple[GameObject, str, str]]:
-        """704.5d: a token in a zone other than the battlefield ceases to exist."""
+        """704.5d: a token in a zone other than the battlefield ceases to exist; 704.5e: so does
+        a copy of a spell in a zone other than the stack."""
         out: list[tuple[GameObject, str, str]] = []
         if not self.tokens:
             return out
@@ -197,6 +198,10 @@ class StateBasedActions(GameState):
                                 f"the token {obj.label} is in {where} and ceases to exist",
                                 "704.5d",
                             )
+                        )
+                    elif obj.copy:
+                        out.append(
+                            (obj, f"{obj.label} is in {where} and ceases to exist", "704.5e")
                         )
         return out
 

@@ -6,7 +6,7 @@ import json
 import re
 from typing import Any
 
-from flask import Blueprint, Response, g, jsonify, request, url_for
+from flask import Blueprint, Response, g, jsonify, request
 
 from kb import lookup
 from kb.link import find_refs, link_html
@@ -14,6 +14,7 @@ from kb.model import LANGS, KnowledgeBase, Ref
 from kb.web.i18n import text as _
 from kb.web.pages.base import PageError
 from kb.web.resources import get_kb
+from kb.web.urls import url_for
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 

@@ -10,12 +10,14 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from flask import Flask, Response, g, jsonify, render_template, request
+from flask import Flask, Response, current_app, g, jsonify, render_template, request
+from jinja2 import BytecodeCache, FileSystemBytecodeCache
+from markupsafe import Markup
 from werkzeug.exceptions import HTTPException
 
 import kb
 from kb.paths import TEMPLATES_DIR, default_instance
-from kb.web import i18n, resources
+from kb.web import i18n, resources, urls
 from kb.web.i18n import Text
 from kb.web.i18n import text as _
 from kb.web.pages.base import PageError
@@ -124,6 +126,9 @@ def _locale() -> str:
 
 
 def _init_jinja(app: Flask) -> None:
+    # Compiled templates are kept between processes (checked against the source's digest), so
+    # a new worker's first page does not compile every template it includes.
+    app.jinja_env.bytecode_cache = _bytecode_cache()
     app.jinja_env.add_extension("jinja2.ext.i18n")
     # Callables that read the request's locale: one shared environment serves all three languages.
     app.jinja_env.install_gettext_callables(_gettext, _ngettext, newstyle=False)  # type: ignore[attr-defined]
@@ -135,7 +140,35 @@ def _init_jinja(app: Flask) -> None:
         LANGUAGE_NAMES=i18n.LANGUAGE_NAMES,
         LOCALES=i18n.LOCALES,
         static_version=lambda: app.config["CODE_VERSION"],
+        url_for=urls.url_for,  # Flask's URLs, built once per endpoint (kb.web.urls)
+        chrome=_chrome,
     )
+
+
+#: (app, script root, locale, part) -> the rendered part of partials/chrome.html.
+_CHROME: dict[tuple[int, str, str, str], Markup] = {}
+
+
+def _chrome(part: str) -> Markup:
+    """A part of every page that depends only on the locale (``head``, ``script``, ``nav`` of
+    partials/chrome.html), rendered once per locale and kept: a dozen URLs and messages fewer
+    for every page to make."""
+    app = current_app._get_current_object()  # type: ignore[attr-defined]
+    key = (id(app), request.script_root, _locale(), part)
+    found = _CHROME.get(key)
+    if found is None:
+        macro = getattr(app.jinja_env.get_template("partials/chrome.html").module, part)
+        found = Markup(str(macro()).removesuffix("\n"))
+        _CHROME[key] = found
+    return found
+
+
+def _bytecode_cache() -> BytecodeCache | None:
+    """Jinja's cache of compiled templates in the user's temporary folder (None: not writable)."""
+    try:
+        return FileSystemBytecodeCache()
+    except (OSError, RuntimeError):
+        return None
 
 
 # ---- per request -------------------------------------------------------------------------------

@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 from urllib.parse import parse_qsl, unquote, urlsplit
 
-from flask import Blueprint, Response, current_app, g, jsonify, render_template, request, url_for
+from flask import Blueprint, Response, current_app, g, jsonify, render_template, request
 from markupsafe import escape
 from werkzeug.datastructures import MultiDict
 from werkzeug.exceptions import HTTPException
@@ -29,6 +29,7 @@ from kb.web.pages.base import PageError
 from kb.web.pages.common import current_for_old, edition_label, parse_number, short
 from kb.web.pages.home import title_for
 from kb.web.resources import get_kb
+from kb.web.urls import url_for
 
 bp = Blueprint("embed", __name__)
 log = logging.getLogger(__name__)
@@ -78,7 +79,12 @@ def unfurl(path: str, args: MultiDict[str, str] | None = None) -> Unfurl | None:
         endpoint, values = current_app.url_map.bind("localhost").match(path, method="GET")
     except HTTPException:
         return None
-    endpoint = str(endpoint).removesuffix("_json")
+    return _card(str(endpoint), values, args)
+
+
+def _card(endpoint: str, values: dict[str, Any], args: MultiDict[str, str]) -> Unfurl | None:
+    """:func:`unfurl` of a matched URL: its endpoint and its values."""
+    endpoint = endpoint.removesuffix("_json")
     kb = get_kb()
     try:
         if endpoint in ("pages.rule", "links.permalink"):
@@ -244,7 +250,8 @@ def _unfurl_context() -> dict[str, Any]:
     card = None
     if request.endpoint.startswith("pages."):
         try:
-            card = unfurl(request.path, request.args)
+            # This request's own URL: Flask matched it already.
+            card = _card(request.endpoint, dict(request.view_args or {}), request.args)
         except Exception:  # a card is an extra: it must never cost the page (or its error page)
             log.exception("no unfurl card for %s", request.path)
     g.unfurl_done, g.unfurl = True, card

@@ -10,7 +10,7 @@ import datetime as dt
 import io
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -59,29 +59,40 @@ def negotiate(accept_language: Iterable[tuple[str, float]]) -> str:
     return DEFAULT_LOCALE
 
 
+@cache
+def _locale(code: str) -> Locale:
+    """Babel's data for a locale, parsed once per process."""
+    return Locale.parse(code)
+
+
+@lru_cache(maxsize=8192)
 def format_day(iso: str | None, locale: str) -> str:
-    """An ISO date the way the locale writes it (``2025年11月14日``, ``14 novembre 2025``)."""
+    """An ISO date the way the locale writes it (``2025年11月14日``, ``14 novembre 2025``).
+
+    Cached: a page names the same few hundred edition dates over and over."""
     if not iso:
         return ""
     try:
         day = dt.date.fromisoformat(iso)
     except ValueError:
         return iso
-    return format_date(day, format="long", locale=Locale.parse(locale))
+    return format_date(day, format="long", locale=_locale(locale))
 
 
+@lru_cache(maxsize=2048)
 def format_month(iso: str | None, locale: str) -> str:
     """The month of an ISO date as the locale writes it (``July 2010``, ``2010年7月``)."""
     try:
         day = dt.date.fromisoformat(iso or "")
     except ValueError:
         return ""
-    return format_skeleton("yMMMM", day, locale=Locale.parse(locale))
+    return format_skeleton("yMMMM", day, locale=_locale(locale))
 
 
+@lru_cache(maxsize=4096)
 def format_number(value: int | float, locale: str) -> str:
     """A number with the locale's grouping (``1,234`` / ``1 234``)."""
-    return format_decimal(value, locale=Locale.parse(locale))
+    return format_decimal(value, locale=_locale(locale))
 
 
 #: How each locale joins the items of a list inside a sentence.
@@ -134,7 +145,7 @@ class LanguageName:
 
     def name(self, locale: str) -> str:
         """``en`` is "English", "anglais" or "英語"; an unknown code stays as it is."""
-        return Locale.parse(locale).languages.get(self.code, self.code)
+        return _locale(locale).languages.get(self.code, self.code)
 
 
 def text(msgid: str, **params: Any) -> Text:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from flask import Blueprint, Response, g, jsonify, redirect, render_template, request, url_for
+from flask import Blueprint, Response, g, jsonify, redirect, render_template, request
 
 from kb import lookup
 from kb.model import LANGS
@@ -12,6 +12,7 @@ from kb.web.pages.base import PageError
 from kb.web.pages.common import current_for_old, not_found_rule, parse_number, rule_url
 from kb.web.pages.search import suggestions
 from kb.web.resources import get_kb
+from kb.web.urls import url_for
 
 bp = Blueprint("links", __name__)
 

@@ -7,11 +7,13 @@ the CLI's and the JSON ``message``; these are sentences for a page.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from kb.search import Note
 from kb.web.i18n import LanguageName, Text
 from kb.web.i18n import text as _
+
+if TYPE_CHECKING:  # the search package loads with the first search, not at start
+    from kb.search import Note
 
 #: The message of each note code (:data:`kb.search.notes.TEXTS` lists the codes).
 NOTE_TEXTS: dict[str, Text] = {

@@ -1,19 +1,20 @@
-"""Text to safe HTML: rule texts with their links, word-level diffs and sanitised Markdown."""
+"""Text to safe HTML: rule texts with their links, word-level diffs (:func:`kb.history.word_diff`)
+and sanitised Markdown."""
 
 from __future__ import annotations
 
-import difflib
-import functools
-import re
 from collections.abc import Callable, Iterable, Sequence
 
 import markdown
 import nh3
-from markupsafe import Markup, escape
+from markupsafe import Markup
 
+from kb.history import word_diff
 from kb.link import link_html
 from kb.markdown import RuleRefExtension
 from kb.model import Ref
+
+__all__ = ["markdown_html", "rule_html", "word_diff"]
 
 #: What survives sanitising of rendered Markdown (examples are prose, lists, code and tables).
 ALLOWED_TAGS = {
@@ -37,40 +38,6 @@ def rule_html(
     if term_href is None:
         return Markup(link_html(text, list(refs), href))
     return Markup(link_html(text, list(refs), href, terms=terms, term_href=term_href))
-
-
-_TOKEN = re.compile(r"\s+|\d+(?:\.\d+)*[a-z]?|[A-Za-zÀ-ÖØ-öø-ÿœŒ'’-]+|.", re.S)
-
-
-@functools.lru_cache(maxsize=2048)
-def word_diff(old: str, new: str) -> Markup:
-    """A word-level diff as HTML: removed words in ``<del>``, added in ``<ins>``.
-
-    Latin words are compared whole; Japanese, which has no spaces, is compared per character.
-    The words the two texts share at both ends are set aside before matching: an edition's edit
-    is usually a few words in a long rule, and the matcher's cost grows with the text it is
-    given. Cached: the same two texts recur on a rule's page in three languages and in changes.
-    """
-    a, b = _TOKEN.findall(old), _TOKEN.findall(new)
-    head = 0
-    while head < min(len(a), len(b)) and a[head] == b[head]:
-        head += 1
-    tail = 0
-    while tail < min(len(a), len(b)) - head and a[-1 - tail] == b[-1 - tail]:
-        tail += 1
-    out: list[str] = [str(escape("".join(a[:head])))]
-    a_mid, b_mid = a[head : len(a) - tail], b[head : len(b) - tail]
-    matcher = difflib.SequenceMatcher(None, a_mid, b_mid, autojunk=False)
-    for op, i1, i2, j1, j2 in matcher.get_opcodes():
-        if op == "equal":
-            out.append(str(escape("".join(a_mid[i1:i2]))))
-            continue
-        if i2 > i1:
-            out.append(f"<del>{escape(''.join(a_mid[i1:i2]))}</del>")
-        if j2 > j1:
-            out.append(f"<ins>{escape(''.join(b_mid[j1:j2]))}</ins>")
-    out.append(str(escape("".join(a[len(a) - tail :]))))
-    return Markup("".join(out))
 
 
 def markdown_html(text: str, rule_url: Callable[[str], str], lang: str = "en") -> Markup:

@@ -20,6 +20,7 @@ import gc
 import os
 import socket
 import sys
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -101,17 +102,36 @@ def _make_app(instance: Path, page_cache: bool = True) -> Any:
     from kb.web.app import create_app
 
     app = create_app({"INSTANCE": Path(instance), "PAGE_CACHE": page_cache})
-    pool = app.extensions["kb_search"]
-    if pool.available:
-        try:  # open the index now rather than on the first visitor's search
-            pool.get()
-        except Exception as exc:  # reported on the search page; the site still browses
-            print(f"kb: search unavailable: {exc}", file=sys.stderr)
-    # The knowledge base and index are read-only from here on: move their objects out of the
-    # collector's reach, or every full collection walks them all (100 ms pauses at p99).
+    # The knowledge base is read-only from here on: move its objects out of the collector's
+    # reach, or every full collection walks them all (100 ms pauses at p99).
     gc.collect()
     gc.freeze()
+    pool = app.extensions["kb_search"]
+    if pool.available:
+        # The index takes most of a second to open: it opens in the background once the first
+        # request is answered, rather than before it (or under it, fighting it for the GIL).
+        started = threading.Event()
+
+        def open_later(_exc: BaseException | None) -> None:
+            if not started.is_set():
+                started.set()
+                threading.Thread(
+                    target=_open_search, args=(pool,), name="kb-open-search", daemon=True
+                ).start()
+
+        app.teardown_request(open_later)
     return app
+
+
+def _open_search(pool: Any) -> None:
+    """Open the search index in the background (a failure is reported on the search page)."""
+    try:
+        pool.get()
+    except Exception as exc:  # the site still browses
+        print(f"kb: search unavailable: {exc}", file=sys.stderr)
+        return
+    gc.collect()
+    gc.freeze()
 
 
 def serve(

@@ -239,10 +239,12 @@ def test_a_failing_card_never_costs_the_page(
 ) -> None:
     from kb.web import embed
 
-    def broken(path: str, args: object = None) -> None:
+    def broken(*args: object) -> None:
         raise RuntimeError("store unavailable")
 
+    # A page's card comes from its own matched endpoint (_card); other URLs go through unfurl.
     monkeypatch.setattr(embed, "unfurl", broken)
+    monkeypatch.setattr(embed, "_card", broken)
     response = client.get("/en/rules/117.3b")
     assert response.status_code == 200
     assert 'property="og:title"' not in response.get_data(as_text=True)

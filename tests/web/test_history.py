@@ -4,10 +4,15 @@ it stays short at a hundred editions); one edition in a language is said, not an
 from __future__ import annotations
 
 import re
+import shutil
+import sqlite3
+from pathlib import Path
 
 from flask.testing import FlaskClient
 
-from kb.model import Edition, KnowledgeBase, Rule
+from kb import history as kb_history
+from kb.build import load
+from kb.model import LANGS, Edition, KnowledgeBase, Rule
 from kb.web import create_app
 
 
@@ -100,3 +105,66 @@ def test_old_numbers_say_which_editions_printed_them(client: FlaskClient) -> Non
     assert "116.3b in the edition of June 14, 2019" in html
     fr = client.get("/fr/rules/117.3b").get_data(as_text=True)
     assert "116.3b dans l’édition du 14 juin 2019" in fr
+
+
+# ---- the history precomputed at build time (kb.history) ----------------------------------------
+def _db(instance: Path) -> Path:
+    return (instance / "kb.sqlite").resolve()
+
+
+def test_stored_history_equals_what_the_page_computed(web_instance: Path) -> None:
+    """Every lineage's stored entries are the ones computed from the rules' texts."""
+    kb = load(web_instance)
+    assert kb_history._has_table(kb)
+    lineages = list(kb.concordance)
+    assert lineages
+    with_diffs = 0
+    for lineage in lineages:
+        stored = kb_history.entries(kb, lineage)
+        computed = {
+            lang: found for lang in LANGS if (found := kb_history.compute(kb, lineage, lang))
+        }
+        assert stored == computed, lineage
+        with_diffs += any(e[4] for rows in stored.values() for e in rows)
+    assert with_diffs > 0  # the instance has edits, so the comparison covered word diffs
+
+
+def test_write_history_refreshes_the_named_lineages_only(
+    web_instance: Path, tmp_path: Path
+) -> None:
+    path = tmp_path / "kb.sqlite"
+    shutil.copyfile(_db(web_instance), path)
+    with sqlite3.connect(path) as conn:
+        before = dict(conn.execute("SELECT lineage || '|' || lang, entries FROM history"))
+        conn.execute("UPDATE history SET entries = '[]'")
+    some = sorted({key.split("|")[0] for key in before})[:3]
+    written = kb_history.write_history(path, some)
+    with sqlite3.connect(path) as conn:
+        after = dict(conn.execute("SELECT lineage || '|' || lang, entries FROM history"))
+    assert written == sum(1 for key in before if key.split("|")[0] in some)
+    for key, entries in after.items():
+        assert entries == (before[key] if key.split("|")[0] in some else "[]"), key
+    assert kb_history.write_history(path) == len(before)
+    with sqlite3.connect(path) as conn:
+        assert dict(conn.execute("SELECT lineage || '|' || lang, entries FROM history")) == before
+
+
+def test_pages_without_the_table_show_the_same_history(web_instance: Path, tmp_path: Path) -> None:
+    """A database of an older build (no history table) renders the very same pages."""
+    copy = tmp_path / "instance"
+    shutil.copytree(web_instance, copy, symlinks=True, ignore=shutil.ignore_patterns("cache"))
+    with sqlite3.connect(_db(copy)) as conn:
+        conn.execute("DROP TABLE history")
+    stored = create_app({"INSTANCE": web_instance, "PAGE_CACHE": False}).test_client()
+    computed = create_app({"INSTANCE": copy, "PAGE_CACHE": False}).test_client()
+    kb = load(web_instance)
+    pages = 0
+    for lineage in list(kb.concordance)[:: max(1, len(kb.concordance) // 60)]:
+        if ":" in lineage:
+            continue
+        for url in (f"/en/rules/{lineage}", f"/ja/rules/{lineage}.json"):
+            a, b = stored.get(url), computed.get(url)
+            assert a.status_code == b.status_code, url
+            assert a.get_data(as_text=True) == b.get_data(as_text=True), url
+            pages += a.status_code == 200
+    assert pages > 20

@@ -8,10 +8,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from flask import Blueprint, Response, g, jsonify, render_template, request, url_for
+from flask import Blueprint, Response, g, jsonify, render_template, request
 from werkzeug.routing import BaseConverter
 
 from kb.web.i18n import LOCALES, Text
+from kb.web.urls import url_for
 
 bp = Blueprint("pages", __name__)
 
@@ -25,8 +26,9 @@ class Page:
     status: int = 200
     #: The same page in each interface locale, for the language switcher.
     alternates: dict[str, str] = field(default_factory=dict)
-    #: The JSON twin's body when it is not ``data`` (a rule: the CLI's shape, ``data`` as "page").
-    json: dict[str, Any] | None = None
+    #: The JSON twin's body when it is not ``data`` (a rule: the CLI's shape, ``data`` as "page"),
+    #: or a function that makes it (only the JSON form calls it).
+    json: dict[str, Any] | Callable[[], dict[str, Any]] | None = None
 
 
 class PageError(Exception):
@@ -71,6 +73,7 @@ def respond(page: Page, fmt: str) -> Response:
     html_url, json_url = _twin_urls()
     if fmt == "json":
         body = page.data if page.json is None else page.json
+        body = body() if callable(body) else body
         response = jsonify({"ok": True, "locale": g.locale, **body})
         response.headers["Link"] = f'<{html_url}>; rel="alternate"; type="text/html"'
     else:

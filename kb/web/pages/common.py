@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import url_for
-
 from kb import lookup
 from kb.model import Edition, KnowledgeBase, Rule
 from kb.rulenum import RuleNumber, try_parse
@@ -14,6 +12,7 @@ from kb.serialise import edition_json
 from kb.web.i18n import LANGUAGE_NAMES, format_day, format_month
 from kb.web.i18n import text as _
 from kb.web.pages.base import PageError
+from kb.web.urls import url_for
 
 PREVIEW_CHARS = 280
 

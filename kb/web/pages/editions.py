@@ -7,7 +7,7 @@ import threading
 from collections import OrderedDict
 from typing import Any
 
-from flask import Response, redirect, request, url_for
+from flask import Response, redirect, request
 
 from kb import lookup
 from kb.concordance import diff_editions
@@ -19,6 +19,7 @@ from kb.web.pages.base import Page, PageError, suffix, twin
 from kb.web.pages.common import edition_info, rule_url, short
 from kb.web.render import word_diff
 from kb.web.resources import get_kb
+from kb.web.urls import url_for
 
 #: Rules listed per kind of change (the JSON lists every change).
 MAX_CHANGES_SHOWN = 400

@@ -5,8 +5,6 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from flask import url_for
-
 from kb.model import LANGS, ExampleInfo, KnowledgeBase
 from kb.rulenum import try_parse
 from kb.web.i18n import text as _
@@ -14,6 +12,7 @@ from kb.web.pages.base import Page, PageError, twin
 from kb.web.pages.common import rule_url
 from kb.web.render import markdown_html
 from kb.web.resources import get_kb
+from kb.web.urls import url_for
 
 #: A fenced game script in an example's Markdown (the engine's input, shown apart from the prose).
 _GAME = re.compile(r"^```game[^\n]*\n(.*?)^```[ \t]*$", re.S | re.M)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from flask import Response, redirect, url_for
+from flask import Response, redirect
 
 from kb.lookup import find_glossary, glossary_edition, glossary_suggestions
 from kb.model import LANGS, GlossaryEntry, KnowledgeBase, Ref
@@ -11,6 +11,7 @@ from kb.web.pages.base import Page, PageError, suffix, twin
 from kb.web.pages.common import edition_info, rule_url
 from kb.web.render import rule_html
 from kb.web.resources import get_kb
+from kb.web.urls import url_for
 
 
 def glossary_index_page(kb: KnowledgeBase, locale: str) -> Page:

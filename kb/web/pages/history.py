@@ -5,54 +5,65 @@ from __future__ import annotations
 
 from typing import Any
 
+from markupsafe import Markup
+
+from kb import history as stored_history
 from kb.model import LANGS, KnowledgeBase
 from kb.web.i18n import LANGUAGE_NAMES, format_day
-from kb.web.pages.common import edition_label, rule_url
-from kb.web.render import word_diff
+from kb.web.pages.common import edition_label
+from kb.web.urls import maker
+
+
+def _edition_labels(kb: KnowledgeBase, locale: str) -> dict[str, tuple[str | None, str, str]]:
+    """Per edition id: its date, the date as the locale writes it and its label (kept on the
+    knowledge base object, which a rebuild replaces)."""
+    cache = kb.__dict__.setdefault("_history_labels", {})
+    found = cache.get(locale)
+    if found is None:
+        found = {
+            ed.id: (ed.date, format_day(ed.date, locale), edition_label(ed, locale))
+            for ed in kb.editions.values()
+        }
+        cache[locale] = found
+    return found
 
 
 def history(kb: KnowledgeBase, canonical: str, locale: str) -> list[dict[str, Any]]:
     """Per language (the reader's first, then English, then the others): ``entries``, the rule
     in every edition that has it (a word diff where its text changed), and ``rows``, the same
     folded for reading: each row an edition where the number or the text changed, with the run
-    of editions after it that printed it unchanged (``unchanged`` count, ``until`` entry)."""
+    of editions after it that printed it unchanged (``unchanged`` count, ``until`` entry).
+
+    The entries and their word diffs come precomputed from the build (:mod:`kb.history`)."""
+    by_lang = stored_history.entries(kb, canonical)
+    labels = _edition_labels(kb, locale)
+    pinned_url = maker("pages.rule_pinned", "locale", "edition", "number")
     out = []
     for lang in sorted(LANGS, key=lambda code: (code != locale, code != "en")):
-        entries = kb.history_texts(canonical, lang)  # one lookup, not one per edition
-        if not entries:
+        found = by_lang.get(lang)
+        if not found:
             continue
         rows: list[dict[str, Any]] = []
         folded: list[dict[str, Any]] = []
-        prev: dict[str, Any] | None = None
-        for entry in entries:
-            ed = kb.editions.get(entry["edition"])
-            text = f"{entry.get('title') or ''} {entry.get('text') or ''}".strip()
+        for edition, number, change, renumbered_from, diff, changed in found:
+            date, date_display, label = labels.get(edition, (None, "", edition))
             row = {
-                "edition": entry["edition"],
-                "date": entry["date"],
-                "number": entry["number"],
-                "change": entry["change"],
-                "date_display": format_day(entry["date"], locale),
-                "label": edition_label(ed, locale) if ed else entry["edition"],
-                "url": rule_url(locale, entry["number"], entry["edition"]),
-                "renumbered_from": None,
-                "diff": None,
+                "edition": edition,
+                "date": date,
+                "number": number,
+                "change": change,
+                "date_display": date_display,
+                "label": label,
+                "url": pinned_url(locale, edition, number),
+                "renumbered_from": renumbered_from,
+                "diff": None if diff is None else Markup(diff),
             }
-            changed = prev is None
-            if prev is not None:
-                if prev["number"] != entry["number"]:
-                    row["renumbered_from"] = prev["number"]
-                    changed = True
-                if prev["text"] != text:
-                    row["diff"] = word_diff(prev["text"], text)
-                    changed = True
             rows.append(row)
             if changed or not folded:
                 folded.append({"entry": row, "unchanged": 0, "until": None})
             else:
                 folded[-1]["unchanged"] += 1
                 folded[-1]["until"] = row
-            prev = {"number": entry["number"], "text": text}
         out.append(
             {"lang": lang, "language": LANGUAGE_NAMES[lang], "entries": rows, "rows": folded}
         )

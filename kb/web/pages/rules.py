@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from flask import Response, redirect, request, url_for
+from flask import Response, redirect, request
 
 from kb import lookup
 from kb.lookup import followed_editions, lag, local_term, term_entry
@@ -29,6 +29,7 @@ from kb.web.pages.examples import example_summary, trace_rows
 from kb.web.pages.history import history, old_numbers
 from kb.web.render import rule_html
 from kb.web.resources import get_kb
+from kb.web.urls import url_for
 
 MAX_PAGE_EXAMPLES = 3
 
@@ -297,7 +298,10 @@ def rule_page(
         "permalink": permalink,
     }
     return Page(
-        "pages/rule.html", data, alternates=alternates, json={**rule_json(kb, rule), "page": data}
+        "pages/rule.html",
+        data,
+        alternates=alternates,
+        json=lambda: {**rule_json(kb, rule), "page": data},
     )
 
 

@@ -4,19 +4,22 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from flask import request, url_for
+from flask import request
 from markupsafe import Markup
 
 from kb.model import LANGS, KnowledgeBase
 from kb.rulenum import try_parse
-from kb.search import Note, SearchError, SearchResult
 from kb.web.i18n import text as _
 from kb.web.notes import join_sentences, note_text
 from kb.web.pages.base import Page, PageError, twin
 from kb.web.pages.common import edition_label, rule_url
 from kb.web.resources import SearchUnavailable, get_kb, get_search
+from kb.web.urls import url_for
+
+if TYPE_CHECKING:  # the search package loads with the first search, not at start
+    from kb.search import SearchResult
 
 MAX_QUERY_CHARS = 200
 MAX_PAGE = 500
@@ -120,6 +123,8 @@ def search_page(kb: KnowledgeBase, locale: str, args: Mapping[str, str]) -> Page
         return Page("pages/search.html", data, status=503 if params["q"] else 200)
     if not params["q"]:
         return Page("pages/search.html", data)
+    from kb.search import SearchError
+
     try:
         result = pool.get().search(
             params["q"],
@@ -194,6 +199,8 @@ def _suggestion(result: SearchResult, locale: str, params: dict[str, Any]) -> di
         return None
     url = _search_url(locale, params, q=result.suggestion, page=1)
     link = Markup('<a href="%s">%s</a>') % (url, result.suggestion)
+    from kb.search import Note
+
     line = note_text(Note("did_you_mean", {"suggestion": result.suggestion}))
     return {
         "query": result.suggestion,
@@ -244,6 +251,8 @@ def suggestions(kb: KnowledgeBase, prefix: str, lang: str, limit: int = 8) -> li
         return []
     pool = get_search()
     if pool.available:
+        from kb.search import SearchError
+
         try:
             return list(pool.get().suggest(prefix, lang, limit=limit))[:limit]
         except (SearchError, SearchUnavailable):

@@ -1,0 +1,200 @@
+"""A rule's history per lineage and language, with its word diffs, precomputed at build time.
+
+Every rule page shows the rule in every edition of each language, one row per change with its
+word diff. Computing the diffs on each view cost more than the rest of the page together, and
+they change only with a build, so the build writes them into their own table of ``kb.sqlite``:
+
+``history(lineage, lang, entries)``
+    ``entries`` is a JSON list, oldest edition first, of
+    ``[edition, number, change, renumbered_from, diff_html, changed]``: ``renumbered_from`` is the
+    number of the previous entry when it differs, ``diff_html`` the word diff of ``title text``
+    with the previous entry (NULL when equal) and ``changed`` 1 on the first entry and wherever
+    the number or the text changed (where the folded history starts a new row).
+
+:func:`write_history` fills the table from the database alone (editions, lineage and rules), so
+a full build and an incremental one call it the same way. :func:`entries` reads one lineage, or
+computes it from any :class:`~kb.model.KnowledgeBase` when the table is absent (an in-memory
+knowledge base, or a database of an older build).
+"""
+
+from __future__ import annotations
+
+import difflib
+import functools
+import json
+import re
+import sqlite3
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+from markupsafe import Markup, escape
+
+from kb.model import LANGS, KnowledgeBase
+
+TABLE = "history"
+SCHEMA = (
+    "CREATE TABLE IF NOT EXISTS history ("
+    "lineage TEXT NOT NULL, lang TEXT NOT NULL, entries TEXT NOT NULL)",
+    "CREATE UNIQUE INDEX IF NOT EXISTS history_by_lineage ON history (lineage, lang)",
+)
+
+#: One history entry: (edition, number, change, renumbered_from, diff HTML, changed).
+Entry = tuple[str, str, str | None, str | None, str | None, bool]
+
+_TOKEN = re.compile(r"\s+|\d+(?:\.\d+)*[a-z]?|[A-Za-zÀ-ÖØ-öø-ÿœŒ'’-]+|.", re.S)
+
+
+@functools.lru_cache(maxsize=2048)
+def word_diff(old: str, new: str) -> Markup:
+    """A word-level diff as HTML: removed words in ``<del>``, added in ``<ins>``.
+
+    Latin words are compared whole; Japanese, which has no spaces, is compared per character.
+    The words the two texts share at both ends are set aside before matching: an edition's edit
+    is usually a few words in a long rule, and the matcher's cost grows with the text it is
+    given. Cached: the same two texts recur on the changes pages.
+    """
+    a, b = _TOKEN.findall(old), _TOKEN.findall(new)
+    head = 0
+    while head < min(len(a), len(b)) and a[head] == b[head]:
+        head += 1
+    tail = 0
+    while tail < min(len(a), len(b)) - head and a[-1 - tail] == b[-1 - tail]:
+        tail += 1
+    out: list[str] = [str(escape("".join(a[:head])))]
+    a_mid, b_mid = a[head : len(a) - tail], b[head : len(b) - tail]
+    matcher = difflib.SequenceMatcher(None, a_mid, b_mid, autojunk=False)
+    for op, i1, i2, j1, j2 in matcher.get_opcodes():
+        if op == "equal":
+            out.append(str(escape("".join(a_mid[i1:i2]))))
+            continue
+        if i2 > i1:
+            out.append(f"<del>{escape(''.join(a_mid[i1:i2]))}</del>")
+        if j2 > j1:
+            out.append(f"<ins>{escape(''.join(b_mid[j1:j2]))}</ins>")
+    out.append(str(escape("".join(a[len(a) - tail :]))))
+    return Markup("".join(out))
+
+
+def fold(rows: Iterable[tuple[str, str, str | None, str | None, str | None]]) -> list[Entry]:
+    """``(edition, number, change, title, text)`` of one lineage in one language, oldest first,
+    as history entries: each compared with the one before (its number and its word diff)."""
+    out: list[Entry] = []
+    prev_number: str | None = None
+    prev_text: str | None = None
+    for edition, number, change, title, text in rows:
+        full = f"{title or ''} {text or ''}".strip()
+        renumbered = diff = None
+        changed = prev_number is None
+        if prev_number is not None:
+            if prev_number != number:
+                renumbered = prev_number
+                changed = True
+            if prev_text != full:
+                diff = str(word_diff(prev_text or "", full))
+                changed = True
+        out.append((edition, number, change, renumbered, diff, changed))
+        prev_number, prev_text = number, full
+    return out
+
+
+def compute(kb: KnowledgeBase, lineage: str, lang: str) -> list[Entry]:
+    """The entries of one lineage in one language from the knowledge base itself."""
+    return fold(
+        (e["edition"], e["number"], e["change"], e.get("title"), e.get("text"))
+        for e in kb.history_texts(lineage, lang)
+    )
+
+
+def _grouped(conn: sqlite3.Connection, lineages: list[str] | None) -> Iterator[Any]:
+    """``((lineage, lang), rows)`` in lineage order, each edition's rule oldest first."""
+    sql = (
+        "SELECT l.lineage, e.lang, l.edition, l.number, l.change, r.title, r.text "
+        "FROM lineage l JOIN editions e ON e.id = l.edition "
+        "JOIN rules r ON r.edition = l.edition AND r.number = l.number AND r.lang = e.lang "
+        "{where} ORDER BY l.lineage, e.lang, e.position"
+    )
+    if lineages is None:
+        batches: Iterable[list[str] | None] = [None]
+    else:
+        batches = (lineages[i : i + 500] for i in range(0, len(lineages), 500))
+    for batch in batches:
+        if batch is None:
+            cursor = conn.execute(sql.format(where=""))
+        else:
+            marks = ",".join("?" * len(batch))
+            cursor = conn.execute(sql.format(where=f"WHERE l.lineage IN ({marks})"), batch)
+        key: tuple[str, str] | None = None
+        rows: list[tuple[Any, ...]] = []
+        for lineage, lang, *row in cursor:
+            if (lineage, lang) != key:
+                if key is not None:
+                    yield key, rows
+                key, rows = (lineage, lang), []
+            rows.append(tuple(row))
+        if key is not None:
+            yield key, rows
+
+
+def write_history(path: Path, lineages: Iterable[str] | None = None) -> int:
+    """Write the ``history`` table of the database at ``path`` from its editions, lineage and
+    rules tables; returns the rows written.
+
+    ``lineages=None`` (a full build) rewrites the whole table. An incremental build passes the
+    lineages whose history may have changed: every lineage with a rule in an added or replaced
+    edition, and every lineage whose rows in ``lineage`` were added, changed or removed (a rule
+    renumbered in a new newest edition renames its lineage); the others are kept as they are.
+    """
+    conn = sqlite3.connect(path, isolation_level=None)
+    try:
+        conn.execute("BEGIN")
+        for statement in SCHEMA:
+            conn.execute(statement)
+        wanted = None if lineages is None else sorted(set(lineages))
+        if wanted is None:
+            conn.execute("DELETE FROM history")
+        else:
+            conn.executemany("DELETE FROM history WHERE lineage = ?", [(x,) for x in wanted])
+        written = 0
+        batch: list[tuple[str, str, str]] = []
+        for (lineage, lang), rows in _grouped(conn, wanted):
+            entries = fold(rows)
+            batch.append((lineage, lang, json.dumps(entries, ensure_ascii=False)))
+            if len(batch) >= 2000:
+                conn.executemany("INSERT INTO history VALUES (?, ?, ?)", batch)
+                written += len(batch)
+                batch.clear()
+        conn.executemany("INSERT INTO history VALUES (?, ?, ?)", batch)
+        written += len(batch)
+        conn.execute("COMMIT")
+        return written
+    finally:
+        conn.close()
+
+
+def _has_table(kb: KnowledgeBase) -> bool:
+    """Whether the knowledge base is a database with the ``history`` table (asked once)."""
+    known = kb.__dict__.get("_history_table")
+    if known is None:
+        db = kb.__dict__.get("_db")
+        known = bool(
+            db is not None
+            and db.one("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (TABLE,))
+        )
+        kb.__dict__["_history_table"] = known
+    return known
+
+
+def entries(kb: KnowledgeBase, lineage: str) -> dict[str, list[Entry]]:
+    """The history entries of one lineage in every language that has it (one indexed query)."""
+    if _has_table(kb):
+        rows = kb.__dict__["_db"].all(
+            "SELECT lang, entries FROM history WHERE lineage = ?", (lineage,)
+        )
+        return {lang: [tuple(e) for e in json.loads(data)] for lang, data in rows}  # type: ignore[misc]
+    out = {}
+    for lang in LANGS:
+        found = compute(kb, lineage, lang)
+        if found:
+            out[lang] = found
+    return out

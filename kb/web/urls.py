@@ -1,0 +1,88 @@
+"""URL building at page speed: :func:`url_for` gives what :func:`flask.url_for` gives, faster.
+
+A rule page links a hundred URLs (its history alone one per edition), and Flask builds each by
+matching the URL map, which cost about a tenth of a page. Here each endpoint's URL is built once
+by Flask with placeholder values and then filled in: exact for values that URLs carry as they
+are (letters, digits, ``.``, ``_``, ``~``, ``-``); anything else, and any call with Flask's own
+keywords (``_external``, ``_anchor`` ...), goes to Flask.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from flask import url_for as flask_url_for
+from flask.globals import _cv_request
+
+#: Values joined by "/" (which no plain value holds): all plain, each non-empty.
+_ALL_PLAIN = re.compile(r"[A-Za-z0-9._~-]+(?:/[A-Za-z0-9._~-]+)*\Z")
+_MARK = "kbUrlSlot{}x"
+#: (app id, script root, endpoint, argument names) -> a format string of the URL (None: Flask's).
+_templates: dict[tuple[Any, ...], str | None] = {}
+
+
+def _plain(values: Sequence[Any]) -> bool:
+    """All values are strings that a URL carries unchanged."""
+    try:
+        return _ALL_PLAIN.match("/".join(values)) is not None
+    except TypeError:  # not all strings
+        return False
+
+
+def url_for(endpoint: str, **values: Any) -> str:
+    """The URL of ``endpoint`` with ``values``, equal to :func:`flask.url_for` inside a request."""
+    args = tuple(values.values())
+    if args and not _plain(args):
+        return flask_url_for(endpoint, **values)
+    template = _template_for(endpoint, tuple(values))
+    if template is None:
+        return flask_url_for(endpoint, **values)
+    return template.format(*args)
+
+
+def maker(endpoint: str, *names: str) -> Callable[..., str]:
+    """A function of the values of ``names`` (in that order) that gives what :func:`url_for`
+    gives, for the many URLs of one endpoint a page makes (only in the current request)."""
+    template = _template_for(endpoint, names)
+
+    def make(*args: Any) -> str:
+        if template is not None and _plain(args):
+            return template.format(*args)
+        return flask_url_for(endpoint, **dict(zip(names, args, strict=True)))
+
+    return make
+
+
+def _template_for(endpoint: str, names: tuple[str, ...]) -> str | None:
+    ctx = _cv_request.get(None)
+    if ctx is None:
+        return None
+    key = (id(ctx.app), ctx.request.root_path, endpoint, names)
+    template = _templates.get(key, False)
+    if template is False:
+        template = _template(endpoint, names)
+        _templates[key] = template
+    return template  # type: ignore[return-value]
+
+
+def _template(endpoint: str, names: tuple[str, ...]) -> str | None:
+    """Flask's URL with placeholders as a format string (``/{0}/rules/{1}``); None when the
+    values do not appear exactly once each in the path (a query string, a keyword of Flask's
+    own such as ``_external``, a converter that rewrites them)."""
+    if any(name.startswith("_") for name in names):
+        return None
+    marks = [_MARK.format(i) for i in range(len(names))]
+    built = flask_url_for(endpoint, **dict(zip(names, marks, strict=True)))
+    if "?" in built or "#" in built:
+        return None
+    found = re.split("(" + "|".join(marks) + ")", built) if marks else [built]
+    order = [marks.index(m) for m in found[1::2]]
+    if sorted(order) != list(range(len(names))):
+        return None
+    out = [found[0].replace("{", "{{").replace("}", "}}")]
+    for index, piece in zip(order, found[2::2], strict=True):
+        out.append(f"{{{index}}}")
+        out.append(piece.replace("{", "{{").replace("}", "}}"))
+    return "".join(out)
