@@ -144,14 +144,16 @@ class ManaAbilities(GameState):
         sources = []
         reach = 0
         colours: dict[str, int] = {}
-        for obj in self.battlefield:
-            if obj.controller != p or obj is exclude or obj.face_down:
-                continue
+        for obj in [
+            o
+            for o in self.battlefield
+            if o.controller == p and o.card.tap_mana and not o.face_down and o is not exclude
+        ]:
             # Every {T} mana ability is a choice: the one that makes the colour needed is used
             # (the most specific, as MTR 4.2 assumes), each permanent once.
-            tap_mana = obj.card.tap_mana
-            if not tap_mana or self._tap_blocked(obj):
+            if self._tap_blocked(obj):
                 continue
+            tap_mana = obj.card.tap_mana
             most = 1
             best: dict[str, int] = {}
             for index, produces, amount in tap_mana:
