@@ -136,8 +136,13 @@ class CardDef:
     #: computed once: what state-based actions ask of every permanent at every check
     kind_flags: tuple[bool, bool, bool, bool] = field(init=False, default=(False,) * 4)
     #: computed once: what listing legal actions asks of every card in hand (a land; an
-    #: instant or flash; a special action: foretell, plot, suspend, discard as an instant)
+    #: instant or flash; a special action: foretell, plot, suspend, discard as an instant; a
+    #: new special action from the hand must be added here and in Game._candidate_actions)
     hand_flags: tuple[bool, bool, bool] = field(init=False, default=(False,) * 3)
+    #: computed once, for state-based actions on it face up without counters: 0 when none can
+    #: apply, 1 for a creature with toughness (only damage or effects can make it lethal), else 2
+    #: (a new check of 704.5 for another kind of permanent must be reflected here)
+    sba_class: int = field(init=False, default=0)
     #: computed once: its {T} mana abilities as (index, mana it adds, amount), for payments
     tap_mana: tuple[tuple[int, tuple[tuple[str, int], ...], int], ...] = field(
         init=False, default=()
@@ -151,6 +156,10 @@ class CardDef:
             "equipment" in self.subtypes,
         )
         object.__setattr__(self, "kind_flags", flags)
+        if flags == (True, False, False, False) and (self.toughness or 0) > 0:
+            object.__setattr__(self, "sba_class", 1)
+        elif any(flags):
+            object.__setattr__(self, "sba_class", 2)
         hand = (
             "land" in self.types,
             "instant" in self.types or "flash" in self.keywords,

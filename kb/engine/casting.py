@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from kb.engine.cards import Ability, CardDef, Effect, unquote
 from kb.engine.mana import ManaCost
 from kb.engine.objects import (
@@ -132,25 +134,7 @@ class Casting(GameState):
         if memo is None:
             card, effects, cost = self._check_cast_base(p, action)
         else:
-            # While legal actions are listed, what doesn't depend on the targets is checked once
-            # per card (the game can't change meanwhile).
-            key = (
-                "cast",
-                p,
-                action.card,
-                action.zone,
-                action.face_down,
-                action.mode,
-                len(action.targets),
-                action.division,
-            )
-            found = memo.get(key)
-            if found is None:
-                try:
-                    found = self._check_cast_base(p, action)
-                except IllegalAction as err:
-                    found = err
-                memo[key] = found
+            found = self._cast_base_memo(p, action, memo)
             if isinstance(found, IllegalAction):
                 raise found
             card, effects, cost = found
@@ -162,6 +146,39 @@ class Casting(GameState):
         return CastPlan(
             card, effects, cost, targets, payment, action.face_down, action.division, action.zone
         )
+
+    def _cast_base_memo(
+        self, p: int, action: Action, memo: dict[Any, Any]
+    ) -> tuple[GameObject, tuple[Effect, ...], ManaCost] | IllegalAction:
+        """While legal actions are listed, what doesn't depend on the targets is checked once
+        per card (the game can't change meanwhile): the result of :meth:`_check_cast_base`, or
+        its refusal."""
+        key = (
+            "cast",
+            p,
+            action.card,
+            action.zone,
+            action.face_down,
+            action.mode,
+            len(action.targets),
+            action.division,
+        )
+        found = memo.get(key)
+        if found is None:
+            try:
+                found = self._check_cast_base(p, action)
+            except IllegalAction as err:
+                found = err
+            memo[key] = found
+        return found  # type: ignore[no-any-return]
+
+    def _cast_affordable(self, p: int, action: Action) -> bool:
+        """While legal actions are listed: whether the checks of this cast that don't depend on
+        which targets are chosen pass, its payment included. When they fail, no choice of
+        targets is legal, so none need be listed; when they pass, each is still checked."""
+        assert self.plan_memo is not None
+        found = self._cast_base_memo(p, action, self.plan_memo)
+        return not isinstance(found, IllegalAction) and self._affordable(p, found[2])
 
     def _check_cast_base(
         self, p: int, action: Action
@@ -344,9 +361,11 @@ class Casting(GameState):
 
     def _split_second_on_stack(self) -> bool:
         """702.61a: a spell with split second is on the stack."""
-        return any(item.split_second for item in self.stack)
+        return bool(self.stack) and any(item.split_second for item in self.stack)
 
     def _check_sorcery_timing(self, p: int, cdef: CardDef, face_down: bool = False) -> None:
+        if p == self.active and self.step.is_main and not self.stack:
+            return  # the common case; the rule and words of a refusal are found only for one
         type_rule = "307.1"
         for card_type, rule in (
             ("creature", "302.1"),

@@ -19,6 +19,7 @@ a message citing a rule, and leaves the state unchanged: checks run before any c
 
 from __future__ import annotations
 
+from itertools import product
 from typing import Any
 
 from kb.engine.cards import Effect
@@ -184,7 +185,9 @@ class Game(
             return []
         p = self.priority
         name = self.players[p].name
-        out = [Action("pass", name)]
+        # Actions are values: the ones listed again and again (pass, mana) are made once.
+        made = self.listed_actions
+        out = [made.get(name) or made.setdefault(name, Action("pass", name))]
         pl = self.players[p]
         # Candidates that the checks would refuse for timing (the same predicates they use) are
         # not listed: it keeps enumeration fast, and is_legal still decides every listed one.
@@ -192,7 +195,7 @@ class Game(
         locked = self._split_second_on_stack()
         for card in pl.hand:
             cdef = card.card
-            land, fast, special = cdef.hand_flags
+            land, fast, has_special = cdef.hand_flags
             if land:
                 if window and pl.lands_played == 0:
                     out.append(Action("play_land", name, card.id))
@@ -200,14 +203,13 @@ class Game(
             if (fast or window) and not locked:
                 if cdef.modes:
                     for mode, effects in enumerate(cdef.modes, 1):
-                        for targets in self._target_choices(effects + cdef.effects, p):
-                            out.append(Action("cast", name, card.id, targets=targets, mode=mode))
+                        options = self._target_options(effects + cdef.effects, p)
+                        self._cast_candidates(out, p, card.id, options, mode)
                 else:
-                    for targets in self._target_choices(cdef.effects, p):
-                        out.append(Action("cast", name, card.id, targets=targets))
+                    self._cast_candidates(out, p, card.id, self._target_options(cdef.effects, p))
                 if cdef.morph is not None and window:
                     out.append(Action("cast", name, card.id, face_down=True))
-            if not special:
+            if not has_special:  # CardDef.hand_flags: a new special action must be added there too
                 continue
             for special, has in (
                 ("foretell", cdef.foretell),
@@ -225,37 +227,74 @@ class Game(
             out.append(Action("companion", name, pl.companion.name))
         if self.delayed or self.restrictions or self.planechase or self.conspiracies or self.rooms:
             out += self._variant_special_candidates(p)
-        for obj in self.battlefield:
-            if obj.controller != p:
-                continue
+        # The player's permanents, less those that can do nothing: tapped, face up, with only
+        # abilities that need {T} (a tapped land, say).
+        for obj in [
+            o
+            for o in self.battlefield
+            if o.controller == p
+            and (o.face_down or not o.tapped or len(o.card.tap_mana) != len(o.card.abilities))
+        ]:
             if obj.face_down:
                 out.append(Action("turn_face_up", name, obj.id))
                 continue
+            abilities = obj.card.abilities
             untappable = obj.tapped or None  # the first test of _tap_blocked, inline
-            for i, ability in enumerate(obj.card.abilities):
+            for i, ability in enumerate(abilities):
                 if ability.tap:
                     if untappable is None:
                         untappable = self._tap_blocked(obj)
                     if untappable:
                         continue
                 if ability.is_mana_ability:
-                    out.append(Action("mana", name, obj.id, ability=i + 1))
+                    key = (name, obj.id, i)
+                    action = made.get(key)
+                    if action is None:
+                        action = made[key] = Action("mana", name, obj.id, ability=i + 1)
+                    out.append(action)
                 elif not locked and (window or not ability.sorcery_speed):
                     for targets in self._target_choices(ability.effects, p):
                         out.append(Action("activate", name, obj.id, targets=targets, ability=i + 1))
         return out
 
+    def _cast_candidates(
+        self,
+        out: list[Action],
+        p: int,
+        card: int,
+        options: list[list[tuple[str, int]]],
+        mode: int | None = None,
+    ) -> None:
+        """A cast of ``card`` for each choice of targets (one of the ``options`` for each target
+        word), unless what doesn't depend on the targets (timing, cost, payment) already refuses
+        the first choice: then it refuses them all, and the choices are never built."""
+        if not all(options):
+            return  # a target word with no option: no choice of targets
+        name = self.players[p].name
+        first = Action("cast", name, card, targets=tuple(o[0] for o in options), mode=mode)
+        if self._cast_affordable(p, first):
+            out.append(first)
+            choices = product(*options)
+            next(choices)
+            out += [Action("cast", name, card, targets=t, mode=mode) for t in choices]
+
     def _target_choices(
         self, effects: tuple[Effect, ...], p: int
     ) -> list[tuple[tuple[str, int], ...]]:
-        choices: list[tuple[tuple[str, int], ...]] = [()]
+        """Every choice of targets: one option for each target word, in order."""
+        return list(product(*self._target_options(effects, p)))
+
+    def _target_options(self, effects: tuple[Effect, ...], p: int) -> list[list[tuple[str, int]]]:
+        """The options for each target word of ``effects`` (memoised per kind of target while
+        legal actions are listed)."""
+        out = []
         memo = self.plan_memo
         for effect in effects:
             if not effect.target:
                 continue
             key = ("targets", effect.target, p)
             if memo is not None and key in memo:
-                choices = [(*c, o) for c in choices for o in memo[key]]
+                out.append(memo[key])
                 continue
             options: list[tuple[str, int]] = []
             if effect.target in ("any", "player"):
@@ -280,8 +319,8 @@ class Game(
                 options += [("object", s.id) for s in self.stack if _instant_or_sorcery(s)]
             if memo is not None:
                 memo[key] = options
-            choices = [(*c, o) for c in choices for o in options]
-        return choices
+            out.append(options)
+        return out
 
     def is_legal(self, action: Action) -> bool:
         """Whether the action would be accepted: the same validation as :meth:`perform`, without

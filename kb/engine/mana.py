@@ -76,7 +76,8 @@ class ManaPool:
 
     def is_empty(self) -> bool:
         """True when no mana is left."""
-        return not any(self.amounts.values())
+        amounts = self.amounts
+        return not amounts or not any(amounts.values())
 
     def empty(self) -> dict[str, int]:
         """Empty the pool, returning what was lost."""

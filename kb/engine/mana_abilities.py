@@ -54,9 +54,24 @@ class ManaAbilities(GameState):
     ) -> list[tuple[GameObject, int]]:
         """Which mana abilities to activate, in battlefield order, for what the pool lacks.
         While :meth:`legal_actions` enumerates (the game can't change), plans are memoised."""
-        memo = self.plan_memo
-        if memo is None:
+        if self.plan_memo is None:
             return self._plan_payment(p, cost, exclude)
+        found = self._plan_memo(p, cost, exclude)
+        if isinstance(found, IllegalAction):
+            raise found
+        return found
+
+    def _affordable(self, p: int, cost: ManaCost) -> bool:
+        """While legal actions are listed: whether player ``p`` can pay ``cost`` (the test of
+        :meth:`_payment_plan`, without raising)."""
+        return not isinstance(self._plan_memo(p, cost, None), IllegalAction)
+
+    def _plan_memo(
+        self, p: int, cost: ManaCost, exclude: GameObject | None
+    ) -> list[tuple[GameObject, int]] | IllegalAction:
+        """The payment plan or its refusal, memoised while legal actions are listed."""
+        memo = self.plan_memo
+        assert memo is not None
         # The cost by its parts: a tuple hashes faster than the frozen dataclass.
         key = (p, cost.generic, cost.coloured, exclude.id if exclude is not None else 0)
         found = memo.get(key)
@@ -66,9 +81,7 @@ class ManaAbilities(GameState):
             except IllegalAction as err:
                 found = err
             memo[key] = found
-        if isinstance(found, IllegalAction):
-            raise found
-        return found
+        return found  # type: ignore[no-any-return]
 
     def _plan_payment(
         self, p: int, cost: ManaCost, exclude: GameObject | None = None
@@ -77,9 +90,14 @@ class ManaAbilities(GameState):
             return []
         pool = self.players[p].pool.copy()
         plan: list[tuple[GameObject, int]] = []
-        sources, reach = self._mana_sources(p, exclude)
+        sources, reach, colours = self._mana_sources(p, exclude)
+        # What no choice of sources can pay is refused without trying them: too little mana in
+        # all, or too little of one colour.
         if reach + sum(pool.amounts.values()) < cost.total:
-            self._cannot_pay(p, cost)  # no choice of sources pays it: skip trying them
+            self._cannot_pay(p, cost)
+        for colour, n in cost.coloured:
+            if pool.amounts.get(colour, 0) + colours.get(colour, 0) < n:
+                self._cannot_pay(p, cost)
         used: set[int] = set()
         need: dict[str, int] = {}
         have = dict(pool.amounts)
@@ -114,9 +132,10 @@ class ManaAbilities(GameState):
 
     def _mana_sources(
         self, p: int, exclude: GameObject | None
-    ) -> tuple[list[tuple[GameObject, int, dict[str, int]]], int]:
+    ) -> tuple[list[tuple[GameObject, int, dict[str, int]]], int, dict[str, int]]:
         """The {T} mana abilities player ``p`` can activate now, in battlefield order, with the
-        mana each makes, and the most mana they can make together (each permanent once).
+        mana each makes, and the most mana (in all, and of each colour) they can make together
+        (each permanent once).
         Memoised while legal actions are listed (the game can't change meanwhile)."""
         memo = self.plan_memo
         key = ("sources", p, exclude.id if exclude is not None else 0)
@@ -124,22 +143,30 @@ class ManaAbilities(GameState):
             return memo[key]  # type: ignore[no-any-return]
         sources = []
         reach = 0
-        for obj in self.battlefield:
-            if obj.controller != p or obj is exclude or obj.face_down:
-                continue
+        colours: dict[str, int] = {}
+        for obj in [
+            o
+            for o in self.battlefield
+            if o.controller == p and o.card.tap_mana and not o.face_down and o is not exclude
+        ]:
             # Every {T} mana ability is a choice: the one that makes the colour needed is used
             # (the most specific, as MTR 4.2 assumes), each permanent once.
-            tap_mana = obj.card.tap_mana
-            if not tap_mana or self._tap_blocked(obj):
+            if self._tap_blocked(obj):
                 continue
+            tap_mana = obj.card.tap_mana
             most = 1
+            best: dict[str, int] = {}
             for index, produces, amount in tap_mana:
                 sources.append((obj, index, dict(produces)))
                 most = max(most, amount)
+                for colour, n in produces:
+                    best[colour] = max(best.get(colour, 0), n)
             reach += most
+            for colour, n in best.items():
+                colours[colour] = colours.get(colour, 0) + n
         if memo is not None:
-            memo[key] = (sources, reach)
-        return sources, reach
+            memo[key] = (sources, reach, colours)
+        return sources, reach, colours
 
     def _cannot_pay(self, p: int, cost: ManaCost) -> None:
         raise CannotPay(self.players[p].name, cost, dict(self.players[p].pool.amounts))
@@ -181,7 +208,10 @@ class ManaAbilities(GameState):
         if action.card is None:
             raise IllegalAction("no permanent named: whose mana ability is activated?", "605.3a")
         if isinstance(action.card, int):  # one permanent (or none): what pick_permanent does
-            return self._check_mana_on(self.permanents_named(action.card, p)[0], action)
+            obj = self._object(action.card)
+            if obj is None or obj.controller != p:
+                obj = self.permanents_named(action.card, p)[0]  # raises, citing the rule
+            return self._check_mana_on(obj, action)
         return self.pick_permanent(action.card, p, lambda obj: self._check_mana_on(obj, action))
 
     def _check_mana_on(self, obj: GameObject, action: Action) -> ManaPlan:

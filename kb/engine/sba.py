@@ -6,11 +6,14 @@ every one that applies and performs them all as a single event (704.3), then the
 
 from __future__ import annotations
 
+from operator import attrgetter
+
 from kb.engine.objects import Action, GameObject, IllegalAction, cite
 from kb.engine.state import GameState
 from kb.engine.teams import TEAM_POISON_TO_LOSE
 
 POISON_TO_LOSE = 10  # 704.5c
+_MARKED = attrgetter("deathtouch_damage")
 
 
 class StateBasedActions(GameState):
@@ -24,12 +27,14 @@ class StateBasedActions(GameState):
         ceasing = self._sba_tokens()
         legends = self._sba_legend_rule()
         for pl in self.players:
-            pl.drew_from_empty = False
-        for obj in self.battlefield:
+            if pl.drew_from_empty:
+                pl.drew_from_empty = False
+        # Only where set (a filter in C): cheaper than writing every permanent.
+        for obj in filter(_MARKED, self.battlefield):
             obj.deathtouch_damage = False
+        if not (losers or dying or to_graveyard or unattach or annihilate or ceasing or legends):
+            return False  # the common case: nothing to do
         found = losers + dying + to_graveyard + unattach + annihilate + ceasing + legends
-        if not found:
-            return False
         parts = [text for _, text, _ in found]
         rules = ["704.3", *sorted({r for *_, r in found})]
         self._emit("state-based actions", "state-based actions: " + "; ".join(parts), rules)
@@ -83,16 +88,29 @@ class StateBasedActions(GameState):
     def _sba_permanents(
         self,
     ) -> tuple[list[tuple[GameObject, str, str]], ...]:
-        """704.5f-i (creatures and planeswalkers), 704.5m-n (attachments), 704.5q (counters)."""
+        """704.5f-i (creatures and planeswalkers), 704.5m-n (attachments), 704.5q (counters).
+
+        A check added here for another kind of permanent must update ``CardDef.sba_class`` (which
+        says which face-up permanents without counters no check applies to)."""
         dying: list[tuple[GameObject, str, str]] = []
         graveyard: list[tuple[GameObject, str, str]] = []
         unattach: list[tuple[GameObject, str, str]] = []
         annihilate: list[tuple[GameObject, str, str]] = []
+        quiet = not (self.anthems or self.attachments)
         for obj in self.battlefield:
-            flags = obj.card.kind_flags
-            if not (obj.counters or obj.face_down or True in flags):
-                continue  # no check below applies to it (a land, say): the common case first
-            creature, walker, aura, equipment = flags
+            if not (obj.counters or obj.face_down):
+                # The common cases first: a permanent no check below applies to (a land, say),
+                # and a creature nothing can have made lethal (the fast path of 704.5f-h).
+                sba_class = obj.card.sba_class
+                if not sba_class:
+                    continue
+                if (
+                    sba_class == 1
+                    and quiet
+                    and not (obj.damage or obj.deathtouch_damage or obj.modifiers)
+                ):
+                    continue
+            creature, walker, aura, equipment = obj.card.kind_flags
             if obj.face_down:
                 creature, walker, aura, equipment = True, False, False, False
             if obj.counters and obj.counters.get("+1/+1") and obj.counters.get("-1/-1"):

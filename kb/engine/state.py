@@ -86,6 +86,7 @@ class GameState:
         self.anthems = False  # whether a permanent with an anthem was ever on the battlefield
         self.tokens = False  # whether a token was ever on the battlefield (704.5d)
         self.actions_taken = 0
+        self.listed_actions: dict[Any, Action] = {}  # listed actions made once (they are values)
         self._next_id = 1
 
     def player(self, name: str) -> Player:
@@ -234,16 +235,19 @@ class GameState:
     def _emit(
         self, kind: str, text: str, rules: list[str], player: int | None = None, **data: Any
     ) -> Event:
+        started = self.started
+        # Positional arguments: several times faster than keywords for a slots dataclass, and
+        # every action records a few events.
         event = Event(
-            seq=len(self.events) + 1,
-            kind=kind,
-            text=text,
-            rules=rules,
-            player=self.players[player].name if player is not None else None,
-            turn=self.turn,
-            active=self.players[self.active].name if self.started else None,
-            step=self.step._value_ if self.started else "",
-            data=data,
+            len(self.events) + 1,  # seq
+            kind,
+            text,
+            rules,
+            self.players[player].name if player is not None else None,  # player
+            self.turn,
+            self.players[self.active].name if started else None,  # active
+            self.step._value_ if started else "",  # step
+            data,
         )
         self.events.append(event)
         return event

@@ -25,12 +25,12 @@ class Step(Enum):
     @property
     def label(self) -> str:
         """How the trace names it: "upkeep step", "precombat main phase"."""
-        return self.value + (" phase" if self.is_main else " step")
+        return _LABELS[self]
 
     @property
     def is_main(self) -> bool:
         """A main phase (505)."""
-        return self in (Step.PRECOMBAT_MAIN, Step.POSTCOMBAT_MAIN)
+        return self in _MAIN
 
     @property
     def order(self) -> int:
@@ -44,6 +44,9 @@ class Step(Enum):
 
 
 _ORDER = {step: i for i, step in enumerate(Step)}
+_MAIN = frozenset((Step.PRECOMBAT_MAIN, Step.POSTCOMBAT_MAIN))
+#: computed once: the trace names steps in every event
+_LABELS = {s: s.value + (" phase" if s in _MAIN else " step") for s in Step}
 _RULES = {
     Step.UNTAP: "502",
     Step.UPKEEP: "503",

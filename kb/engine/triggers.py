@@ -87,9 +87,7 @@ class Triggers(GameState):
         )
 
     def _step_triggers(self, step: Step) -> None:
-        for obj in list(self.battlefield):
-            if obj.face_down:
-                continue
+        for obj in [o for o in self.battlefield if o.card.triggers and not o.face_down]:
             for trig in obj.card.triggers:
                 cond = trig.condition
                 if cond.step == step and (cond.whose == "each" or self._is_active(obj.controller)):

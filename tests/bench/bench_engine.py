@@ -33,7 +33,7 @@ DECK = [
 TARGET = 20_000  # actions/s including legal-action enumeration (issue 10)
 SEEDS = 60  # games; seed s has 2 + s % 3 players
 MAX_ACTIONS = 2000  # per game
-CHUNK = 10  # games per alternating chunk when a reference runs in the same run
+CHUNK = 3  # games per alternating chunk with a reference (short: load changes fast)
 
 
 def playout(seed: int, players: int, max_actions: int) -> tuple[int, float, float, str]:
@@ -74,7 +74,7 @@ def run_reference(reference: Path, seeds: range) -> list[tuple[int, float, float
     """Play the games of these seeds with the engine of another checkout, in a fresh process."""
     env = dict(os.environ, PYTHONPATH=str(reference))
     out = subprocess.run(
-        [sys.executable, __file__, "--worker", f"{seeds.start}:{seeds.stop}"],
+        [sys.executable, str(Path(__file__).resolve()), "--worker", f"{seeds.start}:{seeds.stop}"],
         env=env,
         cwd=reference,
         capture_output=True,
