@@ -239,10 +239,11 @@ def test_a_failing_card_never_costs_the_page(
 ) -> None:
     from kb.web import embed
 
-    def broken(path: str, args: object = None) -> None:
+    def broken(*args: object) -> None:
         raise RuntimeError("store unavailable")
 
-    monkeypatch.setattr(embed, "unfurl", broken)
+    # The page's own card comes from its matched URL (embed._card, what unfurl() ends in).
+    monkeypatch.setattr(embed, "_card", broken)
     response = client.get("/en/rules/117.3b")
     assert response.status_code == 200
     assert 'property="og:title"' not in response.get_data(as_text=True)
