@@ -168,3 +168,17 @@ def test_pages_without_the_table_show_the_same_history(web_instance: Path, tmp_p
             assert a.get_data(as_text=True) == b.get_data(as_text=True), url
             pages += a.status_code == 200
     assert pages > 20
+
+
+def test_history_lookup_is_one_indexed_query(web_instance: Path) -> None:
+    conn = sqlite3.connect(f"file:{_db(web_instance)}?mode=ro", uri=True)
+    try:
+        plan = " ".join(
+            row[-1]
+            for row in conn.execute(
+                "EXPLAIN QUERY PLAN SELECT lang, entries FROM history WHERE lineage = ?", ("1",)
+            )
+        )
+    finally:
+        conn.close()
+    assert "USING INDEX history_by_lineage" in plan, plan
