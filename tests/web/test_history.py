@@ -182,3 +182,30 @@ def test_history_lookup_is_one_indexed_query(web_instance: Path) -> None:
     finally:
         conn.close()
     assert "USING INDEX history_by_lineage" in plan, plan
+
+
+def test_write_history_reuses_unchanged_lineages_of_the_previous_build(
+    web_instance: Path, tmp_path: Path
+) -> None:
+    """Entries come from the earlier build where their inputs hash the same, and are computed
+    again where a text changed."""
+    previous, path = tmp_path / "previous.sqlite", tmp_path / "kb.sqlite"
+    shutil.copyfile(_db(web_instance), previous)
+    shutil.copyfile(_db(web_instance), path)
+    with sqlite3.connect(path) as conn:
+        edited, number = conn.execute(
+            "SELECT l.lineage, l.number FROM lineage l JOIN history h ON h.lineage = l.lineage "
+            "WHERE l.edition = ? AND h.lang = 'en' LIMIT 1",
+            (load(web_instance).newest("en").id,),
+        ).fetchone()
+        conn.execute(
+            "UPDATE rules SET text = text || ' (changed)' WHERE edition = ? AND number = ?",
+            (load(web_instance).newest("en").id, number),
+        )
+    with sqlite3.connect(previous) as conn:  # marks: what is copied shows as "[]"
+        conn.execute("UPDATE history SET entries = '[]'")
+    kb_history.write_history(path, previous=previous)
+    with sqlite3.connect(path) as conn:
+        rows = dict(conn.execute("SELECT lineage || '|' || lang, entries FROM history"))
+    assert rows[f"{edited}|en"] != "[]" and "(changed)" in rows[f"{edited}|en"]
+    assert sum(entries == "[]" for entries in rows.values()) == len(rows) - 1
