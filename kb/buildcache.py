@@ -1,4 +1,5 @@
-"""What a build keeps for the next one: parsed files, linked editions and aligned edition pairs.
+"""What a build keeps for the next one: parsed files, linked editions, aligned edition pairs and
+the search index's analysis of each text.
 
 Every entry is keyed by a digest of everything it was computed from (the input's bytes or texts,
 and the source of the code that computed it), so a stale entry is never found: it is simply not
@@ -22,8 +23,9 @@ from kb.paths import PACKAGE_DIR
 #: The modules whose code decides each kind of entry (a change to one invalidates that kind).
 CODE = {
     "docs": ("sources", "rulenum.py", "text.py", "terms.py"),
-    "link": ("link.py", "text.py", "rulenum.py", "build.py", "model.py"),
+    "link": ("link.py", "text.py", "rulenum.py", "build/link.py", "model.py"),
     "align": ("concordance.py", "text.py", "rulenum.py", "model.py"),
+    "analysis": ("search/analysis.py", "text.py", "terms.py"),
 }
 
 

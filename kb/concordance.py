@@ -13,6 +13,7 @@ July 2009 renumbered every rule, so :mod:`kb.premodern` links them by text.
 from __future__ import annotations
 
 import difflib
+import hashlib
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
@@ -458,20 +459,68 @@ def _fill_changes(kb: KnowledgeBase) -> None:
     kb.changes = {}
     for lang in {e.lang for e in kb.editions.values()}:
         eds = kb.editions_of(lang)
-        seen: dict[str, Rule] = {}
-        full_before = False
-        for ed in eds:
-            for rule in kb.rules.get(ed.id, {}).values():
-                lin = lineage_of(rule)
-                rule.change = change_between(seen.get(lin), rule)
-                if rule.change == "created" and not full_before:
-                    # The oldest text of a language in the corpus: it did not create its rules.
-                    rule.change = "first"
-                seen[lin] = rule
-            full_before = full_before or ed.kind == "full"
+        rows = [
+            (
+                ed.id,
+                ed.kind == "full",
+                [
+                    (r.number, lineage_of(r), compare_digest(r))
+                    for r in kb.rules.get(ed.id, {}).values()
+                ],
+            )
+            for ed in eds
+        ]
+        for (ed_id, _, _), changes in zip(rows, rule_changes(rows), strict=True):
+            table = kb.rules.get(ed_id, {})
+            for number, change in changes.items():
+                table[number].change = change
         full = [e for e in eds if e.kind == "full"]
         for older, newer in pairwise(full):
             kb.changes[f"{older.id}..{newer.id}"] = diff_editions(kb, older.id, newer.id)
+
+
+def compare_digest(rule: Rule) -> str:
+    """What :func:`change_between` compares, as a short digest (kept in the database, so an
+    incremental build classifies changes without reading every text again)."""
+    return _compare_digest(rule.title, rule.text, tuple(rule.examples))
+
+
+@lru_cache(maxsize=1 << 17)
+def _compare_digest(title: str | None, text: str, examples: tuple[str, ...]) -> str:
+    key = "title:" + mask(title, wording=False) if title else mask(text, wording=False)
+    parts = [key, *(mask(e, wording=False) for e in examples)]
+    return hashlib.blake2b(
+        "\x1f".join(parts).encode("utf-8", "surrogatepass"), digest_size=12
+    ).hexdigest()
+
+
+def rule_changes(
+    editions: Iterable[tuple[str, bool, Iterable[tuple[str, str, str]]]],
+) -> list[dict[str, str]]:
+    """Each rule's change since the previous edition of its language having its lineage.
+
+    ``editions`` are one language's editions oldest first: ``(id, is full, [(number, lineage,
+    compare digest)])``; returns ``{number: change}`` per edition. The same answer as
+    :func:`change_between` on the rules, "first" in place of "created" before the first full text.
+    """
+    seen: dict[str, tuple[str, str]] = {}
+    full_before = False
+    out: list[dict[str, str]] = []
+    for _ed_id, is_full, rules in editions:
+        changes: dict[str, str] = {}
+        for number, lin, digest in rules:
+            before = seen.get(lin)
+            if before is None:
+                change = "created" if full_before else "first"
+            elif before[1] != digest:
+                change = "edited"
+            else:
+                change = "same" if before[0] == number else "moved"
+            changes[number] = change
+            seen[lin] = (number, digest)
+        full_before = full_before or is_full
+        out.append(changes)
+    return out
 
 
 def diff_editions(kb: KnowledgeBase, old_id: str, new_id: str) -> list[Change]:

@@ -159,9 +159,15 @@ def write_history(
     conn = sqlite3.connect(path, isolation_level=None)
     try:
         conn.execute("BEGIN")
+        wanted = None if lineages is None else sorted(set(lineages))
+        columns = {row[1] for row in conn.execute("PRAGMA table_info(history)")}
+        if columns and "digest" not in columns:
+            # A table of an older format (copied with the database it was built in): replaced
+            # whole, since its rows cannot be kept beside the new ones.
+            conn.execute("DROP TABLE history")
+            wanted = None
         for statement in SCHEMA:
             conn.execute(statement)
-        wanted = None if lineages is None else sorted(set(lineages))
         if wanted is None:
             conn.execute("DELETE FROM history")
         else:

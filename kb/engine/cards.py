@@ -29,9 +29,9 @@ CARDS_FILE = CORPUS_DIR / "cards.toml"
 #: Supertypes the engine models (205.4): basic lands and the legend rule (704.5j).
 SUPERTYPES = ("basic", "legendary")
 #: Subtypes the engine models (205.3): Auras (303.4), Equipment (301.5).
-SUBTYPES = ("aura", "equipment")
+SUBTYPES = ("aura", "equipment", "room")
 PERMANENT_TYPES = ("artifact", "creature", "enchantment", "land", "planeswalker", "battle")
-CARD_TYPES = (*PERMANENT_TYPES, "instant", "sorcery")
+CARD_TYPES = (*PERMANENT_TYPES, "instant", "sorcery", "conspiracy")
 #: Events a "trigger whenever …" can name.
 TRIGGER_EVENTS = {
     "a creature enters": "enters",
@@ -129,9 +129,19 @@ class CardDef:
     suspend: tuple[int, ManaCost] | None = None  # 702.62: time counters, cost
     companion: bool = False  # 702.139 (its condition is not modelled)
     discard_as_instant: bool = False  # 116.2e: Circling Vultures
+    no_attacks: bool = False  # static: creatures can't attack (a restriction, 508.1c)
+    ignore_cost: ManaCost | None = None  # any player may pay this to ignore it (116.2d)
+    door: tuple[str, ManaCost] | None = None  # a Room's second door and its unlock cost (709.5e)
 
     #: computed once: what state-based actions ask of every permanent at every check
     kind_flags: tuple[bool, bool, bool, bool] = field(init=False, default=(False,) * 4)
+    #: computed once: what listing legal actions asks of every card in hand (a land; an
+    #: instant or flash; a special action: foretell, plot, suspend, discard as an instant)
+    hand_flags: tuple[bool, bool, bool] = field(init=False, default=(False,) * 3)
+    #: computed once: its {T} mana abilities as (index, mana it adds, amount), for payments
+    tap_mana: tuple[tuple[int, tuple[tuple[str, int], ...], int], ...] = field(
+        init=False, default=()
+    )
 
     def __post_init__(self) -> None:
         flags = (
@@ -141,6 +151,18 @@ class CardDef:
             "equipment" in self.subtypes,
         )
         object.__setattr__(self, "kind_flags", flags)
+        hand = (
+            "land" in self.types,
+            "instant" in self.types or "flash" in self.keywords,
+            bool(self.foretell or self.plot or self.suspend or self.discard_as_instant),
+        )
+        object.__setattr__(self, "hand_flags", hand)
+        tap_mana = tuple(
+            (i, a.produces, sum(n for _, n in a.produces))
+            for i, a in enumerate(self.abilities)
+            if a.is_mana_ability and a.tap
+        )
+        object.__setattr__(self, "tap_mana", tap_mana)
 
     def has_sub(self, subtype: str) -> bool:
         """Has this subtype (Aura, Equipment), case-insensitive."""
@@ -350,6 +372,15 @@ def parse_card(name: str, text: str) -> CardDef:
                 fields["companion"] = True
             elif low == "you may discard this card any time you could cast an instant":
                 fields["discard_as_instant"] = True
+            elif low == "static creatures can't attack":
+                fields["no_attacks"] = True
+            elif m := re.match(
+                r"^any player may pay ((?:\{[^}]*\})+) to ignore this effect until end of turn$",
+                low,
+            ):
+                fields["ignore_cost"] = parse_cost(m.group(1))
+            elif m := re.match(r"^door (.+?) ((?:\{[^}]*\})+)$", part.strip(), re.I):
+                fields["door"] = (m.group(1).strip(), parse_cost(m.group(2)))
             else:
                 effects.extend(parse_effects(part))
         except (CardError, ManaError) as err:
@@ -368,6 +399,12 @@ def parse_card(name: str, text: str) -> CardDef:
         raise CardError(f"{name}: only an Aura has 'enchant creature' (303.4a)")
     if "planeswalker" in types and fields.get("loyalty") is None:
         raise CardError(f"{name}: a planeswalker needs 'loyalty N' (306.5b)")
+    if fields.get("door") and "room" not in fields["subtypes"]:
+        raise CardError(f"{name}: only a Room has doors (709.5)")
+    if fields.get("ignore_cost") and not fields.get("no_attacks"):
+        raise CardError(
+            f"{name}: 'any player may pay … to ignore this effect' follows a static effect"
+        )
     if any(a.equip for a in abilities) and "equipment" not in fields["subtypes"]:
         raise CardError(f"{name}: only an Equipment has equip (702.6a)")
     return CardDef(

@@ -148,6 +148,9 @@ class Casting(GameState):
             if isinstance(found, IllegalAction):
                 raise found
             card, effects, cost = found
+            # Only legality counts while listing, not which rule is cited first: the payment,
+            # memoised per cost and shared by every choice of targets, is checked first.
+            self._payment_plan(p, cost)
         targets = self._choose_targets(effects, action.targets, controller=p)
         payment = self._payment_plan(p, cost)
         return CastPlan(

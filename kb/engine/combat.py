@@ -108,6 +108,12 @@ class Combat(GameState):
             raise IllegalAction(f"{obj.label} is tapped", "508.1a")
         if self.has(obj, "defender"):
             raise IllegalAction(f"{obj.label} has defender and can't attack", "702.3b")
+        restriction = self._attack_restriction(p)
+        if restriction is not None:
+            raise IllegalAction(
+                f"{restriction.label}'s static ability says creatures can't attack",
+                "508.1c",
+            )
         if obj.sick and not self.has(obj, "haste"):
             raise IllegalAction(
                 f"{obj.label} has not been under {self.players[p].name}'s control since the turn "
@@ -288,6 +294,9 @@ class Combat(GameState):
         lethal damage to each in turn (1 with deathtouch, 702.2c), the rest to the last one, or
         with trample to the player or planeswalker it attacks (702.19b)."""
         assert obj.attacking is not None
+        announced = self._assigned_damage(obj)
+        if announced is not None:
+            return [(obj, recipient, n) for recipient, n in announced if n > 0]
         attacked: tuple[str, int] | None = ("player", obj.attacking)
         if obj.attacking_planeswalker is not None:
             walker = self._object(obj.attacking_planeswalker)

@@ -7,9 +7,9 @@ order); :mod:`kb.engine.cards` builds whole card definitions from them.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from kb.engine.mana import ManaError, parse_mana
+from kb.engine.mana import ManaError, parse_cost, parse_mana
 from kb.engine.steps import Step, parse_step
 
 #: Keyword abilities the engine models (702), each where its rule applies.
@@ -106,12 +106,25 @@ _EFFECT_PATTERNS: list[tuple[re.Pattern[str], str]] = [
         "token",
     ),
     (re.compile(r"^exile target creature$"), "exile"),
+    (re.compile(r"^return target creature to its owner's hand$"), "bounce"),
+    (re.compile(r"^(scry|surveil) (\w+)$"), "look"),
+    (re.compile(r"^copy target spell(, you may choose new targets for the copy)?$"), "copy"),
     (
         re.compile(r"^deals? (\w+) damage divided as you choose among one or two targets$"),
         "divided",
     ),
 ]
 
+
+_STOPPABLE = re.compile(
+    r"^at the beginning of your next (.+?)(?: step)?[:,] deal (\w+) damage to that player unless "
+    r"they pay ((?:\{[^}]*\})+) before that step$"
+)
+
+_BLINK = re.compile(
+    r"^exile target creature( you control)?,? then return (?:it|that card) to the battlefield "
+    r"under (its owner's|your) control$"
+)
 
 _TARGETS = {
     "any target": "any",
@@ -141,6 +154,28 @@ def parse_effects(text: str) -> tuple[Effect, ...]:
                 then=parse_effects(delayed.group(2)),
             ),
         )
+    quench = _STOPPABLE.match(text.lower())
+    if quench:  # 116.2c: a delayed ability the damaged player may pay to stop
+        step = parse_step(quench.group(1))
+        if step is None:
+            raise CardError(f"unknown step {quench.group(1)!r}")
+        cond = TriggerCondition(
+            step=step, whose="your next", text=f"at the beginning of your next {step.label}"
+        )
+        try:
+            parse_cost(quench.group(3))
+        except ManaError as err:
+            raise CardError(str(err)) from None
+        amount = _number(quench.group(2))
+        damage = Effect("damage", text, amount=amount, scope="that player")
+        # ``counter`` holds the cost that stops it
+        stop = Effect("delayed", text, delayed=cond, then=(damage,), counter=quench.group(3))
+        return (replace(stop, scope="stoppable"),)
+    blink = _BLINK.match(text.lower())
+    if blink:  # one instruction: the card exiled is the one returned (111.8 for a token)
+        target = "yours" if blink.group(1) else "creature"
+        scope = "you" if blink.group(2) == "your" else "owner"
+        return (Effect("blink", text, target=target, scope=scope),)
     out: list[Effect] = []
     for part in re.split(r",? and |, then |; then ", text):
         out.append(_parse_one_effect(part.strip()))
@@ -203,6 +238,12 @@ def _parse_one_effect(text: str) -> Effect:
             )
         if kind == "exile":
             return Effect("exile", text, target="creature")
+        if kind == "look":
+            return Effect(m.group(1), text, amount=_number(m.group(2)))
+        if kind == "bounce":
+            return Effect("bounce", text, target="creature")
+        if kind == "copy":
+            return Effect("copy", text, target="spell", scope="new" if m.group(1) else "same")
         if kind == "divided":
             return Effect("divided", text, amount=_number(m.group(1)), target="any")
         if kind == "pump":
@@ -226,5 +267,8 @@ def _parse_one_effect(text: str) -> Effect:
         "creature gets +N/+N until end of turn, put N +1/+1 (or -1/-1) counters on target creature "
         "(or each creature you control), target player (or each opponent) gets N poison counters, "
         "create N P/T <name> creature tokens [with <keywords>], deal N damage divided as you "
-        "choose among one or two targets, at the beginning of the next <step>: <effect>)"
+        "choose among one or two targets, at the beginning of the next <step>: <effect>, exile "
+        "target creature [you control], then return it to the battlefield under its owner's "
+        "(your) control, return target creature to its owner's hand, copy target spell[, you "
+        "may choose new targets for the copy], scry N, surveil N)"
     )

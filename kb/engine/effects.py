@@ -95,6 +95,11 @@ class Effects(GameState):
         self, effect: Effect, p: int, item: StackObject, target: tuple[str, int] | None
     ) -> None:
         """Counters, poison, tokens, exile, divided damage and attaching."""
+        if self._apply_zone_change(effect, p, item, target):
+            return
+        if effect.kind in ("scry", "surveil"):
+            self._look_at_top(effect, p, item)
+            return
         kind = effect.kind
         if kind == "counters":
             if target is not None:

@@ -176,6 +176,7 @@ class _Run:
         try:
             game = Game(s["players"], self.pool, s["mode"])
             game.one_defender = "one defending player" in s["options"]
+            game.planechase = "planechase" in s["options"]
             for st in s["has"]:
                 who = st.data["player"]
                 for zone, value in st.data["zones"].items():

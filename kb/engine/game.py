@@ -20,18 +20,22 @@ from typing import Any
 
 from kb.engine.cards import Effect
 from kb.engine.casting import Casting
+from kb.engine.choices import ResolutionChoices
 from kb.engine.combat import Combat
+from kb.engine.damage import DamageAssignment
 from kb.engine.effects import Effects
 from kb.engine.mana_abilities import ManaAbilities
 from kb.engine.objects import SHORTCUTS, Action, Event, GameObject, IllegalAction, ScenarioError
 from kb.engine.priority import Priority
 from kb.engine.resolving import Resolving
 from kb.engine.sba import StateBasedActions
-from kb.engine.shortcuts import Shortcuts
+from kb.engine.shortcuts import GroupShortcut, Shortcuts
 from kb.engine.special import SpecialActions
+from kb.engine.special_variants import VariantSpecialActions
 from kb.engine.state import GameState
 from kb.engine.triggers import Triggers
 from kb.engine.turns import Turns
+from kb.engine.zones import ZoneChanges
 
 __all__ = ["SHORTCUTS", "Action", "Event", "Game", "GameObject", "IllegalAction", "ScenarioError"]
 
@@ -42,12 +46,17 @@ class Game(
     ManaAbilities,
     Resolving,
     Effects,
+    ZoneChanges,
+    ResolutionChoices,
     SpecialActions,
+    VariantSpecialActions,
     Combat,
+    DamageAssignment,
     StateBasedActions,
     Triggers,
     Turns,
     Shortcuts,
+    GroupShortcut,
     GameState,
 ):
     """One game of two to four players (800.1 for three or more): the front door of the engine.
@@ -103,17 +112,23 @@ class Game(
         self.plan_memo = {}
         try:
             out = []
+            actor = self.priority if self.awaiting is None else self.awaiting[1]
             for action in self._candidate_actions():
                 # The checks perform runs (is_legal without its wrappers: every candidate is
                 # for the player who must act, in a game that is not over).
                 try:
-                    ACTIONS[action.kind][0](self, self._by_name[action.player].index, action)
+                    ACTIONS[action.kind][0](self, actor, action)
                 except (IllegalAction, ScenarioError):
                     continue
                 out.append(action)
             return out
         finally:
-            self.plan_memo = None
+            memo, self.plan_memo = self.plan_memo, None
+            # A memoised refusal holds its traceback, whose frames hold the memo: breaking
+            # that cycle here frees them at once instead of in the cyclic garbage collector.
+            for found in memo.values():
+                if isinstance(found, BaseException):
+                    found.__traceback__ = None
 
     def _candidate_actions(self) -> list[Action]:
         """What the acting player might try; :meth:`is_legal` decides, so no rule is stated here."""
@@ -143,7 +158,15 @@ class Game(
                 for b in mine:
                     for a in attackers:
                         out.append(Action("block", name, blocks=((b.id, a.id),)))
+                # Two creatures blocking one attacker: its controller divides its damage (510.1c).
+                pair = [b for b in mine if self.is_creature(b) and not b.tapped][:2]
+                if len(pair) == 2:
+                    for a in attackers:
+                        blocks = ((pair[0].id, a.id), (pair[1].id, a.id))
+                        out.append(Action("block", name, blocks=blocks))
                 return out
+            if kind == "damage":
+                return self._assignment_candidates()
             if kind == "defender":
                 return [
                     Action("defender", name, targets=(("player", d),)) for d in self.opponents(who)
@@ -161,11 +184,11 @@ class Game(
         locked = self._split_second_on_stack()
         for card in pl.hand:
             cdef = card.card
-            if cdef.is_a("land"):
+            land, fast, special = cdef.hand_flags
+            if land:
                 if window and pl.lands_played == 0:
                     out.append(Action("play_land", name, card.id))
                 continue
-            fast = cdef.is_a("instant") or "flash" in cdef.keywords
             if (fast or window) and not locked:
                 if cdef.modes:
                     for mode, effects in enumerate(cdef.modes, 1):
@@ -176,7 +199,7 @@ class Game(
                         out.append(Action("cast", name, card.id, targets=targets))
                 if cdef.morph is not None and window:
                     out.append(Action("cast", name, card.id, face_down=True))
-            if not (cdef.foretell or cdef.plot or cdef.suspend or cdef.discard_as_instant):
+            if not special:
                 continue
             for special, has in (
                 ("foretell", cdef.foretell),
@@ -192,13 +215,15 @@ class Game(
                     out.append(Action("cast", name, card.id, targets=targets, zone="exile"))
         if pl.companion is not None and window:
             out.append(Action("companion", name, pl.companion.name))
+        if self.delayed or self.restrictions or self.planechase or self.conspiracies or self.rooms:
+            out += self._variant_special_candidates(p)
         for obj in self.battlefield:
             if obj.controller != p:
                 continue
             if obj.face_down:
                 out.append(Action("turn_face_up", name, obj.id))
                 continue
-            untappable = None
+            untappable = obj.tapped or None  # the first test of _tap_blocked, inline
             for i, ability in enumerate(obj.card.abilities):
                 if ability.tap:
                     if untappable is None:
@@ -216,8 +241,13 @@ class Game(
         self, effects: tuple[Effect, ...], p: int
     ) -> list[tuple[tuple[str, int], ...]]:
         choices: list[tuple[tuple[str, int], ...]] = [()]
+        memo = self.plan_memo
         for effect in effects:
             if not effect.target:
+                continue
+            key = ("targets", effect.target, p)
+            if memo is not None and key in memo:
+                choices = [(*c, o) for c in choices for o in memo[key]]
                 continue
             options: list[tuple[str, int]] = []
             if effect.target in ("any", "player"):
@@ -238,6 +268,8 @@ class Game(
                 ]
             if effect.target == "spell":
                 options += [("object", s.id) for s in self.stack if s.kind == "spell"]
+            if memo is not None:
+                memo[key] = options
             choices = [(*c, o) for c in choices for o in options]
         return choices
 
@@ -274,10 +306,20 @@ ACTIONS: dict[str, tuple[Any, Any]] = {
     "interrupt": (Game._check_interrupt, Game._apply_interrupt),
     "keep": (Game._check_keep, Game._apply_keep),
     "defender": (Game._check_defender, Game._apply_defender),
+    "assign": (Game._check_assign, Game._apply_assign),
+    "announce": (Game._check_announce, Game._apply_announce),
+    "inquire": (Game._check_inquire, Game._apply_inquire),
     "trigger_targets": (Game._check_trigger_targets, Game._apply_trigger_targets),
     "foretell": (Game._check_special, Game._apply_foretell),
     "plot": (Game._check_special, Game._apply_plot),
     "suspend": (Game._check_special, Game._apply_suspend),
     "companion": (Game._check_special, Game._apply_companion),
     "discard_special": (Game._check_special, Game._apply_discard_special),
+    "stop_effect": (Game._check_stop_effect, Game._apply_stop_effect),
+    "ignore_effect": (Game._check_ignore_effect, Game._apply_ignore_effect),
+    "planar_die": (Game._check_planar_die, Game._apply_planar_die),
+    "reveal_conspiracy": (Game._check_reveal_conspiracy, Game._apply_reveal_conspiracy),
+    "unlock": (Game._check_unlock, Game._apply_unlock),
+    "group": (Game._check_group, Game._apply_group),
+    "interrupt_group": (Game._check_interrupt_group, Game._apply_interrupt_group),
 }

@@ -88,6 +88,15 @@ class ManaPool:
         """An independent copy (for payment plans)."""
         return ManaPool(dict(self.amounts))
 
+    def can_pay(self, cost: ManaCost) -> bool:
+        """Whether :meth:`pay` would pay the cost, without paying it: each coloured symbol from
+        its colour, and enough mana in all for the rest (generic mana takes any colour)."""
+        amounts = self.amounts
+        for colour, n in cost.coloured:
+            if amounts.get(colour, 0) < n:
+                return False
+        return sum(amounts.values()) >= cost.total
+
     def pay(self, cost: ManaCost) -> bool:
         """Pay a cost from the pool if it can be paid in full (no partial payment, 601.2h)."""
         trial = dict(self.amounts)

@@ -57,7 +57,8 @@ class ManaAbilities(GameState):
         memo = self.plan_memo
         if memo is None:
             return self._plan_payment(p, cost, exclude)
-        key = (p, cost, exclude.id if exclude is not None else 0)
+        # The cost by its parts: a tuple hashes faster than the frozen dataclass.
+        key = (p, cost.generic, cost.coloured, exclude.id if exclude is not None else 0)
         found = memo.get(key)
         if found is None:
             try:
@@ -72,21 +73,13 @@ class ManaAbilities(GameState):
     def _plan_payment(
         self, p: int, cost: ManaCost, exclude: GameObject | None = None
     ) -> list[tuple[GameObject, int]]:
-        pool = self.players[p].pool.copy()
-        if pool.pay(cost):
+        if self.players[p].pool.can_pay(cost):
             return []
+        pool = self.players[p].pool.copy()
         plan: list[tuple[GameObject, int]] = []
-        sources = []
-        for obj in self.battlefield:
-            if obj.controller != p or obj is exclude or self._tap_blocked(obj):
-                continue
-            if obj.face_down:
-                continue
-            # Every {T} mana ability is a choice: the one that makes the colour needed is used
-            # (the most specific, as MTR 4.2 assumes), each permanent once.
-            for index, ability in enumerate(obj.card.abilities):
-                if ability.is_mana_ability and ability.tap:
-                    sources.append((obj, index))
+        sources, reach = self._mana_sources(p, exclude)
+        if reach + sum(pool.amounts.values()) < cost.total:
+            self._cannot_pay(p, cost)  # no choice of sources pays it: skip trying them
         used: set[int] = set()
         need: dict[str, int] = {}
         have = dict(pool.amounts)
@@ -96,34 +89,60 @@ class ManaAbilities(GameState):
             if short > 0:
                 need[colour] = short
         for colour, n in need.items():
-            for obj, index in sources:
+            for obj, index, produced in sources:
                 if n <= 0:
                     break
                 if obj.id in used:
                     continue
-                produced = self._produces(obj, index)
                 if produced.get(colour):
                     used.add(obj.id)
                     plan.append((obj, index))
                     pool.add(produced)
                     n -= produced[colour]
-        trial = pool.copy()
-        while not trial.pay(cost):
-            for obj, index in sources:
+        # Then the first unused sources in battlefield order, until the pool pays the cost.
+        remaining = iter(sources)
+        while not pool.can_pay(cost):
+            for obj, index, produced in remaining:
                 if obj.id not in used:
                     used.add(obj.id)
                     plan.append((obj, index))
-                    pool.add(self._produces(obj, index))
+                    pool.add(produced)
                     break
             else:
-                raise IllegalAction(
-                    f"{self.players[p].name} can't pay {cost}: the mana pool has "
-                    f"{self.players[p].pool} and the untapped mana sources are not enough",
-                    "601.2h",
-                    "117.1d",
-                )
-            trial = pool.copy()
+                self._cannot_pay(p, cost)
         return plan
+
+    def _mana_sources(
+        self, p: int, exclude: GameObject | None
+    ) -> tuple[list[tuple[GameObject, int, dict[str, int]]], int]:
+        """The {T} mana abilities player ``p`` can activate now, in battlefield order, with the
+        mana each makes, and the most mana they can make together (each permanent once).
+        Memoised while legal actions are listed (the game can't change meanwhile)."""
+        memo = self.plan_memo
+        key = ("sources", p, exclude.id if exclude is not None else 0)
+        if memo is not None and key in memo:
+            return memo[key]  # type: ignore[no-any-return]
+        sources = []
+        reach = 0
+        for obj in self.battlefield:
+            if obj.controller != p or obj is exclude or obj.face_down:
+                continue
+            # Every {T} mana ability is a choice: the one that makes the colour needed is used
+            # (the most specific, as MTR 4.2 assumes), each permanent once.
+            tap_mana = obj.card.tap_mana
+            if not tap_mana or self._tap_blocked(obj):
+                continue
+            most = 1
+            for index, produces, amount in tap_mana:
+                sources.append((obj, index, dict(produces)))
+                most = max(most, amount)
+            reach += most
+        if memo is not None:
+            memo[key] = (sources, reach)
+        return sources, reach
+
+    def _cannot_pay(self, p: int, cost: ManaCost) -> None:
+        raise CannotPay(self.players[p].name, cost, dict(self.players[p].pool.amounts))
 
     def _pay(self, p: int, cost: ManaCost, plan: list[tuple[GameObject, int]], what: str) -> None:
         for obj, index in plan:
@@ -161,6 +180,8 @@ class ManaAbilities(GameState):
         self._need_priority(p, "605.3a")
         if action.card is None:
             raise IllegalAction("no permanent named: whose mana ability is activated?", "605.3a")
+        if isinstance(action.card, int):  # one permanent (or none): what pick_permanent does
+            return self._check_mana_on(self.permanents_named(action.card, p)[0], action)
         return self.pick_permanent(action.card, p, lambda obj: self._check_mana_on(obj, action))
 
     def _check_mana_on(self, obj: GameObject, action: Action) -> ManaPlan:
@@ -206,3 +227,25 @@ class ManaAbilities(GameState):
         self._activate_mana(p, plan.obj, plan.index)
         self.passes = 0
         self._give_priority(p, cite("405.6c"))
+
+
+class CannotPay(IllegalAction):
+    """601.2h: a cost the player's mana pool and untapped mana sources can't pay. Its message is
+    written only when read: listing legal actions raises it often and never reads it."""
+
+    def __init__(self, player: str, cost: ManaCost, pool: dict[str, int]) -> None:
+        Exception.__init__(self)
+        self.rules = ["601.2h", "117.1d"]
+        self._said = (player, cost, pool)
+
+    @property
+    def message(self) -> str:  # type: ignore[override]
+        """The message of :class:`IllegalAction`, written from the state captured when raised."""
+        player, cost, pool = self._said
+        return (
+            f"{player} can't pay {cost}: the mana pool has {format_mana(pool)} and the untapped "
+            "mana sources are not enough"
+        )
+
+    def __str__(self) -> str:
+        return self.message

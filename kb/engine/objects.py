@@ -112,6 +112,9 @@ class GameObject:
     exiled_turn: int = 0  # foretold or plotted: the turn it was exiled (702.143, 702.170)
     exiled_as: str = ""  # "foretold" | "plotted" | "suspended" | "" (a card in exile)
     granted: frozenset[str] = frozenset()  # keywords an effect gave it (suspend's haste)
+    copy: bool = False  # a copy of a card (707.10): it ceases to exist off the stack (704.5e)
+    unlocked: bool = False  # a Room's door (its second half) is unlocked (709.5c)
+    named: str = ""  # a conspiracy's hidden agenda: the card name it names (702.106)
 
     @property
     def name(self) -> str:
@@ -121,6 +124,8 @@ class GameObject:
     @property
     def label(self) -> str:
         """How the trace shows it."""
+        if self.copy:
+            return f"{self.card.name} (copy)"
         return f"{self.card.name} (face down)" if self.face_down else self.card.name
 
 
@@ -139,6 +144,8 @@ class StackObject:
     source: GameObject | None = None  # the permanent whose ability this is (its last known state)
     division: tuple[int, ...] = ()  # the damage each target gets, announced on casting (601.2d)
     haste: bool = False  # cast with suspend: the creature gains haste (702.62a)
+    origin: GameObject | None = None  # a triggered ability's source permanent (113.7a)
+    copy: bool = False  # a copy of a spell (707.10)
 
     @property
     def keywords(self) -> frozenset[str]:
@@ -168,6 +175,7 @@ class PendingTrigger:
     source: str
     effects: tuple[Effect, ...]
     condition: str
+    origin: GameObject | None = None  # the permanent whose ability triggered (113.7)
 
 
 @dataclass(slots=True, eq=False)
@@ -178,6 +186,8 @@ class DelayedTrigger:
     source: str
     condition: TriggerCondition
     effects: tuple[Effect, ...]
+    stop_cost: ManaCost | None = None  # a player may pay this to stop it (116.2c)
+    stopper: int | None = None  # the player who may (None: any player)
 
 
 @dataclass(slots=True)
@@ -222,6 +232,9 @@ class Action:
     mode: int | None = None  # the chosen mode of a modal spell, from 1 (700.2a)
     division: tuple[int, ...] = ()  # damage divided among the targets, in order (601.2d)
     zone: str = "hand"  # where a spell is cast from: "hand" | "exile" (foretold, plotted)
+    #: combat damage divided by attackers (510.1c): (attacker, ((recipient, amount), ...)), ...
+    assignment: tuple[tuple[Any, tuple[tuple[Any, int], ...]], ...] = ()
+    group: tuple[Action, ...] = ()  # a group of objects added to the stack (MTR 4.2)
 
     def describe(self) -> str:
         """A short human description (for messages and the property tests)."""
@@ -236,6 +249,8 @@ class Action:
             bits.append(", ".join(f"{b} blocks {a}" for b, a in self.blocks))
         if self.phrase:
             bits.append(repr(self.phrase))
+        for attacker, parts in self.assignment:
+            bits.append(f"{attacker}: " + ", ".join(f"{n} to {r}" for r, n in parts))
         return " ".join(bits)
 
 
@@ -308,6 +323,7 @@ AWAITING = {
     "attackers": "declares attackers",
     "blockers": "declares blockers",
     "discard": "discards down to the maximum hand size",
+    "damage": "announces how combat damage is assigned",
 }
 
 
@@ -316,6 +332,7 @@ AWAITING_RULE = {
     "blockers": "509.1",
     "discard": "514.1",
     "defender": "506.2a",
+    "damage": "510.1",
 }
 
 

@@ -49,8 +49,10 @@ class Priority(GameState):
         if self.game_over:
             return
         if not self.players[p].in_game:
+            # 800.4j covers the active player who left during their turn; otherwise the player
+            # who left is simply no longer in the turn order (800.4a).
+            rules = [*rules, "800.4j" if p == self.active else "800.4a"]
             p = self._next_in_game(p)
-            rules = [*rules, "800.4j"]
         self.priority = p
         if p == self.active and self.shortcut is None:
             self.combat_return = None
@@ -203,6 +205,10 @@ class Priority(GameState):
             if self.awaiting[0] == "blockers":
                 self.awaiting = None
                 self._next_blocker_declaration()
+            elif self.awaiting[0] == "damage" and len(remaining) > 1:  # attackers left (800.4a)
+                self.awaiting = None
+                self._combat_damage(first_strike=self.step == Step.FIRST_STRIKE_DAMAGE)
+                self._give_priority(self.active, cite("510.3", "117.3a"))
             else:
                 self.awaiting = None
         if len(remaining) <= 1:

@@ -32,9 +32,16 @@ class Resolving(GameState):
             if item.card is not None:
                 self._to_graveyard(item.card)
             return
-        self._emit(
-            "resolve", f"{item.name} resolves", cite("117.4", "608.2"), p, resolved=item.name
-        )
+        rules = cite("117.4", "608.2")
+        note = ""
+        origin = item.source or item.origin
+        if item.kind != "spell" and origin is not None and origin not in self.battlefield:
+            rules.append("113.7a")
+            note = " (its source has left the battlefield: the ability exists independently of it)"
+        if item.copy:
+            note = " (a copy of a spell: it resolves like the spell)"
+            rules.append("707.10")
+        self._emit("resolve", f"{item.name} resolves{note}", rules, p, resolved=item.name)
         targets = iter(zip(item.targets, legal, strict=True))
         for effect in item.effects:
             target = None
@@ -66,7 +73,8 @@ class Resolving(GameState):
             elif item.card.card.has_sub("aura"):
                 self._enter_attached(item, p)
             elif item.card.card.is_permanent:
-                obj = self._enter(item.card.card, p)
+                # 707.10f: a copy of a permanent spell becomes a token as it resolves.
+                obj = self._enter(item.card.card, p, token=item.copy)
                 if item.haste:
                     obj.granted = frozenset({"haste"})
                 self._emit(
@@ -83,6 +91,7 @@ class Resolving(GameState):
         if owner.in_game:
             new = self._new_object(card.card, card.owner)
             new.token = card.token  # a token ceases to exist there as an SBA (704.5d)
+            new.copy = card.copy  # so does a copy of a spell (704.5e)
             owner.graveyard.append(new)
 
     def _enter(
@@ -94,6 +103,8 @@ class Resolving(GameState):
         obj.token = token
         self.tokens = self.tokens or token
         self.anthems = self.anthems or cdef.anthem is not None
+        self.restrictions = self.restrictions or cdef.no_attacks
+        self.rooms = self.rooms or cdef.door is not None
         self.legends = self.legends or cdef.legendary
         if cdef.loyalty is not None and not face_down:
             obj.counters["loyalty"] = cdef.loyalty  # 306.5b
@@ -115,6 +126,8 @@ class Resolving(GameState):
                 recipients = [("player", o) for o in self.opponents(p)]
             elif effect.scope == "each player":
                 recipients = [("player", o) for o in self.apnap()]
+            elif effect.scope.startswith("player "):  # "that player" of a delayed ability
+                recipients = [("player", int(effect.scope.split()[1]))]
             else:
                 recipients = [("object", o.id) for o in self.battlefield if self.is_creature(o)]
             for r in recipients:
@@ -143,7 +156,8 @@ class Resolving(GameState):
         elif kind == "discard":
             for _ in range(effect.amount):
                 if self.players[p].hand:
-                    self._discard(p, self.players[p].hand[-1], cite("701.9a"))
+                    card = self._chosen_discard(p, item) or self.players[p].hand[-1]
+                    self._discard(p, card, cite("701.9a", "608.2d"))
         elif kind == "add":
             mana = dict(effect.mana)
             self.players[p].pool.add(mana)
@@ -158,7 +172,8 @@ class Resolving(GameState):
             countered = self._stack_item(target[1])
             assert countered is not None
             self.stack.remove(countered)
-            self._emit("counter", f"{countered.name} is countered", cite("701.6a"), p)
+            what = f"{countered.name} (copy)" if countered.copy else countered.name
+            self._emit("counter", f"{what} is countered", cite("701.6a"), p)
             if countered.card is not None:
                 self._to_graveyard(countered.card)
         elif kind == "destroy":
@@ -187,14 +202,15 @@ class Resolving(GameState):
             )
         elif kind == "delayed":
             assert effect.delayed is not None
-            self.delayed.append(
-                DelayedTrigger(
-                    p,
-                    item.name.removesuffix(" ability").removesuffix(" trigger"),
-                    effect.delayed,
-                    effect.then,
-                )
+            delayed = DelayedTrigger(
+                p,
+                item.name.removesuffix(" ability").removesuffix(" trigger"),
+                effect.delayed,
+                effect.then,
             )
+            if effect.scope == "stoppable":
+                self._make_stoppable(delayed, effect, item)
+            self.delayed.append(delayed)
             self._emit(
                 "effect",
                 f"{name} creates a delayed triggered ability: {effect.text}",

@@ -83,7 +83,10 @@ class StateBasedActions(GameState):
         unattach: list[tuple[GameObject, str, str]] = []
         annihilate: list[tuple[GameObject, str, str]] = []
         for obj in self.battlefield:
-            creature, walker, aura, equipment = obj.card.kind_flags
+            flags = obj.card.kind_flags
+            if not (obj.counters or obj.face_down or True in flags):
+                continue  # no check below applies to it (a land, say): the common case first
+            creature, walker, aura, equipment = flags
             if obj.face_down:
                 creature, walker, aura, equipment = True, False, False, False
             if obj.counters and obj.counters.get("+1/+1") and obj.counters.get("-1/-1"):
@@ -158,7 +161,8 @@ class StateBasedActions(GameState):
         return dying, graveyard, unattach, annihilate
 
     def _sba_tokens(self) -> list[tuple[GameObject, str, str]]:
-        """704.5d: a token in a zone other than the battlefield ceases to exist."""
+        """704.5d: a token in a zone other than the battlefield ceases to exist; 704.5e: so does
+        a copy of a spell in a zone other than the stack."""
         out: list[tuple[GameObject, str, str]] = []
         if not self.tokens:
             return out
@@ -176,6 +180,10 @@ class StateBasedActions(GameState):
                                 f"the token {obj.label} is in {where} and ceases to exist",
                                 "704.5d",
                             )
+                        )
+                    elif obj.copy:
+                        out.append(
+                            (obj, f"{obj.label} is in {where} and ceases to exist", "704.5e")
                         )
         return out
 

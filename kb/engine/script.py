@@ -25,6 +25,12 @@ Actions (``<player> <action>``)
     plays X · turns X face up · foretells X · plots X · suspends X · puts companion X into hand
     · discards X as a special action · attacks with A, B [attacking Bob | attacking <planeswalker>]
     · chooses X as the defending player · declares no attackers · blocks A with B · declares no blockers · discards X (cleanup) ·
+    assigns X's combat damage: 2 to A, 4 to B (510.1c; consecutive lines make one announcement) ·
+    announces for X: bottom A | top | graveyard A | discard A, B | new targets A (608.2d) ·
+    asks about the choices for X (MTR 4.2) · adds a group: casts A; casts B (MTR 4.2) ·
+    interrupts the group at N (MTR 4.2) · pays {U} to stop X (116.2c) · ignores X until end
+    of turn (116.2d) · rolls the planar die [(blank | chaos | planeswalk)] (116.2i, with
+    ``option: planechase``) · turns the conspiracy X face up (116.2j) · unlocks <door> (116.2m) ·
     orders triggers A, B · targets A with <source> · keeps the old|new X · holds priority ·
     concedes · says "go" · interrupts the shortcut at <step> · ``advance to <player> <step>``.
 
@@ -41,9 +47,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kb.engine.cards import CardError, parse_card_line
-from kb.engine.game import SHORTCUTS, Action
 from kb.engine.mana import ManaError, parse_mana
+from kb.engine.script_actions import ActionParser, split_list, split_top
 from kb.engine.steps import Step, parse_step
+
+__all__ = ["Statement", "SyntaxProblem", "is_setup", "parse_block", "split_list"]
 
 EXPECT_KEYS = (
     "priority",
@@ -90,56 +98,7 @@ class SyntaxProblem:
     message: str
 
 
-def split_list(text: str) -> list[str]:
-    """``[A, B (tapped)]`` or ``A, B`` into names; ``[]``/``empty``/``none`` into nothing. A name
-    with a comma is quoted (``"Isamaru, Hound of Konda"``); the quotes are removed."""
-    text = text.strip()
-    if text.startswith("[") and text.endswith("]"):
-        text = text[1:-1]
-    if text.lower() in ("", "empty", "none", "nothing"):
-        return []
-    out: list[str] = []
-    depth = 0
-    quoted = False
-    current = ""
-    for ch in text:
-        if ch in '"“”':
-            quoted = not quoted
-        elif ch == "(" and not quoted:
-            depth += 1
-        elif ch == ")" and not quoted:
-            depth -= 1
-        if ch == "," and depth == 0 and not quoted:
-            out.append(current.strip())
-            current = ""
-        else:
-            current += ch
-    if current.strip():
-        out.append(current.strip())
-    return [_unquote_name(item) for item in out]
-
-
-def _unquote_name(item: str) -> str:
-    """``"A, B" (tapped)`` into ``A, B (tapped)``: quotes only group the name."""
-    m = re.match(r'^["“](.+?)["”](.*)$', item)
-    return (m.group(1) + m.group(2)).strip() if m else item
-
-
-def _split_top(text: str, sep: str) -> list[str]:
-    parts, depth, current = [], 0, ""
-    for ch in text:
-        depth += ch in "[({"
-        depth -= ch in "])}"
-        if ch == sep and depth == 0:
-            parts.append(current)
-            current = ""
-        else:
-            current += ch
-    parts.append(current)
-    return [p.strip() for p in parts if p.strip()]
-
-
-class _Parser:
+class _Parser(ActionParser):
     def __init__(self) -> None:
         self.players: list[str] = []
         self.statements: list[Statement] = []
@@ -179,8 +138,10 @@ class _Parser:
             return
         if low.startswith("option:"):
             option = " ".join(text.split(":", 1)[1].lower().split())
-            if option != "one defending player":
-                self.fail(lineno, f"unknown option {option!r} (known: one defending player)")
+            if option not in ("one defending player", "planechase"):
+                self.fail(
+                    lineno, f"unknown option {option!r} (known: one defending player, planechase)"
+                )
                 return
             self.add(lineno, "option", text, option=option)
             return
@@ -264,10 +225,10 @@ class _Parser:
 
     def has_line(self, lineno: int, who: str, rest: str, text: str) -> None:
         zones: dict[str, Any] = {}
-        for part in _split_top(rest, ";"):
+        for part in split_top(rest, ";"):
             m = re.match(
-                r"^(hand|battlefield|graveyard|library|exile|companion|life|pool|poison|"
-                r"lands played)\s*:?\s*(.*)$",
+                r"^(hand|battlefield|graveyard|library|exile|companion|conspiracy|life|pool|"
+                r"poison|lands played)\s*:?\s*(.*)$",
                 part,
                 re.I,
             )
@@ -275,7 +236,7 @@ class _Parser:
                 self.fail(
                     lineno,
                     f"unknown part {part!r} (hand, battlefield, graveyard, library, exile, "
-                    "companion, life, pool, poison, lands played)",
+                    "companion, conspiracy, life, pool, poison, lands played)",
                 )
                 return
             zone, value = m.group(1).lower(), m.group(2).strip()
@@ -298,148 +259,6 @@ class _Parser:
                     return
                 zones[zone] = split_list(value)
         self.add(lineno, "has", text, player=who, zones=zones)
-
-    def action(self, lineno: int, who: str, rest: str, text: str) -> None:
-        low = rest.lower()
-
-        def act(kind: str, **kw: Any) -> None:
-            self.add(lineno, "action", text, action=Action(kind, who, **kw))
-
-        if low in ("passes", "passes priority"):
-            return act("pass")
-        if low == "concedes":
-            return act("concede")
-        if low in ("holds priority", "holds priority:"):
-            return act("hold")
-        if low in ("declares no attackers", "does not attack"):
-            return act("attack")
-        if low == "declares no blockers":
-            return act("block")
-        m = re.match(r'^says\s+["“]?(.+?)["”]?$', rest, re.I)
-        if m:
-            phrase = m.group(1).strip().lower()
-            if phrase not in SHORTCUTS:
-                self.fail(lineno, f"unknown shortcut {phrase!r} (known: {', '.join(SHORTCUTS)})")
-                return None
-            return act("shortcut", phrase=phrase)
-        m = re.match(
-            r"^casts (.+?)( from exile)?(?: (face down))?(?: choosing mode (\d+))?"
-            r"(?: targeting (.+))?$",
-            rest,
-            re.I,
-        )
-        if m:
-            targets, division = _targets_with_division(m.group(5) or "")
-            return act(
-                "cast",
-                card=m.group(1).strip(),
-                face_down=bool(m.group(3)),
-                targets=targets,
-                mode=int(m.group(4)) if m.group(4) else None,
-                division=division,
-                zone="exile" if m.group(2) else "hand",
-            )
-        m = re.match(
-            r"^activates (.+?)(?: ability (\d+)| ([+-]?\d+))?(?: targeting (.+))?$", rest, re.I
-        )
-        if m:
-            return act(
-                "activate",
-                card=m.group(1).strip(),
-                ability=int(m.group(2)) if m.group(2) else None,
-                phrase=m.group(3) or "",
-                targets=tuple(split_list(m.group(4) or "")),
-            )
-        m = re.match(r"^equips (.+?) to (.+)$", rest, re.I)
-        if m:
-            return act(
-                "activate",
-                card=m.group(1).strip(),
-                phrase="equip",
-                targets=(m.group(2).strip(),),
-            )
-        m = re.match(r"^(foretells|plots|suspends) (.+)$", rest, re.I)
-        if m:
-            kind = {"foretells": "foretell", "plots": "plot", "suspends": "suspend"}
-            return act(kind[m.group(1).lower()], card=m.group(2).strip())
-        m = re.match(r"^puts companion (.+) into (?:their |her |his )?hand$", rest, re.I)
-        if m:
-            return act("companion", card=m.group(1).strip())
-        m = re.match(r"^discards (.+) as a special action$", rest, re.I)
-        if m:
-            return act("discard_special", card=m.group(1).strip())
-        m = re.match(r"^chooses (.+) as the defending player$", rest, re.I)
-        if m:
-            return act("defender", targets=(m.group(1).strip(),))
-        m = re.match(r"^keeps the (old|new) (.+)$", rest, re.I)
-        if m:
-            return act("keep", card=m.group(2).strip(), phrase=m.group(1).lower())
-        m = re.match(r"^targets (.+) with (.+?)(?:'s)?(?: trigger| ability)?$", rest, re.I)
-        if m:
-            return act(
-                "trigger_targets", card=m.group(2).strip(), targets=tuple(split_list(m.group(1)))
-            )
-        m = re.match(r"^interrupts the shortcut (?:at|in) (?:the )?(.+)$", rest, re.I)
-        if m:
-            if parse_step(m.group(1)) is None:
-                self.fail(lineno, f"unknown step {m.group(1)!r}")
-                return None
-            return act("interrupt", phrase=m.group(1).strip())
-        m = re.match(r"^taps (.+?) for ((?:\{[^}]*\})+)$", rest, re.I)
-        if m:
-            try:
-                parse_mana(m.group(2))
-            except ManaError as err:
-                self.fail(lineno, str(err))
-                return None
-            return act("mana", card=m.group(1).strip(), mana=m.group(2))
-        m = re.match(r"^plays (.+)$", rest, re.I)
-        if m:
-            return act("play_land", card=m.group(1).strip())
-        m = re.match(r"^turns (.+) face up$", rest, re.I)
-        if m:
-            return act("turn_face_up", card=m.group(1).strip())
-        m = re.match(r"^attacks with (.+)$", rest, re.I)
-        if m:
-            items = split_list(m.group(1))
-            parsed = []
-            for item in items:
-                name, _, target = item.partition(" attacking ")
-                parsed.append((name.strip(), target.strip() or None))
-            if parsed and parsed[-1][1] and all(t is None for _, t in parsed[:-1]):
-                parsed = [(n, parsed[-1][1]) for n, _ in parsed]
-            return act("attack", attackers=tuple(parsed))
-        m = re.match(r"^blocks (.+) with (.+)$", rest, re.I)
-        if m:
-            pair = (m.group(2).strip(), m.group(1).strip())
-            prev = self.statements[-1] if self.statements else None
-            if (
-                prev
-                and prev.kind == "action"
-                and prev.data["action"].kind == "block"
-                and prev.data["action"].player == who
-                and prev.data["action"].blocks
-            ):
-                old: Action = prev.data["action"]
-                prev.data["action"] = Action("block", who, blocks=(*old.blocks, pair))
-                prev.text += "\n" + text
-                return None
-            return act("block", blocks=(pair,))
-        m = re.match(r"^discards (.+)$", rest, re.I)
-        if m:
-            return act("discard", card=m.group(1).strip())
-        m = re.match(r"^orders triggers (.+)$", rest, re.I)
-        if m:
-            return act("order_triggers", names=tuple(split_list(m.group(1))))
-        self.fail(
-            lineno,
-            f"unknown action {rest!r} (passes, casts, activates, equips … to, taps … for, plays, "
-            "turns … face up, foretells, plots, suspends, puts companion … into hand, attacks "
-            "with, chooses … as the defending player, declares no attackers, blocks … with, declares no blockers, discards, orders "
-            "triggers, targets … with, keeps the old/new …, concedes, holds priority, "
-            'says "go", interrupts the shortcut at …)',
-        )
-        return None
 
     def expectation(self, lineno: int, text: str) -> None:
         key, sep, value = text.partition(":")
@@ -535,20 +354,3 @@ def is_setup(statement: Statement) -> bool:
 
 
 STEP_BY_NAME = {s.value: s for s in Step}
-
-
-def _targets_with_division(text: str) -> tuple[tuple[str, ...], tuple[int, ...]]:
-    """``Grizzly Bears (2), Bob (1)``: targets and the damage each gets (601.2d)."""
-    names = split_list(text)
-    division = []
-    out = []
-    for name in names:
-        m = re.fullmatch(r"(.+?)\s*\((\d+)\)", name)
-        if m:
-            out.append(m.group(1).strip())
-            division.append(int(m.group(2)))
-        else:
-            out.append(name)
-    if division and len(division) != len(out):
-        division = []
-    return tuple(out), tuple(division)

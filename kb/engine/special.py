@@ -1,10 +1,10 @@
 """Special actions (116): they don't use the stack; each has its own timing.
 
-Modelled: playing a land (116.2a), turning a face-down creature face up (116.2b), Circling
+Here: playing a land (116.2a), turning a face-down creature face up (116.2b), Circling
 Vultures' discard (116.2e), suspend (116.2f), companion (116.2g), foretell (116.2h) and plot
-(116.2k). Not modelled, as no card of the pool uses them: ending an effect or stopping a
-delayed trigger (116.2c), ignoring a static ability (116.2d), the planar die (116.2i, Planechase),
-conspiracies (116.2j) and unlocking a door (116.2m).
+(116.2k). Stopping a delayed trigger (116.2c), ignoring a static ability's effect (116.2d), the
+planar die (116.2i), conspiracies (116.2j) and unlocking a door (116.2m) are in
+:mod:`~kb.engine.special_variants`.
 """
 
 from __future__ import annotations

@@ -71,6 +71,15 @@ class GameState:
         self._by_name = {p.name: p for p in self.players}
         self.one_defender = False  # 506.2a: the attacking player chooses one defending player
         self.defender: int | None = None  # that choice, for this combat
+        self.damage_assignment: dict[int, Any] = {}  # announced combat damage (510.1c)
+        self.resolution_choices: dict[int, dict[str, Any]] = {}  # by stack item (608.2d)
+        self.restrictions = False  # whether a "creatures can't attack" permanent was ever here
+        self.ignoring: dict[tuple[int, int], int] = {}  # (player, permanent): turn (116.2d)
+        self.planechase = False  # a Planechase game (901): the planar die (116.2i)
+        self.planar_rolls = (0, 0, 0)  # (turn, player, rolls that turn)
+        self.conspiracies: list[GameObject] = []  # the command zone's conspiracies (905.4a)
+        self.rooms = False  # whether a Room was ever on the battlefield (709.5)
+        self.group_rewind: tuple[dict[str, Any], Action, int] | None = None  # MTR 4.2 group
         self.legends = False  # whether a legendary permanent was ever on the battlefield
         self.anthems = False  # whether a permanent with an anthem was ever on the battlefield
         self.tokens = False  # whether a token was ever on the battlefield (704.5d)
@@ -232,9 +241,12 @@ class GameState:
             elif zone == "exile":
                 self._setup_exiled(obj, markers)
                 owner.exile.append(obj)
+            elif zone == "conspiracy":
+                self._setup_conspiracy(obj, markers)
             elif markers:
                 raise ScenarioError(
-                    f"markers like ({', '.join(markers)}) apply to the battlefield and exile only"
+                    f"markers like ({', '.join(markers)}) apply to the battlefield, exile and "
+                    "conspiracy zones only"
                 )
             elif zone == "hand":
                 owner.hand.append(obj)
@@ -261,6 +273,8 @@ class GameState:
                 obj.sick = True
             elif marker == "face down":
                 obj.face_down = True
+            elif marker == "unlocked" and obj.card.door is not None:
+                obj.unlocked = True
             elif marker == "token":
                 obj.token = True
                 self.tokens = True
@@ -283,6 +297,8 @@ class GameState:
         if (obj.card.has_sub("aura") or obj.card.has_sub("equipment")) and not self.attachments:
             self.attachments = True
         self.anthems = self.anthems or obj.card.anthem is not None
+        self.restrictions = self.restrictions or obj.card.no_attacks
+        self.rooms = self.rooms or obj.card.door is not None
         self.legends = self.legends or obj.card.legendary
         self.battlefield.append(obj)
 
@@ -301,6 +317,22 @@ class GameState:
                     f"unknown marker ({marker}) on {obj.card.name!r} in exile (known: foretold, "
                     "plotted, suspended, N time counters)"
                 )
+
+    def _setup_conspiracy(self, obj: GameObject, markers: list[str]) -> None:
+        """A conspiracy in the command zone (905.4a): ``(face down, naming Lightning Bolt)``."""
+        if not obj.card.is_a("conspiracy"):
+            raise ScenarioError(f"{obj.card.name} is not a conspiracy card")
+        for marker in markers:
+            if marker == "face down":
+                obj.face_down = True
+            elif marker.startswith("naming "):
+                obj.named = marker[len("naming ") :].title()
+            else:
+                raise ScenarioError(
+                    f"unknown marker ({marker}) on the conspiracy {obj.card.name!r} (known: face "
+                    "down, naming <card>)"
+                )
+        self.conspiracies.append(obj)
 
     def set_library_count(self, player: str, count: int) -> None:
         """A library of ``count`` unknown cards."""
@@ -322,16 +354,16 @@ class GameState:
         """Every permanent with that name (or the one with that id), in battlefield order,
         optionally of one controller; raises :class:`IllegalAction` when there is none."""
         if isinstance(ref, int):
-            for obj in self.battlefield:
-                if obj.id == ref:
-                    if controller not in (None, obj.controller):
-                        raise IllegalAction(
-                            f"{obj.label} is controlled by {self.players[obj.controller].name}, "
-                            f"not {self.players[controller].name}",
-                            "110.2",
-                        )
-                    return [obj]
-            raise IllegalAction(f"object #{ref} is not on the battlefield", "400.7")
+            obj = self._object(ref)
+            if obj is None:
+                raise IllegalAction(f"object #{ref} is not on the battlefield", "400.7")
+            if controller not in (None, obj.controller):
+                raise IllegalAction(
+                    f"{obj.label} is controlled by {self.players[obj.controller].name}, "
+                    f"not {self.players[controller].name}",
+                    "110.2",
+                )
+            return [obj]
         who, name = self._split_owner(unquote(ref))
         if who is not None:
             controller = who
@@ -364,7 +396,10 @@ class GameState:
             except IllegalAction as err:
                 first = first or err
         assert first is not None
-        raise first
+        try:
+            raise first
+        finally:
+            first = None  # no cycle through this frame: the error is freed when dropped
 
     def _find_in_hand(self, p: int, ref: str | int) -> GameObject:
         hand = self.players[p].hand
@@ -380,6 +415,12 @@ class GameState:
         raise IllegalAction(f"{ref} is not in {self.players[p].name}'s hand", "601.2a")
 
     def _object(self, oid: int) -> GameObject | None:
+        memo = self.plan_memo
+        if memo is not None:  # while legal actions are listed (the game can't change): by id
+            ids = memo.get("ids")
+            if ids is None:
+                ids = memo["ids"] = {o.id: o for o in self.battlefield}
+            return ids.get(oid)  # type: ignore[no-any-return]
         for obj in self.battlefield:
             if obj.id == oid:
                 return obj
@@ -398,7 +439,10 @@ class GameState:
 
     def stack_names(self) -> list[str]:
         """The stack, bottom to top."""
-        return [("face-down creature spell" if s.face_down else s.name) for s in self.stack]
+        return [
+            ("face-down creature spell" if s.face_down else s.name) + (" (copy)" if s.copy else "")
+            for s in self.stack
+        ]
 
     def zone(self, player: str, zone: str) -> list[GameObject]:
         """A player's hand, graveyard, library, or the permanents they control."""
@@ -434,6 +478,8 @@ class GameState:
                 o.loyalty_turn,
                 o.exiled_turn,
                 o.exiled_as,
+                o.copy,
+                o.unlocked,
             )
 
         return {
@@ -488,6 +534,13 @@ class GameState:
                 self.defender,
                 {k: dict(v) for k, v in self.trigger_targets.items()},
                 dict(self.legend_choices),
+            ),
+            "variants": (
+                dict(self.ignoring),
+                self.planar_rolls,
+                [obj(c) for c in self.conspiracies],
+                [(d.source, d.stop_cost, d.stopper) for d in self.delayed],
+                {k: dict(v) for k, v in self.resolution_choices.items()},
             ),
             "next_id": self._next_id,
         }

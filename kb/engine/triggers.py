@@ -61,6 +61,7 @@ class Triggers(GameState):
                         trig.effects,
                         trig.condition.text,
                         looked_back=looked_back,
+                        origin=obj,
                     )
 
     def _add_trigger(
@@ -70,8 +71,9 @@ class Triggers(GameState):
         effects: tuple[Effect, ...],
         condition: str,
         looked_back: bool = False,
+        origin: GameObject | None = None,
     ) -> None:
-        self.pending.append(PendingTrigger(controller, source, effects, condition))
+        self.pending.append(PendingTrigger(controller, source, effects, condition, origin))
         rules = cite("603.2", "117.2a")
         note = ""
         if looked_back:
@@ -91,7 +93,9 @@ class Triggers(GameState):
             for trig in obj.card.triggers:
                 cond = trig.condition
                 if cond.step == step and (cond.whose == "each" or obj.controller == self.active):
-                    self._add_trigger(obj.controller, obj.card.name, trig.effects, cond.text)
+                    self._add_trigger(
+                        obj.controller, obj.card.name, trig.effects, cond.text, origin=obj
+                    )
         if step == Step.UPKEEP:
             for card in self.players[self.active].exile:
                 if card.exiled_as == "suspended" and card.counters.get("time", 0) > 0:
@@ -103,7 +107,10 @@ class Triggers(GameState):
                         "at the beginning of your upkeep, if this card is suspended",
                     )
         for delayed in list(self.delayed):
-            if delayed.condition.step == step:
+            whose = delayed.condition.whose
+            if delayed.condition.step == step and (
+                whose != "your next" or delayed.controller == self.active
+            ):
                 self.delayed.remove(delayed)
                 self._add_trigger(
                     delayed.controller, delayed.source, delayed.effects, delayed.condition.text
@@ -143,6 +150,7 @@ class Triggers(GameState):
                     p,
                     trig.effects,
                     targets,
+                    origin=trig.origin,
                 )
                 self.stack.append(item)
                 aimed = (

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 from kb.engine.mana import format_mana
 from kb.engine.objects import (
     MAX_HAND_SIZE,
@@ -34,6 +36,11 @@ class Turns(GameState):
         else:
             self.starting_player = (self.active - (turn - 1)) % len(self.players)
         self.turn = turn
+        if step == Step.DRAW and turn == 1 and len(self.players) == 2:
+            raise ScenarioError(
+                "the starting player of a two-player game skips the draw step of their first "
+                "turn (103.8a): start in another step"
+            )
         self.started = True
         self.step = step
         self._emit(
@@ -50,6 +57,8 @@ class Turns(GameState):
         self._emit("step", f"{ap.name}'s {step.label} begins", cite(step.rule))
         # 500.4: effects that last until this step expire as it begins.
         for obj in self.battlefield:
+            if not obj.modifiers:
+                continue
             ended = [m for m in obj.modifiers if m.step == step and m.player == self.active]
             if ended:
                 obj.modifiers = [m for m in obj.modifiers if m not in ended]
@@ -78,17 +87,7 @@ class Turns(GameState):
             self._end_step()
             return
         if step == Step.DRAW:
-            first_turn_skip = (
-                self.turn == 1 and self.active == self.starting_player and len(self.players) == 2
-            )
-            if first_turn_skip:
-                self._emit(
-                    "turn-based action",
-                    f"{ap.name} skips the draw of the first turn of a two-player game",
-                    cite("103.8a"),
-                    self.active,
-                )
-            elif ap.in_game:
+            if ap.in_game:
                 self._draw(self.active, cite("504.1", "703.4d"))
         elif step == Step.BEGINNING_OF_COMBAT and self.one_defender and ap.in_game:
             self.defender = None
@@ -123,6 +122,8 @@ class Turns(GameState):
                 self._next_blocker_declaration()
                 return
         elif step in (Step.FIRST_STRIKE_DAMAGE, Step.COMBAT_DAMAGE):
+            if self._await_damage_assignment(step == Step.FIRST_STRIKE_DAMAGE):
+                return
             self._combat_damage(first_strike=step == Step.FIRST_STRIKE_DAMAGE)
         elif step == Step.CLEANUP:
             excess = len(ap.hand) - MAX_HAND_SIZE
@@ -207,6 +208,15 @@ class Turns(GameState):
                 self.cleanup_again = False
                 return Step.CLEANUP
             return None
+        if step == Step.UPKEEP and self._skips_first_draw_step():
+            self._emit(
+                "skip",
+                f"{self.players[self.active].name} plays first in a two-player game and skips the "
+                "draw step of their first turn: the game proceeds past it as though it didn't exist",
+                cite("103.8a", "500.11", "614.10"),
+                self.active,
+            )
+            return Step.PRECOMBAT_MAIN
         if step == Step.DECLARE_ATTACKERS and not self.attackers_declared:
             self._emit(
                 "skip",
@@ -224,8 +234,12 @@ class Turns(GameState):
             return Step.COMBAT_DAMAGE
         if step == Step.DECLARE_BLOCKERS or step == Step.FIRST_STRIKE_DAMAGE:
             return Step.COMBAT_DAMAGE
-        order = [s for s in Step if s != Step.FIRST_STRIKE_DAMAGE]
-        return order[order.index(step) + 1]
+        return _NEXT_STEP[step]
+
+    def _skips_first_draw_step(self) -> bool:
+        """103.8a: in a two-player game, the starting player skips the draw step of their first
+        turn (the whole step, 500.11; 103.8b, Two-Headed Giant, is not modelled)."""
+        return self.turn == 1 and self.active == self.starting_player and len(self.players) == 2
 
     def _begin_turn(self) -> None:
         nxt = self._next_in_game(self.active)
@@ -303,6 +317,8 @@ class Turns(GameState):
                 elif kind == "defender":
                     first = self.players[self.opponents(who)[0]].name
                     self.perform(Action("defender", name, targets=(first,)))
+                elif kind == "damage":
+                    self.perform(self._assignment_candidates()[0])
                 else:
                     self.perform(Action("discard", name, self.players[who].hand[-1].id))
             elif self.priority is not None:
@@ -310,3 +326,8 @@ class Turns(GameState):
             else:  # pragma: no cover - the state machine always has someone to act
                 raise ScenarioError("the game is stuck: nobody can act")
         raise ScenarioError(f"{player}'s {step.label} was not reached within {limit} actions")
+
+
+_ORDER = [s for s in Step if s != Step.FIRST_STRIKE_DAMAGE]
+#: The step that follows each step when nothing is skipped (500.1); cleanup ends the turn.
+_NEXT_STEP = dict(pairwise(_ORDER))

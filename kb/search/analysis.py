@@ -10,7 +10,7 @@ and lower-case. Then:
 - English (:func:`analyze_en`): stop words out, possessive ``'s`` off, Snowball stemming.
 - French (:func:`analyze_fr`): elision (``l'``, ``d'``, ``qu'`` ...) off, stop words out, accents
   folded (``é`` -> ``e``) *before* stemming so that ``déclenchée`` and ``declenchee`` meet.
-- Japanese (:func:`analyze_ja`): a morphological analyser (SudachiPy, split mode A, by default;
+- Japanese (:func:`analyze_ja`, in :mod:`kb.search.japanese`, re-exported here): a morphological analyser (SudachiPy, split mode A, by default;
   janome with ``KB_JA_ANALYZER=janome``, see :data:`JA_BACKENDS`) keeps content words in their
   dictionary form; :func:`bigrams_ja` adds overlapping character bigrams for recall where the
   analyser splits differently from the query.
@@ -20,9 +20,7 @@ and lower-case. Then:
 
 from __future__ import annotations
 
-import os
 import re
-import threading
 import unicodedata
 from collections.abc import Callable, Iterator
 from functools import lru_cache
@@ -30,218 +28,30 @@ from typing import Any
 
 from whoosh.analysis import Token, Tokenizer
 
+from kb.search import japanese as _japanese
+from kb.search.japanese import (
+    JA_BACKENDS,
+    JA_DEFAULT,
+    MAX_PIECE_CHARS,
+    SUDACHI_MODE,
+    JaAnalyzerError,
+    JaBackend,
+    _morphemes,
+    bigrams_ja,
+    has_cjk,
+    split_long,
+)
+from kb.search.stopwords import ELISION as _ELISION
+from kb.search.stopwords import EN_STOP, FR_STOP, JA_STOP
 from kb.text import fold_accents as _fold_accents
+from kb.text import nfkc as normalize
 from kb.text import stem_en, stem_fr
 
 Span = tuple[str, int, int]
 
 # Words of a Latin-script language; a rule number such as 117.3a stays one token.
 _LATIN = re.compile(r"\d+(?:\.\d+[a-z]?)?|[^\W\d_]+(?:['’][^\W\d_]+)*")
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f々〆ー]")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-
-# Question words are stop words too: players ask "when can I ...", "what happens if ...".
-EN_STOP = frozenset(
-    [
-        "a",
-        "about",
-        "after",
-        "an",
-        "and",
-        "any",
-        "are",
-        "as",
-        "at",
-        "be",
-        "been",
-        "being",
-        "but",
-        "by",
-        "can",
-        "could",
-        "did",
-        "do",
-        "does",
-        "doing",
-        "for",
-        "from",
-        "had",
-        "has",
-        "have",
-        "having",
-        "he",
-        "her",
-        "him",
-        "his",
-        "how",
-        "i",
-        "if",
-        "in",
-        "into",
-        "is",
-        "it",
-        "its",
-        "me",
-        "my",
-        "of",
-        "on",
-        "or",
-        "she",
-        "should",
-        "so",
-        "than",
-        "that",
-        "the",
-        "their",
-        "them",
-        "then",
-        "there",
-        "these",
-        "they",
-        "this",
-        "those",
-        "to",
-        "too",
-        "us",
-        "was",
-        "we",
-        "were",
-        "what",
-        "when",
-        "where",
-        "which",
-        "while",
-        "who",
-        "whom",
-        "why",
-        "will",
-        "with",
-        "would",
-        "you",
-        "your",
-        "yours",
-        "happen",
-        "happens",
-        "get",
-    ]
-)
-FR_STOP = frozenset(
-    [
-        "a",
-        "ai",
-        "au",
-        "aux",
-        "avec",
-        "c",
-        "ce",
-        "ces",
-        "cet",
-        "cette",
-        "d",
-        "de",
-        "des",
-        "du",
-        "elle",
-        "en",
-        "est",
-        "et",
-        "etre",
-        "il",
-        "ils",
-        "j",
-        "je",
-        "l",
-        "la",
-        "le",
-        "les",
-        "leur",
-        "lui",
-        "m",
-        "ma",
-        "me",
-        "mes",
-        "moi",
-        "mon",
-        "n",
-        "ne",
-        "nous",
-        "on",
-        "ou",
-        "par",
-        "pas",
-        "pour",
-        "qu",
-        "que",
-        "quel",
-        "quelle",
-        "quand",
-        "qui",
-        "s",
-        "sa",
-        "se",
-        "ses",
-        "son",
-        "sont",
-        "sur",
-        "t",
-        "ta",
-        "te",
-        "tes",
-        "toi",
-        "ton",
-        "tu",
-        "un",
-        "une",
-        "vous",
-        "y",
-        "est-ce",
-        "estce",
-        "comment",
-        "peut",
-        "peux",
-        "puis-je",
-        "dois",
-        "doit",
-        "faut",
-        "lorsque",
-        "lorsqu",
-        "quoi",
-        "cela",
-        "ca",
-        "ceci",
-    ]
-)
-# Elided articles and pronouns: l'étape, d'éphémère, qu'un, jusqu'à, lorsqu'il.
-_ELISION = re.compile(r"^(?:l|d|j|m|n|s|t|c|qu|jusqu|lorsqu|puisqu|quoiqu)['’]")
-JA_STOP = frozenset(
-    [
-        "の",  # the nominaliser of "得るのは": a noun to janome, a particle to a reader
-        "ん",
-        "する",
-        "ある",
-        "いる",
-        "なる",
-        "こと",
-        "もの",
-        "これ",
-        "それ",
-        "その",
-        "この",
-        "ため",
-        "よう",
-        "られる",
-        "れる",
-    ]
-)
-# janome (IPADIC) and Sudachi name parts of speech a little differently: both sets.
-_JA_SKIP_POS = frozenset(["助詞", "助動詞", "記号", "補助記号", "空白"])
-
-
-def normalize(text: str) -> str:
-    """NFKC, skipped when the text is already normal (most rule texts are)."""
-    if unicodedata.is_normalized("NFKC", text):
-        return text
-    return unicodedata.normalize("NFKC", text)
 
 
 def normalize_mapped(text: str) -> tuple[str, list[int]]:
@@ -401,217 +211,26 @@ def plain_fr(text: str) -> list[Span]:
     return out
 
 
-# ---- Japanese -------------------------------------------------------------------------------
-
-#: A Japanese backend maps a text to ``(dictionary form, part of speech, start, end)`` morphemes,
-#: with character offsets into that text.
-JaBackend = Callable[[str], list[tuple[str, str, int, int]]]
-_backend_lock = threading.Lock()
-_backends: dict[str, JaBackend] = {}
-
-#: Sudachi's split mode, chosen by measurement on tests/search_eval.toml (Japanese MRR: A 1.000,
-#: B and C 0.975, recall@5 1.0 for all; janome 0.975): A, the shortest units, meets a query's
-#: words inside the compounds rules are full of (優先権 is 優先 + 権, so 優先 alone finds it),
-#: where B and C keep 優先権 whole. ``KB_JA_ANALYZER=sudachi:C`` measures another mode.
-SUDACHI_MODE = "A"
-#: SudachiPy refuses inputs over 49,149 bytes; a piece of this many characters (at most four
-#: UTF-8 bytes each) is always under it.
-MAX_PIECE_CHARS = 49149 // 4
-#: Where a long text may be cut, best first: line ends, sentence ends, then clause ends.
-_CUTS = ("\n", "。", "．", "！", "？", "!", "?", "、", "，", " ")
-
-
-class JaAnalyzerError(RuntimeError):
-    """The Japanese analyser asked for (``$KB_JA_ANALYZER``) is unknown or not installed."""
-
-
-def _janome() -> JaBackend:
-    try:
-        from janome.tokenizer import Tokenizer as JanomeTokenizer
-    except ImportError as exc:
-        raise JaAnalyzerError(
-            "the Japanese analyser 'janome' needs the package janome, which is not installed "
-            "(pip install 'janome>=0.5', or unset KB_JA_ANALYZER to use sudachi)"
-        ) from exc
-    tokenizer = JanomeTokenizer()
-
-    def run(text: str) -> list[tuple[str, str, int, int]]:
-        out = []
-        pos = 0
-        for tok in tokenizer.tokenize(text):
-            surface = tok.surface
-            # janome gives no offsets; its surfaces follow each other through the text.
-            start = text.find(surface, pos)
-            if start < 0:
-                start = pos
-            pos = start + len(surface)
-            base = tok.base_form if tok.base_form != "*" else surface
-            out.append((base, tok.part_of_speech.split(",", 1)[0], start, pos))
-        return out
-
-    return run
-
-
-def _sudachi(mode: str = SUDACHI_MODE) -> JaBackend:
-    try:
-        from sudachipy import Dictionary
-        from sudachipy.errors import SudachiError
-    except ImportError as exc:
-        raise JaAnalyzerError(
-            "the Japanese analyser 'sudachi' needs the packages sudachipy and sudachidict-core, "
-            "which are not installed (pip install sudachipy sudachidict-core)"
-        ) from exc
-    try:
-        tok = Dictionary().tokenizer(mode=mode)
-    except (SudachiError, ImportError, OSError) as exc:  # no or a broken dictionary package
-        raise JaAnalyzerError(
-            f"the Japanese analyser 'sudachi' could not load its dictionary ({exc}); "
-            "pip install sudachidict-core"
-        ) from exc
-
-    def run(text: str) -> list[tuple[str, str, int, int]]:
-        return [
-            (m.dictionary_form(), m.part_of_speech()[0], m.begin(), m.end())
-            for m in tok.tokenize(text)
-        ]
-
-    return run
-
-
-#: Pluggable morphological analysers, by name; sudachi is the default (see the package README).
-#: ``sudachi:A``/``sudachi:B``/``sudachi:C`` choose a split mode for measurements.
-JA_BACKENDS: dict[str, Callable[[], JaBackend]] = {
-    "janome": _janome,
-    "sudachi": _sudachi,
-    "sudachi:A": lambda: _sudachi("A"),
-    "sudachi:B": lambda: _sudachi("B"),
-    "sudachi:C": lambda: _sudachi("C"),
-}
-JA_DEFAULT = os.environ.get("KB_JA_ANALYZER", "").strip() or "sudachi"
+# The Japanese analyser of this process is :data:`JA_DEFAULT` here (tests set it).
 
 
 def ja_backend(name: str | None = None) -> JaBackend:
-    """The morphological analyser called ``name`` (default :data:`JA_DEFAULT`), created once per
-    process (it loads a dictionary).
-
-    Raises :class:`JaAnalyzerError` for an unknown name or a missing package.
-    """
-    name = name or JA_DEFAULT
-    with _backend_lock:
-        if name not in _backends:
-            factory = JA_BACKENDS.get(name)
-            if factory is None:
-                raise JaAnalyzerError(
-                    f"unknown Japanese analyser {name!r} (KB_JA_ANALYZER): "
-                    f"choose one of {', '.join(sorted(JA_BACKENDS))}"
-                )
-            _backends[name] = factory()
-        return _backends[name]
+    """:func:`kb.search.japanese.ja_backend`, by default :data:`JA_DEFAULT`."""
+    return _japanese.ja_backend(name or JA_DEFAULT)
 
 
 def ja_backend_id(name: str | None = None) -> str:
-    """What the index records of its Japanese analyser: name, split mode, dictionary version.
-
-    Another analyser, mode or dictionary splits words differently, so the index must be rebuilt.
-    """
-    from importlib import metadata
-
-    name = name or JA_DEFAULT
-    if name == "janome":
-        packages = ["janome"]
-    elif name.startswith("sudachi"):
-        name = name if ":" in name else f"sudachi:{SUDACHI_MODE}"
-        packages = ["sudachipy", "sudachidict-core"]
-    else:
-        return name
-    versions = []
-    for package in packages:
-        try:
-            versions.append(f"{package}-{metadata.version(package)}")
-        except metadata.PackageNotFoundError:
-            versions.append(f"{package}-missing")
-    return " ".join([name, *versions])
-
-
-def split_long(text: str, limit: int = MAX_PIECE_CHARS) -> list[tuple[int, str]]:
-    """``text`` in pieces of at most ``limit`` characters, each with its offset in ``text``.
-
-    Pieces end at a line end where there is one, else at a sentence or clause end, else at the
-    limit; joined, they are ``text`` again.
-
-    >>> split_long("一。二。三", limit=4)
-    [(0, '一。'), (2, '二。三')]
-    """
-    if len(text) <= limit:
-        return [(0, text)]
-    out: list[tuple[int, str]] = []
-    start = 0
-    while len(text) - start > limit:
-        stop = start + limit
-        cut = -1
-        for mark in _CUTS:
-            cut = text.rfind(mark, start, stop)
-            if cut >= 0:
-                break
-        end = cut + 1 if cut >= 0 else stop
-        out.append((start, text[start:end]))
-        start = end
-    out.append((start, text[start:]))
-    return out
-
-
-@lru_cache(maxsize=4096)
-def _morphemes(text: str, backend: str) -> tuple[tuple[str, str, int, int], ...]:
-    return tuple(ja_backend(backend)(text))
+    """:func:`kb.search.japanese.ja_backend_id`, by default :data:`JA_DEFAULT`."""
+    return _japanese.ja_backend_id(name or JA_DEFAULT)
 
 
 def analyze_ja(text: str, backend: str | None = None) -> list[Span]:
-    """Japanese content words in dictionary form; particles, auxiliaries and symbols dropped.
-
-    Texts of any length: a long one is analysed in pieces (:func:`split_long`).
+    """:func:`kb.search.japanese.analyze_ja`, by default with :data:`JA_DEFAULT`.
 
     >>> [t for t, _, _ in analyze_ja("マナ能力はスタックを使うか")]
     ['マナ', '能力', 'スタック', '使う']
     """
-    backend = backend or JA_DEFAULT
-    norm = normalize(text).lower()
-    out: list[Span] = []
-    for offset, piece in split_long(norm):
-        for base, part, start, end in _morphemes(piece, backend):
-            if part in _JA_SKIP_POS or start == end or piece[start:end].isspace():
-                continue
-            base = base.lower()  # Sudachi's dictionary form of "mtg" is "MTG"
-            if base in JA_STOP:
-                continue
-            out.append((base, offset + start, offset + end))
-    return out
-
-
-def bigrams_ja(text: str) -> list[Span]:
-    """Overlapping character bigrams of each run of Japanese characters (one-character runs kept).
-
-    >>> [t for t, _, _ in bigrams_ja("優先権を得る")]
-    ['優先', '先権', '権を', 'を得', '得る']
-    """
-    norm = normalize(text).lower()
-    out: list[Span] = []
-    run_start = -1
-    for i in range(len(norm) + 1):
-        is_cjk = i < len(norm) and _CJK.match(norm[i]) is not None
-        if is_cjk and run_start < 0:
-            run_start = i
-        elif not is_cjk and run_start >= 0:
-            if i - run_start == 1:
-                out.append((norm[run_start], run_start, i))
-            for j in range(run_start, i - 1):
-                out.append((norm[j : j + 2], j, j + 2))
-            run_start = -1
-    return out
-
-
-def has_cjk(text: str) -> bool:
-    """True if the text has Japanese (or other CJK) characters."""
-    return _CJK.search(text) is not None
+    return _japanese.analyze_ja(text, backend or JA_DEFAULT)
 
 
 #: The analysers by name, as the schema and the query compiler refer to them.
@@ -709,3 +328,39 @@ class SpanTokenizer(Tokenizer):
                 token.startchar = start_char + start
                 token.endchar = start_char + end
             yield token
+
+
+__all__ = [
+    "ANALYZERS",
+    "EN_STOP",
+    "FR_STOP",
+    "JA_BACKENDS",
+    "JA_DEFAULT",
+    "JA_STOP",
+    "MAX_PIECE_CHARS",
+    "SUDACHI_MODE",
+    "JaAnalyzerError",
+    "JaBackend",
+    "Span",
+    "SpanTokenizer",
+    "_morphemes",
+    "analyze_en",
+    "analyze_fr",
+    "analyze_ja",
+    "bigrams_ja",
+    "clean_query",
+    "detect_lang",
+    "fold_accents",
+    "forget",
+    "has_cjk",
+    "ja_backend",
+    "ja_backend_id",
+    "marker",
+    "normalize",
+    "normalize_mapped",
+    "plain_en",
+    "plain_fr",
+    "remember",
+    "split_long",
+    "terms",
+]

@@ -27,7 +27,14 @@ from kb.search.indexer import term_key
 from kb.search.notes import Note
 from kb.search.postings import Coord, Postings
 from kb.search.spelling import Speller
-from kb.search.understand import WHEN_RULES, Concepts, asks_when, strip_frames
+from kb.search.understand import (
+    WHEN_RULES,
+    Concepts,
+    asks_when,
+    proper_names,
+    strip_frames,
+    word_variants,
+)
 from kb.terms import TermIndex
 
 #: Weight of the rules a concept of the query names ("mana ability" -> 605, "dies" -> 700.4,
@@ -98,6 +105,7 @@ class QueryCompiler:
         self._glossary = glossary
         self._cache: OrderedDict[tuple[Any, ...], Compiled] = OrderedDict()
         self._term_names = _TermNames(kb)
+        self._names: frozenset[str] = frozenset()  # the compiled query's proper names
 
     def clear(self) -> None:
         """Forget the compiled queries."""
@@ -111,8 +119,10 @@ class QueryCompiler:
         if hit is not None:
             self._cache.move_to_end(key)
             return hit
+        self._term_names.forget()
         typed = qp.parse(text)
         out = Compiled(None, notes=list(typed.notes))
+        self._names = proper_names(text)
         out.src = detect_lang(text) or self._term_names.language_of(text) or lang
         content = strip_frames(text, out.src)
         parsed = typed if content == text else qp.parse(content)
@@ -150,7 +160,7 @@ class QueryCompiler:
                     seq = [g for g, _, _ in bigrams_ja(text)]
                     out.order[code] = ("gram_ja", seq)
                 else:
-                    out.order[code] = (f"body_{code}", terms(text, code))
+                    out.order[code] = (f"body_{code}", terms(repaired, code))
         self._cache[key] = out
         if len(self._cache) > CACHE_SIZE:
             self._cache.popitem(last=False)
@@ -222,11 +232,15 @@ class QueryCompiler:
                 tok = toks[0]
                 clauses.append(wq.Term(f"body_{code}", tok))
                 clauses.append(wq.Term(f"title_{code}", tok))
+                for variant, weight in word_variants(text, tok, code):
+                    if self._postings.frequency(f"body_{code}", variant):
+                        self._mark(out, code, [variant])
+                        clauses.append(wq.Term(f"body_{code}", variant, boost=weight))
                 if (
                     tok.isalpha()
                     and out.src in (None, code)
-                    and self._postings.frequency(f"body_{code}", tok) == 0
-                    and self._postings.frequency(f"title_{code}", tok) == 0
+                    and not self._postings.knows(f"body_{code}", tok)
+                    and not self._postings.knows(f"title_{code}", tok)
                 ):
                     clauses.extend(self._fuzzy(text, code, out))
                 else:
@@ -237,6 +251,9 @@ class QueryCompiler:
 
     def _fuzzy(self, text: str, code: str, out: Compiled) -> list[wq.Query]:
         spelled = terms(text, f"{code}_plain")
+        if text in self._names or self._term_names.names(text, code):
+            # A name (a card's, or the term base's "défenseur") is no typo of a rules word.
+            return []
         if len(spelled) != 1 or len(spelled[0]) < 4:
             return []
         fixes = self._speller.corrections(f"plain_{code}", spelled[0])
@@ -377,20 +394,40 @@ class QueryCompiler:
 
 class _TermNames:
     """The term base for cross-language expansion: :class:`kb.terms.TermIndex` finds the
-    concepts a query names; a whole-query match compares the query with a name as analysed."""
+    concepts a query names; a whole-query match compares the query with a name as analysed.
+
+    A query is looked up in each of its languages once however many ways it is translated:
+    :meth:`forget` drops what the last query found."""
 
     def __init__(self, kb: KnowledgeBase) -> None:
         self.terms = kb.terms
         self._index = TermIndex(kb.terms)
+        self._found: dict[tuple[str, str], list[Term]] = {}
+        self._wholes: dict[tuple[str, str], list[Term]] = {}
+
+    def forget(self) -> None:
+        """Drop the concepts found for the previous query."""
+        self._found.clear()
+        self._wholes.clear()
+
+    def _find(self, text: str, src: str) -> list[Term]:
+        key = (text, src)
+        found = self._found.get(key)
+        if found is None:
+            found = self._found[key] = self._index.find(text, src)
+        return found
 
     def _whole(self, text: str, src: str) -> list[Term]:
         """The concepts one of whose ``src`` names is the whole of ``text``."""
-        key = _analysed(text, src)
-        return [
-            term
-            for term in self._index.find(text, src)
-            if any(_analysed(name, src) == key for name in term.names(src))
-        ]
+        got = self._wholes.get((text, src))
+        if got is None:
+            key = _analysed(text, src)
+            got = self._wholes[(text, src)] = [
+                term
+                for term in self._find(text, src)
+                if any(_analysed(name, src) == key for name in term.names(src))
+            ]
+        return got
 
     def translate(self, text: str, src: str, dst: str, whole: bool = False) -> list[str]:
         """Names in ``dst`` of the concepts named in ``text`` in ``src`` (``whole``: the text
@@ -398,14 +435,26 @@ class _TermNames:
         if (src == "ja") != has_cjk(text):
             return []
         if not whole:
-            return self._index.translate(text, src, dst)
+            # kb.terms.TermIndex.translate's answer: each concept's first name, once.
+            out: list[str] = []
+            for term in self._find(text, src):
+                names = term.names(dst)
+                if names and names[0] not in out:
+                    out.append(names[0])
+            return out
         names = [name for term in self._whole(text, src) for name in term.names(dst)[:2]]
         return list(dict.fromkeys(names))
+
+    def names(self, word: str, lang: str) -> bool:
+        """True if ``word`` is a whole name of a concept of the term base in ``lang``."""
+        if (lang == "ja") != has_cjk(word):
+            return False
+        return any(term.names(lang) for term in self._whole(word, lang))
 
     def language_of(self, text: str) -> str | None:
         """The one language whose term names occur in ``text``, if exactly one does."""
         cjk = has_cjk(text)
-        found = [code for code in LANGS if (code == "ja") == cjk and self._index.find(text, code)]
+        found = [code for code in LANGS if (code == "ja") == cjk and self._find(text, code)]
         return found[0] if len(found) == 1 else None
 
 

@@ -7,11 +7,54 @@ from typing import Any
 
 from kb.lookup import ancestor_title
 from kb.model import LANGS, Edition, KnowledgeBase, Rule
-from kb.search.analysis import ANALYZERS, marker
+from kb.search.analysis import ANALYZERS
 from kb.search.compiler import Compiled
-from kb.search.highlight import highlight
+from kb.search.highlight import highlight, marker
 from kb.search.indexer import example_prose
 from kb.search.results import Hit
+
+
+class EditionSets:
+    """The editions of each document as one integer, a bit per edition: an archive's documents
+    are in up to 80 editions each, and lists of their names cost a server 20 MB.
+
+    Bits are given in the order hits list editions (language, then date), so a set reads back
+    already sorted.
+    """
+
+    def __init__(self, kb: KnowledgeBase, doc_editions: list[list[str]]) -> None:
+        known = kb.editions
+        ids = {e for eds in doc_editions for e in eds}
+        ordered = sorted(
+            (e for e in ids if e in known),
+            key=lambda e: (LANGS.index(known[e].lang), known[e].date or "", e),
+        )
+        # Editions the knowledge base does not have come last and are never listed.
+        self.ids = ordered + sorted(ids - set(ordered))
+        self.bit = {e: 1 << i for i, e in enumerate(self.ids)}
+        self._by_lang = {
+            code: sum(self.bit[e] for e in ordered if known[e].lang == code) for code in LANGS
+        }
+        self.docs = [self.mask(eds) for eds in doc_editions]
+
+    def mask(self, editions: list[str]) -> int:
+        """The set of ``editions`` (names this index knows)."""
+        bit = self.bit
+        out = 0
+        for e in editions:
+            out |= bit[e]
+        return out
+
+    def names(self, mask: int, scope: tuple[str, ...]) -> list[str]:
+        """The editions of ``mask`` in the languages of ``scope``, in order."""
+        mask &= sum(self._by_lang[code] for code in scope)
+        ids = self.ids
+        out = []
+        while mask:
+            low = mask & -mask
+            out.append(ids[low.bit_length() - 1])
+            mask ^= low
+        return out
 
 
 class HitMaker:
@@ -23,16 +66,18 @@ class HitMaker:
         refs: list[str],
         langs: list[str],
         groups: list[str],
-        doc_editions: list[list[str]],
+        editions: EditionSets,
     ) -> None:
         self.kb = kb
         self._refs = refs
         self._langs = langs
         self._groups = groups
-        self._group_editions: dict[str, set[str]] = {}
-        for group, eds in zip(groups, doc_editions, strict=True):
-            self._group_editions.setdefault(group, set()).update(eds)
+        self._sets = editions
+        self._group_editions: dict[str, int] = {}
+        for group, mask in zip(groups, editions.docs, strict=True):
+            self._group_editions[group] = self._group_editions.get(group, 0) | mask
         self._titles: dict[tuple[str, str], str] = {}
+        self._ids: dict[str, dict[str, Any]] = {}
 
     def hit(
         self,
@@ -92,7 +137,7 @@ class HitMaker:
         self, kind: str, ident: str, lang: str, score: float, wanted: set[str], analyzers: list[Any]
     ) -> Hit:
         if kind == "c":
-            com = next(c for c in self.kb.commentary if c.id == ident)
+            com = self._by_id("c", self.kb.commentary)[ident]
             # A paragraph without a heading is named by its first words, not by a file name.
             title = com.heading or ", ".join(com.about_rules) or _opening(com.text)
             return Hit(
@@ -108,7 +153,7 @@ class HitMaker:
                 key=ident,
             )
         if kind == "t":
-            item = next(t for t in self.kb.tournament if t.id == ident)
+            item = self._by_id("t", self.kb.tournament)[ident]
             return Hit(
                 "tournament",
                 item.section,
@@ -121,7 +166,7 @@ class HitMaker:
                 score,
                 key=ident,
             )
-        ex = next(x for x in self.kb.examples if x.id == ident)
+        ex = self._by_id("x", self.kb.examples)[ident]
         return Hit(
             "example",
             None,
@@ -134,6 +179,16 @@ class HitMaker:
             score,
             key=ident,
         )
+
+    def _by_id(self, kind: str, items: Any) -> dict[str, Any]:
+        """Commentary, tournament items or examples by id (made on first use: hits of those
+        kinds are a few per query, and a scan of each list cost up to 3 ms)."""
+        found = self._ids.get(kind)
+        if found is None:
+            found = self._ids[kind] = {}
+            for item in items:
+                found.setdefault(item.id, item)
+        return found
 
     def rule_hit(self, rule: Rule, scope: tuple[str, ...], score: float, snippet: str) -> Hit:
         """A rule as a hit: its editions in the languages of ``scope``, its title or its
@@ -165,12 +220,7 @@ class HitMaker:
         return title
 
     def _editions(self, group: str, scope: tuple[str, ...]) -> list[str]:
-        eds = self._group_editions.get(group, set())
-        known = self.kb.editions
-        return sorted(
-            (e for e in eds if e in known and known[e].lang in scope),
-            key=lambda e: (LANGS.index(known[e].lang), known[e].date or "", e),
-        )
+        return self._sets.names(self._group_editions.get(group, 0), scope)
 
 
 def _opening(text: str, limit: int = 40) -> str:

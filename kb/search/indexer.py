@@ -9,10 +9,12 @@ with plain sets and never reads stored fields.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import shutil
 import time
+from array import array
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -24,6 +26,8 @@ from kb.model import LANGS, KnowledgeBase, Rule
 from kb.rulenum import try_parse
 from kb.search import postings
 from kb.search.analysis import (
+    _MEMO,
+    ANALYZERS,
     SpanTokenizer,
     forget,
     ja_backend_id,
@@ -285,14 +289,23 @@ def _fields(doc: Doc) -> dict[str, Any]:
     return {k: v for k, v in out.items() if v}
 
 
+#: Fields of :func:`_fields` that only the postings and ``meta.json`` use: never given to Whoosh.
+IDENTITY_FIELDS = frozenset({"ref", "kind", "lang", "editions", "number", "canonical"})
+
+
 def _whoosh_fields(doc: Doc, row: dict[str, Any]) -> dict[str, Any]:
-    """What Whoosh keeps of a document: its identity and today's vocabulary (spelling,
-    completions). The scored fields live in the postings; writing them to Whoosh too cost
-    most of the build."""
+    """What Whoosh keeps of a document: today's vocabulary (spelling, completions), nothing else.
+
+    The scored fields live in the postings and a document's identity in ``meta.json``: writing
+    them to Whoosh too cost most of the build (Whoosh looks for a length file at every posting
+    of a field without lengths, and a document's editions alone were most of the postings).
+    Every document is still added, empty if need be, so document numbers stay those of meta.json.
+    """
     return {
         k: v
         for k, v in row.items()
-        if k not in postings.FIELD_WEIGHT or (k == "body_ja" and doc.current)
+        if k not in IDENTITY_FIELDS
+        and (k not in postings.FIELD_WEIGHT or (k == "body_ja" and doc.current))
     }
 
 
@@ -312,13 +325,21 @@ def index_is_current(kb: KnowledgeBase, index_dir: Path) -> bool:
     )
 
 
-def build_index(kb: KnowledgeBase, index_dir: Path, previous: Path | None = None) -> dict[str, Any]:
+def build_index(
+    kb: KnowledgeBase,
+    index_dir: Path,
+    previous: Path | None = None,
+    memo: dict[bytes, tuple[str, bytes, bytes]] | None = None,
+) -> dict[str, Any]:
     """Write the index of ``kb`` into ``index_dir``; skipped if it is already current.
 
     ``previous`` is the folder of an earlier build's index: when it indexes exactly this
     knowledge base (same content hash, format and analyser), its files are copied instead of
     rebuilt. A changed knowledge base is rebuilt in full (incremental reuse is not done yet).
-    Returns ``{"docs", "seconds", "bytes", "skipped"}`` (plus ``"reused": True`` for a copy).
+    ``memo`` holds the analysis of texts an earlier build analysed (see :class:`AnalysisMemo`;
+    the build keeps it in its cache): they are not analysed again, and on return it holds the
+    texts of this index only. Returns ``{"docs", "seconds", "bytes", "skipped"}`` (plus
+    ``"reused": True`` for a copy).
     """
     started = time.perf_counter()
     index_dir = Path(index_dir)
@@ -345,6 +366,7 @@ def build_index(kb: KnowledgeBase, index_dir: Path, previous: Path | None = None
     docs = documents(kb)
     rows = [_fields(doc) for doc in docs]
     scored: list[tuple[int, str, list[str], int]] = []
+    known = AnalysisMemo(memo)
     try:
         # One analysis per text: the postings take the terms, Whoosh the remembered spans.
         for num, row in enumerate(rows):
@@ -352,16 +374,16 @@ def build_index(kb: KnowledgeBase, index_dir: Path, previous: Path | None = None
                 analyzer = FIELD_ANALYZER.get(name)
                 if analyzer is None:
                     continue
-                spans = remember(analyzer, value)
+                whoosh = name not in postings.FIELD_WEIGHT or name == "body_ja"
+                toks, starts = known.analyse(analyzer, value, whoosh)
                 if name in postings.FIELD_WEIGHT:
-                    toks = [t for t, _, _ in spans]
                     main = docs[num].main
                     if main < 0 or not name.startswith(("body_", "gram_")):
                         scored.append((num, name, toks, len(toks)))
                     else:
                         if name == "gram_ja":  # the title comes first there
                             main += len(docs[num].title) + 1
-                        own = sum(1 for _, start, _ in spans if start < main)
+                        own = sum(1 for start in starts if start < main)
                         scored.append((num, name, toks, own))
         stop = sum(1 for d in docs if d.current)
         concepts = _concepts(kb, docs, scored)
@@ -393,6 +415,45 @@ def build_index(kb: KnowledgeBase, index_dir: Path, previous: Path | None = None
         "bytes": _size(index_dir),
         "skipped": False,
     }
+
+
+class AnalysisMemo:
+    """The analysis of each text (tokens, start and end offsets) by digest of analyser and text,
+    so an index build analyses only the texts no earlier build did (one edition added to an
+    archive brings a few hundred). The spans of a text Whoosh will index are handed to it as
+    :func:`kb.search.analysis.remember` does."""
+
+    def __init__(self, memo: dict[bytes, tuple[str, bytes, bytes]] | None) -> None:
+        self.before = dict(memo) if memo is not None else {}
+        self.memo = memo
+        if memo is not None:
+            memo.clear()  # refilled with the texts of this index only
+
+    def analyse(self, analyzer: str, text: str, whoosh: bool) -> tuple[list[str], array[int]]:
+        """Tokens and start offsets of ``text``; its spans remembered for Whoosh if ``whoosh``."""
+        if self.memo is None:
+            spans = remember(analyzer, text)
+            return [t for t, _, _ in spans], array("l", [a for _, a, _ in spans])
+        key = hashlib.blake2b(
+            f"{analyzer}\x00{text}".encode("utf-8", "surrogatepass"), digest_size=16
+        ).digest()
+        hit = self.before.get(key)
+        if hit is None:
+            spans = remember(analyzer, text) if whoosh else ANALYZERS[analyzer](text)
+            toks = [t for t, _, _ in spans]
+            starts = array("l", [a for _, a, _ in spans])
+            ends = array("l", [b for _, _, b in spans])
+            hit = ("\x00".join(toks), starts.tobytes(), ends.tobytes())
+        else:
+            toks = hit[0].split("\x00") if hit[0] else []
+            starts = array("l")
+            starts.frombytes(hit[1])
+            if whoosh:
+                ends = array("l")
+                ends.frombytes(hit[2])
+                _MEMO[(analyzer, text)] = list(zip(toks, starts, ends, strict=True))
+        self.memo[key] = hit
+        return toks, starts
 
 
 def _concepts(

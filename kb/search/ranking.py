@@ -4,7 +4,6 @@ coverage of the question's words and their proximity."""
 
 from __future__ import annotations
 
-import heapq
 from itertools import pairwise
 
 from kb.model import LANGS
@@ -23,8 +22,12 @@ PROXIMITY = 0.5
 WINDOW = 3
 #: Weight of a rule defining a concept when the question names nothing else ("what is scry").
 DEFINITION_ASKED = 1.5
+#: ... and this much when it names more than concepts ("does lifelink work with noncombat
+#: damage"): the rules applying the concept answer it, not the one defining it (undoing most of
+#: the build's definition prior).
+DEFINITION_UNASKED = 0.7
 #: Weight of a text in the question's own language (French or Japanese) against the others.
-SAME_LANG = 1.5
+SAME_LANG = 2.0
 #: A search from a locale without a language filter (``prefer_lang``) puts that language's best
 #: text this much above the best text of the others, its other texts in proportion: a Japanese
 #: reader wants the Japanese quotes first. Raw scores of two languages are not comparable (a
@@ -37,6 +40,21 @@ PREFER_MAX = 60.0
 EXAMPLE_DEMOTION = 0.2
 #: ... and this much more when it does (rules' own "Example:" lines also have the word).
 EXAMPLE_WANTED = 3.0
+
+
+#: Commentary (wiki paragraphs about a rule) weighs this much against the rules for a question:
+#: the rules are the answer, the commentary a reading of them.
+COMMENTARY_DEMOTION = 0.5
+#: Share of the scores of a rule's other-language texts added to its best text's.
+LANG_FUSION = 0.5
+
+
+#: The rule opening a concept the question names weighs this much more (see Ranker._open),
+#: when the question names only concepts, and when it names more.
+OPENING_DEFINED = 1.3
+OPENING = 1.1
+#: ... for concepts raised at least this much (specific ones: not "creature").
+OPENING_MIN_BOOST = 1.5
 
 
 class Ranker:
@@ -53,6 +71,7 @@ class Ranker:
         self._index = index
         self._langs = langs
         self._concepts = concepts
+        self._kinds = kinds
         self._definitions = definitions
         # Document sets by language and of examples, for preferences and demotions.
         self._lang_docs: dict[str, frozenset[int]] = {
@@ -75,8 +94,14 @@ class Ranker:
         """The best ``fetch`` documents as ``(score, doc)``, best first: ``scores`` reweighed,
         reranked and, for a reader's language ``prefer``, that language's texts led first.
         ``current``: the search sees current documents only (concept boosts apply)."""
+        if current and not compiled.defined and DEFINITION_UNASKED != 1.0:
+            scores = dict(scores)
+            for doc in self._definitions:
+                if doc in scores:
+                    scores[doc] *= DEFINITION_UNASKED
         if compiled.boosts and current:
             scores = self._boost(scores, compiled.boosts)
+            self._open(scores, compiled)
             if compiled.defined:
                 defining = self._definitions
                 for root in compiled.defined:
@@ -93,9 +118,56 @@ class Ranker:
         scored = self._rank(
             scores, max(fetch, RERANK), compiled, ev, demote_examples=not examples_wanted
         )
+        if current:
+            scored = self._question_priors(scored, examples_wanted)
         if prefer:
             scored = self._prefer(scored, prefer)
         return scored[:fetch]
+
+    def _question_priors(
+        self, scored: list[tuple[float, int]], examples_wanted: bool
+    ) -> list[tuple[float, int]]:
+        """The reranked list with priors that hold for any question: a rule's texts in the
+        other languages add to its best one (a French question matching both the French and
+        the English text of a rule is about that rule) and commentary yields to the rules it
+        comments on."""
+        number_of = self._concepts.number_of
+        kinds = self._kinds
+        best: dict[str, tuple[float, int]] = {}
+        extra: dict[str, float] = {}
+        for score, doc in scored:
+            number = number_of.get(doc)
+            if number is None:
+                continue
+            held = best.get(number)
+            if held is None:
+                best[number] = (score, doc)
+            else:
+                extra[number] = extra.get(number, 0.0) + score
+        out = []
+        for score, doc in scored:
+            kind = kinds[doc]
+            if kind == "commentary" and not examples_wanted:
+                score *= COMMENTARY_DEMOTION
+            number = number_of.get(doc)
+            if number is not None and best[number][1] == doc and number in extra:
+                score += LANG_FUSION * extra[number]
+            out.append((score, doc))
+        out.sort(key=lambda x: (-x[0], x[1]))
+        return out
+
+    def _open(self, scores: dict[int, float], compiled: Compiled) -> None:
+        """Raise in place the rule opening each concept the question names ("702.33a" for
+        kicker, "724.1" for the monarch): it says what the concept is and how it works."""
+        factor = OPENING_DEFINED if compiled.defined else OPENING
+        if factor == 1.0:
+            return
+        for root, boost in compiled.boosts.items():
+            if boost < OPENING_MIN_BOOST:
+                continue
+            for doc in self._concepts.opening(root):
+                if doc in scores:
+                    scores[doc] *= factor
 
     def _boost(self, scores: dict[int, float], boosts: dict[str, float]) -> dict[int, float]:
         """A copy of ``scores`` with the subtrees of the query's concepts' rules raised."""
@@ -117,7 +189,8 @@ class Ranker:
         factors: list[tuple[frozenset[int], float]] = []
         if prefer and scores:
             langs = self._langs
-            best, top = max(scores.items(), key=_second)
+            best = max(scores, key=scores.__getitem__)
+            top = scores[best]
             if langs[best] != prefer:
                 mine = self._lang_docs[prefer]
                 if len(mine) < len(scores):
@@ -165,25 +238,33 @@ class Ranker:
     ) -> list[tuple[float, int]]:
         """The best ``depth`` documents, reranked: more of the query's words, and rules that
         the glossary names for a term of the query, count for more than raw term weights."""
-        best = heapq.nlargest(depth, scores.items(), key=_second)
+        # A sort in C (keys by the dictionary's own method) beats heapq.nlargest, a heap walked
+        # in Python, up to the tens of thousands of documents of an edition. Ties keep the
+        # dictionary's order, as nlargest over its items did.
+        top = sorted(scores, key=scores.__getitem__, reverse=True)[:depth]
+        best = [(d, scores[d]) for d in top]
         groups = ev.groups
         order = compiled.order
         langs = self._langs
-        seqs = self._index.seq
+        sequence = self._index.sequence
         out = []
         examples = self._example_docs if demote_examples else frozenset()
+        # Per language: the field, the successive pairs of the query's words and their window.
+        pairs_of = {
+            code: (name, _pairs(wanted), 1 if name == "gram_ja" else WINDOW)
+            for code, (name, wanted) in order.items()
+            if len(wanted) > 1
+        }
         for doc, score in best:
             if doc in examples:
                 # Demoted here rather than before the cut: lowering needs no copy of the scores.
                 score *= EXAMPLE_DEMOTION
-            lang_order = order.get(langs[doc])
-            if lang_order is not None and len(lang_order[1]) > 1:
-                name, wanted = lang_order
-                seq = seqs[name][doc] if name in seqs else None
+            lang_pairs = pairs_of.get(langs[doc])
+            if lang_pairs is not None:
+                name, pairs, window = lang_pairs
+                seq = sequence(name, doc)
                 if seq:
-                    score *= 1.0 + PROXIMITY * _proximity(
-                        seq, wanted, 1 if name == "gram_ja" else WINDOW
-                    )
+                    score *= 1.0 + PROXIMITY * _proximity(seq, pairs, window)
             for parts in groups:
                 hits = 0
                 for part in parts:
@@ -196,25 +277,27 @@ class Ranker:
         return out
 
 
-def _second(item: tuple[int, float]) -> float:
-    return item[1]
+def _pairs(wanted: list[str]) -> list[tuple[str, str]]:
+    """The successive pairs of distinct words of ``wanted``."""
+    return [(a, b) for a, b in pairwise(wanted) if a != b]
 
 
-def _proximity(seq: tuple[str, ...], wanted: list[str], window: int) -> float:
-    """Share of the successive pairs of ``wanted`` found within ``window`` words in ``seq``."""
+def _proximity(seq: tuple[str, ...], pairs: list[tuple[str, str]], window: int) -> float:
+    """Share of ``pairs`` (successive query words) found within ``window`` words in ``seq``."""
+    if not pairs:
+        return 0.0
+    present = {t for pair in pairs for t in pair}.intersection(seq)
+    wanted = [(a, b) for a, b in pairs if a in present and b in present]
+    if not wanted:
+        return 0.0
     where: dict[str, list[int]] = {}
-    keep = set(wanted)
     for i, t in enumerate(seq):
-        if t in keep:
+        if t in present:
             where.setdefault(t, []).append(i)
-    pairs = 0
     found = 0
-    for a, b in pairwise(wanted):
-        if a == b:
-            continue
-        pairs += 1
-        pa = where.get(a)
-        pb = where.get(b)
-        if pa and pb and any(0 < j - i <= window for i in pa for j in pb):
+    for a, b in wanted:
+        pa = where[a]
+        pb = where[b]
+        if any(0 < j - i <= window for i in pa for j in pb):
             found += 1
-    return found / pairs if pairs else 0.0
+    return found / len(pairs)

@@ -16,7 +16,9 @@ from __future__ import annotations
 import json
 import math
 import re
+import sys
 import threading
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +31,7 @@ from kb.search import query as qp
 from kb.search.analysis import clean_query, fold_accents
 from kb.search.compiler import Compiled, QueryCompiler
 from kb.search.highlight import highlight
-from kb.search.hits import HitMaker
+from kb.search.hits import EditionSets, HitMaker
 from kb.search.indexer import FORMAT, INDEX_NAME, KINDS, META_FILE, RULE_KINDS
 from kb.search.notes import note
 from kb.search.postings import FILE as POSTINGS_FILE
@@ -73,20 +75,22 @@ class Searcher:
         self._ix = whoosh_index.open_dir(str(index_dir), indexname=INDEX_NAME)
         self._searcher = self._ix.searcher()
         self._lock = threading.RLock()
-        rows = meta["docs"]
+        rows = meta.pop("docs")
+        # Names shared by many documents are stored once (a server keeps these for its life).
+        intern = sys.intern
         self._refs: list[str] = [r[0] for r in rows]
-        self._kinds: list[str] = [r[1] for r in rows]
-        self._langs: list[str] = [r[2] for r in rows]
-        self._groups: list[str] = [r[3] for r in rows]
-        self._doc_editions: list[list[str]] = [r[4] for r in rows]
-        self._current: list[bool] = [r[5] for r in rows]
+        self._kinds: list[str] = [intern(r[1]) for r in rows]
+        self._langs: list[str] = [intern(r[2]) for r in rows]
+        self._groups: list[str] = [intern(r[3]) for r in rows]
+        self._editions = EditionSets(kb, [r[4] for r in rows])
         self._stop: int = meta["current"]
         if (
             self._searcher.doc_count_all() != len(rows)
-            or not all(self._current[: self._stop])
+            or not all(r[5] for r in rows[: self._stop])
             or self._index.stop != self._stop
         ):
             raise FileNotFoundError(f"{meta_path}: does not describe the index next to it")
+        del rows
         self._filters: dict[tuple[Any, ...], set[int] | None] = {}
         # The glossary's names were analysed by the build (kb.search.indexer.glossary_meta).
         glossary: dict[tuple[str, str], list[int]] = {}
@@ -98,13 +102,14 @@ class Searcher:
         self._speller = Speller(self._reader)
         self._compiler = QueryCompiler(kb, self._speller, self._index, concepts, glossary)
         self._ranker = Ranker(self._index, self._langs, self._kinds, concepts, definitions)
-        self._hits = HitMaker(kb, self._refs, self._langs, self._groups, self._doc_editions)
+        self._hits = HitMaker(kb, self._refs, self._langs, self._groups, self._editions)
 
     # ---- public API ----------------------------------------------------------------------
     def close(self) -> None:
         """Release the index files."""
         self._searcher.close()
         self._ix.close()
+        self._index.close()
 
     def __enter__(self) -> Searcher:
         return self
@@ -149,7 +154,10 @@ class Searcher:
             if number is not None:
                 return self._number_search(str(number), lang, ed, limit, page, result)
         with self._lock:
-            return self._text_search(text, lang, ed, kind, limit, page, result, prefer_lang)
+            try:
+                return self._text_search(text, lang, ed, kind, limit, page, result, prefer_lang)
+            finally:
+                self._index.forget()
 
     def suggest(self, prefix: str, lang: str, limit: int = 8) -> list[str]:
         """Completions of the last word of ``prefix`` (glossary terms first), for OpenSearch."""
@@ -216,11 +224,13 @@ class Searcher:
         if key in self._filters:
             return self._filters[key]
         kinds = RULE_KINDS if kind in ("rule", "rules") else (kind,) if kind else None
+        bit = self._editions.bit.get(ed.id, 0) if ed is not None else 0
+        masks = self._editions.docs
         out = set()
         for doc in range(len(self._refs) if ed else self._stop):
             if kinds and self._kinds[doc] not in kinds:
                 continue
-            if ed is not None and ed.id not in self._doc_editions[doc]:
+            if ed is not None and not masks[doc] & bit:
                 continue
             out.add(doc)
         self._filters[key] = out
@@ -339,8 +349,9 @@ class Searcher:
             # One language, current documents: each rule or term has one, so documents = groups.
             total = len(scores) + sum(1 for d in pinned if d not in scores)
         else:
-            groups_of = self._groups
-            total = len({groups_of[d] for d in scores} | groups.keys())
+            # Every matching document's group, looked up in C: a common word matches thousands.
+            found = set(itemgetter(*scores)(self._groups)) if len(scores) > 1 else set()
+            total = len(found | groups.keys())
         result.total = total
         result.pages = math.ceil(total / limit)
         picked = list(groups.values())[(page - 1) * limit : page * limit]

@@ -26,6 +26,12 @@ from kb.search.analysis import terms
 #: remains. Phrases first: "se passe" would otherwise read as the French "passer" (to pass).
 _FRAMES = {
     "en": [
+        r"what does it mean(?: to| when| if| that| for)?",
+        r"what is meant by",
+        r"(?:is|are) there (?:a |an |any )?rules? (?:about|for|on|that says?)",
+        r"what (?:is|are) the rules? (?:for|about|on)",
+        r"(?:what|which) rules? (?:says?|covers?|applies|handles?)",
+        r"i(?:'m| am) (?:wondering|confused|not sure)(?: about| if| whether| how| why)?",
         r"what (?:happens|would happen|will happen)(?: to)?(?: if| when)?",
         r"what (?:is|are|does|do)(?: a| an| the)?",
         r"how (?:does|do|can|many|much)(?: i| you| a| an| the)?",
@@ -46,11 +52,18 @@ _FRAMES = {
         r"(?:peut|peuvent|doit|doivent|faut)-(?:on|il|elle|ils|elles)",
         r"(?:puis|dois)-je",
         r"que (?:veut dire|signifie)",
+        r"(?:ça|ca) veut dire quoi",
+        r"est-il possible de",
+        r"a-t-on le droit de",
+        r"(?:que dit|quelle est) la règle(?: sur| pour| concernant)?",
         r"quels? sont",
         r"quelles? sont",
         r"se passe(?:-t-il)?",
     ],
     "ja": [
+        r"(?:って|とは)どういう(?:意味|こと)(?:ですか|か)?",
+        r"について(?:教えてください|知りたい)?",
+        r"教えてください",
         r"とは何(?:か|ですか)?",
         r"とは",
         r"どうなる(?:の|のか|んですか|ですか)?",
@@ -100,6 +113,51 @@ def strip_frames(text: str, lang: str | None) -> str:
         out = _FRAME_RE[code].sub(" ", out)
     out = " ".join(out.split())
     return out if re.search(r"\w", out) else text
+
+
+#: A capitalised word inside a sentence: a card's or a person's name, not a misspelt rules word.
+_NAME = re.compile(r"(?<=[^\W\d_])[ ,;:'’/-]+([A-Z][^\W\d_]+)")
+
+
+def proper_names(text: str) -> frozenset[str]:
+    """Capitalised words that do not open a sentence ("Wrath of God", "Blood Artist"): spelling
+    repair leaves them alone ("Wrath" is no typo of "rath"). A query in capitals has none."""
+    if text.upper() == text:
+        return frozenset()
+    return frozenset(m.group(1) for m in _NAME.finditer(text))
+
+
+# ---- word variants ---------------------------------------------------------------------
+
+#: Number words a player types where the rules write digits ("zero life": "0 or less life").
+_NUMBER_WORDS = {
+    "en": ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"],
+    "fr": ["zéro", "un", "deux", "trois", "quatre", "cinq", "six", "sept", "huit", "neuf", "dix"],
+}
+#: Share of a word's weight its variants match with: related, not the same word.
+VARIANT_WEIGHT = 0.5
+
+
+def word_variants(word: str, tok: str, lang: str) -> list[tuple[str, float]]:
+    """Analysed words the rules use for a question's word ``word`` (analysed ``tok``), with
+    their weight: the digit for a number word, and in English the word without or with its
+    negation prefix ("tapped" / "untapped", "combat" / "noncombat") and the action of an agent
+    noun ("blockers" / "blocking"). The caller keeps those the index knows."""
+    out: list[tuple[str, float]] = []
+    numbers = _NUMBER_WORDS.get(lang, [])
+    low = word.lower()
+    if low in numbers:
+        return [] if (lang, low) == ("fr", "un") else [(str(numbers.index(low)), 1.0)]
+    if lang == "en" and tok.isalpha():
+        for prefix in ("non", "un"):
+            if tok.startswith(prefix) and len(tok) - len(prefix) >= 3:
+                out.append((tok[len(prefix) :], VARIANT_WEIGHT))
+                break
+        else:
+            out.extend((prefix + tok, VARIANT_WEIGHT) for prefix in ("un", "non"))
+        if tok.endswith("er") and len(tok) > 5:
+            out.append((tok[:-2], VARIANT_WEIGHT))
+    return out
 
 
 # ---- concepts ----------------------------------------------------------------------------
@@ -169,6 +227,8 @@ class Concepts:
         )
         self._numbers = [n for n, _ in pairs]
         self._docs = [d for _, d in pairs]
+        #: Current rule document -> its canonical number (every language's text of a rule).
+        self.number_of: dict[int, str] = {d: n for n, d in pairs}
         self._subtrees: dict[str, frozenset[int]] = {}
 
     def find(self, words: Sequence[str]) -> list[tuple[tuple[str, ...], tuple[str, ...], int]]:
@@ -192,6 +252,22 @@ class Concepts:
     def named(self, words: Sequence[str]) -> tuple[tuple[str, ...], int] | None:
         """The rules and document frequency of the concept whose whole name is ``words``."""
         return self._rows.get(tuple(words))
+
+    def opening(self, root: str) -> frozenset[int]:
+        """Current documents of the rule opening ``root``: its first subrule ("702.33a") or,
+        for a section or chapter, its first rule ("724.1"), in every language."""
+        first = f"{root}a" if "." in root else f"{root}.1"
+        found = self._subtrees.get("open:" + first)
+        if found is None:
+            i = bisect_left(self._numbers, first)
+            docs = []
+            while i < len(self._numbers) and self._numbers[i] == first:
+                docs.append(self._docs[i])
+                i += 1
+            found = frozenset(docs)
+            if len(self._subtrees) < 4096:
+                self._subtrees["open:" + first] = found
+        return found
 
     @staticmethod
     def weight(df: int) -> float:

@@ -56,7 +56,26 @@ def queries() -> list[str]:
     out += [f"what happens when {a} {b}" for a, b in zip(words[::5], words[3::5], strict=False)]
     out += [f"{a} {b} {c}" for a, b, c in zip(words[::3], words[1::3], words[2::3], strict=False)]
     out += ["117.3b", "rule 704.5a", "702.19c", "601.2", "r613.1"]
-    return out
+    return list(dict.fromkeys(out))  # each query timed once: a repeat would find warm caches
+
+
+def warm_up() -> list[str]:
+    """Queries that warm both engines and are not among the timed ones."""
+    words = WORDS.split()
+    timed = set(queries())
+    pairs = [f"{b} {a}" for a, b in zip(words[::7], words[3::7], strict=False)]
+    return [q for q in pairs if q not in timed][:20]
+
+
+def fts(db: sqlite3.Connection, q: str) -> None:
+    """FTS5's side of one search: the best ten with bm25 and a snippet, and the count."""
+    expr = fts_query(q)
+    db.execute(
+        "SELECT ref, snippet(docs, 2, '<mark>', '</mark>', '…', 24),"
+        " bm25(docs) FROM docs WHERE docs MATCH ? ORDER BY bm25(docs) LIMIT 10",
+        (expr,),
+    ).fetchall()
+    db.execute("SELECT count(*) FROM docs WHERE docs MATCH ?", (expr,)).fetchone()
 
 
 def fts_query(text: str) -> str:
@@ -113,37 +132,37 @@ def main() -> int:
             f"built in {stats['seconds']:.2f} s (FTS5 in memory: {fts_build:.2f} s)"
         )
         with Searcher(Path(tmp), kb) as searcher:
-            for q in qs[:20]:  # warm the process (dictionaries, vocabularies), not the queries
+            # Warm the process (dictionaries, vocabularies, analysers) with queries that are
+            # not timed, the same ones on both sides: a timed query is never seen before.
+            for q in warm_up():
                 searcher.search(q)
-                db.execute(
-                    "SELECT ref FROM docs WHERE docs MATCH ? ORDER BY bm25(docs) LIMIT 10",
-                    (fts_query(q),),
-                ).fetchall()
+                fts(db, q)
             ours: list[float] = []
             theirs: list[float] = []
+            ours_cpu: list[float] = []
+            theirs_cpu: list[float] = []
             for q in qs:
                 searcher.clear_caches()
-                t = time.perf_counter()
+                t, c = time.perf_counter(), time.thread_time()
                 searcher.search(q)
+                ours_cpu.append((time.thread_time() - c) * 1000)
                 ours.append((time.perf_counter() - t) * 1000)
-                t = time.perf_counter()
-                db.execute(
-                    "SELECT ref, snippet(docs, 2, '<mark>', '</mark>', '…', 24),"
-                    " bm25(docs) FROM docs WHERE docs MATCH ? ORDER BY bm25(docs) LIMIT 10",
-                    (fts_query(q),),
-                ).fetchall()
-                db.execute(
-                    "SELECT count(*) FROM docs WHERE docs MATCH ?", (fts_query(q),)
-                ).fetchone()
+                t, c = time.perf_counter(), time.thread_time()
+                fts(db, q)
+                theirs_cpu.append((time.thread_time() - c) * 1000)
                 theirs.append((time.perf_counter() - t) * 1000)
-    p50, p99 = percentile(ours, 50), percentile(ours, 99)
-    f50, f99 = percentile(theirs, 50), percentile(theirs, 99)
-    print(f"ours : p50 {p50:.2f} ms  p99 {p99:.2f} ms  mean {statistics.mean(ours):.2f} ms")
-    print(f"FTS5 : p50 {f50:.2f} ms  p99 {f99:.2f} ms  mean {statistics.mean(theirs):.2f} ms")
-    print(f"ratio: p50 {p50 / f50:.2f}x  p99 {p99 / f99:.2f}x")
+    met = True
+    for name, mine, ref in (("wall", ours, theirs), ("CPU", ours_cpu, theirs_cpu)):
+        p50, p99 = percentile(mine, 50), percentile(mine, 99)
+        f50, f99 = percentile(ref, 50), percentile(ref, 99)
+        print(f"{name} time")
+        print(f"  ours : p50 {p50:.2f} ms  p99 {p99:.2f} ms  mean {statistics.mean(mine):.2f} ms")
+        print(f"  FTS5 : p50 {f50:.2f} ms  p99 {f99:.2f} ms  mean {statistics.mean(ref):.2f} ms")
+        print(f"  ratio: p50 {p50 / f50:.2f}x  p99 {p99 / f99:.2f}x")
+        if name == "wall":
+            met = p99 <= 1.0 * f99 and p50 <= 1.5 * f50
     slow = sorted(zip(ours, qs, strict=True), reverse=True)[:5]
     print("slowest:", ", ".join(f"{q!r} {ms:.1f} ms" for ms, q in slow))
-    met = p99 <= 1.0 * f99 and p50 <= 1.5 * f50
     print("targets (p50 <= 1.5 x FTS5 p50, p99 <= 1.0 x FTS5 p99):", "met" if met else "NOT met")
     return 0 if met else 1
 

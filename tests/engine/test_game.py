@@ -401,9 +401,16 @@ def test_first_strike_adds_a_damage_step_and_no_attackers_skips_combat():
     assert game2.step == Step.END_OF_COMBAT
 
 
-def test_first_turn_of_two_player_game_has_no_draw():
-    game = new_game(step=Step.DRAW, turn=1)
+def test_first_turn_of_two_player_game_skips_the_whole_draw_step():
+    # 103.8a: the draw step itself is skipped (500.11): no draw, no priority in it.
+    game = new_game(step=Step.UPKEEP, turn=1)
+    act(game, "Alice", "pass")
+    act(game, "Bob", "pass")
+    assert game.step == Step.PRECOMBAT_MAIN and game.priority_player == "Alice"
     assert len(game.player("Alice").library) == 10
+    assert not [e for e in game.events if e.kind == "step" and "draw" in e.text]
+    with pytest.raises(ScenarioError, match=r"103\.8a"):
+        new_game(step=Step.DRAW, turn=1)
     game3 = new_game(players=("Alice", "Bob", "Carol"), step=Step.DRAW, turn=1)
     assert len(game3.player("Alice").library) == 9
 

@@ -45,10 +45,20 @@ DECK = [
     "Slickshot Show-Off",
     "Rift Bolt",
     "Circling Vultures",
+    # zone changes and copies: 111.8, 707.10, 704.5e
+    "Cloudshift",
+    "Unsummon",
+    "Twincast",
+    # choices made on resolution (608.2d): scry, surveil, discards
+    "Opt",
+    "Consider",
+    "Careful Study",
+    # 116.2c: a delayed ability a player may pay to stop
+    "Quenchable Fire",
 ]
 
 
-EXTRA = ["Bonesplitter", "Chandra, Torch of Defiance", "Vampire Nighthawk"]
+EXTRA = ["Bonesplitter", "Chandra, Torch of Defiance", "Vampire Nighthawk", "Colossal Dreadmaw"]
 
 
 def new_game(players: int, seed_cards: list[str]) -> Game:
@@ -57,10 +67,18 @@ def new_game(players: int, seed_cards: list[str]) -> Game:
         game.put(
             p.name,
             "battlefield",
-            ["Mountain", "Forest", "Island", "Swamp", "Plains", "Grizzly Bears", EXTRA[i % 3]],
+            ["Mountain", "Forest", "Island", "Swamp", "Plains", "Grizzly Bears", EXTRA[i % 4]],
         )
         game.put(p.name, "hand", seed_cards[i::players][:7])
         game.put(p.name, "library", (seed_cards * 2)[:15])
+    # The special actions of 116.2d, i, j and m: a static effect to ignore (three players), the
+    # planar die (three players), a face-down conspiracy (four players), a Room (everyone).
+    game.planechase = players == 3
+    if players == 3:
+        game.put("Carol", "battlefield", ["Stillness Field"])
+    if players == 4:
+        game.put("Dave", "conspiracy", ["Secret Summoning (face down, naming Shock)"])
+    game.put("Bob", "battlefield", ["Bottomless Pool // Locker Room"])
     game.start("Alice", Step.UPKEEP, 2)
     return game
 
@@ -127,7 +145,9 @@ def test_everyone_passing_always_moves_the_game_on(players, steps):
     for _ in range(steps):
         key = (game.turn, game.step)
         simple = next(
-            a for a in game.legal_actions() if a.kind in ("pass", "attack", "block", "discard")
+            a
+            for a in game.legal_actions()
+            if a.kind in ("pass", "attack", "block", "discard", "assign")
         )
         game.perform(simple)
         if game.game_over:
@@ -144,7 +164,9 @@ def test_passing_only_advances_turn_and_step_monotonically():
         if game.game_over:
             break
         action = next(
-            a for a in game.legal_actions() if a.kind in ("pass", "attack", "block", "discard")
+            a
+            for a in game.legal_actions()
+            if a.kind in ("pass", "attack", "block", "discard", "assign")
         )
         game.perform(action)
         now = (game.turn, game.step.order)
@@ -167,6 +189,12 @@ LISTED_KINDS = (
     "attack",
     "block",
     "discard",
+    "assign",
+    "stop_effect",
+    "ignore_effect",
+    "planar_die",
+    "reveal_conspiracy",
+    "unlock",
 )
 
 
@@ -211,6 +239,23 @@ def arbitrary_action(game: Game, draw) -> Action:
         if draw(st.booleans()):
             return Action("attack", player)
         return Action("attack", player, attackers=((card, draw(st.sampled_from(names))),))
+    if kind == "planar_die":
+        return Action(
+            kind, player, phrase=draw(st.sampled_from(["blank", "chaos", "planeswalk", "six"]))
+        )
+    if kind in ("stop_effect", "reveal_conspiracy", "unlock"):
+        names = ["Quenchable Fire", "Secret Summoning", "Locker Room", "Bottomless Pool", "Shock"]
+        return Action(kind, player, draw(st.sampled_from(names)))
+    if kind == "ignore_effect":
+        return Action(kind, player, card)
+    if kind == "assign":
+        # Combat damage divided among any objects and players, in any amounts (510.1c).
+        attackers = [o.id for o in game.battlefield if o.attacking is not None] or ids
+        parts = tuple(
+            (draw(st.sampled_from(target_space)), draw(st.integers(min_value=-1, max_value=6)))
+            for _ in range(draw(st.integers(min_value=0, max_value=3)))
+        )
+        return Action("assign", player, assignment=((draw(st.sampled_from(attackers)), parts),))
     if draw(st.booleans()):
         return Action("block", player)
     attackers = [o.id for o in game.battlefield if o.attacking is not None]

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from kb.search import analysis
+from kb.search import analysis, japanese
 from kb.search.analysis import (
     SpanTokenizer,
     analyze_en,
@@ -243,7 +243,7 @@ def test_unknown_japanese_analyser_is_named() -> None:
 
 
 def test_missing_janome_says_which_package(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(analysis, "_backends", {})
+    monkeypatch.setattr(japanese, "_backends", {})
     monkeypatch.setitem(sys.modules, "janome", None)
     monkeypatch.setitem(sys.modules, "janome.tokenizer", None)
     with pytest.raises(analysis.JaAnalyzerError, match="needs the package janome"):

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 from whoosh import query as wq
 
-from kb.search import Searcher, build_index
+from kb.search import Searcher, build_index, postings
 from kb.search.postings import Coord, Evaluation, Postings, build
 
 from .conftest import small_kb
@@ -69,8 +70,17 @@ def test_old_documents_only_when_asked(tiny: Postings) -> None:
 def test_missing_postings_is_a_clear_error(tmp_path: Path) -> None:
     kb = small_kb()
     build_index(kb, tmp_path)
-    (tmp_path / "postings.bin").unlink()
-    with pytest.raises(FileNotFoundError, match=r"postings\.bin"):
+    (tmp_path / postings.FILE).unlink()
+    with pytest.raises(FileNotFoundError, match=re.escape(postings.FILE)):
+        Searcher(tmp_path, kb)
+
+
+def test_damaged_postings_is_a_clear_error(tmp_path: Path) -> None:
+    # An older build's marshal file, or any other bytes, under the postings' name.
+    kb = small_kb()
+    build_index(kb, tmp_path)
+    (tmp_path / postings.FILE).write_bytes(b"\xfb\x04not a database" * 100)
+    with pytest.raises(FileNotFoundError, match="unreadable"):
         Searcher(tmp_path, kb)
 
 
@@ -86,3 +96,34 @@ def test_more_of_the_words_ranks_higher(searcher) -> None:
     hits = searcher.search("priority state-based actions", lang="en").hits
     rules = [h.number for h in hits if h.kind != "glossary"]
     assert rules[0] == "117.5"
+
+
+def test_old_documents_are_read_from_disk_on_demand(tiny: Postings) -> None:
+    # Only the current documents are in memory after opening; a search in an edition reads the
+    # rows of its own words, and they are dropped once it is answered.
+    assert tiny.sequence("body_en", 1) == ("stack", "mana", "pool")
+    assert not tiny._old and not tiny._old_seq
+    assert tiny.knows("body_en", "pool") and not tiny.knows("body_en", "nothing")
+    assert tiny.sequence("body_en", 4) == ("mana", "abil", "stack")
+    assert tiny.term("body_en", "abil", True)[4] > 0
+    assert tiny._old and tiny._old_seq
+    tiny.forget()
+    assert not tiny._old and not tiny._old_seq
+    assert tiny.sequence("body_en", 4) == ("mana", "abil", "stack")
+
+
+def test_a_rules_texts_in_other_languages_add_up_and_commentary_yields() -> None:
+    from kb.search.ranking import COMMENTARY_DEMOTION, LANG_FUSION, Ranker
+    from kb.search.understand import Concepts
+
+    groups = ["r:117.3b", "r:117.3b", "r:117.5", "c:117"]
+    langs = ["en", "fr", "en", "fr"]
+    kinds = ["subrule", "subrule", "subrule", "commentary"]
+    ranker = Ranker(None, langs, kinds, Concepts([], groups, 4), frozenset())  # type: ignore[arg-type]
+    scored = [(10.0, 2), (9.0, 3), (8.0, 0), (6.0, 1)]
+    out = ranker._question_priors(scored, examples_wanted=False)
+    # 117.3b matched in English and in French: it leads the rule that matched in one language.
+    assert out[0] == (8.0 + LANG_FUSION * 6.0, 0)
+    assert out[1] == (10.0, 2)
+    assert (9.0 * COMMENTARY_DEMOTION, 3) in out
+    assert (6.0, 1) in out  # the other text is not counted twice

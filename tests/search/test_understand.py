@@ -10,7 +10,14 @@ import pytest
 from kb.search import build_index, index_is_current
 from kb.search.analysis import analyze_en, analyze_fr, marker
 from kb.search.indexer import META_FILE
-from kb.search.understand import Concepts, asks_when, strip_frames
+from kb.search.understand import (
+    VARIANT_WEIGHT,
+    Concepts,
+    asks_when,
+    proper_names,
+    strip_frames,
+    word_variants,
+)
 
 from .conftest import small_kb
 
@@ -26,6 +33,11 @@ from .conftest import small_kb
         ("est-ce qu'un joueur reçoit la priorité", "fr", "un joueur reçoit la priorité"),
         ("レジェンド・ルールとは", "ja", "レジェンド・ルール"),
         ("タフネスが0になったクリーチャーはどうなる", "ja", "タフネスが0になったクリーチャーは"),
+        ("what does it mean to exile a card", "en", "exile a card"),
+        ("is there a rule about hand size", "en", "hand size"),
+        ("que dit la règle sur le mulligan", "fr", "le mulligan"),
+        ("死亡ってどういう意味", "ja", "死亡"),
+        ("優先権について教えてください", "ja", "優先権"),
     ],
 )
 def test_frames_are_dropped(query: str, lang: str, content: str) -> None:
@@ -106,3 +118,81 @@ def test_previous_index_is_reused_when_the_knowledge_base_is_the_same(tmp_path: 
 )
 def test_questions_asking_when_one_may_act(query: str, asks: bool) -> None:
     assert asks_when(query) is asks
+
+
+@pytest.mark.parametrize(
+    ("word", "tok", "lang", "variants"),
+    [
+        ("zero", "zero", "en", [("0", 1.0)]),
+        ("deux", "deux", "fr", [("2", 1.0)]),
+        ("un", "un", "fr", []),  # the French article, not a number
+        ("untapped", "untap", "en", [("tap", VARIANT_WEIGHT)]),
+        ("noncombat", "noncombat", "en", [("combat", VARIANT_WEIGHT)]),
+        ("tapped", "tap", "en", [("untap", VARIANT_WEIGHT), ("nontap", VARIANT_WEIGHT)]),
+        ("blockers", "blocker", "en", [("unblocker", 0.5), ("nonblocker", 0.5), ("block", 0.5)]),
+    ],
+)
+def test_word_variants(word: str, tok: str, lang: str, variants: list) -> None:
+    assert word_variants(word, tok, lang) == variants
+
+
+def test_a_number_word_finds_the_rule_written_with_digits(searcher) -> None:
+    hits = searcher.search("zero life", lang="en").hits
+    assert hits and hits[0].canonical == "704.5a"
+    assert searcher.search("zero", lang="en").hits[0].canonical == "704.5a"
+
+
+def test_proper_names_are_capitalised_words_inside_a_sentence() -> None:
+    text = "I control Blood Artist and my opponent casts Wrath of God, does it trigger?"
+    assert proper_names(text) == {"Blood", "Artist", "Wrath", "God"}
+    assert proper_names("Trampel over blockers") == frozenset()  # a sentence's first word
+    assert proper_names("WHAT IS TRAMPLE") == frozenset()
+    assert proper_names("what is it. Deathtouch too") == frozenset()
+
+
+def test_a_proper_name_is_not_corrected(searcher) -> None:
+    # "Priorty" inside a sentence is a name as far as spelling goes; opening one it is a typo.
+    assert "Priorty" not in searcher._compile("about Priorty", ("en",), None).corrections
+    assert searcher._compile("Priorty after a spell", ("en",), None).corrections
+
+
+def test_a_term_base_name_is_not_corrected_to_a_close_word(tmp_path: Path) -> None:
+    from kb.model import Term
+    from kb.search import Searcher
+
+    from .conftest import FR, _rule
+
+    kb = small_kb()
+    kb.terms = [*kb.terms, Term("defender", ["defender"], ["défenseur"], ["防衛"], ["702.3"])]
+    rule = _rule(FR, "fr", "116.9", "La défenseuse reçoit la priorité.", "117.9")
+    kb.rules[FR][rule.number] = rule
+    build_index(kb, tmp_path)
+    with Searcher(tmp_path, kb) as searcher:
+        compiled = searcher._compile("une créature avec défenseur", ("en", "fr", "ja"), None)
+        # Before: "défenseur" (not in the French texts) became "défenseuse", and the question
+        # lost its concept: defender's rules were no longer raised.
+        assert "défenseur" not in compiled.corrections
+        assert compiled.boosts.get("702.3", 1.0) > 1.0
+
+
+def test_the_opening_rule_of_a_concept() -> None:
+    groups = ["r:702.19", "r:702.19a", "r:702.19b", "r:724", "r:724.1", "r:724.10", "r:702.19a"]
+    concepts = Concepts([], groups, 7)
+    assert concepts.opening("702.19") == frozenset({1, 6})  # every language's text of 702.19a
+    assert concepts.opening("724") == frozenset({4})  # not 724.10
+    assert concepts.opening("999") == frozenset()
+
+
+def test_the_opening_rule_of_a_named_concept_is_raised() -> None:
+    from kb.search.compiler import Compiled
+    from kb.search.ranking import OPENING, OPENING_DEFINED, Ranker
+
+    groups = ["r:702.19", "r:702.19a", "r:702.19b", "r:302", "r:302.1"]
+    ranker = Ranker(None, ["en"] * 5, ["subrule"] * 5, Concepts([], groups, 5), frozenset())  # type: ignore[arg-type]
+    scores = dict.fromkeys(range(5), 1.0)
+    ranker._open(scores, Compiled(None, boosts={"702.19": 2.5, "302": 1.1}, defined=("702.19",)))
+    # Only the specific concept's opening rule: "creature" (302, barely raised) opens nothing.
+    assert scores == {0: 1.0, 1: OPENING_DEFINED, 2: 1.0, 3: 1.0, 4: 1.0}
+    scores = dict.fromkeys(range(5), 1.0)
+    ranker._open(scores, Compiled(None, boosts={"702.19": 2.5}))
+    assert scores[1] == OPENING

@@ -242,7 +242,8 @@ def test_a_failing_card_never_costs_the_page(
     def broken(*args: object) -> None:
         raise RuntimeError("store unavailable")
 
-    # The page's own card comes from its matched URL (embed._card, what unfurl() ends in).
+    # A page's card comes from its own matched endpoint (_card); other URLs go through unfurl.
+    monkeypatch.setattr(embed, "unfurl", broken)
     monkeypatch.setattr(embed, "_card", broken)
     response = client.get("/en/rules/117.3b")
     assert response.status_code == 200

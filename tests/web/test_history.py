@@ -209,3 +209,21 @@ def test_write_history_reuses_unchanged_lineages_of_the_previous_build(
         rows = dict(conn.execute("SELECT lineage || '|' || lang, entries FROM history"))
     assert rows[f"{edited}|en"] != "[]" and "(changed)" in rows[f"{edited}|en"]
     assert sum(entries == "[]" for entries in rows.values()) == len(rows) - 1
+
+
+def test_write_history_replaces_a_table_of_the_older_format(
+    web_instance: Path, tmp_path: Path
+) -> None:
+    """A database copied from a build whose history table had no digest column (an incremental
+    build patches a copy) gets the whole table rewritten, even when lineages are named."""
+    path = tmp_path / "kb.sqlite"
+    shutil.copyfile(_db(web_instance), path)
+    with sqlite3.connect(path) as conn:
+        expected = dict(conn.execute("SELECT lineage || '|' || lang, entries FROM history"))
+        conn.execute("DROP TABLE history")
+        conn.execute("CREATE TABLE history (lineage TEXT, lang TEXT, entries TEXT)")
+        conn.execute("INSERT INTO history VALUES ('x', 'en', '[]')")
+    assert kb_history.write_history(path, ["1"]) == len(expected)
+    with sqlite3.connect(path) as conn:
+        got = dict(conn.execute("SELECT lineage || '|' || lang, entries FROM history"))
+    assert got == expected

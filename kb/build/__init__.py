@@ -1,0 +1,503 @@
+"""Build: corpus files -> records -> knowledge base -> artefacts (``kb.sqlite`` and the search index).
+
+The build reads the embedded corpus plus the paths a user added, links and aligns everything, runs
+the executable examples, and publishes a new build folder of the instance atomically
+(:mod:`kb.instance`: a pointer replaced by one rename), so a failed build leaves the previous one
+intact and a running server moves to the new one on its next request. When the content hash of
+every input (and of the code that builds) is unchanged, nothing is rebuilt.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import stat
+import sys
+import time
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from kb import buildcache, concordance, store
+from kb import instance as layout
+from kb.build.link import attach_commentary, canonicalise_refs, count, link
+from kb.build.read import (
+    Progress,
+    assemble,
+    corpus_inputs,
+    display_path,
+    read_all,
+    read_cached,
+)
+from kb.buildcache import BuildCache
+from kb.history import write_history
+from kb.instance import BuildError, load
+from kb.model import Edition, ExampleInfo, KnowledgeBase
+from kb.paths import CORPUS_DIR, EXAMPLES_DIR, PACKAGE_DIR
+from kb.sources.records import Problem, SourceError
+
+FORMAT_VERSION = "2"
+KB_FILE = store.DB_FILE
+BUILD_FILE = "build.json"
+CORPUS_FILE = "corpus.json"
+INDEX_DIR = "index"
+
+__all__ = [
+    "BuildError",
+    "BuildReport",
+    "assemble",
+    "attach_commentary",
+    "build",
+    "build_kb",
+    "canonicalise_refs",
+    "corpus_inputs",
+    "count",
+    "display_path",
+    "is_stale",
+    "link",
+    "load",
+    "read_all",
+    "read_cached",
+]
+
+#: How a left-out file's problem reads in ``BuildReport.problems`` (``str(Problem)`` of an error).
+LEFT_OUT_MARK = ": error: "
+
+
+@dataclass
+class BuildReport:
+    """What a build did: counts, timings and the problems it reported."""
+
+    instance: Path
+    skipped: bool
+    content_hash: str
+    seconds: float = 0.0
+    timings: dict[str, float] = field(default_factory=dict)
+    editions: list[dict[str, Any]] = field(default_factory=list)
+    totals: dict[str, int] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def summary(self) -> str:
+        """A human summary: editions, counts, references, warnings with file:line."""
+        lines = []
+        if self.skipped:
+            lines.append(
+                f"Up to date ({self.content_hash[:12]}): nothing to rebuild in {self.instance}"
+            )
+        else:
+            lines.append(
+                f"Built {self.instance} in {self.seconds:.2f} s ({self.content_hash[:12]})"
+            )
+        for ed in self.editions:
+            lines.append(
+                f"  {ed['id']:<32} {ed['kind']:<8} rules {ed['rules']:>5}  examples "
+                f"{ed['examples']:>4}  glossary {ed['glossary']:>4}  unresolved refs {ed['unresolved_refs']}"
+            )
+        t = self.totals
+        lines.append(
+            f"Editions {t.get('editions', 0)}, rules {t.get('rules', 0)}, rule examples "
+            f"{t.get('examples', 0)}, glossary entries {t.get('glossary', 0)}, references resolved "
+            f"{t.get('refs_resolved', 0)} / unresolved {t.get('refs_unresolved', 0)}, executable "
+            f"examples {t.get('engine_examples', 0)}, commentary {t.get('commentary', 0)}, "
+            f"tournament rules {t.get('tournament', 0)}"
+        )
+        lines.extend(f"Note: {n}" for n in self.notes)
+        left_out = self.left_out
+        if left_out:
+            lines.append(
+                f"Left out {len(left_out)} file(s) that could not be read (the rest is built):"
+            )
+            lines.extend(f"  {p}" for p in left_out)
+        warnings = [p for p in self.problems if p not in left_out]
+        lines.append(f"Warnings: {len(warnings)}")
+        lines.extend(f"  {p}" for p in warnings)
+        return "\n".join(lines)
+
+    @property
+    def left_out(self) -> list[str]:
+        """The files left out of the build, one ``file:line: error: why`` each."""
+        return [p for p in self.problems if LEFT_OUT_MARK in p]
+
+
+def content_hash(inputs: Iterable[tuple[Path, dict[str, Any] | None]]) -> str:
+    """Hash of every input byte, the term base, the examples and the code that builds them."""
+    digest = hashlib.sha256(FORMAT_VERSION.encode())
+    files: list[Path] = [p for p, _ in inputs]
+    files += sorted(CORPUS_DIR.glob("*.toml"))
+    if EXAMPLES_DIR.is_dir():  # the examples and their translations (translations/<id>.toml)
+        files += sorted(EXAMPLES_DIR.glob("**/*.md")) + sorted(EXAMPLES_DIR.glob("**/*.toml"))
+    files += sorted(PACKAGE_DIR.glob("**/*.py"))
+    for path in files:
+        digest.update(str(path.name).encode())
+        try:
+            digest.update(path.read_bytes())
+        except OSError as exc:
+            raise BuildError(f"{path}: cannot read: {exc.strerror}") from exc
+    return digest.hexdigest()
+
+
+def run_examples(kb: KnowledgeBase) -> list[str]:
+    """Run every executable example; return failures (the build fails on any)."""
+    from kb.engine import run_examples as run
+
+    if not EXAMPLES_DIR.is_dir():
+        return []
+    failures: list[str] = []
+    for res in run([EXAMPLES_DIR]):
+        # An ExampleResult is an ExampleInfo plus its failures, which the knowledge base drops.
+        info = ExampleInfo(
+            **{name: getattr(res, name) for name in ExampleInfo.__dataclass_fields__}
+        )
+        info.path = display_path(res.path)
+        kb.examples.append(info)
+        failures.extend(res.failures)
+    return failures
+
+
+def build_kb(
+    extra_paths: Iterable[Path] = (),
+    *,
+    run_examples_too: bool = True,
+    progress: Progress | None = None,
+    timings: dict[str, float] | None = None,
+    cache: BuildCache | None = None,
+) -> tuple[KnowledgeBase, list[Problem], list[str]]:
+    """Read, assemble, link and align: the whole knowledge base in memory (no files written).
+
+    Returns the knowledge base, the reader/build problems and notes on how partial texts were placed.
+    With a ``cache`` (:class:`kb.buildcache.BuildCache`), unchanged files, editions and edition
+    pairs are taken from the previous build instead of being read, linked and aligned again.
+    """
+    from kb.terms import load_terms, merge_harvested
+
+    timings = timings if timings is not None else {}
+    t0 = time.perf_counter()
+    inputs = corpus_inputs(extra_paths)
+    docs, problems = read_cached(inputs, progress, cache)
+    timings["read"] = time.perf_counter() - t0
+    t = time.perf_counter()
+    kb = assemble(docs, problems)
+    terms = load_terms(CORPUS_DIR / "terms.toml")
+    pairs = [p for d in docs for p in d.term_pairs]
+    del docs  # the records are in the knowledge base now: free them before linking (peak memory)
+    kb.terms, messages = merge_harvested(terms, pairs)
+    problems.extend(Problem(str(CORPUS_DIR / "terms.toml"), None, m) for m in messages)
+    if progress:
+        progress("linking references and terms", 1, 3)
+    link(kb, cache)
+    timings["link"] = time.perf_counter() - t
+    t = time.perf_counter()
+    if progress:
+        progress("aligning editions", 2, 3)
+    notes = concordance.compute(
+        kb, concordance.load_overrides(CORPUS_DIR / "concordance-overrides.toml"), cache=cache
+    )
+    from kb.premodern import link_pre_m10  # editions before July 2009: linked to M10 by text
+
+    notes += link_pre_m10(kb)
+    canonicalise_refs(kb)
+    attach_commentary(kb)
+    count(kb)
+    timings["concordance"] = time.perf_counter() - t
+    if run_examples_too:
+        t = time.perf_counter()
+        if progress:
+            progress("running executable examples", 3, 3)
+        failures = run_examples(kb)
+        timings["examples"] = time.perf_counter() - t
+        if failures:
+            raise BuildError("executable examples failed:\n  " + "\n  ".join(failures))
+    for problem in problems:
+        problem.path = display_path(problem.path)
+    kb.warnings = [str(p) for p in problems]
+    return kb, problems, notes
+
+
+# ---- instance -------------------------------------------------------------------------------
+def remembered_paths(instance: Path) -> list[Path]:
+    """The corpus paths added to this instance by earlier ``kb build --corpus`` runs."""
+    path = instance / CORPUS_FILE
+    if not path.is_file():
+        return []
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise BuildError(f"{path}: unreadable list of added corpus paths ({exc})") from exc
+    return [Path(p) for p in data.get("paths", [])]
+
+
+def check_corpus_path(path: Path) -> Path:
+    """A path given to ``--corpus``, resolved; :class:`BuildError` naming what is wrong with it."""
+    path = Path(path).expanduser()
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        raise BuildError(f"{path}: no such file or folder (corpus path not added)") from None
+    except OSError as exc:
+        raise BuildError(f"{path}: cannot read: {exc.strerror} (corpus path not added)") from None
+    if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+        kind = (
+            "a named pipe (FIFO)"
+            if stat.S_ISFIFO(mode)
+            else "a device"
+            if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
+            else "a socket"
+            if stat.S_ISSOCK(mode)
+            else "not a regular file"
+        )
+        raise BuildError(
+            f"{path}: is {kind}, not a file or folder of rule texts (corpus path not added)"
+        )
+    return path.resolve()
+
+
+def build(
+    instance: Path,
+    extra_paths: Iterable[Path] = (),
+    *,
+    force: bool = False,
+    progress: Progress | None = None,
+    run_examples_too: bool = True,
+) -> BuildReport:
+    """Build the instance (kb.sqlite, search index) unless its inputs are unchanged.
+
+    One build of an instance runs at a time (a second one gets :class:`BuildError` at once); what
+    killed builds left behind is removed first.
+    """
+    started = time.perf_counter()
+    instance = Path(instance)
+    added = [check_corpus_path(p) for p in extra_paths]
+    try:
+        with layout.lock(instance):
+            layout.clean_stale(instance)
+            return _build_locked(instance, added, force, progress, run_examples_too, started)
+    except layout.InstanceBusy as exc:
+        raise BuildError(str(exc)) from None
+
+
+def _build_locked(
+    instance: Path,
+    added: list[Path],
+    force: bool,
+    progress: Progress | None,
+    run_examples_too: bool,
+    started: float,
+) -> BuildReport:
+    paths = list(dict.fromkeys([*remembered_paths(instance), *added]))
+    for p in paths:
+        if not p.exists():
+            raise BuildError(f"{p}: a corpus path remembered by {instance} no longer exists")
+    inputs = corpus_inputs(paths)
+    digest = content_hash(inputs)
+    current = read_build_info(instance)
+    if not force and current.get("content_hash") == digest and (instance / KB_FILE).is_file():
+        report = BuildReport(instance, True, digest)
+        report.editions = current.get("editions", [])
+        report.totals = current.get("totals", {})
+        report.problems = current.get("problems", [])
+        return report
+
+    timings: dict[str, float] = {}
+    cache = BuildCache(instance / layout.CACHE_DIR)
+    record = {
+        "inputs": input_digests(inputs),
+        "code_hash": content_hash([]),
+        "examples_run": run_examples_too,
+    }
+    fallback = ""
+    previous = layout.current_build(instance)
+    if not force and previous is not None:
+        from kb.build import incremental
+
+        try:
+            staging, report = incremental.add_edition(
+                instance, previous, inputs, record, digest, cache, progress, timings
+            )
+        except incremental.NotIncremental as why:
+            fallback = f"full build: {why}"
+        else:
+            _publish(instance, staging, report, paths, record, timings, started, cache, prune=False)
+            return report
+
+    kb, problems, notes = build_kb(
+        paths, run_examples_too=run_examples_too, progress=progress, timings=timings, cache=cache
+    )
+    kb.content_hash = digest
+    report = BuildReport(instance, False, digest, timings=timings, notes=notes)
+    if fallback:
+        report.notes.insert(0, fallback)
+    report.problems = [str(p) for p in problems]
+    report.editions = edition_rows(kb.editions.values())
+    report.totals = totals(kb)
+
+    staging = layout.new_staging(instance)
+    try:
+        t = time.perf_counter()
+        store.write(kb, staging / KB_FILE)
+        write_history(staging / KB_FILE)  # the rule pages' history and word diffs (kb.history)
+        timings["save"] = time.perf_counter() - t
+        t = time.perf_counter()
+        if progress:
+            progress("building the search index", 1, 1)
+        stats = _build_index(kb, staging / INDEX_DIR, previous, cache)
+        report.notes.append(index_note(stats))
+        timings["index"] = time.perf_counter() - t
+    except BaseException:
+        import shutil
+
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    _publish(instance, staging, report, paths, record, timings, started, cache, prune=True)
+    return report
+
+
+def input_digests(inputs: Iterable[tuple[Path, dict[str, Any] | None]]) -> dict[str, str]:
+    """Each input file's path -> digest of its bytes (what the next build compares to reuse this one)."""
+    out = {}
+    for path, _ in inputs:
+        try:
+            out[str(path)] = hashlib.blake2b(path.read_bytes(), digest_size=20).hexdigest()
+        except OSError as exc:
+            raise BuildError(f"{path}: cannot read: {exc.strerror}") from exc
+    return out
+
+
+def edition_rows(editions: Iterable[Edition]) -> list[dict[str, Any]]:
+    """The editions as the build report lists them (by language, date and id)."""
+    return [
+        {"id": e.id, "lang": e.lang, "date": e.date, "kind": e.kind, **e.counts}
+        for e in sorted(editions, key=lambda e: (e.lang, e.date or "", e.id))
+    ]
+
+
+def index_note(stats: dict[str, Any]) -> str:
+    """The build summary's line about the search index."""
+    return (
+        f"search index: {stats['docs']} documents, {stats['bytes'] / 1e6:.1f} MB, "
+        f"{stats['seconds']:.2f} s"
+    )
+
+
+def _publish(
+    instance: Path,
+    staging: Path,
+    report: BuildReport,
+    paths: list[Path],
+    record: dict[str, Any],
+    timings: dict[str, float],
+    started: float,
+    cache: BuildCache,
+    *,
+    prune: bool,
+) -> None:
+    """Write ``corpus.json`` and ``build.json`` into the staging folder and publish it."""
+    try:
+        (staging / CORPUS_FILE).write_text(
+            json.dumps({"paths": [str(p) for p in paths]}, indent=1), encoding="utf-8"
+        )
+        report.seconds = time.perf_counter() - started
+        info = {
+            "content_hash": report.content_hash,
+            "built_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            "seconds": round(report.seconds, 3),
+            "timings": {k: round(v, 3) for k, v in timings.items()},
+            "editions": report.editions,
+            "totals": report.totals,
+            "problems": report.problems,
+            "notes": report.notes,
+            **record,
+        }
+        (staging / BUILD_FILE).write_text(
+            json.dumps(info, indent=1, ensure_ascii=False), encoding="utf-8"
+        )
+        layout.publish(instance, staging, report.content_hash)
+        if prune:
+            # An incremental build uses few cache entries: pruning after it would empty the cache.
+            cache.prune()
+    except BaseException:
+        import shutil
+
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+
+
+def _build_index(
+    kb: KnowledgeBase, index_dir: Path, previous_build: Path | None, cache: BuildCache
+) -> dict[str, Any]:
+    """The search index, reusing the previous build's where the indexer can: a copy when it
+    indexes the same knowledge base, else the analysis of every text analysed before."""
+    from kb.search import build_index
+
+    previous = previous_build / INDEX_DIR if previous_build else None
+    if previous is not None and not previous.is_dir():
+        previous = None
+    with analysis_memo(cache) as memo:
+        return build_index(kb, index_dir, previous=previous, memo=memo)
+
+
+@contextlib.contextmanager
+def analysis_memo(cache: BuildCache) -> Iterator[dict[bytes, Any]]:
+    """The index's analysis of each text, from the build cache and back into it."""
+    from kb.search.indexer import FORMAT, ja_backend_name
+
+    key = buildcache.digest(buildcache.code_digest("analysis"), FORMAT, ja_backend_name())
+    memo = cache.get("analysis", key) or {}
+    yield memo
+    if memo:
+        cache.put("analysis", key, memo)
+
+
+def totals(kb: KnowledgeBase) -> dict[str, int]:
+    """Counts over the whole knowledge base, for the build summary."""
+    eds = kb.editions.values()
+    return {
+        "editions": len(kb.editions),
+        "rules": sum(e.counts.get("rules", 0) for e in eds),
+        "examples": sum(e.counts.get("examples", 0) for e in eds),
+        "glossary": sum(e.counts.get("glossary", 0) for e in eds),
+        "refs_resolved": sum(
+            e.counts.get("refs", 0) - e.counts.get("unresolved_refs", 0) for e in eds
+        ),
+        "refs_unresolved": sum(e.counts.get("unresolved_refs", 0) for e in eds),
+        "engine_examples": len(kb.examples),
+        "commentary": len(kb.commentary),
+        "tournament": len(kb.tournament),
+    }
+
+
+def read_build_info(instance: Path) -> dict[str, Any]:
+    """``build.json`` of an instance ({} when there is none or it is unreadable)."""
+    try:
+        return json.loads((Path(instance) / BUILD_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+
+
+def is_stale(instance: Path) -> bool:
+    """True when the instance is missing or its inputs changed since it was built."""
+    instance = Path(instance)
+    if not (instance / KB_FILE).is_file():
+        return True
+    try:
+        inputs = corpus_inputs(remembered_paths(instance))
+        return read_build_info(instance).get("content_hash") != content_hash(inputs)
+    except (BuildError, SourceError):
+        return True
+
+
+def terminal_progress(stream: Any = None) -> Progress | None:
+    """A one-line progress display on a terminal (None when output is not a terminal)."""
+    stream = stream or sys.stderr
+    if not stream.isatty():
+        return None
+
+    def show(label: str, done: int, total: int) -> None:
+        width = 24
+        filled = int(width * done / max(total, 1))
+        stream.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {label[:60]:<60}")
+        stream.flush()
+
+    return show

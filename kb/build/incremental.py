@@ -1,0 +1,680 @@
+"""Adding one edition to a built archive: read and link that edition, align it with its
+neighbours, and patch a copy of the previous build's database; the rest is reused.
+
+The previous build's ``build.json`` lists the digest of every input file and of the code. When
+the new inputs are those files unchanged plus one new full English text (M10 numbering or later,
+not the oldest), the build copies ``kb.sqlite`` into the new build folder and:
+
+- inserts the new edition's rules, references and glossary (read and linked here);
+- aligns it with the previous and next full editions of its language (through the build cache);
+- recomputes every lineage from the alignments, the ones the database already encodes (two
+  consecutive editions share a lineage exactly where they were paired) and the one or two new
+  ones, so a renumbering in a new newest edition reaches every older rule as in a full build;
+- places the partial quotes and translations again, reclassifies each rule's change from the
+  stored comparison digests, rewrites the canonical numbers that references carry where they
+  moved, and replaces the comparison of the two neighbours by the two new ones.
+
+Anything else (a changed or vanished file, several new files, other code, editions before July
+2009, a glossary that changes which terms other editions link) raises :class:`NotIncremental`,
+and the caller builds in full. The result equals a full build of the same inputs
+(``tests/test_build_incremental.py``); the order of build warnings is the one exception.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+import time
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from kb import concordance, store
+from kb import instance as layout
+from kb.build.link import _vocabulary, attach_commentary, count, link
+from kb.build.read import _add_full, _link_tree, display_path, read_cached
+from kb.buildcache import BuildCache
+from kb.history import write_history
+from kb.model import Commentary, Edition, GlossaryEntry, KnowledgeBase, Ref, Rule
+from kb.paths import CORPUS_DIR
+from kb.sources.records import Problem
+
+Progress = Callable[[str, int, int], None]
+
+
+class NotIncremental(Exception):
+    """The change is not one edition added to an unchanged archive (the message says why)."""
+
+
+def add_edition(
+    instance: Path,
+    previous: Path,
+    inputs: list[tuple[Path, dict[str, Any] | None]],
+    record: dict[str, Any],
+    digest: str,
+    cache: BuildCache,
+    progress: Progress | None,
+    timings: dict[str, float],
+) -> tuple[Path, Any]:
+    """Build into a new staging folder from ``previous`` plus the one new input; returns the
+    folder (not yet published) and the :class:`kb.build.BuildReport`."""
+    from kb.build import BUILD_FILE, INDEX_DIR, KB_FILE, BuildReport, edition_rows, index_note
+
+    t0 = time.perf_counter()
+    path = _the_new_file(previous / BUILD_FILE, inputs, record)
+    old_db = previous / KB_FILE
+    try:
+        old = store.open_kb(old_db)
+    except store.StoreError as exc:
+        raise NotIncremental(f"the previous database cannot be reused ({exc})") from None
+    try:
+        docs, problems = read_cached([(path, None)], progress, cache)
+    except Exception as exc:  # the full build reports what is wrong with the file
+        raise NotIncremental(f"{path.name} could not be read ({exc})") from None
+    doc = docs[0] if len(docs) == 1 else None
+    if doc is None or doc.kind != "cr" or doc.lang != "en" or not doc.date:
+        raise NotIncremental(f"{path.name} is not one dated English edition")
+    if doc.date < concordance.M10_FIRST_DATE:
+        raise NotIncremental(f"{path.name} is older than the M10 numbering")
+    if doc.term_pairs:
+        raise NotIncremental(f"{path.name} adds terms to the term base")
+    new_id = f"en-{doc.date}"
+    if new_id in old.editions:
+        raise NotIncremental(f"edition {new_id} is already in the build")
+    if any(e.numbering == concordance.PRE_M10 for e in old.editions.values()):
+        raise NotIncremental("the build holds editions before July 2009")
+    timings["read"] = time.perf_counter() - t0
+
+    staging = layout.new_staging(instance)
+    try:
+        t = time.perf_counter()
+        shutil.copyfile(old_db, staging / KB_FILE)
+        patch = _Patch(old, doc, new_id, problems, cache)
+        patch.prepare()
+        timings["link"] = time.perf_counter() - t
+        t = time.perf_counter()
+        notes = patch.concord()
+        timings["concordance"] = time.perf_counter() - t
+        t = time.perf_counter()
+        conn = sqlite3.connect(staging / KB_FILE, isolation_level=None)
+        try:
+            conn.execute("PRAGMA journal_mode = OFF")
+            conn.execute("PRAGMA synchronous = OFF")
+            conn.execute("BEGIN")
+            patch.write(conn, digest)
+            conn.execute("COMMIT")
+        finally:
+            conn.close()
+        old.close()
+        # The rule pages' history (kb.history): rewritten whole until the patch names the lineages
+        # it touched (a partial refresh must also drop lineages the patch renamed).
+        write_history(staging / KB_FILE)
+        timings["save"] = time.perf_counter() - t
+        t = time.perf_counter()
+        if progress:
+            progress("building the search index", 1, 1)
+        stats = build_index_from(staging / KB_FILE, staging / INDEX_DIR, cache)
+        timings["index"] = time.perf_counter() - t
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    new = store.open_kb(staging / KB_FILE)
+    try:
+        report = BuildReport(instance, False, digest, timings=timings, notes=notes)
+        report.notes.insert(0, f"incremental: {new_id} added to the previous build")
+        report.notes.append(index_note(stats))
+        report.problems = list(new.warnings)
+        report.editions = edition_rows(new.editions.values())
+        report.totals = _totals(new)
+    finally:
+        new.close()
+    return staging, report
+
+
+def _the_new_file(
+    build_file: Path, inputs: list[tuple[Path, dict[str, Any] | None]], record: dict[str, Any]
+) -> Path:
+    """The one input the previous build did not have (:class:`NotIncremental` otherwise)."""
+    try:
+        info = json.loads(build_file.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        raise NotIncremental("the previous build has no readable build.json") from None
+    before = info.get("inputs")
+    if not isinstance(before, dict) or info.get("code_hash") != record["code_hash"]:
+        raise NotIncremental("the previous build was made by other code or data files")
+    if info.get("examples_run") != record["examples_run"]:
+        raise NotIncremental("the previous build ran the examples differently")
+    now = record["inputs"]
+    for name, value in before.items():
+        if name not in now:
+            raise NotIncremental(f"{Path(name).name} is no longer an input")
+        if now[name] != value:
+            raise NotIncremental(f"{Path(name).name} changed")
+    added = [p for p, entry in inputs if str(p) not in before and entry is None]
+    if len(added) != 1 or len(now) != len(before) + 1:
+        raise NotIncremental(f"{len(now) - len(before)} files added, not one")
+    return added[0]
+
+
+def _totals(kb: KnowledgeBase) -> dict[str, int]:
+    from kb.build import totals
+
+    return totals(kb)
+
+
+class _Patch:
+    """What one added edition changes, computed in memory, then written over the copied database."""
+
+    def __init__(
+        self, old: Any, doc: Any, new_id: str, problems: list[Problem], cache: BuildCache
+    ) -> None:
+        self.old = old
+        self.new_id = new_id
+        self.cache = cache
+        self.problems = list(problems)
+        made = KnowledgeBase()
+        _add_full(made, doc, self.problems)
+        _link_tree(made.rules[new_id])
+        self.edition: Edition = made.editions[new_id]
+        self.rules: dict[str, Rule] = made.rules[new_id]
+        self.glossary: dict[str, GlossaryEntry] = made.glossary[new_id]
+        #: every edition, the new one included (Edition objects of their own: fits change)
+        self.editions: dict[str, Edition] = {
+            e.id: Edition(**{f: getattr(e, f) for f in Edition.__dataclass_fields__})
+            for e in old.editions.values()
+        }
+        self.editions[new_id] = self.edition
+        self.terms = list(old.terms)
+        self.loaded: dict[str, dict[str, Rule]] = {new_id: self.rules}
+        self.relinked: list[str] = []
+
+    # ---- helpers ---------------------------------------------------------------------------
+    def kb(self, rules: Mapping[str, Mapping[str, Rule]], glossary: Mapping[str, Any]) -> Any:
+        """A knowledge base of every edition with the given rules and glossaries."""
+        return KnowledgeBase(
+            editions=self.editions,
+            rules=dict(rules),  # type: ignore[arg-type]
+            glossary=dict(glossary),  # type: ignore[arg-type]
+            terms=self.terms,
+        )
+
+    def load(self, ed_id: str) -> dict[str, Rule]:
+        """An old edition's rules, decoded from the previous database (once)."""
+        if ed_id not in self.loaded:
+            self.loaded[ed_id] = dict(self.old.rules[ed_id].items())
+        return self.loaded[ed_id]
+
+    def newest_glossaries(self, editions: Iterable[Edition]) -> dict[str, dict[str, Any]]:
+        """The glossary of the newest edition having one, per language, among ``editions``."""
+        out: dict[str, dict[str, Any]] = {}
+        by_lang: dict[str, list[Edition]] = {}
+        probe = KnowledgeBase(editions={e.id: e for e in editions})
+        for e in probe.editions.values():
+            by_lang.setdefault(e.lang, [])
+        for lang in by_lang:
+            for ed in reversed(probe.editions_of(lang)):
+                if ed.id == self.new_id:
+                    if self.glossary:
+                        out[ed.id] = self.glossary
+                        break
+                    continue
+                if ed.counts.get("glossary"):
+                    out[ed.id] = dict(self.old.glossary[ed.id].items())
+                    break
+        return out
+
+    # ---- reading and linking ---------------------------------------------------------------
+    def prepare(self) -> None:
+        """Link the new edition, and again every edition whose vocabulary the new one changes."""
+        before = self.newest_glossaries(e for e in self.editions.values() if e.id != self.new_id)
+        after = self.newest_glossaries(self.editions.values())
+        old_kb = KnowledgeBase(
+            editions={k: e for k, e in self.editions.items() if k != self.new_id},
+            glossary=before,  # type: ignore[arg-type]
+            terms=self.terms,
+        )
+        new_kb = self.kb({}, after)
+        if _english_view(old_kb, self.terms) != _english_view(new_kb, self.terms):
+            raise NotIncremental(
+                f"the glossary of {self.new_id} changes which glossary entry names a term"
+            )
+        for ed in self.editions.values():
+            if ed.id == self.new_id or ed.counts.get("glossary"):
+                continue  # an edition with its own glossary keeps its vocabulary (view above)
+            gl_before = _newest_of(old_kb, ed.lang)
+            gl_after = _newest_of(new_kb, ed.lang)
+            if _vocabulary(old_kb, ed.lang, gl_before) != _vocabulary(new_kb, ed.lang, gl_after):
+                self.relinked.append(ed.id)
+        tables = {ed_id: self.load(ed_id) for ed_id in [self.new_id, *self.relinked]}
+        glossary = dict(after)
+        glossary[self.new_id] = self.glossary
+        link(self.kb(tables, glossary), self.cache)
+
+    # ---- the concordance -------------------------------------------------------------------
+    def concord(self) -> list[str]:
+        """Lineage, change and canonical number of every rule; the new comparisons."""
+        notes: list[str] = []
+        overrides = concordance.load_overrides(CORPUS_DIR / "concordance-overrides.toml")
+        work = self.kb({}, {})
+        english = [e for e in work.editions_of("en") if not concordance.mark_pre_m10(e)]
+        full = [e for e in english if e.kind == "full"]
+        at = [e.id for e in full].index(self.new_id)
+        if at == 0:
+            raise NotIncremental(f"{self.new_id} is the oldest full edition of its language")
+        self.prev = full[at - 1].id
+        self.next = full[at + 1].id if at + 1 < len(full) else None
+        reference = full[-1]
+        rows = self.old._db.all(
+            "SELECT r.edition, r.number, l.lineage, l.canonical, l.change, l.compare FROM rules r "
+            "JOIN lineage l ON l.edition = r.edition AND l.number = r.number ORDER BY r.rowid"
+        )
+        self.old_rows = {(e, n): (lin, canon, ch) for e, n, lin, canon, ch, _ in rows}
+        by_ed: dict[str, dict[str, str]] = {}
+        for e, n, lin, _, _, _ in rows:
+            by_ed.setdefault(e, {})[n] = lin
+        digests = {(e, n): d for e, n, _, _, _, d in rows}
+        numbers = {e: list(t) for e, t in by_ed.items()}
+        numbers[self.new_id] = list(self.rules)
+
+        # Full editions, newest to oldest, as concordance.compute: the pairs of the two new
+        # comparisons from the alignment, the others from the lineage the database holds.
+        tables = {self.new_id: self.rules, self.prev: self.load(self.prev)}
+        if self.next:
+            tables[self.next] = self.load(self.next)
+        align_kb = self.kb(tables, {})
+        lineage: dict[str, dict[str, str]] = {ed_id: {} for ed_id in self.editions}
+        lineage[reference.id] = {n: n for n in numbers[reference.id]}
+        for older, newer in zip(reversed(full[:-1]), reversed(full[1:]), strict=True):
+            if self.new_id in (older.id, newer.id):
+                key = f"{older.id}..{newer.id}"
+                pairs = concordance._aligned(
+                    align_kb, older.id, newer.id, overrides.get(key, {}), self.cache
+                ).pairs
+            else:
+                by_lin = {lin: n for n, lin in by_ed[newer.id].items()}
+                pairs = {n: by_lin[lin] for n, lin in by_ed[older.id].items() if lin in by_lin}
+            lineage[older.id] = {
+                n: (lineage[newer.id][pairs[n]] if n in pairs else f"{older.id}:{n}")
+                for n in numbers[older.id]
+            }
+        part_kb = self._partial_kb(english, full, reference)
+        for ed in english:
+            if ed.kind == "full" or ed.id == reference.id:
+                continue
+            lineage[ed.id] = concordance._place_partial(
+                part_kb, ed, full, reference, lineage, overrides, notes
+            )
+        for ed in work.editions.values():
+            if ed.lang != "en":
+                lineage[ed.id] = concordance._place_translation(
+                    part_kb, ed, english, reference, lineage, notes
+                )
+        self.lineage = lineage
+
+        # Changes from the stored comparison digests (the new edition's computed here).
+        for n, rule in self.rules.items():
+            digests[(self.new_id, n)] = concordance.compare_digest(rule)
+        for ed_id in self.relinked:
+            for n, rule in self.loaded[ed_id].items():
+                digests[(ed_id, n)] = concordance.compare_digest(rule)
+        order = {e: list(t) for e, t in by_ed.items()}
+        order[self.new_id] = list(self.rules)
+        for ed_id in self.relinked:
+            order[ed_id] = list(self.loaded[ed_id])
+        self.changes: dict[tuple[str, str], str] = {}
+        for lang in {e.lang for e in work.editions.values()}:
+            eds = work.editions_of(lang)
+            table = [
+                (
+                    ed.id,
+                    ed.kind == "full",
+                    [(n, lineage[ed.id][n], digests[(ed.id, n)]) for n in order.get(ed.id, [])],
+                )
+                for ed in eds
+            ]
+            for ed, found in zip(eds, concordance.rule_changes(table), strict=True):
+                for n, change in found.items():
+                    self.changes[(ed.id, n)] = change
+        self.digests = digests
+
+        # The comparisons that involve the new edition (its neighbours' rules carry their lineage).
+        for ed_id, rules in tables.items():
+            for n, rule in rules.items():
+                rule.lineage = lineage[ed_id][n]
+                rule.canonical = None if ":" in rule.lineage else rule.lineage
+                rule.change = self.changes.get((ed_id, n))
+        self.spans = {
+            f"{self.prev}..{self.new_id}": concordance.diff_editions(
+                align_kb, self.prev, self.new_id
+            )
+        }
+        if self.next:
+            span = f"{self.new_id}..{self.next}"
+            self.spans[span] = concordance.diff_editions(align_kb, self.new_id, self.next)
+        return notes
+
+    def _partial_kb(
+        self, english: list[Edition], full: list[Edition], reference: Edition
+    ) -> KnowledgeBase:
+        """The quotes and translations with what placing them reads: the rules of the full
+        editions that have their numbers, and the reference edition whole."""
+        quotes = [e.id for e in english if e.kind != "full" and e.id != reference.id]
+        quotes += [e.id for e in self.editions.values() if e.lang != "en"]
+        rules: dict[str, dict[str, Rule]] = {q: self.load(q) for q in quotes}
+        wanted = sorted({n for q in quotes for n in rules[q]})
+        for ed in full:
+            if ed.id in self.loaded:
+                rules[ed.id] = self.loaded[ed.id]
+            else:
+                rules[ed.id] = {}
+        if wanted:
+            marks = ",".join("?" * len(wanted))
+            for ed_id, number, lang, kind, text in self.old._db.all(
+                f"SELECT edition, number, lang, kind, text FROM rules WHERE number IN ({marks})",
+                wanted,
+            ):
+                if ed_id in rules and ed_id not in self.loaded:
+                    rules[ed_id][number] = Rule(ed_id, lang, number, kind, text)
+        if any(e.kind != "full" and e.lang == "en" and e.id != reference.id for e in english):
+            rules[reference.id] = self.load(reference.id)
+        return self.kb(rules, {})
+
+    # ---- writing ---------------------------------------------------------------------------
+    def write(self, conn: sqlite3.Connection, digest: str) -> None:
+        """Patch the copied database: the new edition, lineage, references, comparisons ..."""
+        lineage = self.lineage
+        canonical = {
+            ed_id: {n: (None if ":" in lin else lin) for n, lin in table.items()}
+            for ed_id, table in lineage.items()
+        }
+        # The new and the relinked editions, written whole.
+        for ed_id in [self.new_id, *self.relinked]:
+            table = self.loaded[ed_id]
+            for rule in table.values():
+                rule.lineage = lineage[ed_id][rule.number]
+                rule.canonical = canonical[ed_id][rule.number]
+                rule.change = self.changes[(ed_id, rule.number)]
+                for ref in [*rule.refs, *(r for refs in rule.example_refs for r in refs)]:
+                    ref.canonical = canonical[ed_id].get(ref.number)
+            if ed_id != self.new_id:
+                conn.execute("DELETE FROM rules WHERE edition = ?", (ed_id,))
+                conn.execute("DELETE FROM refs WHERE edition = ?", (ed_id,))
+            store.write_edition_rules(conn, ed_id, table)
+        for entry in self.glossary.values():
+            for ref in entry.refs:
+                ref.canonical = canonical[self.new_id].get(ref.number)
+        store.write_edition_glossary(conn, self.new_id, self.glossary)
+
+        # Lineage rows: the new edition's, and every old row that changed.
+        conn.executemany(
+            "INSERT INTO lineage VALUES (?,?,?,?,?,?)",
+            [
+                (
+                    self.new_id,
+                    n,
+                    lineage[self.new_id][n],
+                    canonical[self.new_id][n],
+                    self.changes[(self.new_id, n)],
+                    self.digests[(self.new_id, n)],
+                )
+                for n in self.rules
+            ],
+        )
+        moved: dict[str, dict[str, str | None]] = {}
+        updates = []
+        for (ed_id, n), (lin, canon, change) in self.old_rows.items():
+            new = (lineage[ed_id][n], canonical[ed_id][n], self.changes[(ed_id, n)])
+            digest_now = self.digests[(ed_id, n)]
+            if new != (lin, canon, change) or ed_id in self.relinked:
+                updates.append((*new, digest_now, ed_id, n))
+            if new[1] != canon and ed_id not in self.relinked:
+                moved.setdefault(ed_id, {})[n] = new[1]
+        conn.executemany(
+            "UPDATE lineage SET lineage = ?, canonical = ?, change = ?, compare = ? "
+            "WHERE edition = ? AND number = ?",
+            updates,
+        )
+        _recanonicalise(conn, moved)
+
+        # Editions: places in time, the quotes' fits, the new edition's counts.
+        count(
+            KnowledgeBase(
+                editions={self.new_id: self.edition},
+                rules={self.new_id: self.rules},
+                glossary={self.new_id: self.glossary},
+            )
+        )
+        work = self.kb({}, {})
+        ordered = sorted(work.editions.values(), key=lambda e: (work.sort_date(e), e.id))
+        e = self.edition
+        conn.execute(
+            "INSERT INTO editions VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+            (
+                e.id,
+                0,
+                e.lang,
+                e.date,
+                e.kind,
+                e.numbering,
+                e.version,
+                e.translates,
+                e.title,
+                json.dumps(e.sources, ensure_ascii=False, separators=(",", ":")),
+                "[]",
+                json.dumps(e.counts, ensure_ascii=False, separators=(",", ":")),
+            ),
+        )
+        conn.executemany(
+            "UPDATE editions SET position = ?, fits = ? WHERE id = ?",
+            [
+                (i, json.dumps(ed.fits, ensure_ascii=False, separators=(",", ":")), ed.id)
+                for i, ed in enumerate(ordered)
+            ],
+        )
+
+        # Comparisons: the neighbours' one replaced by the two new ones, in the same place.
+        spans = [s for (s,) in conn.execute("SELECT span FROM comparisons ORDER BY position")]
+        old_span = f"{self.prev}..{self.next}" if self.next else None
+        new_spans = list(self.spans)
+        if old_span in spans:
+            at = spans.index(old_span)
+            spans[at : at + 1] = new_spans
+            conn.execute("DELETE FROM comparisons WHERE span = ?", (old_span,))
+            conn.execute("DELETE FROM changes WHERE span = ?", (old_span,))
+        else:
+            ends = [i for i, s in enumerate(spans) if s.endswith(f"..{self.prev}")]
+            at = ends[-1] + 1 if ends else len(spans)
+            spans[at:at] = new_spans
+        conn.execute("DELETE FROM comparisons")
+        conn.executemany(
+            "INSERT INTO comparisons VALUES (?,?,?,?)",
+            [(span, i, *span.split("..", 1)) for i, span in enumerate(spans)],
+        )
+        conn.executemany(
+            "INSERT INTO changes VALUES (?,?,?,?,?)",
+            [
+                (span, i, c.change, c.old, c.new)
+                for span, changes in self.spans.items()
+                for i, c in enumerate(changes)
+            ],
+        )
+        self._commentary(conn, canonical)
+        start = conn.execute("SELECT coalesce(max(position) + 1, 0) FROM warnings").fetchone()[0]
+        for problem in self.problems:
+            problem.path = display_path(problem.path)
+        conn.executemany(
+            "INSERT INTO warnings VALUES (?,?)",
+            [(start + i, str(p)) for i, p in enumerate(self.problems)],
+        )
+        conn.execute("UPDATE meta SET value = ? WHERE key = 'content_hash'", (digest,))
+
+    def _commentary(
+        self, conn: sqlite3.Connection, canonical: dict[str, dict[str, str | None]]
+    ) -> None:
+        """Commentary points at canonical rules: placed again from its unmapped numbers."""
+        from kb.build.read import corpus_inputs
+
+        embedded = [(p, entry) for p, entry in corpus_inputs() if entry is not None]
+        docs, _ = read_cached(embedded, None, self.cache)
+        raw = [
+            Commentary(
+                id=f"{Path(d.path).stem}-{c.key}",
+                lang=d.lang,
+                text=c.text,
+                source=d.path,
+                line=c.line,
+                heading=c.heading,
+                about_rules=list(c.about_rules),
+                about_terms=list(c.about_terms),
+            )
+            for d in docs
+            if d.kind == "commentary"
+            for c in d.commentary
+        ]
+        sources = {c.source for c in raw}
+        rules: dict[str, dict[str, Rule]] = {}
+        for ed in self.editions.values():
+            if sources & set(ed.sources):
+                rules[ed.id] = {
+                    n: Rule(ed.id, ed.lang, n, "rule", "", canonical=canon)
+                    for n, canon in canonical[ed.id].items()
+                }
+        ckb = self.kb(rules, {})
+        ckb.commentary = raw
+        attach_commentary(ckb)
+        conn.executemany(
+            "UPDATE commentary SET about_rules = ? WHERE id = ?",
+            [
+                (json.dumps(c.about_rules, ensure_ascii=False, separators=(",", ":")), c.id)
+                for c in raw
+            ],
+        )
+
+
+def _recanonicalise(
+    conn: sqlite3.Connection, moved: Mapping[str, Mapping[str, str | None]]
+) -> None:
+    """References carry the canonical number of their target: rewrite those whose target's moved."""
+    from kb.store.schema import _refs_json
+
+    for ed_id, targets in moved.items():
+        quoted = [json.dumps(n) for n in targets]
+
+        def names(text: str, quoted: list[str] = quoted) -> bool:
+            return any(q in text for q in quoted)  # cheap: decode only what may cite a target
+
+        out = []
+        for rowid, refs, example_refs in conn.execute(
+            "SELECT rowid, refs, example_refs FROM rules WHERE edition = ?", (ed_id,)
+        ):
+            if not (names(refs) or names(example_refs)):
+                continue
+            own = _decode(json.loads(refs))
+            lists = [_decode(x) for x in json.loads(example_refs)]
+            hits = [_move(own, targets), *(_move(x, targets) for x in lists)]
+            if any(hits):
+                out.append((_refs_json(own), "[" + ",".join(map(_refs_json, lists)) + "]", rowid))
+        conn.executemany("UPDATE rules SET refs = ?, example_refs = ? WHERE rowid = ?", out)
+        out = []
+        for rowid, refs in conn.execute(
+            "SELECT rowid, refs FROM glossary WHERE edition = ?", (ed_id,)
+        ):
+            if names(refs):
+                own = _decode(json.loads(refs))
+                if _move(own, targets):
+                    out.append((_refs_json(own), rowid))
+        conn.executemany("UPDATE glossary SET refs = ? WHERE rowid = ?", out)
+
+
+def _decode(rows: list[list[Any]]) -> list[Ref]:
+    return [Ref(r[0], r[1], r[2], r[3], bool(r[4]), r[5]) for r in rows]
+
+
+def _move(refs: list[Ref], targets: Mapping[str, str | None]) -> bool:
+    """Give references to a moved target its new canonical number; True if any changed."""
+    hit = False
+    for ref in refs:
+        if ref.number in targets and ref.canonical != targets[ref.number]:
+            ref.canonical = targets[ref.number]
+            hit = True
+    return hit
+
+
+def _newest_of(kb: KnowledgeBase, lang: str) -> dict[str, Any] | None:
+    newest = kb.glossary_edition(lang)
+    return kb.glossary[newest.id] if newest else None
+
+
+def _english_view(kb: KnowledgeBase, terms: list[Any]) -> list[tuple[str | None, bool]]:
+    """What the newest English glossary decides for other editions' vocabularies: per term, the
+    first English name it has, and whether that entry is a redirect."""
+    from kb.build.link import _is_redirect
+
+    english = _newest_of(kb, "en") or {}
+    view = []
+    for term in terms:
+        name = next((n.lower() for n in term.en if n.lower() in english), None)
+        view.append((name, _is_redirect(english[name]) if name else False))
+    return view
+
+
+def build_index_from(db: Path, index_dir: Path, cache: BuildCache) -> dict[str, Any]:
+    """The search index of a database (its rules read as plain rows, without their links)."""
+    from kb.build import analysis_memo
+    from kb.search import build_index
+
+    kb = store.open_kb(db)
+    try:
+        with analysis_memo(cache) as memo:
+            return build_index(_IndexView.of(kb), index_dir, memo=memo)
+    finally:
+        kb.close()
+
+
+class _IndexView:
+    """What the indexer reads of a stored knowledge base, every rule read in one query."""
+
+    @staticmethod
+    def of(kb: Any) -> KnowledgeBase:
+        rules: dict[str, dict[str, Rule]] = {e: {} for e in kb.editions}
+        for ed_id, lang, number, kind, title, text, examples, canon in kb._db.all(
+            "SELECT r.edition, r.lang, r.number, r.kind, r.title, r.text, r.examples, l.canonical "
+            "FROM rules r LEFT JOIN lineage l ON l.edition = r.edition AND l.number = r.number "
+            "ORDER BY r.rowid"
+        ):
+            rules[ed_id][number] = Rule(
+                ed_id,
+                lang,
+                number,
+                kind,
+                text,
+                title,
+                json.loads(examples) if examples != "[]" else [],
+                canonical=canon,
+            )
+        glossary: dict[str, dict[str, GlossaryEntry]] = {e: {} for e in kb.editions}
+        for ed_id, key, lang, term, definition, aliases, rule_refs in kb._db.all(
+            "SELECT edition, key, lang, term, definition, aliases, rule_refs FROM glossary "
+            "ORDER BY rowid"
+        ):
+            glossary[ed_id][key] = GlossaryEntry(
+                ed_id,
+                lang,
+                key,
+                term,
+                definition,
+                json.loads(aliases) if aliases != "[]" else [],
+                rule_refs=json.loads(rule_refs) if rule_refs != "[]" else [],
+            )
+        view = KnowledgeBase(
+            editions=dict(kb.editions),
+            rules=rules,
+            glossary=glossary,
+            commentary=list(kb.commentary),
+            tournament=list(kb.tournament),
+            terms=list(kb.terms),
+            examples=list(kb.examples),
+            content_hash=kb.content_hash,
+        )
+        return view

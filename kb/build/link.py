@@ -1,0 +1,212 @@
+"""Linking a knowledge base: cross-references and glossary terms of each edition (through the
+build cache), canonical numbers on references, commentary placed on canonical rules, and counts."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from kb import buildcache
+from kb.buildcache import BuildCache
+from kb.model import GlossaryEntry, KnowledgeBase, Ref, Rule
+
+
+def link(kb: KnowledgeBase, cache: BuildCache | None = None) -> None:
+    """Cross-references (resolved within their own edition) and glossary terms used by each rule.
+
+    Terms are the glossary entries of the edition (or the newest glossary of its language), and
+    the term base's names in that language, keyed by the English glossary entry: so the French and
+    Japanese quotes, which have no glossary, still know which terms they use.
+
+    With a ``cache``, an edition whose texts and vocabulary were linked before by the same code
+    takes its links from there (most of an archive's rebuild); references are found once per
+    distinct text (an archive prints the same rule text in dozens of editions).
+    """
+    from kb.link import find_refs
+    from kb.termmatch import TermMatcher
+
+    refs_of: dict[tuple[str, str], list[tuple[Any, ...]]] = {}
+
+    def refs(text: str, lang: str, table: Mapping[str, Rule]) -> list[Ref]:
+        rows = refs_of.get((text, lang))
+        if rows is None:
+            rows = [(r.number, r.label, r.start, r.end) for r in find_refs(text, lang)]
+            refs_of[(text, lang)] = rows
+        return [Ref(n, label, a, b, n in table) for n, label, a, b in rows]
+
+    vocabularies: dict[tuple[str, int], tuple[dict[str, list[str]], str]] = {}
+    matchers: dict[tuple[str, int], Any] = {}
+    for ed_id, table in kb.rules.items():
+        ed = kb.editions[ed_id]
+        own = kb.glossary.get(ed_id)
+        newest = kb.glossary_edition(ed.lang)
+        glossary = own or (kb.glossary[newest.id] if newest else {})
+        vkey = (ed.lang, id(glossary))
+        if vkey not in vocabularies:
+            vocab = _vocabulary(kb, ed.lang, glossary)
+            vocabularies[vkey] = (vocab, buildcache.digest(ed.lang, sorted(vocab.items())))
+        vocab, vocab_fp = vocabularies[vkey]
+        entries = kb.glossary.get(ed_id, {})
+        fp = ""
+        if cache is not None:
+            fp = buildcache.digest(
+                ed.lang,
+                vocab_fp,
+                buildcache.code_digest("link"),
+                [(r.number, r.text, r.examples) for r in table.values()],
+                [(g.key, g.definition) for g in entries.values()],
+            )
+            if _apply_links(cache.get("link", fp), table, entries):
+                continue
+        if vkey not in matchers:
+            matchers[vkey] = TermMatcher(vocab, ed.lang)
+        matcher = matchers[vkey]
+        for rule in table.values():
+            rule.refs = refs(rule.text, ed.lang, table)
+            rule.example_refs = [refs(x, ed.lang, table) for x in rule.examples]
+            spans = matcher.find(rule.text, skip=[(r.start, r.end) for r in rule.refs])
+            rule.term_spans = [[key, start, end] for key, start, end in spans]
+            rule.terms = list(dict.fromkeys(key for key, _, _ in spans))
+        for entry in entries.values():
+            entry.refs = refs(entry.definition, ed.lang, table)
+            # The references the build found are the entry's "See rule" numbers, in one grammar.
+            entry.rule_refs = list(dict.fromkeys(r.number for r in entry.refs))
+        if cache is not None:
+            cache.put("link", fp, _links_of(table, entries))
+
+
+def _links_of(table: Mapping[str, Rule], entries: Mapping[str, GlossaryEntry]) -> Any:
+    """What :func:`link` found in one edition, as plain tuples (the cached form)."""
+
+    def rows(refs: list[Ref]) -> list[tuple[Any, ...]]:
+        return [(r.number, r.label, r.start, r.end, r.resolved) for r in refs]
+
+    return (
+        [
+            (rows(r.refs), [rows(x) for x in r.example_refs], r.term_spans, r.terms)
+            for r in table.values()
+        ],
+        [rows(g.refs) for g in entries.values()],
+    )
+
+
+def _apply_links(
+    cached: Any, table: Mapping[str, Rule], entries: Mapping[str, GlossaryEntry]
+) -> bool:
+    """Put cached links back on an edition's rules and entries; False when there are none."""
+    if cached is None:
+        return False
+    rule_links, entry_links = cached
+    if len(rule_links) != len(table) or len(entry_links) != len(entries):
+        return False
+    for rule, (refs, example_refs, spans, terms) in zip(table.values(), rule_links, strict=True):
+        rule.refs = [Ref(*r) for r in refs]
+        rule.example_refs = [[Ref(*r) for r in x] for x in example_refs]
+        rule.term_spans = spans
+        rule.terms = terms
+    for entry, refs in zip(entries.values(), entry_links, strict=True):
+        entry.refs = [Ref(*r) for r in refs]
+        entry.rule_refs = list(dict.fromkeys(r.number for r in entry.refs))
+    return True
+
+
+def _vocabulary(
+    kb: KnowledgeBase, lang: str, glossary: dict[str, GlossaryEntry] | None
+) -> dict[str, list[str]]:
+    """Glossary key -> the names to find in text: the glossary, completed by the term base.
+
+    Entries about card wording that rules prose uses as plain words ("if", "during", "you") and
+    pure redirects ("See Typecycling.") are not linked: every "if" is not an intervening-if clause.
+    """
+    vocabulary = {
+        k: names
+        for k, g in (glossary or {}).items()
+        if not _is_redirect(g)
+        and (names := [n for n in (g.term, *g.aliases) if n.lower() not in PLAIN_WORDS])
+    }
+    newest_en = kb.glossary_edition("en")
+    english = kb.glossary[newest_en.id] if newest_en else {}
+    # An English text with its own glossary names a concept by that glossary's entry first: its
+    # terms are explained by its own edition, and its links do not change when a newer edition
+    # is added (so an incremental build need not link every edition again).
+    own = glossary if lang == "en" and glossary else {}
+    for term in kb.terms:
+        names = term.names(lang)
+        if not names or not term.en:
+            continue
+        key = next(
+            (n.lower() for n in term.en if n.lower() in own),
+            next((n.lower() for n in term.en if n.lower() in english), term.en[0].lower()),
+        )
+        named_by = own if key in own else english
+        if key in named_by and _is_redirect(named_by[key]):
+            continue  # a redirect is never a term to link, whichever list names it
+        if key not in vocabulary:
+            vocabulary[key] = list(names)
+    return vocabulary
+
+
+#: Glossary entries (card wording) that rules prose uses as ordinary words.
+PLAIN_WORDS = frozenset({"if", "during", "unless", "you", "your", "x", "y", "si", "pendant"})
+
+
+def _is_redirect(entry: GlossaryEntry) -> bool:
+    """An entry that only sends the reader elsewhere ("APNAP Order  See Active Player, …")."""
+    text = entry.definition.strip()
+    return text.startswith(("See ", "Voir ", "Cf. ")) and text.count(".") <= 1 and len(text) < 80
+
+
+def _resolve(refs: list[Ref], table: dict[str, Rule]) -> list[Ref]:
+    for ref in refs:
+        ref.resolved = ref.number in table
+    return refs
+
+
+def canonicalise_refs(kb: KnowledgeBase) -> None:
+    """After the concordance: each reference learns the canonical number of what it points to."""
+    for table in kb.rules.values():
+        for rule in table.values():
+            for ref in [*rule.refs, *(r for refs in rule.example_refs for r in refs)]:
+                target = table.get(ref.number)
+                ref.canonical = target.canonical if target else None
+    for ed_id, table in kb.glossary.items():
+        for entry in table.values():
+            for ref in entry.refs:
+                target = kb.rules.get(ed_id, {}).get(ref.number)
+                ref.canonical = target.canonical if target else None
+
+
+def attach_commentary(kb: KnowledgeBase) -> None:
+    """Point commentary at canonical rules: the numbers it names (in its page's numbering), and
+    the rules that define the terms it is about (the JA page on 優先権 explains rule 117)."""
+    defining: dict[str, list[str]] = {}
+    for term in kb.terms:
+        for lang in ("en", "fr", "ja"):
+            for name in term.names(lang):
+                defining.setdefault(name.casefold(), []).extend(term.rules)
+    for c in kb.commentary:
+        eds = [e for e in kb.editions.values() if c.source in e.sources]
+        mapped = []
+        for number in c.about_rules:
+            canon = next(
+                (kb.rules[e.id][number].canonical for e in eds if number in kb.rules[e.id]), None
+            )
+            mapped.append(canon or number)
+        for term in c.about_terms:
+            mapped.extend(defining.get(term.casefold(), []))
+        c.about_rules = list(dict.fromkeys(mapped))
+
+
+def count(kb: KnowledgeBase) -> None:
+    """Per-edition counts for ``kb editions`` (rules: three-digit numbers, headings included)."""
+    for ed_id, ed in kb.editions.items():
+        table = kb.rules.get(ed_id, {})
+        refs = [ref for r in table.values() for ref in r.refs]
+        refs += [ref for g in kb.glossary.get(ed_id, {}).values() for ref in g.refs]
+        ed.counts = {
+            "rules": sum(1 for r in table.values() if r.kind != "section"),
+            "examples": sum(len(r.examples) for r in table.values()),
+            "glossary": len(kb.glossary.get(ed_id, {})),
+            "unresolved_refs": sum(1 for ref in refs if not ref.resolved),
+            "refs": len(refs),
+        }

@@ -1,0 +1,334 @@
+"""Reading a build's inputs and assembling them: corpus files -> records -> editions, rules,
+glossary, commentary and tournament rules (not yet linked), with the build cache of parsed files."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+from kb import buildcache, concordance
+from kb.buildcache import BuildCache
+from kb.instance import BuildError
+from kb.model import (
+    Commentary,
+    Edition,
+    GlossaryEntry,
+    KnowledgeBase,
+    Rule,
+    TournamentRule,
+)
+from kb.model import parsed_number as parse_number  # parsed once per distinct number
+from kb.paths import CORPUS_DIR
+from kb.rulenum import try_parse
+from kb.sources.records import Problem, SourceDoc, SourceError
+
+Progress = Callable[[str, int, int], None]
+
+
+def corpus_inputs(extra_paths: Iterable[Path] = ()) -> list[tuple[Path, dict[str, Any] | None]]:
+    """The embedded corpus (with manifest entries) and the added files, in reading order."""
+    from kb.sources.registry import iter_corpus_files, load_manifest
+
+    manifest = load_manifest(CORPUS_DIR)
+    inputs: list[tuple[Path, dict[str, Any] | None]] = []
+    for name, entry in sorted(manifest.items()):
+        inputs.append((CORPUS_DIR / "sources" / name, entry))
+    seen = {p.resolve() for p, _ in inputs}
+    for extra in extra_paths:
+        for path in iter_corpus_files(Path(extra)):
+            if path.resolve() not in seen:
+                seen.add(path.resolve())
+                inputs.append((path, None))
+    return inputs
+
+
+def read_all(
+    inputs: list[tuple[Path, dict[str, Any] | None]],
+    progress: Progress | None = None,
+    *,
+    other_added: int = 0,
+) -> tuple[list[SourceDoc], list[Problem]]:
+    """Read every input with its reader.
+
+    An added file that cannot be read (damaged, binary, of no known format) is left out: its
+    problem (severity "error", file and line) is reported and the rest builds. The build stops
+    with :class:`BuildError` only when a file of the embedded corpus fails, or when every added
+    file does (nothing the user asked for could be read; ``other_added`` counts added files read
+    elsewhere, e.g. taken from the build cache).
+    """
+    from kb.sources.registry import read_source
+
+    docs: list[SourceDoc] = []
+    problems: list[Problem] = []
+    added = failed = 0
+    first_failure: SourceError | None = None
+    for i, (path, entry) in enumerate(inputs, 1):
+        if progress:
+            progress(f"reading {path.name}", i, len(inputs))
+        added += entry is None
+        try:
+            got = read_source(path, entry)
+        except SourceError as exc:
+            if entry is not None:
+                raise BuildError(_where(exc.problem)) from exc
+            failed += 1
+            first_failure = first_failure or exc
+            problems.append(exc.problem)
+            continue
+        for doc in got:
+            problems.extend(doc.problems)
+        docs.extend(got)
+    if first_failure is not None and failed == added and not other_added:
+        raise BuildError(_where(first_failure.problem)) from first_failure
+    return docs, problems
+
+
+def read_cached(
+    inputs: list[tuple[Path, dict[str, Any] | None]],
+    progress: Progress | None = None,
+    cache: BuildCache | None = None,
+) -> tuple[list[SourceDoc], list[Problem]]:
+    """:func:`read_all`, taking each file whose bytes (and reader code) are unchanged from the
+    cache instead of reading it again."""
+    if cache is None or cache.folder is None:
+        return read_all(inputs, progress)
+    code = buildcache.code_digest("docs")
+    keys: list[str] = []
+    for path, entry in inputs:
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            raise BuildError(f"{path}: cannot read: {exc.strerror}") from exc
+        keys.append(buildcache.digest(str(path), repr(sorted((entry or {}).items())), code, data))
+    found = [cache.get("docs", key) for key in keys]
+    missing = [inp for inp, got in zip(inputs, found, strict=True) if got is None]
+    fresh: dict[str, list[SourceDoc]] = {str(path): [] for path, _ in missing}
+    left_out: list[Problem] = []
+    if missing:
+        cached_added = sum(
+            entry is None for (_, entry), got in zip(inputs, found, strict=True) if got is not None
+        )
+        docs, problems = read_all(missing, progress, other_added=cached_added)
+        for doc in docs:
+            if doc.path not in fresh:  # a reader named its document otherwise: no caching
+                return read_all(inputs, progress)
+            fresh[doc.path].append(doc)
+        # A file left out (damaged, unknown format) yields no document: report it, never cache it.
+        read = {doc.path for doc in docs}
+        left_out = [p for p in problems if str(p.path) not in read]
+    out: list[SourceDoc] = []
+    for (path, _), key, got in zip(inputs, keys, found, strict=True):
+        if got is None:
+            got = fresh[str(path)]
+            if not got:
+                continue
+            cache.put("docs", key, got)
+        out.extend(got)
+    return out, [*left_out, *(p for doc in out for p in doc.problems)]
+
+
+def _where(problem: Problem) -> str:
+    line = f":{problem.line}" if problem.line else ""
+    return f"{display_path(problem.path)}{line}: {problem.message}"
+
+
+def assemble(docs: list[SourceDoc], problems: list[Problem]) -> KnowledgeBase:
+    """Records -> editions, rules, glossary, commentary and tournament rules (not yet linked)."""
+    kb = KnowledgeBase()
+    full = {f"{d.lang}-{d.date}": d for d in docs if d.kind == "cr" and d.date}
+    quote_editions: dict[str, str] = {}  # path of a multi-part page -> id of its English quote
+    for doc in sorted(docs, key=lambda d: (d.kind != "cr", d.lang != "en")):
+        if doc.kind == "cr":
+            _add_full(kb, doc, problems)
+        elif doc.kind == "cr-partial":
+            ed_id = f"{doc.lang}-{doc.date}" if doc.date else f"{doc.lang}-{Path(doc.path).stem}"
+            if ed_id in full and full[ed_id] is not doc:
+                _check_quote(kb.rules.get(ed_id, {}), doc, problems)
+                kb.editions[ed_id].sources.append(doc.path)
+                continue
+            _add_partial(kb, ed_id, doc, problems)
+            if doc.lang == "en":
+                quote_editions[doc.path] = ed_id
+    for doc in docs:
+        if doc.kind == "commentary":
+            for c in doc.commentary:
+                kb.commentary.append(
+                    Commentary(
+                        id=f"{Path(doc.path).stem}-{c.key}",
+                        lang=doc.lang,
+                        text=c.text,
+                        source=doc.path,
+                        line=c.line,
+                        heading=c.heading,
+                        about_rules=list(c.about_rules),
+                        about_terms=list(c.about_terms),
+                    )
+                )
+        elif doc.kind == "mtr":
+            for t in doc.tournament:
+                kb.tournament.append(
+                    TournamentRule(
+                        id=f"{doc.lang}-{t.key}",
+                        lang=doc.lang,
+                        section=t.section,
+                        text=t.text,
+                        source=doc.path,
+                        line=t.line,
+                        flags=list(t.flags),
+                    )
+                )
+    # A translation quoted beside its English original (seed 000) translates that quote.
+    for ed in kb.editions.values():
+        if ed.lang != "en" and ed.translates is None:
+            src = ed.sources[0] if ed.sources else ""
+            ed.translates = quote_editions.get(src)
+    for ed_id in kb.rules:
+        _link_tree(kb.rules[ed_id])
+    return kb
+
+
+def _add_full(kb: KnowledgeBase, doc: SourceDoc, problems: list[Problem]) -> None:
+    ed_id = f"{doc.lang}-{doc.date}"
+    if ed_id in kb.editions:
+        problems.append(
+            Problem(
+                doc.path,
+                None,
+                f"edition {ed_id} is already read from {kb.editions[ed_id].sources[0]}; this copy is ignored",
+            )
+        )
+        return
+    kb.editions[ed_id] = Edition(
+        id=ed_id,
+        lang=doc.lang,
+        date=doc.date,
+        kind="full",
+        numbering=f"en-{doc.translates}" if doc.lang != "en" and doc.translates else ed_id,
+        sources=[doc.path],
+        version=doc.version,
+        translates=f"en-{doc.translates}" if doc.translates else None,
+        title=doc.title or "",
+    )
+    kb.rules[ed_id] = _rules(ed_id, doc, problems)
+    kb.glossary[ed_id] = _glossary(ed_id, doc, problems)
+
+
+def _add_partial(kb: KnowledgeBase, ed_id: str, doc: SourceDoc, problems: list[Problem]) -> None:
+    if ed_id not in kb.editions:
+        kb.editions[ed_id] = Edition(
+            id=ed_id,
+            lang=doc.lang,
+            date=doc.date,
+            kind="partial",
+            numbering=doc.numbering,
+            sources=[],
+            version=doc.version,
+            translates=f"en-{doc.translates}" if doc.translates else None,
+            title=doc.title or "",
+        )
+        kb.rules[ed_id] = {}
+        kb.glossary[ed_id] = {}
+    kb.editions[ed_id].sources.append(doc.path)
+    for number, rule in _rules(ed_id, doc, problems).items():
+        kb.rules[ed_id].setdefault(number, rule)
+    for key, entry in _glossary(ed_id, doc, problems).items():
+        kb.glossary[ed_id].setdefault(key, entry)
+
+
+def _rules(ed_id: str, doc: SourceDoc, problems: list[Problem]) -> dict[str, Rule]:
+    table: dict[str, Rule] = {}
+    for rec in doc.rules:
+        num = parse_number(rec.number)
+        if num is None:
+            problems.append(Problem(doc.path, rec.line, f"not a rule number: {rec.number!r}"))
+            continue
+        key = str(num)
+        if key in table:
+            problems.append(
+                Problem(
+                    doc.path,
+                    rec.line,
+                    f"duplicate rule {key} (first at line {table[key].line}); kept the first",
+                )
+            )
+            continue
+        table[key] = Rule(
+            edition=ed_id,
+            lang=doc.lang,
+            number=key,
+            kind=("section", "rule", "subrule", "subrule")[num.depth],
+            text=rec.text,
+            title=rec.title,
+            examples=list(rec.examples),
+            source=doc.path,
+            line=rec.line,
+            flags=list(rec.flags),
+        )
+    return table
+
+
+def _glossary(ed_id: str, doc: SourceDoc, problems: list[Problem]) -> dict[str, GlossaryEntry]:
+    table: dict[str, GlossaryEntry] = {}
+    for rec in doc.glossary:
+        key = rec.term.strip().lower()
+        if key in table:
+            problems.append(
+                Problem(
+                    doc.path, rec.line, f"duplicate glossary entry {rec.term!r}; kept the first"
+                )
+            )
+            continue
+        table[key] = GlossaryEntry(
+            edition=ed_id,
+            lang=doc.lang,
+            key=key,
+            term=rec.term,
+            definition=rec.definition,
+            aliases=list(rec.aliases),
+            obsolete=rec.obsolete,
+            see=list(rec.see),
+            rule_refs=list(rec.rule_refs),
+            source=doc.path,
+            line=rec.line,
+        )
+    return table
+
+
+def _check_quote(full: dict[str, Rule], doc: SourceDoc, problems: list[Problem]) -> None:
+    """A quote of an edition that is present in full: report where it differs, keep the full text."""
+    for rec in doc.rules:
+        num = try_parse(rec.number)
+        rule = full.get(str(num)) if num else None
+        if rule is None:
+            problems.append(
+                Problem(doc.path, rec.line, f"quotes rule {rec.number}, absent from the full text")
+            )
+        elif concordance.normalize(rule.text) != concordance.normalize(rec.text):
+            problems.append(
+                Problem(
+                    doc.path,
+                    rec.line,
+                    f"quote of rule {rule.number} differs from the full text ({Path(rule.source).name}:{rule.line})",
+                )
+            )
+
+
+def _link_tree(table: dict[str, Rule]) -> None:
+    for rule in table.values():
+        rule.children = []
+    for number in sorted(table, key=lambda n: table[n].key.sort_key()):
+        rule = table[number]
+        for anc in rule.key.ancestors():
+            if str(anc) in table:
+                rule.parent = str(anc)
+                table[str(anc)].children.append(number)
+                break
+
+
+def display_path(path: str) -> str:
+    """A corpus file relative to the project (``corpus/sources/…``), other files as given."""
+    try:
+        return str(Path(path).resolve().relative_to(CORPUS_DIR.parent.resolve()))
+    except ValueError:
+        return path

@@ -1,0 +1,64 @@
+"""The built knowledge base as one SQLite file (``kb.sqlite``), and the lazy reader over it.
+
+Why SQLite: a process answers one rule page or one ``kb rule`` from a few indexed queries instead
+of loading every edition (225 MB of JSON at archive scale), and any SQLite client can read the file.
+The file is written once by :func:`write` into a new build folder and never modified after, so
+readers open it with ``mode=ro&immutable=1`` (no locks, no journal) from any number of processes.
+
+Schema (format :data:`FORMAT`; JSON columns hold arrays, ``refs`` as ``[number, label, start,
+end, resolved, canonical]``):
+
+``meta(key, value)``
+    ``format``, ``content_hash``.
+``editions(id, position, lang, date, kind, numbering, version, translates, title, sources,
+fits, counts)``
+    One row per edition; ``sources``, ``fits`` JSON arrays, ``counts`` a JSON object.
+``rules(edition, number, ord, lang, kind, title, text, parent, source, line, examples, children,
+flags, refs, example_refs, terms, term_spans)``
+    Every numbered node of every edition; ``ord`` is its place in numeric order within the
+    edition (row order is document order); ``examples`` the printed "Example:" texts.
+``lineage(edition, number, lineage, canonical, change, compare)``
+    The concordance: rules of one ``lineage`` are the same rule across editions and languages;
+    ``canonical`` is the number in the newest English edition (NULL: deleted since); ``change``
+    compares with the previous edition of its language (first/same/moved/edited/created);
+    ``compare`` a digest of what that comparison reads (masked text or title, and examples), so
+    an incremental build classifies changes without reading every text again.
+``refs(edition, source, target, label, start, end, resolved)``
+    Cross-references in rule texts (``source`` cites ``target`` in the same edition).
+``glossary(edition, key, lang, term, definition, obsolete, source, line, aliases, see,
+rule_refs, refs)`` and ``glossary_aliases(edition, lang, alias, key)``
+    Entries by lower-cased term; aliases lower-cased.
+``comparisons(span, position, old, new)`` and ``changes(span, position, change, old, new)``
+    What changed between two consecutive full editions (``en-2019-06-14..en-2019-07-12``).
+``examples(id, position, title, path, markdown, passed, trace, trace_text, rules, titles, prose)``
+and ``example_rules(example, rule, anchor)``
+    The executable examples; ``anchor`` is a cited rule or any rule above it.
+``terms(id, position, en, fr, ja, rules)``, ``commentary(...)``, ``tournament(...)``,
+``warnings(position, text)``
+    The term base, wiki commentary, tournament rules and build warnings.
+
+A reference's ``canonical`` is the ``lineage.canonical`` of its target in the same edition.
+"""
+
+from __future__ import annotations
+
+from kb.model import LANGS
+from kb.store.reader import StoredKnowledgeBase, connect, open_kb
+from kb.store.schema import DB_FILE, FORMAT, INDEXES, SCHEMA, StoreError
+from kb.store.writer import write, write_edition_glossary, write_edition_rules, write_links
+
+__all__ = [
+    "DB_FILE",
+    "FORMAT",
+    "INDEXES",
+    "LANGS",
+    "SCHEMA",
+    "StoreError",
+    "StoredKnowledgeBase",
+    "connect",
+    "open_kb",
+    "write",
+    "write_edition_glossary",
+    "write_edition_rules",
+    "write_links",
+]

@@ -1,0 +1,485 @@
+"""Reading ``kb.sqlite``: one read-only connection per thread and :class:`StoredKnowledgeBase`,
+the :class:`~kb.model.KnowledgeBase` interface answered by indexed queries."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import threading
+from collections.abc import Iterator, Sequence
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from kb.model import (
+    Commentary,
+    Edition,
+    ExampleInfo,
+    GlossaryEntry,
+    KnowledgeBase,
+    Ref,
+    Rule,
+    Term,
+    TournamentRule,
+)
+from kb.store.schema import FORMAT, StoreError
+from kb.store.views import _Changes, _Concordance, _Glossary, _LazyList, _Rules
+
+
+def connect(path: Path) -> sqlite3.Connection:
+    """Open a database read-only (it is never written after its build)."""
+    uri = Path(path).resolve().as_uri() + "?mode=ro&immutable=1"
+    conn = sqlite3.connect(uri, uri=True, check_same_thread=False)
+    return conn
+
+
+class _Db:
+    """One read-only connection per thread (SQLite serialises a connection; threads need their own)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+        #: the build folder this object reads (see :func:`kb.build.load`)
+        self.build_dir = self.path.parent
+        if not self.path.is_file():
+            raise StoreError(f"{self.path}: no such database")
+        self._local = threading.local()
+        self._opened: list[sqlite3.Connection] = []
+        self._opened_lock = threading.Lock()
+        self._pid = os.getpid()
+        conn = self.conn()
+        try:
+            meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"{self.path}: not a knowledge base ({exc})") from exc
+        if meta.get("format") != FORMAT:
+            raise StoreError(
+                f"{self.path}: database format {meta.get('format')!r}, this kb reads {FORMAT!r}"
+            )
+        self.meta = meta
+
+    def conn(self) -> sqlite3.Connection:
+        if self._pid != os.getpid():
+            # A forked worker (gunicorn --preload): a connection must not cross a fork.
+            self._pid = os.getpid()
+            self._local = threading.local()
+            self._opened = []
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = connect(self.path)
+            self._local.conn = conn
+            with self._opened_lock:
+                self._opened.append(conn)
+        return conn
+
+    def close(self) -> None:
+        """Close every thread's connection (the object must not be used afterwards)."""
+        with self._opened_lock:
+            for conn in self._opened:
+                conn.close()
+            self._opened.clear()
+
+    def all(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
+        return self.conn().execute(sql, params).fetchall()
+
+    def one(self, sql: str, params: Sequence[Any] = ()) -> Any:
+        return self.conn().execute(sql, params).fetchone()
+
+
+_RULE_COLUMNS = (
+    "r.edition, r.lang, r.number, r.kind, r.text, r.title, r.examples, r.parent, r.children, "
+    "r.refs, r.example_refs, r.terms, r.term_spans, l.canonical, l.lineage, l.change, r.source, "
+    "r.line, r.flags"
+)
+_RULE_FROM = "rules r LEFT JOIN lineage l ON l.edition = r.edition AND l.number = r.number"
+
+_GLOSSARY_COLUMNS = (
+    "edition, lang, key, term, definition, aliases, obsolete, see, rule_refs, refs, source, line"
+)
+
+
+class StoredKnowledgeBase(KnowledgeBase):
+    """The :class:`~kb.model.KnowledgeBase` interface over a database: small tables are read at
+    open, rules and glossary entries on demand (with a bounded cache of decoded nodes), and the
+    lookups that scanned lists in memory are indexed queries."""
+
+    def __init__(self, path: Path, cache_size: int = 4096) -> None:
+        self._db = _Db(path)
+        db = self._db
+        editions = {}
+        for row in db.all(
+            "SELECT id, lang, date, kind, numbering, sources, version, translates, fits, title, "
+            "counts FROM editions ORDER BY position"
+        ):
+            editions[row[0]] = Edition(
+                id=row[0],
+                lang=row[1],
+                date=row[2],
+                kind=row[3],
+                numbering=row[4],
+                sources=json.loads(row[5]),
+                version=row[6],
+                translates=row[7],
+                fits=json.loads(row[8]),
+                title=row[9],
+                counts=json.loads(row[10]),
+            )
+        super().__init__(
+            editions=editions,
+            rules=_Rules(self),  # type: ignore[arg-type]
+            glossary=_Glossary(self),  # type: ignore[arg-type]
+            commentary=_LazyList(self._load_commentary),  # type: ignore[arg-type]
+            tournament=_LazyList(self._load_tournament),  # type: ignore[arg-type]
+            terms=_LazyList(self._load_terms),  # type: ignore[arg-type]
+            examples=_LazyList(self._load_examples),  # type: ignore[arg-type]
+            concordance=_Concordance(self),  # type: ignore[arg-type]
+            changes=_Changes(self),  # type: ignore[arg-type]
+            warnings=_LazyList(self._load_warnings),  # type: ignore[arg-type]
+            content_hash=db.meta.get("content_hash", ""),
+        )
+        self.__dict__["_editions_of"] = {}
+        self._position = {ed_id: i for i, ed_id in enumerate(editions)}
+        self.path = Path(path)
+        #: the build folder this object reads (see :func:`kb.build.load`)
+        self.build_dir = self.path.parent
+        self._rule_cache = lru_cache(maxsize=cache_size)(self._load_rule)
+        self._gloss_cache = lru_cache(maxsize=cache_size // 4)(self._load_glossary_entry)
+        self._order_cache = lru_cache(maxsize=16)(self._load_order)
+
+    def close(self) -> None:
+        """Close the database in every thread (for a build the app no longer serves)."""
+        self._db.close()
+
+    # ---- decoding --------------------------------------------------------------------------
+    def _rule_from_row(self, row: Sequence[Any]) -> Rule:
+        refs = json.loads(row[9])
+        example_refs = json.loads(row[10])
+        return Rule(
+            row[0],
+            row[1],
+            row[2],
+            row[3],
+            row[4],
+            row[5],
+            json.loads(row[6]),
+            row[7],
+            json.loads(row[8]),
+            [Ref(r[0], r[1], r[2], r[3], bool(r[4]), r[5]) for r in refs],
+            [[Ref(r[0], r[1], r[2], r[3], bool(r[4]), r[5]) for r in x] for x in example_refs],
+            json.loads(row[11]),
+            json.loads(row[12]),
+            row[13],
+            row[14] or "",
+            row[15],
+            row[16],
+            row[17],
+            json.loads(row[18]),
+        )
+
+    def _load_rule(self, ed_id: str, number: str) -> Rule | None:
+        row = self._db.one(
+            f"SELECT {_RULE_COLUMNS} FROM {_RULE_FROM} WHERE r.edition = ? AND r.number = ?",
+            (ed_id, number),
+        )
+        return self._rule_from_row(row) if row else None
+
+    def _iter_rules(self, ed_id: str) -> Iterator[Rule]:
+        for row in self._db.all(
+            f"SELECT {_RULE_COLUMNS} FROM {_RULE_FROM} WHERE r.edition = ? ORDER BY r.rowid",
+            (ed_id,),
+        ):
+            yield self._rule_from_row(row)
+
+    def _entry_from_row(self, row: Sequence[Any]) -> GlossaryEntry:
+        refs = json.loads(row[9])
+        return GlossaryEntry(
+            row[0],
+            row[1],
+            row[2],
+            row[3],
+            row[4],
+            json.loads(row[5]),
+            bool(row[6]),
+            json.loads(row[7]),
+            json.loads(row[8]),
+            [Ref(r[0], r[1], r[2], r[3], bool(r[4]), r[5]) for r in refs],
+            row[10],
+            row[11],
+        )
+
+    def _load_glossary_entry(self, ed_id: str, key: str) -> GlossaryEntry | None:
+        row = self._db.one(
+            f"SELECT {_GLOSSARY_COLUMNS} FROM glossary WHERE edition = ? AND key = ?",
+            (ed_id, key),
+        )
+        return self._entry_from_row(row) if row else None
+
+    def _iter_glossary(self, ed_id: str) -> Iterator[GlossaryEntry]:
+        for row in self._db.all(
+            f"SELECT {_GLOSSARY_COLUMNS} FROM glossary WHERE edition = ? ORDER BY rowid", (ed_id,)
+        ):
+            yield self._entry_from_row(row)
+
+    def _load_order(self, ed_id: str) -> tuple[str, ...]:
+        return tuple(
+            n
+            for (n,) in self._db.all(
+                "SELECT number FROM rules WHERE edition = ? ORDER BY ord", (ed_id,)
+            )
+        )
+
+    def _load_terms(self) -> list[Term]:
+        return [
+            Term(
+                row[0],
+                json.loads(row[1]),
+                json.loads(row[2]),
+                json.loads(row[3]),
+                json.loads(row[4]),
+            )
+            for row in self._db.all("SELECT id, en, fr, ja, rules FROM terms ORDER BY position")
+        ]
+
+    def _load_examples(self, ids: Sequence[str] | None = None) -> list[ExampleInfo]:
+        where, params = "", ()
+        if ids is not None:
+            where, params = f"WHERE id IN ({','.join('?' * len(ids))})", tuple(ids)
+        return [
+            ExampleInfo(
+                id=row[0],
+                title=row[1],
+                path=row[2],
+                rules=json.loads(row[3]),
+                markdown=row[4],
+                passed=bool(row[5]),
+                trace=json.loads(row[6]),
+                trace_text=row[7],
+                titles=json.loads(row[8]),
+                prose=json.loads(row[9]),
+            )
+            for row in self._db.all(
+                "SELECT id, title, path, rules, markdown, passed, trace, trace_text, titles, prose "
+                f"FROM examples {where} ORDER BY position",
+                params,
+            )
+        ]
+
+    def _load_commentary(self) -> list[Commentary]:
+        return [
+            Commentary(
+                id=row[0],
+                lang=row[1],
+                text=row[2],
+                source=row[3],
+                line=row[4],
+                heading=row[5],
+                about_rules=json.loads(row[6]),
+                about_terms=json.loads(row[7]),
+            )
+            for row in self._db.all(
+                "SELECT id, lang, text, source, line, heading, about_rules, about_terms "
+                "FROM commentary ORDER BY position"
+            )
+        ]
+
+    def _load_tournament(self) -> list[TournamentRule]:
+        return [
+            TournamentRule(
+                id=row[0],
+                lang=row[1],
+                section=row[2],
+                text=row[3],
+                source=row[4],
+                line=row[5],
+                flags=json.loads(row[6]),
+            )
+            for row in self._db.all(
+                "SELECT id, lang, section, text, source, line, flags FROM tournament "
+                "ORDER BY position"
+            )
+        ]
+
+    def _load_warnings(self) -> list[str]:
+        return [t for (t,) in self._db.all("SELECT text FROM warnings ORDER BY position")]
+
+    def _newest_first(self, edition_ids: Iterator[str] | list[str], lang: str) -> list[str]:
+        order = {e.id: i for i, e in enumerate(self.editions_of(lang))}
+        return sorted((e for e in edition_ids if e in order), key=order.__getitem__, reverse=True)
+
+    # ---- the indexed lookups ---------------------------------------------------------------
+    def rule(self, edition_id: str, number: str) -> Rule | None:
+        """The rule with that number in one edition, or None."""
+        if edition_id not in self.editions:
+            return None
+        return self._rule_cache(edition_id, number)
+
+    def in_edition(self, canonical: str, edition_id: str) -> Rule | None:
+        """The rule of one edition that is (or became) the given canonical rule."""
+        row = self._db.one(
+            "SELECT number FROM lineage WHERE lineage = ? AND edition = ?", (canonical, edition_id)
+        )
+        return self.rule(edition_id, row[0]) if row else None
+
+    def find(self, lang: str, number: str, edition: str | None = None) -> Rule | None:
+        """Look a rule up by language and number: in a pinned edition, or newest that has it."""
+        if edition:
+            ed = self.edition(lang, edition)
+            return self.rule(ed.id, number) if ed else None
+        having = [
+            e
+            for (e,) in self._db.all(
+                "SELECT edition FROM rules WHERE number = ? AND lang = ?", (number, lang)
+            )
+        ]
+        ordered = self._newest_first(having, lang)
+        for ed_id in ordered:
+            if self.editions[ed_id].kind == "full":
+                return self.rule(ed_id, number)
+        return self.rule(ordered[0], number) if ordered else None
+
+    def _lineage_rows(self, lineage: str) -> dict[str, str]:
+        return dict(
+            self._db.all(
+                "SELECT edition, number FROM lineage WHERE lineage = ? ORDER BY rowid", (lineage,)
+            )
+        )
+
+    def current(self, canonical: str, lang: str) -> Rule | None:
+        """The newest rule of ``lang`` that maps to a canonical number."""
+        numbers = self._lineage_rows(canonical)
+        ordered = self._newest_first(list(numbers), lang)
+        return self.rule(ordered[0], numbers[ordered[0]]) if ordered else None
+
+    def neighbours(self, rule: Rule) -> tuple[Rule | None, Rule | None]:
+        """The previous and next rule of the same edition in document order."""
+        row = self._db.one(
+            "SELECT ord FROM rules WHERE edition = ? AND number = ?", (rule.edition, rule.number)
+        )
+        if row is None:
+            return None, None
+        near = dict(
+            self._db.all(
+                "SELECT ord, number FROM rules WHERE edition = ? AND ord IN (?, ?)",
+                (rule.edition, row[0] - 1, row[0] + 1),
+            )
+        )
+        prev = self.rule(rule.edition, near[row[0] - 1]) if row[0] - 1 in near else None
+        nxt = self.rule(rule.edition, near[row[0] + 1]) if row[0] + 1 in near else None
+        return prev, nxt
+
+    def ordered_numbers(self, edition_id: str) -> list[str]:
+        """All numbers of one edition, sorted numerically."""
+        return list(self._order_cache(edition_id))
+
+    def history(self, canonical: str, lang: str) -> list[dict[str, Any]]:
+        """The rule across every edition of ``lang``: ``{edition, date, number, change}``."""
+        rows = {
+            ed: (number, change)
+            for ed, number, change in self._db.all(
+                "SELECT edition, number, change FROM lineage WHERE lineage = ?", (canonical,)
+            )
+        }
+        return [
+            {
+                "edition": ed.id,
+                "date": ed.date,
+                "number": rows[ed.id][0],
+                "change": rows[ed.id][1],
+            }
+            for ed in self.editions_of(lang)
+            if ed.id in rows
+        ]
+
+    def history_texts(self, canonical: str, lang: str) -> list[dict[str, Any]]:
+        """:meth:`history` with each edition's ``title`` and ``text`` of the rule (one query)."""
+        rows = {
+            ed: (number, change, title, text)
+            for ed, number, change, title, text in self._db.all(
+                "SELECT l.edition, l.number, l.change, r.title, r.text FROM lineage l "
+                "JOIN rules r ON r.edition = l.edition AND r.number = l.number "
+                "WHERE l.lineage = ? AND r.lang = ?",
+                (canonical, lang),
+            )
+        }
+        return [
+            {
+                "edition": ed.id,
+                "date": ed.date,
+                "number": rows[ed.id][0],
+                "change": rows[ed.id][1],
+                "title": rows[ed.id][2],
+                "text": rows[ed.id][3],
+            }
+            for ed in self.editions_of(lang)
+            if ed.id in rows
+        ]
+
+    def referenced_by(self, rule: Rule) -> list[str]:
+        """Numbers of the rules of the same edition whose text refers to this rule."""
+        rows = self._db.all(
+            "SELECT source FROM refs WHERE edition = ? AND target = ? ORDER BY rowid",
+            (rule.edition, rule.number),
+        )
+        return list(dict.fromkeys(s for (s,) in rows))
+
+    def examples_for(self, canonical: str) -> list[ExampleInfo]:
+        """Executable examples that cite this canonical rule (or a rule below it)."""
+        ids = {
+            x
+            for (x,) in self._db.all(
+                "SELECT example FROM example_rules WHERE anchor = ?", (canonical,)
+            )
+        }
+        if not ids:
+            return []
+        loaded = self.examples._items  # type: ignore[attr-defined]
+        if loaded is not None:  # the whole list is read already: take them from it
+            return [ex for ex in loaded if ex.id in ids]
+        return self._load_examples(sorted(ids))
+
+    def glossary_lookup(
+        self, term: str, lang: str, edition: str | None = None
+    ) -> GlossaryEntry | None:
+        """A glossary entry by term or alias, case-insensitively, in the newest edition having it."""
+        wanted = term.strip().lower()
+        if edition:
+            ed = self.edition(lang, edition)
+            if ed is None:
+                return None
+            allowed = {ed.id}
+        else:
+            allowed = None
+        hits: dict[str, list[tuple[int, int, str]]] = {}
+        for ed_id, key, pri, seq in self._db.all(
+            "SELECT edition, key, 0, rowid FROM glossary WHERE lang = ? AND key = ? "
+            "UNION ALL SELECT edition, key, 1, rowid FROM glossary_aliases "
+            "WHERE lang = ? AND alias = ?",
+            (lang, wanted, lang, wanted),
+        ):
+            if allowed is None or ed_id in allowed:
+                hits.setdefault(ed_id, []).append((pri, seq, key))
+        if not hits:
+            return None
+        ed_id = self._newest_first(list(hits), lang)
+        if not ed_id:
+            return None
+        best = min(hits[ed_id[0]])
+        return self.glossary[ed_id[0]].get(best[2])
+
+    def glossary_edition(self, lang: str) -> Edition | None:
+        """The newest edition of a language that has a glossary (None: the language has none)."""
+        having = {
+            e
+            for (e,) in self._db.all(
+                "SELECT DISTINCT edition FROM glossary WHERE lang = ?", (lang,)
+            )
+        }
+        for ed in reversed(self.editions_of(lang)):
+            if ed.id in having:
+                return ed
+        return None
+
+
+def open_kb(path: Path) -> StoredKnowledgeBase:
+    """Open a ``kb.sqlite`` read-only (:class:`StoreError` if it is not one)."""
+    return StoredKnowledgeBase(Path(path))
