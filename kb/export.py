@@ -20,22 +20,23 @@ HTML and JSON as ``kb serve``. What needs a server becomes a file a static host 
 
 An export writes only files whose bytes changed and removes only files an earlier export wrote,
 so a re-export of an unchanged instance rewrites nothing and a CDN sync uploads only what changed.
+
+This module runs the export (the crawl, its workers, the manifest); :mod:`kb.export_site` asks the
+app, :mod:`kb.export_files` writes what is no page of the app, :mod:`kb.export_static` the files.
 """
 
 from __future__ import annotations
 
-import contextlib
-import functools
-import json
 import os
-import re
 import time
 import urllib.parse
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from kb.export_files import STRINGS, export_extras, redirect_html, redirect_page
+from kb.export_site import Site, internal_links, is_page_link, permalink_numbers, seed_urls
 from kb.export_static import (
     MANIFEST,
     ExportError,
@@ -51,51 +52,7 @@ from kb.export_static import (
 )
 from kb.web.i18n import LOCALES
 
-SITEMAP_LIMIT = 50_000  # URLs per sitemap file (the protocol's limit)
 DEFAULT_BASE_URL = "http://127.0.0.1:8000"
-
-_HREF = re.compile(r'href="(/[^"#]*)')
-
-#: The export's own wording, in the three interface languages (the app's catalogs stay the web
-#: app's; these strings appear only in the static copy).
-STRINGS: dict[str, dict[str, str]] = {
-    "en": {
-        "results": "{n} results for “{q}”",
-        "none": "No results for “{q}”.",
-        "goto": "Go to rule {n}",
-        "loading": "Searching…",
-        "noscript": "Search in this static copy of the site needs JavaScript.",
-        "unavailable": "Search is not available in this copy (its index was not built).",
-        "static_note": "This is a static copy of the site: search runs in your browser. Linking "
-        "rule references in your own text (/api/linkify) and search filters need the server "
-        "(kb serve).",
-        "redirect": "This address moved to",
-    },
-    "fr": {
-        "results": "{n} résultats pour « {q} »",
-        "none": "Aucun résultat pour « {q} ».",
-        "goto": "Aller à la règle {n}",
-        "loading": "Recherche…",
-        "noscript": "La recherche dans cette copie statique du site demande JavaScript.",
-        "unavailable": "La recherche n’est pas disponible dans cette copie (index non construit).",
-        "static_note": "Ceci est une copie statique du site : la recherche se fait dans votre "
-        "navigateur. Lier les références de règles d’un texte (/api/linkify) et filtrer la "
-        "recherche demandent le serveur (kb serve).",
-        "redirect": "Cette adresse a changé :",
-    },
-    "ja": {
-        "results": "「{q}」の検索結果 {n} 件",
-        "none": "「{q}」に一致する結果はありません。",
-        "goto": "ルール {n} へ移動",
-        "loading": "検索中…",
-        "noscript": "このサイトの静的コピーでの検索には JavaScript が必要です。",
-        "unavailable": "このコピーでは検索を利用できません（索引が作成されていません）。",
-        "static_note": "これはサイトの静的コピーです。検索はブラウザー内で行われます。"
-        "テキスト中のルール参照のリンク化（/api/linkify）と検索の絞り込みにはサーバー"
-        "（kb serve）が必要です。",
-        "redirect": "このアドレスの移動先：",
-    },
-}
 
 
 @dataclass
@@ -134,121 +91,6 @@ class ExportReport:
                 f"e.g. {', '.join(self.missing[:3])}"
             )
         return "\n".join(lines)
-
-
-# ---- rendering through the app ---------------------------------------------------------------
-@dataclass
-class Rendered:
-    """One URL as the app answered it."""
-
-    status: int
-    body: bytes
-    location: str | None
-    mimetype: str
-
-
-class Site:
-    """The Flask app of an instance and what the export needs to ask it."""
-
-    def __init__(self, instance: Path) -> None:
-        from kb.web import create_app
-        from kb.web.resources import get_kb
-
-        self.app = create_app({"INSTANCE": Path(instance), "PAGE_CACHE": False})
-        self.client = self.app.test_client()
-        with self.app.app_context():
-            self.kb = get_kb()
-        # Each canonical rule and term is shown by a dozen URLs (three locales, pinned editions,
-        # JSON): remember these lookups once per process (read-only data, the same answers).
-        for name in ("examples_for", "glossary_lookup"):
-            with contextlib.suppress(AttributeError):  # a knowledge base with slots keeps its own
-                setattr(self.kb, name, functools.lru_cache(maxsize=None)(getattr(self.kb, name)))
-
-    def get(self, path: str, lang: str | None = None) -> Rendered:
-        headers = {"Accept-Language": lang} if lang else {}
-        response = self.client.get(path, headers=headers)
-        location = response.headers.get("Location")
-        if location:
-            location = urllib.parse.urlsplit(location)._replace(scheme="", netloc="").geturl()
-        return Rendered(response.status_code, response.get_data(), location, response.mimetype)
-
-    def final(self, path: str) -> Rendered:
-        """Follow redirects to the final answer (what a browser or curl -L gets)."""
-        seen = set()
-        answer = self.get(path)
-        while answer.location and answer.location not in seen and len(seen) < 10:
-            seen.add(answer.location)
-            answer = self.get(answer.location)
-        return answer
-
-    def template(self, path: str, name: str, **context: Any) -> bytes:
-        """A template of the export rendered in the app's context for ``path`` (its locale)."""
-        from flask import render_template
-
-        from kb.web.pages import swapped_locales
-
-        with self.app.test_request_context(path):
-            self.app.preprocess_request()
-            context.setdefault("alternates", swapped_locales())
-            return render_template(name, **context).encode()
-
-    @property
-    def etag_seed(self) -> str:
-        return str(self.app.config["ETAG_SEED"])
-
-
-# ---- what to export --------------------------------------------------------------------------
-def seed_urls(kb: Any) -> list[str]:
-    """Every page the knowledge base names: the crawl starts here and follows links from it."""
-    from kb.rulenum import try_parse
-
-    urls: list[str] = []
-    for loc in LOCALES:
-        urls += [f"/{loc}/{p}" for p in ("", "rules/", "glossary/", "editions/", "examples/")]
-        urls += [
-            f"/{loc}/rules/{n}"
-            for n in kb.concordance
-            if try_parse(n) is not None and str(try_parse(n)) == n
-        ]
-        for ed in kb.editions.values():
-            urls += [f"/{loc}/{ed.id}/rules/{n}" for n in kb.ordered_numbers(ed.id)]
-        # numbers of older editions: the server sends them to the rule they became
-        urls += [f"/{loc}/rules/{n}" for n in permalink_numbers(kb) if n not in kb.concordance]
-        urls += [f"/{loc}/glossary/{alias}" for alias in _glossary_aliases(kb)]
-        urls += [f"/{loc}/editions/{span}" for span in kb.changes]
-        urls += [f"/{loc}/examples/{ex.id}" for ex in kb.examples]
-    return [urllib.parse.quote(u, safe="/:@!$&'()*+,;=-._~") for u in urls]
-
-
-def _glossary_aliases(kb: Any) -> list[str]:
-    """Other names of glossary entries (their URLs redirect to the entry's own)."""
-    aliases: dict[str, None] = {}
-    for entries in kb.glossary.values():
-        for entry in entries.values():
-            aliases.update(
-                dict.fromkeys(a.lower() for a in entry.aliases if a.lower() != entry.key)
-            )
-    return list(aliases)
-
-
-def permalink_numbers(kb: Any) -> list[str]:
-    """Every number ``/r/`` answers: any number printed by any edition."""
-    numbers: dict[str, None] = {}
-    for ed in kb.editions.values():
-        numbers.update(dict.fromkeys(kb.ordered_numbers(ed.id)))
-    return list(numbers)
-
-
-def _internal_links(html: str) -> Iterable[str]:
-    yield from _HREF.findall(html)
-
-
-def _is_page_link(path: str) -> bool:
-    first = path.split("/", 2)[1] if path.count("/") >= 1 else ""
-    if first not in LOCALES:
-        return False
-    rest = path.split("/", 2)[2] if path.count("/") >= 2 else ""
-    return not rest.startswith(("search", "suggest", "opensearch.xml"))
 
 
 # ---- the export ------------------------------------------------------------------------------
@@ -307,7 +149,7 @@ def export(
     _STATE.clear()
     report.timings["permalinks"] = time.perf_counter() - t
     t = time.perf_counter()
-    _export_extras(site, writer, base, pages)
+    export_extras(site, writer, base, pages)
     report.timings["extras"] = time.perf_counter() - t
     if search:
         t = time.perf_counter()
@@ -370,13 +212,13 @@ def _render_pages(urls: list[str]) -> Batch:
     for url in urls:
         answer = site.get(url)
         if answer.status in (301, 302, 303, 307, 308) and answer.location:
-            _redirect_page(site, writer, url, answer.location)
+            redirect_page(site, writer, url, answer.location)
             batch.redirects += 1
             batch.links.append(urllib.parse.urlsplit(answer.location).path)
         elif answer.status == 200 and answer.mimetype == "text/html":
             writer.put(file_for(url), answer.body)
             batch.pages.append(url)
-            for link in _internal_links(answer.body.decode("utf-8")):
+            for link in internal_links(answer.body.decode("utf-8")):
                 if "?" in link:
                     batch.skipped_links += 1
                 batch.links.append(link.split("?", 1)[0])
@@ -453,28 +295,10 @@ def _export_pages(
         for batch in batches:
             pages += batch.pages
             for path in batch.links:
-                if path not in seen and _is_page_link(path) and not path.endswith(".json"):
+                if path not in seen and is_page_link(path) and not path.endswith(".json"):
                     seen.add(path)
                     queue.append(path)
     return pages
-
-
-def _redirect_html(
-    site: Site, path: str, target: str, *, targets: dict[str, str] | None = None, **extra: Any
-) -> bytes:
-    locale = path.split("/", 2)[1] if path.split("/", 2)[1] in LOCALES else "en"
-    data = {"target": target, "targets": targets or {}, **extra}
-    return site.template(
-        f"/{locale}/",
-        "export/redirect.html",
-        target=target,
-        data=json.dumps(data, ensure_ascii=False, separators=(",", ":")),
-        strings=STRINGS[locale],
-    )
-
-
-def _redirect_page(site: Site, writer: Writer, path: str, target: str) -> None:
-    writer.put(file_for(path), _redirect_html(site, path, target))
 
 
 def _render_permalinks(numbers: list[str]) -> Batch:
@@ -504,7 +328,7 @@ def _render_permalinks(numbers: list[str]) -> Batch:
                 editions[ed.id] = answer.location.removeprefix("/en/")
         dates = {ed.id: ed.date for ed in english if ed.id in editions and ed.date}
         default = targets.get("en") or next(iter(targets.values()))
-        body = _redirect_html(
+        body = redirect_html(
             site, "/r/", default, targets=targets, editions=editions, dates=dates, permalink=True
         )
         writer.put(file_for(f"/r/{quoted}"), body)
@@ -529,76 +353,12 @@ def _export_permalinks(
     _merge(batches, writer, report)
 
 
-def _export_extras(site: Site, writer: Writer, base: str, pages: list[str]) -> None:
-    """The root, /r/, search pages, OpenSearch, sitemap, robots.txt, 404 and the static files."""
-    from kb.web.app import STATIC_DIR
-
-    writer.put(
-        "index.html",
-        _redirect_html(
-            site, "/", "/en/", targets={loc: f"/{loc}/" for loc in LOCALES}, permalink=True
-        ),
-    )
-    writer.put(
-        "r/index.html",
-        site.template("/r/", "export/permalink.html", strings=STRINGS["en"], alternates={}),
-    )
-    for loc in LOCALES:
-        writer.put(
-            file_for(f"/{loc}/search"),
-            site.template(f"/{loc}/search", "export/search.html", strings=STRINGS[loc]),
-        )
-        writer.put(
-            f"{loc}/opensearch.xml",
-            site.template(f"/{loc}/", "export/opensearch.xml", locale=loc, base=base),
-        )
-    writer.put(
-        "opensearch.xml", site.template("/en/", "export/opensearch.xml", locale="en", base=base)
-    )
-    missing = site.get("/en/this-page-does-not-exist")
-    writer.put("404.html", missing.body)
-    for path in sorted(STATIC_DIR.rglob("*")):
-        if path.is_file():
-            writer.put("static/" + path.relative_to(STATIC_DIR).as_posix(), path.read_bytes())
-    _sitemaps(writer, base, pages)
-    writer.put("robots.txt", f"User-agent: *\nAllow: /\nSitemap: {base}/sitemap.xml\n".encode())
-
-
-def _sitemaps(writer: Writer, base: str, pages: list[str]) -> None:
-    from xml.sax.saxutils import escape
-
-    chunks = [pages[i : i + SITEMAP_LIMIT] for i in range(0, len(pages), SITEMAP_LIMIT)] or [[]]
-
-    def urlset(urls: list[str]) -> bytes:
-        rows = "".join(f"<url><loc>{escape(base + u)}</loc></url>\n" for u in urls)
-        return (
-            '<?xml version="1.0" encoding="UTF-8"?>\n'
-            '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
-            f"{rows}</urlset>\n"
-        ).encode()
-
-    if len(chunks) == 1:
-        writer.put("sitemap.xml", urlset(chunks[0]))
-        return
-    names = []
-    for n, chunk in enumerate(chunks, 1):
-        names.append(f"sitemap-{n}.xml")
-        writer.put(names[-1], urlset(chunk))
-    rows = "".join(f"<sitemap><loc>{escape(base)}/{name}</loc></sitemap>\n" for name in names)
-    writer.put(
-        "sitemap.xml",
-        (
-            '<?xml version="1.0" encoding="UTF-8"?>\n'
-            '<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
-            f"{rows}</sitemapindex>\n"
-        ).encode(),
-    )
-
-
 __all__ = [
     "MANIFEST",
+    "STRINGS",
     "ExportError",
     "ExportReport",
+    "Site",
     "export",
     "file_for",
     "json_twin",

@@ -4,8 +4,10 @@ Every rule page shows the rule in every edition of each language, one row per ch
 word diff. Computing the diffs on each view cost more than the rest of the page together, and
 they change only with a build, so the build writes them into their own table of ``kb.sqlite``:
 
-``history(lineage, lang, entries)``
-    ``entries`` is a JSON list, oldest edition first, of
+``history(lineage, lang, digest, entries)``
+    ``digest`` hashes what the entries are made from (each edition's number, change and text),
+    so that the next build reuses the entries of every lineage whose texts did not change
+    instead of diffing them again. ``entries`` is a JSON list, oldest edition first, of
     ``[edition, number, change, renumbered_from, diff_html, changed]``: ``renumbered_from`` is the
     number of the previous entry when it differs, ``diff_html`` the word diff of ``title text``
     with the previous entry (NULL when equal) and ``changed`` 1 on the first entry and wherever
@@ -21,6 +23,7 @@ from __future__ import annotations
 
 import difflib
 import functools
+import hashlib
 import json
 import re
 import sqlite3
@@ -35,7 +38,7 @@ from kb.model import LANGS, KnowledgeBase
 TABLE = "history"
 SCHEMA = (
     "CREATE TABLE IF NOT EXISTS history ("
-    "lineage TEXT NOT NULL, lang TEXT NOT NULL, entries TEXT NOT NULL)",
+    "lineage TEXT NOT NULL, lang TEXT NOT NULL, digest TEXT NOT NULL, entries TEXT NOT NULL)",
     "CREATE UNIQUE INDEX IF NOT EXISTS history_by_lineage ON history (lineage, lang)",
 )
 
@@ -136,40 +139,97 @@ def _grouped(conn: sqlite3.Connection, lineages: list[str] | None) -> Iterator[A
             yield key, rows
 
 
-def write_history(path: Path, lineages: Iterable[str] | None = None) -> int:
+def write_history(
+    path: Path, lineages: Iterable[str] | None = None, previous: Path | None = None
+) -> int:
     """Write the ``history`` table of the database at ``path`` from its editions, lineage and
     rules tables; returns the rows written.
 
-    ``lineages=None`` (a full build) rewrites the whole table. An incremental build passes the
+    ``lineages=None`` (a full build) rewrites the whole table. An incremental build may pass the
     lineages whose history may have changed: every lineage with a rule in an added or replaced
     edition, and every lineage whose rows in ``lineage`` were added, changed or removed (a rule
     renumbered in a new newest edition renames its lineage); the others are kept as they are.
+
+    Either way, the entries of a lineage whose inputs hash as in ``previous`` (a database of an
+    earlier build; default: the instance's published build when ``path`` is a build folder's)
+    are copied from there rather than computed again: the word diffs are most of the cost.
     """
+    path = Path(path)
+    reuse = _previous_entries(previous if previous is not None else _published(path))
     conn = sqlite3.connect(path, isolation_level=None)
     try:
         conn.execute("BEGIN")
+        wanted = None if lineages is None else sorted(set(lineages))
+        columns = {row[1] for row in conn.execute("PRAGMA table_info(history)")}
+        if columns and "digest" not in columns:
+            # A table of an older format (copied with the database it was built in): replaced
+            # whole, since its rows cannot be kept beside the new ones.
+            conn.execute("DROP TABLE history")
+            wanted = None
         for statement in SCHEMA:
             conn.execute(statement)
-        wanted = None if lineages is None else sorted(set(lineages))
         if wanted is None:
             conn.execute("DELETE FROM history")
         else:
             conn.executemany("DELETE FROM history WHERE lineage = ?", [(x,) for x in wanted])
         written = 0
-        batch: list[tuple[str, str, str]] = []
+        batch: list[tuple[str, str, str, str]] = []
         for (lineage, lang), rows in _grouped(conn, wanted):
-            entries = fold(rows)
-            batch.append((lineage, lang, json.dumps(entries, ensure_ascii=False)))
+            digest = _digest(rows)
+            old = reuse.get((lineage, lang))
+            if old is not None and old[0] == digest:
+                data = old[1]
+            else:
+                data = json.dumps(fold(rows), ensure_ascii=False)
+            batch.append((lineage, lang, digest, data))
             if len(batch) >= 2000:
-                conn.executemany("INSERT INTO history VALUES (?, ?, ?)", batch)
+                conn.executemany("INSERT INTO history VALUES (?, ?, ?, ?)", batch)
                 written += len(batch)
                 batch.clear()
-        conn.executemany("INSERT INTO history VALUES (?, ?, ?)", batch)
+        conn.executemany("INSERT INTO history VALUES (?, ?, ?, ?)", batch)
         written += len(batch)
         conn.execute("COMMIT")
         return written
     finally:
         conn.close()
+
+
+def _digest(rows: list[tuple[Any, ...]]) -> str:
+    """A hash of one lineage's rows in one language (edition, number, change, title, text)."""
+    digest = hashlib.blake2b(digest_size=16)
+    for row in rows:
+        for value in row:
+            digest.update(b"\x00" if value is None else str(value).encode() + b"\x01")
+        digest.update(b"\x02")
+    return digest.hexdigest()
+
+
+def _published(path: Path) -> Path | None:
+    """The published build's database of the instance that ``path`` is being built in."""
+    from kb import instance as layout
+
+    if path.parent.parent.name != layout.BUILDS_DIR:
+        return None
+    current = layout.current_build(path.parent.parent.parent)
+    if current is None or current.resolve() == path.parent.resolve():
+        return None
+    return current / path.name
+
+
+def _previous_entries(path: Path | None) -> dict[tuple[str, str], tuple[str, str]]:
+    """``(lineage, lang) -> (digest, entries)`` of an earlier build ({} when there is none or
+    it has no digests: an older format)."""
+    if path is None or not path.is_file():
+        return {}
+    try:
+        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+        try:
+            rows = conn.execute("SELECT lineage, lang, digest, entries FROM history").fetchall()
+        finally:
+            conn.close()
+    except sqlite3.Error:
+        return {}
+    return {(lineage, lang): (digest, entries) for lineage, lang, digest, entries in rows}
 
 
 def _has_table(kb: KnowledgeBase) -> bool:

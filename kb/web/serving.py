@@ -168,6 +168,10 @@ def serve(
         _waitress(app, [sock])
         return
     say(f"kb: serving {instance} at {url} ({count} worker processes)")
+    # The app's code (Flask, Jinja, the pages) is imported once here: the forked workers inherit
+    # it instead of each importing it again, side by side, before its first answer.
+    from kb.web import api, app, embed, links, pages  # noqa: F401
+
     _Arbiter(instance, sock, count, page_cache).run()
 
 

@@ -9,7 +9,9 @@ keywords (``_external``, ``_anchor`` ...), goes to Flask.
 
 from __future__ import annotations
 
+import contextlib
 import re
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -35,11 +37,33 @@ def url_for(endpoint: str, **values: Any) -> str:
     """The URL of ``endpoint`` with ``values``, equal to :func:`flask.url_for` inside a request."""
     args = tuple(values.values())
     if args and not _plain(args):
-        return flask_url_for(endpoint, **values)
+        return _flask_kept(endpoint, values)
     template = _template_for(endpoint, tuple(values))
     if template is None:
         return flask_url_for(endpoint, **values)
     return template.format(*args)
+
+
+#: URLs with values Flask must quote (glossary keys with spaces ...), as Flask built them.
+_KEPT: OrderedDict[tuple[Any, ...], str] = OrderedDict()
+KEPT_URLS = 4096
+
+
+def _flask_kept(endpoint: str, values: dict[str, Any]) -> str:
+    """:func:`flask.url_for`, remembered for the URLs whose values are strings (the same key
+    recurs on every page that names it); other values (``_external`` ...) go to Flask each time."""
+    ctx = _cv_request.get(None)
+    if ctx is None or not all(type(v) is str for v in values.values()):
+        return flask_url_for(endpoint, **values)
+    key = (id(ctx.app), ctx.request.root_path, endpoint, *values.items())
+    found = _KEPT.get(key)
+    if found is None:
+        found = flask_url_for(endpoint, **values)
+        _KEPT[key] = found
+        if len(_KEPT) > KEPT_URLS:
+            with contextlib.suppress(KeyError):  # another thread emptied it first
+                _KEPT.popitem(last=False)
+    return found
 
 
 def maker(endpoint: str, *names: str) -> Callable[..., str]:

@@ -11,7 +11,8 @@ figures move with the machine's load:
   reading and decoding every input file once in a fresh process (``reference: read``);
 - ``kb rule 117.3b --json`` start to exit: ratio to ``python -c pass``;
 - server start, RSS per worker, distinct uncached rule pages with wrk: ``kb`` and a minimal Flask
-  "hello" app, both served by gunicorn with 2 workers and driven by the same wrk command.
+  "hello" app, both served the way ``kb serve`` serves (``bench_load.measure``) and driven by the
+  same wrk command.
 
 Targets: full build <= 60 s and <= 1 GB peak; one edition added <= 5 s; unchanged <= 1 s;
 ``kb rule`` <= 0.2 s; server start <= 1 s; RSS per worker <= 200 MB; >= 2,000 distinct rule
@@ -26,43 +27,16 @@ import json
 import os
 import re
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 
 RAW = Path(__file__).resolve().parents[2].parent / "shared" / "corpus-raw"
 FOLDERS = [RAW / "cr-en", RAW / "cr-en-archive"]
 ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-
-HELLO = """from flask import Flask
-app = Flask(__name__)
-@app.get("/<path:anything>")
-def hello(anything):
-    return "hello"
-"""
-
-WRK_SCRIPT = """
-local urls = {}
-for line in io.lines("%(urls)s") do urls[#urls + 1] = line end
-local threads = {}
-local n = 0
-function setup(thread)
-  thread:set("id", n)
-  n = n + 1
-end
-function init(args)
-  counter = math.floor(id * #urls / 2)
-end
-function request()
-  counter = counter + 1
-  return wrk.format("GET", urls[(counter %% #urls) + 1])
-end
-"""
 
 results: list[tuple[str, str, bool | None]] = []
 
@@ -260,151 +234,6 @@ def bench_rule_command(instance: Path) -> None:
     )
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def serve(app_spec: str, cwd: Path, first_url: str) -> tuple[subprocess.Popen[bytes], int, float]:
-    """gunicorn with 2 workers; returns it, its port and the seconds to the first 200."""
-    port = free_port()
-    started = time.perf_counter()
-    log = (cwd / f"gunicorn-{port}.log").open("wb")
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "gunicorn",
-            "-w",
-            "2",
-            "-b",
-            f"127.0.0.1:{port}",
-            "--backlog",
-            "256",
-            app_spec,
-        ],
-        cwd=cwd,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        env=ENV,
-    )
-    while time.perf_counter() - started < 60:
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}{first_url}", timeout=5) as r:
-                if r.status == 200:
-                    return proc, port, time.perf_counter() - started
-        except OSError:
-            time.sleep(0.01)
-    proc.kill()
-    raise RuntimeError(f"{app_spec} did not answer")
-
-
-def worker_rss(master: int) -> list[int]:
-    """RSS in bytes of each worker process of a gunicorn master."""
-    out = []
-    for pid in os.listdir("/proc"):
-        if not pid.isdigit():
-            continue
-        try:
-            status = Path(f"/proc/{pid}/status").read_text()
-        except OSError:
-            continue
-        if re.search(rf"^PPid:\s+{master}$", status, re.M):
-            out.append(int(re.search(r"^VmRSS:\s+(\d+) kB", status, re.M).group(1)) * 1024)  # type: ignore[union-attr]
-    return out
-
-
-def wrk(port: int, urls: Path, duration: int) -> tuple[float, float, int, int]:
-    """req/s, p99 ms, requests, non-2xx responses."""
-    script = urls.with_suffix(".lua")
-    script.write_text(WRK_SCRIPT % {"urls": urls})
-    out = subprocess.run(
-        [
-            "wrk",
-            "-t2",
-            "-c32",
-            f"-d{duration}s",
-            "--latency",
-            "-s",
-            str(script),
-            f"http://127.0.0.1:{port}",
-        ],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
-    rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))  # type: ignore[union-attr]
-    value, unit = re.search(r"^\s+99%\s+([\d.]+)(us|ms|s)\s*$", out, re.M).groups()  # type: ignore[union-attr]
-    p99 = float(value) * {"us": 0.001, "ms": 1.0, "s": 1000.0}[unit]
-    count = int(re.search(r"(\d+) requests in", out).group(1))  # type: ignore[union-attr]
-    bad = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
-    return rps, p99, count, int(bad.group(1)) if bad else 0
-
-
-def rule_urls(instance: Path, limit: int = 30000) -> list[str]:
-    """Rule pages across editions and locales: every rule of several editions, pinned, in en, fr
-    and ja (each is rendered afresh: the page cache is off)."""
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-    from kb.build import load
-
-    kb = load(instance)
-    eds = kb.editions_of("en", full_only=True)
-    picked = [*eds[:: max(1, len(eds) // 8)][:8], eds[-1]]
-    urls = []
-    for ed in picked:
-        for number in kb.ordered_numbers(ed.id):
-            for locale in ("en", "fr", "ja"):
-                urls.append(f"/{locale}/{ed.id}/rules/{number}")
-    import random
-
-    random.Random(9).shuffle(urls)
-    return urls[:limit]
-
-
-def bench_server(instance: Path, work: Path, duration: int) -> None:
-    """kb and a Flask hello under gunicorn -w 2: start, RSS, distinct uncached rule pages."""
-    (work / "hello_app.py").write_text(HELLO)
-    urls = rule_urls(instance)
-    url_file = work / "urls.txt"
-    url_file.write_text("\n".join(urls) + "\n")
-    spec = (
-        "kb.web:create_app({'INSTANCE': %r, 'PAGE_CACHE': False})" % str(instance)  # noqa: UP031
-    )
-    hello, hport, hstart = serve("hello_app:app", work, "/x")
-    try:
-        h_rps, h_p99, _h_count, h_bad = wrk(hport, url_file, duration)
-        h_rss = worker_rss(hello.pid)
-    finally:
-        hello.terminate()
-        hello.wait()
-    proc, port, start = serve(spec, work, "/en/rules/117.3b")
-    try:
-        report(
-            "server start to first answer",
-            f"{start:.2f} s (Flask hello: {hstart:.2f} s; ratio {start / hstart:.1f}x)",
-            start <= 1,
-        )
-        rps, p99, count, bad = wrk(port, url_file, duration)
-        rss = worker_rss(proc.pid)
-    finally:
-        proc.terminate()
-        proc.wait()
-    report(
-        "distinct uncached rule pages",
-        f"{rps:.0f} req/s, p99 {p99:.1f} ms, {count} requests over {len(urls)} URLs, "
-        f"{bad} not 2xx (Flask hello: {h_rps:.0f} req/s, p99 {h_p99:.1f} ms, {h_bad} not 2xx; "
-        f"ratio {rps / h_rps:.2f}x)",
-        rps >= 500 and p99 <= 50 and bad == 0 and len(urls) >= 2000,
-    )
-    report(
-        "RSS per worker after the run",
-        f"{', '.join(f'{r / 2**20:.0f} MB' for r in rss)} "
-        f"(Flask hello: {', '.join(f'{r / 2**20:.0f} MB' for r in h_rss)})",
-        bool(rss) and max(rss) <= 200 * 2**20,
-    )
-
-
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--work", type=Path, help="working folder (default: a temporary one)")
@@ -423,7 +252,13 @@ def main() -> int:
     if args.builds_only:
         pass
     elif shutil.which("wrk"):
-        bench_server(instance, work, args.duration)
+        # The serving figures are bench_load.py's: the production server (kb.web.serving) with
+        # 1 and 2 workers against a Flask hello served the same way.
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        from bench_load import measure
+
+        for name, text, ok in measure(instance, args.duration):
+            report(name, text, ok)
     else:
         print("wrk not found (apt-get install wrk): server figures skipped")
     print("\nsummary")

@@ -228,25 +228,20 @@ def load_line() -> str:
     return f"load average {one:.2f} {five:.2f} {fifteen:.2f}, {os.cpu_count()} cores"
 
 
-def main() -> int:
-    """Run every measure and print each target with ok or MISSED."""
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    ap.add_argument("--instance", type=Path, help="a built instance (default: build one)")
-    ap.add_argument("--duration", type=int, default=20, help="seconds of wrk per server")
-    ap.add_argument("--clients", type=int, default=32, help="wrk connections (default 32)")
-    args = ap.parse_args()
-    if shutil.which("wrk") is None:
-        raise SystemExit("wrk is needed (apt-get install wrk)")
+def measure(
+    instance: Path, duration: int = 20, clients: int = 32
+) -> list[tuple[str, str, bool | None]]:
+    """Every serving figure of an instance: ``(name, text, ok)``, ok None for figures without
+    a target (bench_archive.py reports these too)."""
     print(f"start: {load_line()}")
     work = Path(tempfile.mkdtemp(prefix="kb-load-"))
     results: list[tuple[str, str, bool | None]] = []
     try:
-        instance = args.instance or build_instance(work)
         urls = rule_urls(instance)
         (work / "urls.txt").write_text("\n".join(urls) + "\n")
         # Each run starts elsewhere in the list: no server sees a URL twice.
-        needed = (args.duration + 5) * 2000
-        print(f"{len(urls)} distinct rule URLs, page cache off, wrk {args.clients} connections")
+        needed = (duration + 5) * 2000
+        print(f"{len(urls)} distinct rule URLs, page cache off, wrk {clients} connections")
         figures: dict[tuple[str, int], tuple[float, float, int, int]] = {}
         starts: dict[tuple[str, int], float] = {}
         cpu_ms: dict[tuple[str, int], float] = {}
@@ -263,9 +258,9 @@ def main() -> int:
                 server = Server(code, instance, workers, first)
                 try:
                     starts[(name, workers)] = server.start_s
-                    wrk(server.base, script, 5, args.clients)  # warm-up: every worker renders
+                    wrk(server.base, script, 5, clients)  # warm-up: every worker renders
                     cpu = server.cpu_s()
-                    figures[(name, workers)] = wrk(server.base, script, args.duration, args.clients)
+                    figures[(name, workers)] = wrk(server.base, script, duration, clients)
                     cpu_ms[(name, workers)] = (
                         (server.cpu_s() - cpu) * 1000 / max(1, figures[(name, workers)][2])
                     )
@@ -330,7 +325,23 @@ def main() -> int:
         results.append(("URLs", f"{len(urls)} distinct", len(urls) >= MIN_URLS))
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    print(f"\nsummary ({load_line()})")
+    results.append(("load at the end", load_line(), None))
+    return results
+
+
+def main() -> int:
+    """Run every measure and print each target with ok or MISSED."""
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--instance", type=Path, help="a built instance (default: build one)")
+    ap.add_argument("--duration", type=int, default=20, help="seconds of wrk per server")
+    ap.add_argument("--clients", type=int, default=32, help="wrk connections (default 32)")
+    args = ap.parse_args()
+    if shutil.which("wrk") is None:
+        raise SystemExit("wrk is needed (apt-get install wrk)")
+    with tempfile.TemporaryDirectory(prefix="kb-load-build-") as folder:
+        instance = args.instance or build_instance(Path(folder))
+        results = measure(instance, args.duration, args.clients)
+    print("\nsummary")
     for name, text, ok in results:
         mark = "--" if ok is None else ("ok" if ok else "MISSED")
         print(f"  {mark:<6} {name}: {text}")

@@ -23,10 +23,12 @@ import re
 import sys
 from pathlib import Path
 
+from kb.model import KnowledgeBase
+
 _VERSION = re.compile(r"\?v=[0-9a-f]{16}")
 
 
-def sample_urls(kb, count: int) -> list[str]:  # noqa: ANN001 - any KnowledgeBase
+def sample_urls(kb: KnowledgeBase, count: int) -> list[str]:
     """Distinct URLs over page families, editions and locales (the same for the same build)."""
     rng = random.Random(9)
     eds = kb.editions_of("en", full_only=True)

@@ -168,3 +168,62 @@ def test_pages_without_the_table_show_the_same_history(web_instance: Path, tmp_p
             assert a.get_data(as_text=True) == b.get_data(as_text=True), url
             pages += a.status_code == 200
     assert pages > 20
+
+
+def test_history_lookup_is_one_indexed_query(web_instance: Path) -> None:
+    conn = sqlite3.connect(f"file:{_db(web_instance)}?mode=ro", uri=True)
+    try:
+        plan = " ".join(
+            row[-1]
+            for row in conn.execute(
+                "EXPLAIN QUERY PLAN SELECT lang, entries FROM history WHERE lineage = ?", ("1",)
+            )
+        )
+    finally:
+        conn.close()
+    assert "USING INDEX history_by_lineage" in plan, plan
+
+
+def test_write_history_reuses_unchanged_lineages_of_the_previous_build(
+    web_instance: Path, tmp_path: Path
+) -> None:
+    """Entries come from the earlier build where their inputs hash the same, and are computed
+    again where a text changed."""
+    previous, path = tmp_path / "previous.sqlite", tmp_path / "kb.sqlite"
+    shutil.copyfile(_db(web_instance), previous)
+    shutil.copyfile(_db(web_instance), path)
+    with sqlite3.connect(path) as conn:
+        edited, number = conn.execute(
+            "SELECT l.lineage, l.number FROM lineage l JOIN history h ON h.lineage = l.lineage "
+            "WHERE l.edition = ? AND h.lang = 'en' LIMIT 1",
+            (load(web_instance).newest("en").id,),
+        ).fetchone()
+        conn.execute(
+            "UPDATE rules SET text = text || ' (changed)' WHERE edition = ? AND number = ?",
+            (load(web_instance).newest("en").id, number),
+        )
+    with sqlite3.connect(previous) as conn:  # marks: what is copied shows as "[]"
+        conn.execute("UPDATE history SET entries = '[]'")
+    kb_history.write_history(path, previous=previous)
+    with sqlite3.connect(path) as conn:
+        rows = dict(conn.execute("SELECT lineage || '|' || lang, entries FROM history"))
+    assert rows[f"{edited}|en"] != "[]" and "(changed)" in rows[f"{edited}|en"]
+    assert sum(entries == "[]" for entries in rows.values()) == len(rows) - 1
+
+
+def test_write_history_replaces_a_table_of_the_older_format(
+    web_instance: Path, tmp_path: Path
+) -> None:
+    """A database copied from a build whose history table had no digest column (an incremental
+    build patches a copy) gets the whole table rewritten, even when lineages are named."""
+    path = tmp_path / "kb.sqlite"
+    shutil.copyfile(_db(web_instance), path)
+    with sqlite3.connect(path) as conn:
+        expected = dict(conn.execute("SELECT lineage || '|' || lang, entries FROM history"))
+        conn.execute("DROP TABLE history")
+        conn.execute("CREATE TABLE history (lineage TEXT, lang TEXT, entries TEXT)")
+        conn.execute("INSERT INTO history VALUES ('x', 'en', '[]')")
+    assert kb_history.write_history(path, ["1"]) == len(expected)
+    with sqlite3.connect(path) as conn:
+        got = dict(conn.execute("SELECT lineage || '|' || lang, entries FROM history"))
+    assert got == expected

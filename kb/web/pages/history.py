@@ -13,6 +13,8 @@ from kb.web.i18n import LANGUAGE_NAMES, format_day
 from kb.web.pages.common import edition_label
 from kb.web.urls import maker
 
+HistoryEntries = dict[str, list[stored_history.Entry]]
+
 
 def _edition_labels(kb: KnowledgeBase, locale: str) -> dict[str, tuple[str | None, str, str]]:
     """Per edition id: its date, the date as the locale writes it and its label (kept on the
@@ -28,14 +30,18 @@ def _edition_labels(kb: KnowledgeBase, locale: str) -> dict[str, tuple[str | Non
     return found
 
 
-def history(kb: KnowledgeBase, canonical: str, locale: str) -> list[dict[str, Any]]:
+def history(
+    kb: KnowledgeBase, canonical: str, locale: str, by_lang: HistoryEntries | None = None
+) -> list[dict[str, Any]]:
     """Per language (the reader's first, then English, then the others): ``entries``, the rule
     in every edition that has it (a word diff where its text changed), and ``rows``, the same
     folded for reading: each row an edition where the number or the text changed, with the run
     of editions after it that printed it unchanged (``unchanged`` count, ``until`` entry).
 
-    The entries and their word diffs come precomputed from the build (:mod:`kb.history`)."""
-    by_lang = stored_history.entries(kb, canonical)
+    The entries and their word diffs come precomputed from the build (:mod:`kb.history`);
+    ``by_lang``: those entries when the page read them already."""
+    if by_lang is None:
+        by_lang = stored_history.entries(kb, canonical)
     labels = _edition_labels(kb, locale)
     pinned_url = maker("pages.rule_pinned", "locale", "edition", "number")
     out = []
@@ -70,10 +76,18 @@ def history(kb: KnowledgeBase, canonical: str, locale: str) -> list[dict[str, An
     return out
 
 
-def old_numbers(kb: KnowledgeBase, canonical: str, locale: str) -> list[dict[str, Any]]:
+def old_numbers(
+    kb: KnowledgeBase, canonical: str, locale: str, by_lang: HistoryEntries | None = None
+) -> list[dict[str, Any]]:
     """Numbers the rule had before, each with the first and the last English edition that
-    printed it (``116.3b`` from 2011-09-30 to 2019-06-14: the 2019-06-14 edition still has it)."""
-    numbers = kb.concordance.get(canonical, {})
+    printed it (``116.3b`` from 2011-09-30 to 2019-06-14: the 2019-06-14 edition still has it).
+
+    ``by_lang``: the lineage's history entries when the page has them already (its English
+    entries are its numbers in the English editions)."""
+    if by_lang is None:
+        numbers = kb.concordance.get(canonical, {})
+    else:
+        numbers = {entry[0]: entry[1] for entry in by_lang.get("en", ())}
     spans: dict[str, dict[str, Any]] = {}
     for ed in kb.editions_of("en"):
         number = numbers.get(ed.id)

@@ -8,6 +8,7 @@ from typing import Any
 
 from flask import Response, redirect, request
 
+from kb import history as stored_history
 from kb import lookup
 from kb.lookup import followed_editions, lag, local_term, term_entry
 from kb.model import LANGS, KnowledgeBase, Ref, Rule
@@ -26,7 +27,7 @@ from kb.web.pages.common import (
     short,
 )
 from kb.web.pages.examples import example_summary, trace_rows
-from kb.web.pages.history import history, old_numbers
+from kb.web.pages.history import HistoryEntries, history, old_numbers
 from kb.web.render import rule_html
 from kb.web.resources import get_kb
 from kb.web.urls import url_for
@@ -184,12 +185,24 @@ def _terms(kb: KnowledgeBase, rules: list[Rule], locale: str) -> list[dict[str, 
     return out
 
 
-def _translations(kb: KnowledgeBase, rule: Rule, locale: str) -> list[dict[str, Any]]:
-    """The same rule in the other languages, with their edition and how far it lags."""
+def _translations(
+    kb: KnowledgeBase, rule: Rule, locale: str, by_lang: HistoryEntries
+) -> list[dict[str, Any]]:
+    """The same rule in the other languages, with their edition and how far it lags.
+
+    The newest text of each language is the last entry of the lineage's history there (what
+    :meth:`~kb.model.KnowledgeBase.counterparts` finds, without asking the lineage again)."""
     if not rule.canonical:
         return []
     out = []
-    found = kb.counterparts(rule)
+    if rule.lineage in (None, rule.canonical):
+        found = {}
+        for lang, entries in by_lang.items():
+            newest = kb.rule(entries[-1][0], entries[-1][1]) if lang != rule.lang else None
+            if newest is not None:
+                found[lang] = newest
+    else:
+        found = kb.counterparts(rule)
     for lang in LANGS:
         if lang == rule.lang:
             continue
@@ -273,6 +286,9 @@ def rule_page(
         )
         for loc in LANGS
     }
+    # The lineage's history (precomputed by the build): its rows, its old numbers and where
+    # its text is in the other languages, in one lookup.
+    by_lang = stored_history.entries(kb, canonical) if canonical else {}
     data = {
         "rule": root,
         "lang": rule.lang,
@@ -289,9 +305,9 @@ def rule_page(
         "next": link(nxt),
         "previews": _previews(kb, nodes, locale, pinned)[:MAX_PREVIEWS],
         "terms": _terms(kb, nodes[:1] if shallow else nodes, locale)[:MAX_TERMS],
-        "translations": _translations(kb, rule, locale),
-        "history": history(kb, canonical, locale) if canonical else [],
-        "old_numbers": old_numbers(kb, canonical, locale) if canonical else [],
+        "translations": _translations(kb, rule, locale, by_lang),
+        "history": history(kb, canonical, locale, by_lang) if canonical else [],
+        "old_numbers": old_numbers(kb, canonical, locale, by_lang) if canonical else [],
         "referenced_by": [link(kb.rule(rule.edition, n)) for n in kb.referenced_by(rule)[:20]],
         "examples": shown,
         "more_examples": max(0, len(examples) - MAX_PAGE_EXAMPLES),
