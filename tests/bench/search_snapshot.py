@@ -1,7 +1,7 @@
 """Search results before and after a change meant to keep them: every query of the evaluation
 sets and of the latency benchmark, in several forms (no filter, each language filter, a reader's
-language, a second page, rules only, the question's own filters), written to a JSON file, then
-compared with an earlier file.
+language, a second page, rules only, two older English editions, the question's own filters),
+written to a JSON file, then compared with an earlier file.
 
 Run: ``python tests/bench/search_snapshot.py OUT.json [--against BEFORE.json]``. Same documents
 as the latency benchmark (the embedded corpus and ../shared/corpus-raw/cr-en). A hit is its
@@ -80,17 +80,24 @@ def snapshot() -> dict[str, Any]:
     """Every query in every form (the query's own filters alone when it has some)."""
     kb, _problems, _notes = build_kb([latency.CR_EN], run_examples_too=False)
     kb.content_hash = kb.content_hash or "bench"
+    # Two English editions, for searches that read the old documents' postings.
+    dated = sorted((e for e in kb.editions.values() if e.lang == "en" and e.date), key=_date)
+    forms = FORMS + [{"edition": e.id, "limit": 20} for e in (dated[0], dated[len(dated) // 2])]
     out: dict[str, Any] = {}
     with tempfile.TemporaryDirectory() as tmp:
         build_index(kb, Path(tmp))
         with Searcher(Path(tmp), kb) as searcher:
             for item in items():
                 query = item.pop("query")
-                forms = [{k: v for k, v in item.items() if v}] if item else FORMS
-                for form in forms:
+                own = [{k: v for k, v in item.items() if v}] if item else forms
+                for form in own:
                     key = json.dumps([query, form], ensure_ascii=False, sort_keys=True)
                     out[key] = result_of(searcher, query, form)
     return out
+
+
+def _date(edition: Any) -> str:
+    return edition.date
 
 
 def compare(before: dict[str, Any], after: dict[str, Any]) -> int:
