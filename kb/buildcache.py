@@ -25,7 +25,10 @@ CODE = {
     "docs": ("sources", "rulenum.py", "text.py", "terms.py"),
     "link": ("link.py", "text.py", "rulenum.py", "build/link.py", "model.py"),
     "align": ("concordance.py", "text.py", "rulenum.py", "model.py"),
-    "analysis": ("search/analysis.py", "text.py", "terms.py"),
+    "analysis": (
+        *("search/analysis.py", "search/japanese.py", "search/stopwords.py"),
+        *("text.py", "terms.py"),
+    ),
 }
 
 

@@ -264,3 +264,25 @@ def test_after_is_a_word_of_the_rules_not_a_stop_word() -> None:
         "spell",
         "resolv",
     ]
+
+
+def test_the_build_cache_knows_every_module_the_analysis_runs() -> None:
+    # The build keeps each text's analysis, keyed by the source of the code computing it: a
+    # module of the analysis missing there would let a changed stop word list go unnoticed.
+    import inspect
+    from pathlib import Path
+
+    from kb.buildcache import CODE
+    from kb.paths import PACKAGE_DIR
+    from kb.search import stopwords
+
+    modules = {stopwords, japanese, analysis}
+    modules |= {inspect.getmodule(v) for v in vars(analysis).values() if inspect.isfunction(v)}
+    modules |= {v for v in vars(analysis).values() if inspect.ismodule(v)}
+    ours = {
+        Path(m.__file__).resolve().relative_to(PACKAGE_DIR.resolve()).as_posix()
+        for m in modules
+        if m is not None and Path(m.__file__).resolve().is_relative_to(PACKAGE_DIR.resolve())
+    }
+    assert {"search/analysis.py", "search/stopwords.py", "search/japanese.py"} <= ours
+    assert ours <= set(CODE["analysis"])
