@@ -32,6 +32,12 @@ _backends: dict[str, JaBackend] = {}
 #: words inside the compounds rules are full of (優先権 is 優先 + 権, so 優先 alone finds it),
 #: where B and C keep 優先権 whole. ``KB_JA_ANALYZER=sudachi:C`` measures another mode.
 SUDACHI_MODE = "A"
+#: Sudachi's dictionary package, chosen by measurement: small (115 MB) splits the corpus's
+#: Japanese like core (202 MB) but for 21 of 556 lines, mostly card names (灰色熊 is 灰 + 色 +
+#: 熊), with the same search quality per kind (bench_search_eval.py); memory-mapped, it leaves a
+#: warmed-up server process at 188 MB RSS, core at 253 MB (bench_search_memory.py, target 200).
+#: ``KB_JA_ANALYZER=sudachi-core`` measures core.
+SUDACHI_DICT = "small"
 #: SudachiPy refuses inputs over 49,149 bytes; a piece of this many characters (at most four
 #: UTF-8 bytes each) is always under it.
 MAX_PIECE_CHARS = 49149 // 4
@@ -70,21 +76,22 @@ def _janome() -> JaBackend:
     return run
 
 
-def _sudachi(mode: str = SUDACHI_MODE) -> JaBackend:
+def _sudachi(mode: str = SUDACHI_MODE, dictionary: str = SUDACHI_DICT) -> JaBackend:
+    package = f"sudachidict-{dictionary}"
     try:
         from sudachipy import Dictionary
         from sudachipy.errors import SudachiError
     except ImportError as exc:
         raise JaAnalyzerError(
-            "the Japanese analyser 'sudachi' needs the packages sudachipy and sudachidict-core, "
-            "which are not installed (pip install sudachipy sudachidict-core)"
+            f"the Japanese analyser 'sudachi' needs the packages sudachipy and {package}, "
+            f"which are not installed (pip install sudachipy {package})"
         ) from exc
     try:
-        tok = Dictionary().tokenizer(mode=mode)
+        tok = Dictionary(dict=dictionary).tokenizer(mode=mode)
     except (SudachiError, ImportError, OSError) as exc:  # no or a broken dictionary package
         raise JaAnalyzerError(
-            f"the Japanese analyser 'sudachi' could not load its dictionary ({exc}); "
-            "pip install sudachidict-core"
+            f"the Japanese analyser 'sudachi' could not load its dictionary {package} "
+            f"({exc}); pip install {package}"
         ) from exc
 
     def run(text: str) -> list[tuple[str, str, int, int]]:
@@ -97,13 +104,16 @@ def _sudachi(mode: str = SUDACHI_MODE) -> JaBackend:
 
 
 #: Pluggable morphological analysers, by name; sudachi is the default (see the package README).
-#: ``sudachi:A``/``sudachi:B``/``sudachi:C`` choose a split mode for measurements.
+#: ``sudachi:A``/``sudachi:B``/``sudachi:C`` choose a split mode, ``sudachi-small``/``sudachi-core``
+#: a dictionary, for measurements.
 JA_BACKENDS: dict[str, Callable[[], JaBackend]] = {
     "janome": _janome,
     "sudachi": _sudachi,
     "sudachi:A": lambda: _sudachi("A"),
     "sudachi:B": lambda: _sudachi("B"),
     "sudachi:C": lambda: _sudachi("C"),
+    "sudachi-small": lambda: _sudachi(SUDACHI_MODE, "small"),
+    "sudachi-core": lambda: _sudachi(SUDACHI_MODE, "core"),
 }
 JA_DEFAULT = os.environ.get("KB_JA_ANALYZER", "").strip() or "sudachi"
 
@@ -138,8 +148,11 @@ def ja_backend_id(name: str | None = None) -> str:
     if name == "janome":
         packages = ["janome"]
     elif name.startswith("sudachi"):
-        name = name if ":" in name else f"sudachi:{SUDACHI_MODE}"
-        packages = ["sudachipy", "sudachidict-core"]
+        base = name.split(":", 1)[0]
+        dictionary = base.split("-", 1)[1] if "-" in base else SUDACHI_DICT
+        mode = name.split(":", 1)[1] if ":" in name else SUDACHI_MODE
+        name = f"sudachi:{mode}"
+        packages = ["sudachipy", f"sudachidict-{dictionary}"]
     else:
         return name
     versions = []

@@ -107,7 +107,9 @@ def test_japanese_default_is_sudachi_mode_a() -> None:
 
 
 def test_sudachi_mode_c_keeps_compounds_whole() -> None:
-    assert [t for t, _, _ in analysis.analyze_ja("優先権を得る", "sudachi:C")] == ["優先権", "得る"]
+    # sudachidict-small has no entry 優先権, so a compound verb shows the split modes apart.
+    spans = analysis.analyze_ja("呪文を打ち消す", "sudachi:C")
+    assert [t for t, _, _ in spans] == ["呪文", "打ち消す"]
 
 
 # janome (IPADIC), the alternative: the same inputs; it differs on compounds and symbols.
