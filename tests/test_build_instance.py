@@ -271,3 +271,23 @@ def test_replaced_build_is_closed_after_its_grace(
         time.sleep(0.05)
     assert _open_files_under(first) == []
     assert _open_files_under(layout.current_build(instance))  # type: ignore[arg-type]
+
+
+@pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="needs /proc")
+def test_a_build_that_cannot_be_incremental_leaves_the_previous_database_closed(
+    write_edition, instance: Path, tmp_path: Path
+) -> None:
+    """The incremental path opens the previous build's database to decide; when it falls back to
+    a full build, that database is closed at once, not whenever the garbage collector runs (a
+    server closes a replaced build's files, and a later build deletes them)."""
+    import gc
+
+    first = layout.current_build(instance)
+    assert first is not None
+    gc.disable()  # what the collector would free eventually must already be closed
+    try:
+        report = build(instance, [write_edition(tmp_path / "a", "2031-02-01", "February 1, 2031")])
+        assert report.notes and "incremental" not in report.notes[0]  # the fallback happened
+        assert _open_files_under(first) == []
+    finally:
+        gc.enable()

@@ -77,21 +77,12 @@ def add_edition(
     except store.StoreError as exc:
         raise NotIncremental(f"the previous database cannot be reused ({exc})") from None
     try:
-        docs, problems = read_cached([(path, None)], progress, cache)
-    except Exception as exc:  # the full build reports what is wrong with the file
-        raise NotIncremental(f"{path.name} could not be read ({exc})") from None
-    doc = docs[0] if len(docs) == 1 else None
-    if doc is None or doc.kind != "cr" or doc.lang != "en" or not doc.date:
-        raise NotIncremental(f"{path.name} is not one dated English edition")
-    if doc.date < concordance.M10_FIRST_DATE:
-        raise NotIncremental(f"{path.name} is older than the M10 numbering")
-    if doc.term_pairs:
-        raise NotIncremental(f"{path.name} adds terms to the term base")
-    new_id = f"en-{doc.date}"
-    if new_id in old.editions:
-        raise NotIncremental(f"edition {new_id} is already in the build")
-    if any(e.numbering == concordance.PRE_M10 for e in old.editions.values()):
-        raise NotIncremental("the build holds editions before July 2009")
+        doc, problems, new_id = _the_new_edition(old, path, progress, cache)
+    except BaseException:
+        # Falling back to a full build: the previous build's database must not stay open (the
+        # server closes a replaced build's files, and a later build deletes them).
+        old.close()
+        raise
     timings["read"] = time.perf_counter() - t0
 
     staging = layout.new_staging(instance)
@@ -125,6 +116,7 @@ def add_edition(
         stats = build_index_from(staging / KB_FILE, staging / INDEX_DIR, cache, patch.canonical)
         timings["index"] = time.perf_counter() - t
     except BaseException:
+        old.close()
         shutil.rmtree(staging, ignore_errors=True)
         raise
     new = store.open_kb(staging / KB_FILE)
@@ -138,6 +130,30 @@ def add_edition(
     finally:
         new.close()
     return staging, report
+
+
+def _the_new_edition(
+    old: KnowledgeBase, path: Path, progress: Any, cache: BuildCache | None
+) -> tuple[Any, list[Problem], str]:
+    """The one added file read as a dated English edition the previous build can take, with its
+    problems and edition id; :class:`NotIncremental` says why not otherwise."""
+    try:
+        docs, problems = read_cached([(path, None)], progress, cache)
+    except Exception as exc:  # the full build reports what is wrong with the file
+        raise NotIncremental(f"{path.name} could not be read ({exc})") from None
+    doc = docs[0] if len(docs) == 1 else None
+    if doc is None or doc.kind != "cr" or doc.lang != "en" or not doc.date:
+        raise NotIncremental(f"{path.name} is not one dated English edition")
+    if doc.date < concordance.M10_FIRST_DATE:
+        raise NotIncremental(f"{path.name} is older than the M10 numbering")
+    if doc.term_pairs:
+        raise NotIncremental(f"{path.name} adds terms to the term base")
+    new_id = f"en-{doc.date}"
+    if new_id in old.editions:
+        raise NotIncremental(f"edition {new_id} is already in the build")
+    if any(e.numbering == concordance.PRE_M10 for e in old.editions.values()):
+        raise NotIncremental("the build holds editions before July 2009")
+    return doc, problems, new_id
 
 
 def _the_new_file(
