@@ -33,11 +33,11 @@ from typing import Any
 from kb import concordance, store
 from kb import instance as layout
 from kb.build.link import _vocabulary, attach_commentary, count, link, recanonicalise
-from kb.build.read import _add_full, _link_tree, display_path, read_cached
+from kb.build.read import _add_full, _link_tree, commentary_of, display_path, read_cached
 from kb.build.reindex import build_index_from
 from kb.buildcache import BuildCache
 from kb.history import write_history
-from kb.model import Commentary, Edition, GlossaryEntry, KnowledgeBase, Rule
+from kb.model import Edition, GlossaryEntry, KnowledgeBase, Rule
 from kb.paths import CORPUS_DIR
 from kb.sources.records import Problem
 
@@ -551,21 +551,7 @@ class _Patch:
 
         embedded = [(p, entry) for p, entry in corpus_inputs() if entry is not None]
         docs, _ = read_cached(embedded, None, self.cache)
-        raw = [
-            Commentary(
-                id=f"{Path(d.path).stem}-{c.key}",
-                lang=d.lang,
-                text=c.text,
-                source=d.path,
-                line=c.line,
-                heading=c.heading,
-                about_rules=list(c.about_rules),
-                about_terms=list(c.about_terms),
-            )
-            for d in docs
-            if d.kind == "commentary"
-            for c in d.commentary
-        ]
+        raw = [c for d in docs if d.kind == "commentary" for c in commentary_of(d)]
         sources = {c.source for c in raw}
         rules: dict[str, dict[str, Rule]] = {}
         for ed in self.editions.values():

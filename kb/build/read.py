@@ -152,19 +152,7 @@ def assemble(docs: list[SourceDoc], problems: list[Problem]) -> KnowledgeBase:
                 quote_editions[doc.path] = ed_id
     for doc in docs:
         if doc.kind == "commentary":
-            for c in doc.commentary:
-                kb.commentary.append(
-                    Commentary(
-                        id=f"{Path(doc.path).stem}-{c.key}",
-                        lang=doc.lang,
-                        text=c.text,
-                        source=doc.path,
-                        line=c.line,
-                        heading=c.heading,
-                        about_rules=list(c.about_rules),
-                        about_terms=list(c.about_terms),
-                    )
-                )
+            kb.commentary.extend(commentary_of(doc))
         elif doc.kind == "mtr":
             for t in doc.tournament:
                 kb.tournament.append(
@@ -186,6 +174,24 @@ def assemble(docs: list[SourceDoc], problems: list[Problem]) -> KnowledgeBase:
     for ed_id in kb.rules:
         _link_tree(kb.rules[ed_id])
     return kb
+
+
+def commentary_of(doc: SourceDoc) -> list[Commentary]:
+    """The commentary paragraphs of a wiki page, as the knowledge base keeps them (the full and
+    the incremental build both place them)."""
+    return [
+        Commentary(
+            id=f"{Path(doc.path).stem}-{c.key}",
+            lang=doc.lang,
+            text=c.text,
+            source=doc.path,
+            line=c.line,
+            heading=c.heading,
+            about_rules=list(c.about_rules),
+            about_terms=list(c.about_terms),
+        )
+        for c in doc.commentary
+    ]
 
 
 def _add_full(kb: KnowledgeBase, doc: SourceDoc, problems: list[Problem]) -> None:
