@@ -482,22 +482,9 @@ class _Patch:
         work = self.kb({}, {})
         ordered = sorted(work.editions.values(), key=lambda e: (work.sort_date(e), e.id))
         e = self.edition
+        # Its position and fits are set with every edition's just below.
         conn.execute(
-            "INSERT INTO editions VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
-            (
-                e.id,
-                0,
-                e.lang,
-                e.date,
-                e.kind,
-                e.numbering,
-                e.version,
-                e.translates,
-                e.title,
-                json.dumps(e.sources, ensure_ascii=False, separators=(",", ":")),
-                "[]",
-                json.dumps(e.counts, ensure_ascii=False, separators=(",", ":")),
-            ),
+            "INSERT INTO editions VALUES (?,?,?,?,?,?,?,?,?,?,?,?)", store.edition_row(e, 0)
         )
         conn.executemany(
             "UPDATE editions SET position = ?, fits = ? WHERE id = ?",

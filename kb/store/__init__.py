@@ -45,7 +45,13 @@ from __future__ import annotations
 from kb.model import LANGS
 from kb.store.reader import StoredKnowledgeBase, connect, open_kb
 from kb.store.schema import DB_FILE, FORMAT, INDEXES, SCHEMA, StoreError
-from kb.store.writer import write, write_edition_glossary, write_edition_rules, write_links
+from kb.store.writer import (
+    edition_row,
+    write,
+    write_edition_glossary,
+    write_edition_rules,
+    write_links,
+)
 
 __all__ = [
     "DB_FILE",
@@ -56,6 +62,7 @@ __all__ = [
     "StoreError",
     "StoredKnowledgeBase",
     "connect",
+    "edition_row",
     "open_kb",
     "write",
     "write_edition_glossary",

@@ -6,9 +6,10 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from kb.concordance import compare_digest
-from kb.model import GlossaryEntry, KnowledgeBase, Rule
+from kb.model import Edition, GlossaryEntry, KnowledgeBase, Rule
 from kb.rulenum import try_parse
 from kb.store.schema import (
     FORMAT,
@@ -19,6 +20,25 @@ from kb.store.schema import (
     _spans_json,
     _strs,
 )
+
+
+def edition_row(e: Edition, position: int) -> tuple[Any, ...]:
+    """The ``editions`` row of an edition, in the table's column order (full and incremental
+    builds both write it)."""
+    return (
+        e.id,
+        position,
+        e.lang,
+        e.date,
+        e.kind,
+        e.numbering,
+        e.version,
+        e.translates,
+        e.title,
+        _dumps(e.sources),
+        _dumps(e.fits),
+        _dumps(e.counts),
+    )
 
 
 def write(kb: KnowledgeBase, path: Path) -> None:
@@ -46,23 +66,7 @@ def write(kb: KnowledgeBase, path: Path) -> None:
         }
         conn.executemany(
             "INSERT INTO editions VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
-            [
-                (
-                    e.id,
-                    positions[e.id],
-                    e.lang,
-                    e.date,
-                    e.kind,
-                    e.numbering,
-                    e.version,
-                    e.translates,
-                    e.title,
-                    _dumps(e.sources),
-                    _dumps(e.fits),
-                    _dumps(e.counts),
-                )
-                for e in kb.editions.values()
-            ],
+            [edition_row(e, positions[e.id]) for e in kb.editions.values()],
         )
         for ed_id, table in kb.rules.items():
             write_edition_rules(conn, ed_id, table)
