@@ -4,17 +4,22 @@ Every rule page shows the rule in every edition of each language, one row per ch
 word diff. Computing the diffs on each view cost more than the rest of the page together, and
 they change only with a build, so the build writes them into their own table of ``kb.sqlite``:
 
-``history(lineage, lang, digest, entries)``
-    ``digest`` hashes what the entries are made from (each edition's number, change and text),
-    so that the next build reuses the entries of every lineage whose texts did not change
-    instead of diffing them again. ``entries`` is a JSON list, oldest edition first, of
+``history(lineage, lang, digest, entries, texts)``
+    ``texts`` lists, entry by entry, a short hash of the rule's ``title text``; ``digest`` hashes
+    what the entries are made from (each edition's number, change and that text hash), so that
+    the next build reuses the entries of every lineage whose texts did not change instead of
+    diffing them again, and an incremental build knows which texts changed without reading
+    them (:func:`refresh_history`). ``entries`` is a JSON list, oldest edition first, of
     ``[edition, number, change, renumbered_from, diff_html, changed]``: ``renumbered_from`` is the
     number of the previous entry when it differs, ``diff_html`` the word diff of ``title text``
     with the previous entry (NULL when equal) and ``changed`` 1 on the first entry and wherever
     the number or the text changed (where the folded history starts a new row).
 
 :func:`write_history` fills the table from the database alone (editions, lineage and rules), so
-a full build and an incremental one call it the same way. :func:`entries` reads one lineage, or
+a full build calls it once. An incremental build knows the new rows of the lineages it touched and
+calls :func:`refresh_history`, which reuses the stored word diffs of every pair of editions that
+was already side by side and diffs only the new pairs whose texts differ (the result is the one
+:func:`write_history` gives, ``tests/test_history_refresh.py``). :func:`entries` reads one lineage, or
 computes it from any :class:`~kb.model.KnowledgeBase` when the table is absent (an in-memory
 knowledge base, or a database of an older build).
 """
@@ -27,7 +32,8 @@ import hashlib
 import json
 import re
 import sqlite3
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +44,8 @@ from kb.model import LANGS, KnowledgeBase
 TABLE = "history"
 SCHEMA = (
     "CREATE TABLE IF NOT EXISTS history ("
-    "lineage TEXT NOT NULL, lang TEXT NOT NULL, digest TEXT NOT NULL, entries TEXT NOT NULL)",
+    "lineage TEXT NOT NULL, lang TEXT NOT NULL, digest TEXT NOT NULL, entries TEXT NOT NULL, "
+    "texts TEXT NOT NULL)",
     "CREATE UNIQUE INDEX IF NOT EXISTS history_by_lineage ON history (lineage, lang)",
 )
 
@@ -145,9 +152,9 @@ def write_history(
     """Write the ``history`` table of the database at ``path`` from its editions, lineage and
     rules tables; returns the rows written.
 
-    ``lineages=None`` (a full build) rewrites the whole table. An incremental build may pass the
-    lineages whose history may have changed: every lineage with a rule in an added or replaced
-    edition, and every lineage whose rows in ``lineage`` were added, changed or removed (a rule
+    ``lineages=None`` (a full build) rewrites the whole table. A caller may pass the lineages
+    whose history may have changed: every lineage with a rule in an added or replaced edition,
+    and every lineage whose rows in ``lineage`` were added, changed or removed (a rule
     renumbered in a new newest edition renames its lineage); the others are kept as they are.
 
     Either way, the entries of a lineage whose inputs hash as in ``previous`` (a database of an
@@ -160,33 +167,28 @@ def write_history(
     try:
         conn.execute("BEGIN")
         wanted = None if lineages is None else sorted(set(lineages))
-        columns = {row[1] for row in conn.execute("PRAGMA table_info(history)")}
-        if columns and "digest" not in columns:
-            # A table of an older format (copied with the database it was built in): replaced
-            # whole, since its rows cannot be kept beside the new ones.
-            conn.execute("DROP TABLE history")
+        if not _table_ready(conn):
             wanted = None
-        for statement in SCHEMA:
-            conn.execute(statement)
         if wanted is None:
             conn.execute("DELETE FROM history")
         else:
             conn.executemany("DELETE FROM history WHERE lineage = ?", [(x,) for x in wanted])
         written = 0
-        batch: list[tuple[str, str, str, str]] = []
+        batch: list[tuple[str, str, str, str, str]] = []
         for (lineage, lang), rows in _grouped(conn, wanted):
-            digest = _digest(rows)
+            hashes = [text_hash(title, text) for _, _, _, title, text in rows]
+            digest = _digest(rows, hashes)
             old = reuse.get((lineage, lang))
             if old is not None and old[0] == digest:
                 data = old[1]
             else:
                 data = json.dumps(fold(rows), ensure_ascii=False)
-            batch.append((lineage, lang, digest, data))
+            batch.append((lineage, lang, digest, data, ",".join(hashes)))
             if len(batch) >= 2000:
-                conn.executemany("INSERT INTO history VALUES (?, ?, ?, ?)", batch)
+                conn.executemany(_INSERT, batch)
                 written += len(batch)
                 batch.clear()
-        conn.executemany("INSERT INTO history VALUES (?, ?, ?, ?)", batch)
+        conn.executemany(_INSERT, batch)
         written += len(batch)
         conn.execute("COMMIT")
         return written
@@ -194,14 +196,141 @@ def write_history(
         conn.close()
 
 
-def _digest(rows: list[tuple[Any, ...]]) -> str:
-    """A hash of one lineage's rows in one language (edition, number, change, title, text)."""
-    digest = hashlib.blake2b(digest_size=16)
-    for row in rows:
-        for value in row:
-            digest.update(b"\x00" if value is None else str(value).encode() + b"\x01")
-        digest.update(b"\x02")
-    return digest.hexdigest()
+_INSERT = "INSERT INTO history VALUES (?, ?, ?, ?, ?)"
+
+
+def _table_ready(conn: sqlite3.Connection) -> bool:
+    """Create the table if absent; False when a table of an older format had to be replaced
+    (copied with the database it was built in: its rows cannot be kept beside the new ones)."""
+    columns = {row[1] for row in conn.execute("PRAGMA table_info(history)")}
+    old = bool(columns) and "texts" not in columns
+    if old:
+        conn.execute("DROP TABLE history")
+    for statement in SCHEMA:
+        conn.execute(statement)
+    return not old
+
+
+def refresh_history(
+    conn: sqlite3.Connection,
+    sequences: Mapping[tuple[str, str], Sequence[tuple[str, str, str | None]]],
+    dropped: Iterable[str] = (),
+    fresh: Iterable[str] = (),
+) -> int:
+    """Rewrite, inside the caller's transaction, the history of the lineages an incremental build
+    touched; returns the rows written.
+
+    ``sequences`` gives each touched ``(lineage, lang)`` its ``(edition, number, change)`` rows,
+    oldest first, as the database now holds them; the rows of ``dropped`` lineages (renamed or
+    gone) are removed. ``fresh`` names the editions whose rules were written by this build (their
+    texts are read; every other rule's text hash comes from the stored rows). A pair of editions
+    already side by side in a stored lineage keeps its word diff: only the new pairs whose texts
+    differ are diffed, so adding an edition costs its own changes, not the archive's.
+    """
+    if not _table_ready(conn):
+        raise ValueError("the history table was of an older format: write it whole")
+    names = sorted({lineage for lineage, _ in sequences} | set(dropped))
+    fresh = set(fresh)
+    known: dict[tuple[str, str], str] = {}
+    diffs: dict[tuple[str, str, str, str], str | None] = {}
+    for batch in _batches(names):
+        marks = ",".join("?" * len(batch))
+        for data, texts in conn.execute(
+            f"SELECT entries, texts FROM history WHERE lineage IN ({marks})", batch
+        ):
+            prev: tuple[str, str] | None = None
+            for entry, hashed in zip(json.loads(data), texts.split(","), strict=True):
+                here = (entry[0], entry[1])
+                known[here] = hashed
+                if prev is not None:
+                    diffs[(*prev, *here)] = entry[4]
+                prev = here
+    wanted = {
+        (ed, n)
+        for rows in sequences.values()
+        for ed, n, _ in rows
+        if ed in fresh or (ed, n) not in known
+    }
+    texts = _texts(conn, wanted)
+    known.update((key, _hash_full(full)) for key, full in texts.items())
+    pairs = {
+        (*a[:2], *b[:2])
+        for rows in sequences.values()
+        for a, b in pairwise(rows)
+        if known[a[:2]] != known[b[:2]]
+    }
+    pairs -= diffs.keys()
+    texts.update(_texts(conn, {p[i : i + 2] for p in pairs for i in (0, 2)} - texts.keys()))
+    for p in pairs:
+        diffs[p] = str(word_diff(texts[p[:2]], texts[p[2:]]))
+    conn.executemany("DELETE FROM history WHERE lineage = ?", [(x,) for x in names])
+    out = []
+    for (lineage, lang), rows in sequences.items():
+        if not rows:
+            continue
+        entries: list[Entry] = []
+        hashes = [known[(ed, n)] for ed, n, _ in rows]
+        for i, (ed, n, change) in enumerate(rows):
+            if i == 0:
+                entries.append((ed, n, change, None, None, True))
+                continue
+            pe, pn, _ = rows[i - 1]
+            renumbered = pn if pn != n else None
+            diff = None if hashes[i - 1] == hashes[i] else diffs[(pe, pn, ed, n)]
+            changed = renumbered is not None or hashes[i - 1] != hashes[i]
+            entries.append((ed, n, change, renumbered, diff, changed))
+        out.append(
+            (
+                lineage,
+                lang,
+                _digest(rows, hashes),
+                json.dumps(entries, ensure_ascii=False),
+                ",".join(hashes),
+            )
+        )
+    conn.executemany(_INSERT, out)
+    return len(out)
+
+
+def _batches(items: list[Any], size: int = 500) -> Iterator[list[Any]]:
+    for i in range(0, len(items), size):
+        yield items[i : i + size]
+
+
+def _texts(conn: sqlite3.Connection, keys: set[tuple[str, str]]) -> dict[tuple[str, str], str]:
+    """``title text`` of the rules ``(edition, number)`` (as :func:`fold` compares them)."""
+    out: dict[tuple[str, str], str] = {}
+    by_edition: dict[str, list[str]] = {}
+    for ed, n in keys:
+        by_edition.setdefault(ed, []).append(n)
+    for ed, numbers in by_edition.items():
+        for batch in _batches(sorted(numbers)):
+            marks = ",".join("?" * len(batch))
+            for n, title, text in conn.execute(
+                f"SELECT number, title, text FROM rules WHERE edition = ? AND number IN ({marks})",
+                [ed, *batch],
+            ):
+                out[(ed, n)] = f"{title or ''} {text or ''}".strip()
+    return out
+
+
+def text_hash(title: str | None, text: str | None) -> str:
+    """A short hash of a rule's ``title text`` (equal hashes: :func:`fold` sees no change)."""
+    return _hash_full(f"{title or ''} {text or ''}".strip())
+
+
+def _hash_full(full: str) -> str:
+    return hashlib.blake2b(full.encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
+
+
+def _digest(rows: Sequence[tuple[Any, ...]], hashes: list[str]) -> str:
+    """A hash of one lineage's rows in one language: each edition, number, change and text
+    hash (what its entries are made from)."""
+    data = _ENCODE([[row[:3] for row in rows], hashes])
+    return hashlib.blake2b(data.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+
+
+_ENCODE = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
 
 def _published(path: Path) -> Path | None:

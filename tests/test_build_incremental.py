@@ -93,7 +93,7 @@ def _content(instance: Path) -> dict[str, list[tuple]]:
         }
         if conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'history'").fetchone():
             # The rule pages' precomputed history (kb.history), refreshed for what changed.
-            out["history"] = sorted(conn.execute("SELECT lineage, lang, entries FROM history"))
+            out["history"] = sorted(conn.execute("SELECT * FROM history"))
         out["rule order"] = conn.execute(
             "SELECT edition, number FROM rules ORDER BY rowid"
         ).fetchall()
@@ -121,6 +121,23 @@ def _assert_same(got: dict[str, list[tuple]], want: dict[str, list[tuple]]) -> N
         assert got[table] == want[table], f"{table}: extra {extra}, missing {missing}"
 
 
+def _index(instance: Path) -> dict:
+    """The search index's documents and what the searcher reads of it besides the postings."""
+    from whoosh import index as whoosh_index
+
+    meta = json.loads((instance / "index" / "meta.json").read_text(encoding="utf-8"))
+    meta.pop("content_hash")
+    ix = whoosh_index.open_dir(str(instance / "index"), indexname="kb")
+    with ix.reader() as reader:
+        meta["whoosh docs"] = reader.doc_count_all()
+        meta["vocabulary"] = {
+            name: [(t, i.doc_frequency()) for t, i in reader.iter_field(name)]
+            for name in sorted(reader.indexed_field_names())
+        }
+    ix.close()
+    return meta
+
+
 def _search(instance: Path) -> list[list[tuple]]:
     from kb.search.searcher import Searcher
 
@@ -140,6 +157,9 @@ def test_one_edition_added_equals_a_full_build(case: str, full: Path, request) -
     instance, report = request.getfixturevalue(case)
     assert report.notes[0].startswith("incremental: "), report.notes[:2]
     _assert_same(_content(instance), _content(full))
+    got, want = _index(instance), _index(full)
+    for key in want:
+        assert got[key] == want[key], key
     assert _search(instance) == _search(full)
     info = json.loads((instance / BUILD_FILE).read_text(encoding="utf-8"))
     assert info["totals"] == json.loads((full / BUILD_FILE).read_text(encoding="utf-8"))["totals"]
@@ -209,7 +229,7 @@ def test_a_previous_build_of_other_code_is_not_reused(
     previous = _previous(tmp_path / "previous", before, **change)
     with pytest.raises(NotIncremental, match=re.escape(why)):
         _the_new_file(previous / BUILD_FILE, inputs, now)
-    assert _the_new_file(_previous(tmp_path / "same", before) / BUILD_FILE, inputs, now) == Path(
+    assert _the_new_file(_previous(tmp_path / "same", before) / BUILD_FILE, inputs, now)[0] == Path(
         cr_en_dir / f"MagicCompRules-{EDITIONS[1]}.txt"
     )
 

@@ -429,13 +429,18 @@ def _build_index(
 ) -> dict[str, Any]:
     """The search index, reusing the previous build's where the indexer can: a copy when it
     indexes the same knowledge base, else the analysis of every text analysed before."""
+    from kb.build.reindex import save_state
     from kb.search import build_index
+    from kb.search.docstate import DocState
 
     previous = previous_build / INDEX_DIR if previous_build else None
     if previous is not None and not previous.is_dir():
         previous = None
+    state = DocState.of(kb)  # kept for the next build, which may add one edition to it
     with analysis_memo(cache) as memo:
-        return build_index(kb, index_dir, previous=previous, memo=memo)
+        stats = build_index(kb, index_dir, previous=previous, memo=memo, state=state)
+    save_state(cache, kb.content_hash, state)
+    return stats
 
 
 @contextlib.contextmanager

@@ -12,7 +12,14 @@ not the oldest), the build copies ``kb.sqlite`` into the new build folder and:
   ones, so a renumbering in a new newest edition reaches every older rule as in a full build;
 - places the partial quotes and translations again, reclassifies each rule's change from the
   stored comparison digests, rewrites the canonical numbers that references carry where they
-  moved, and replaces the comparison of the two neighbours by the two new ones.
+  moved, and replaces the comparison of the two neighbours by the two new ones;
+- refreshes the rule pages' history of the lineages it touched, reusing every stored word diff
+  (:func:`kb.history.refresh_history`);
+- builds the search index from the previous build's document state plus the new edition
+  (:mod:`kb.search.docstate`), in a second process while the database is written
+  (:mod:`kb.build.forked`), copying the previous Whoosh files when today's vocabulary is the same.
+
+The work itself is :class:`kb.build.patch.Patch`.
 
 Anything else (a changed or vanished file, several new files, other code, editions before July
 2009, a glossary that changes which terms other editions link) raises :class:`NotIncremental`,
@@ -26,26 +33,24 @@ import json
 import shutil
 import sqlite3
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from kb import concordance, store
 from kb import instance as layout
-from kb.build.link import _vocabulary, attach_commentary, count, link, recanonicalise
-from kb.build.read import _add_full, _link_tree, commentary_of, display_path, read_cached
+from kb.build.forked import Forked
+from kb.build.patch import NotIncremental, Patch
+from kb.build.read import read_cached
 from kb.build.reindex import build_index_from
 from kb.buildcache import BuildCache
 from kb.history import write_history
-from kb.model import Edition, GlossaryEntry, KnowledgeBase, Rule
-from kb.paths import CORPUS_DIR
+from kb.model import KnowledgeBase
 from kb.sources.records import Problem
 
 Progress = Callable[[str, int, int], None]
 
-
-class NotIncremental(Exception):
-    """The change is not one edition added to an unchanged archive (the message says why)."""
+__all__ = ["NotIncremental", "add_edition"]
 
 
 def add_edition(
@@ -70,7 +75,7 @@ def add_edition(
     )
 
     t0 = time.perf_counter()
-    path = _the_new_file(previous / BUILD_FILE, inputs, record)
+    path, previous_hash = _the_new_file(previous / BUILD_FILE, inputs, record)
     old_db = previous / KB_FILE
     try:
         old = store.open_kb(old_db)
@@ -89,31 +94,48 @@ def add_edition(
     try:
         t = time.perf_counter()
         shutil.copyfile(old_db, staging / KB_FILE)
-        patch = _Patch(old, doc, new_id, problems, cache)
+        patch = Patch(old, doc, new_id, problems, cache)
         patch.prepare()
         timings["link"] = time.perf_counter() - t
         t = time.perf_counter()
         notes = patch.concord()
         timings["concordance"] = time.perf_counter() - t
         t = time.perf_counter()
-        conn = sqlite3.connect(staging / KB_FILE, isolation_level=None)
-        try:
-            conn.execute("PRAGMA journal_mode = OFF")
-            conn.execute("PRAGMA synchronous = OFF")
-            conn.execute("BEGIN")
-            patch.write(conn, digest)
-            conn.execute("COMMIT")
-        finally:
-            conn.close()
-        # The rule pages' history (kb.history): the lineages the patch touched, under their old
-        # names (dropped) and their new ones.
-        write_history(staging / KB_FILE, patch.touched)
-        old.close()
-        timings["save"] = time.perf_counter() - t
-        t = time.perf_counter()
         if progress:
-            progress("building the search index", 1, 1)
-        stats = build_index_from(staging / KB_FILE, staging / INDEX_DIR, cache, patch.canonical)
+            progress("writing the database and the search index", 1, 1)
+        # The search index is made from memory, beside the database's patch (a second core):
+        # "save" is the patch, "index" the wait for the index after it.
+        indexing = Forked(
+            patch.index, previous_hash, digest, staging / INDEX_DIR, previous / INDEX_DIR
+        )
+        try:
+            conn = sqlite3.connect(staging / KB_FILE, isolation_level=None)
+            try:
+                conn.execute("PRAGMA journal_mode = OFF")
+                conn.execute("PRAGMA synchronous = OFF")
+                conn.execute("BEGIN")
+                patch.write(conn, digest)
+                conn.execute("COMMIT")
+            finally:
+                conn.close()
+            if patch.history_whole:  # a history table of an older format, replaced whole
+                write_history(staging / KB_FILE)
+            old.close()
+            timings["save"] = time.perf_counter() - t
+            t = time.perf_counter()
+            stats = indexing.result()
+        except BaseException:
+            indexing.cancel()
+            raise
+        if stats is None:  # the cache no longer has the previous documents: from the rows
+            stats = build_index_from(
+                staging / KB_FILE,
+                staging / INDEX_DIR,
+                cache,
+                patch.canonical,
+                None,
+                previous / INDEX_DIR,
+            )
         timings["index"] = time.perf_counter() - t
     except BaseException:
         old.close()
@@ -158,8 +180,9 @@ def _the_new_edition(
 
 def _the_new_file(
     build_file: Path, inputs: list[tuple[Path, dict[str, Any] | None]], record: dict[str, Any]
-) -> Path:
-    """The one input the previous build did not have (:class:`NotIncremental` otherwise)."""
+) -> tuple[Path, str]:
+    """The one input the previous build did not have (:class:`NotIncremental` otherwise), and
+    the previous build's content hash."""
     try:
         info = json.loads(build_file.read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -178,400 +201,10 @@ def _the_new_file(
     added = [p for p, entry in inputs if str(p) not in before and entry is None]
     if len(added) != 1 or len(now) != len(before) + 1:
         raise NotIncremental(f"{len(now) - len(before)} files added, not one")
-    return added[0]
+    return added[0], str(info.get("content_hash") or "")
 
 
 def _totals(kb: KnowledgeBase) -> dict[str, int]:
     from kb.build import totals
 
     return totals(kb)
-
-
-class _Patch:
-    """What one added edition changes, computed in memory, then written over the copied database."""
-
-    def __init__(
-        self, old: Any, doc: Any, new_id: str, problems: list[Problem], cache: BuildCache
-    ) -> None:
-        self.old = old
-        self.new_id = new_id
-        self.cache = cache
-        self.problems = list(problems)
-        made = KnowledgeBase()
-        _add_full(made, doc, self.problems)
-        _link_tree(made.rules[new_id])
-        self.edition: Edition = made.editions[new_id]
-        self.rules: dict[str, Rule] = made.rules[new_id]
-        self.glossary: dict[str, GlossaryEntry] = made.glossary[new_id]
-        #: every edition, the new one included (Edition objects of their own: fits change)
-        self.editions: dict[str, Edition] = {
-            e.id: Edition(**{f: getattr(e, f) for f in Edition.__dataclass_fields__})
-            for e in old.editions.values()
-        }
-        self.editions[new_id] = self.edition
-        self.terms = list(old.terms)
-        self.loaded: dict[str, dict[str, Rule]] = {new_id: self.rules}
-        self.relinked: list[str] = []
-        #: lineages whose rule history (``kb.history``) must be written again
-        self.touched: set[str] = set()
-        #: edition -> number -> canonical number, once the concordance is done
-        self.canonical: dict[str, dict[str, str | None]] = {}
-
-    # ---- helpers ---------------------------------------------------------------------------
-    def kb(self, rules: Mapping[str, Mapping[str, Rule]], glossary: Mapping[str, Any]) -> Any:
-        """A knowledge base of every edition with the given rules and glossaries."""
-        return KnowledgeBase(
-            editions=self.editions,
-            rules=dict(rules),  # type: ignore[arg-type]
-            glossary=dict(glossary),  # type: ignore[arg-type]
-            terms=self.terms,
-        )
-
-    def load(self, ed_id: str) -> dict[str, Rule]:
-        """An old edition's rules, decoded from the previous database (once)."""
-        if ed_id not in self.loaded:
-            self.loaded[ed_id] = dict(self.old.rules[ed_id].items())
-        return self.loaded[ed_id]
-
-    def newest_glossaries(self, editions: Iterable[Edition]) -> dict[str, dict[str, Any]]:
-        """The glossary of the newest edition having one, per language, among ``editions``."""
-        out: dict[str, dict[str, Any]] = {}
-        by_lang: dict[str, list[Edition]] = {}
-        probe = KnowledgeBase(editions={e.id: e for e in editions})
-        for e in probe.editions.values():
-            by_lang.setdefault(e.lang, [])
-        for lang in by_lang:
-            for ed in reversed(probe.editions_of(lang)):
-                if ed.id == self.new_id:
-                    if self.glossary:
-                        out[ed.id] = self.glossary
-                        break
-                    continue
-                if ed.counts.get("glossary"):
-                    out[ed.id] = dict(self.old.glossary[ed.id].items())
-                    break
-        return out
-
-    # ---- reading and linking ---------------------------------------------------------------
-    def prepare(self) -> None:
-        """Link the new edition, and again every edition whose vocabulary the new one changes."""
-        before = self.newest_glossaries(e for e in self.editions.values() if e.id != self.new_id)
-        after = self.newest_glossaries(self.editions.values())
-        old_kb = KnowledgeBase(
-            editions={k: e for k, e in self.editions.items() if k != self.new_id},
-            glossary=before,  # type: ignore[arg-type]
-            terms=self.terms,
-        )
-        new_kb = self.kb({}, after)
-        if _english_view(old_kb, self.terms) != _english_view(new_kb, self.terms):
-            raise NotIncremental(
-                f"the glossary of {self.new_id} changes which glossary entry names a term"
-            )
-        for ed in self.editions.values():
-            if ed.id == self.new_id or ed.counts.get("glossary"):
-                continue  # an edition with its own glossary keeps its vocabulary (view above)
-            gl_before = _newest_of(old_kb, ed.lang)
-            gl_after = _newest_of(new_kb, ed.lang)
-            if _vocabulary(old_kb, ed.lang, gl_before) != _vocabulary(new_kb, ed.lang, gl_after):
-                self.relinked.append(ed.id)
-        tables = {ed_id: self.load(ed_id) for ed_id in [self.new_id, *self.relinked]}
-        glossary = dict(after)
-        glossary[self.new_id] = self.glossary
-        link(self.kb(tables, glossary), self.cache)
-
-    # ---- the concordance -------------------------------------------------------------------
-    def concord(self) -> list[str]:
-        """Lineage, change and canonical number of every rule; the new comparisons."""
-        notes: list[str] = []
-        overrides = concordance.load_overrides(CORPUS_DIR / "concordance-overrides.toml")
-        work = self.kb({}, {})
-        english = [e for e in work.editions_of("en") if not concordance.mark_pre_m10(e)]
-        full = [e for e in english if e.kind == "full"]
-        at = [e.id for e in full].index(self.new_id)
-        if at == 0:
-            raise NotIncremental(f"{self.new_id} is the oldest full edition of its language")
-        self.prev = full[at - 1].id
-        self.next = full[at + 1].id if at + 1 < len(full) else None
-        reference = full[-1]
-        # One scan of the lineage table (the order of rules within an edition matters nowhere
-        # here: a lineage is unique within an edition).
-        rows = self.old._db.all(
-            "SELECT edition, number, lineage, canonical, change, compare FROM lineage"
-        )
-        self.old_rows = {(e, n): (lin, canon, ch) for e, n, lin, canon, ch, _ in rows}
-        by_ed: dict[str, dict[str, str]] = {}
-        for e, n, lin, _, _, _ in rows:
-            by_ed.setdefault(e, {})[n] = lin
-        digests = {(e, n): d for e, n, _, _, _, d in rows}
-        numbers = {e: list(t) for e, t in by_ed.items()}
-        numbers[self.new_id] = list(self.rules)
-
-        # Full editions, newest to oldest, as concordance.compute: the pairs of the two new
-        # comparisons from the alignment, the others from the lineage the database holds.
-        tables = {self.new_id: self.rules, self.prev: self.load(self.prev)}
-        if self.next:
-            tables[self.next] = self.load(self.next)
-        align_kb = self.kb(tables, {})
-        lineage: dict[str, dict[str, str]] = {ed_id: {} for ed_id in self.editions}
-        lineage[reference.id] = {n: n for n in numbers[reference.id]}
-        for older, newer in zip(reversed(full[:-1]), reversed(full[1:]), strict=True):
-            if self.new_id in (older.id, newer.id):
-                key = f"{older.id}..{newer.id}"
-                pairs = concordance._aligned(
-                    align_kb, older.id, newer.id, overrides.get(key, {}), self.cache
-                ).pairs
-            else:
-                by_lin = {lin: n for n, lin in by_ed[newer.id].items()}
-                pairs = {n: by_lin[lin] for n, lin in by_ed[older.id].items() if lin in by_lin}
-            lineage[older.id] = {
-                n: (lineage[newer.id][pairs[n]] if n in pairs else f"{older.id}:{n}")
-                for n in numbers[older.id]
-            }
-        part_kb = self._partial_kb(english, full, reference)
-        for ed in english:
-            if ed.kind == "full" or ed.id == reference.id:
-                continue
-            lineage[ed.id] = concordance._place_partial(
-                part_kb, ed, full, reference, lineage, overrides, notes
-            )
-        for ed in work.editions.values():
-            if ed.lang != "en":
-                lineage[ed.id] = concordance._place_translation(
-                    part_kb, ed, english, reference, lineage, notes
-                )
-        self.lineage = lineage
-
-        # Changes from the stored comparison digests (the new edition's computed here).
-        for n, rule in self.rules.items():
-            digests[(self.new_id, n)] = concordance.compare_digest(rule)
-        for ed_id in self.relinked:
-            for n, rule in self.loaded[ed_id].items():
-                digests[(ed_id, n)] = concordance.compare_digest(rule)
-        order = {e: list(t) for e, t in by_ed.items()}
-        order[self.new_id] = list(self.rules)
-        for ed_id in self.relinked:
-            order[ed_id] = list(self.loaded[ed_id])
-        self.changes: dict[tuple[str, str], str] = {}
-        for lang in {e.lang for e in work.editions.values()}:
-            eds = work.editions_of(lang)
-            table = [
-                (
-                    ed.id,
-                    ed.kind == "full",
-                    [(n, lineage[ed.id][n], digests[(ed.id, n)]) for n in order.get(ed.id, [])],
-                )
-                for ed in eds
-            ]
-            for ed, found in zip(eds, concordance.rule_changes(table), strict=True):
-                for n, change in found.items():
-                    self.changes[(ed.id, n)] = change
-        self.digests = digests
-
-        # The comparisons that involve the new edition (its neighbours' rules carry their lineage).
-        for ed_id, rules in tables.items():
-            for n, rule in rules.items():
-                rule.lineage = lineage[ed_id][n]
-                rule.canonical = None if ":" in rule.lineage else rule.lineage
-                rule.change = self.changes.get((ed_id, n))
-        self.spans = {
-            f"{self.prev}..{self.new_id}": concordance.diff_editions(
-                align_kb, self.prev, self.new_id
-            )
-        }
-        if self.next:
-            span = f"{self.new_id}..{self.next}"
-            self.spans[span] = concordance.diff_editions(align_kb, self.new_id, self.next)
-        return notes
-
-    def _partial_kb(
-        self, english: list[Edition], full: list[Edition], reference: Edition
-    ) -> KnowledgeBase:
-        """The quotes and translations with what placing them reads: the rules of the full
-        editions that have their numbers, and the reference edition whole."""
-        quotes = [e.id for e in english if e.kind != "full" and e.id != reference.id]
-        quotes += [e.id for e in self.editions.values() if e.lang != "en"]
-        rules: dict[str, dict[str, Rule]] = {q: self.load(q) for q in quotes}
-        wanted = sorted({n for q in quotes for n in rules[q]})
-        for ed in full:
-            if ed.id in self.loaded:
-                rules[ed.id] = self.loaded[ed.id]
-            else:
-                rules[ed.id] = {}
-        if wanted:
-            marks = ",".join("?" * len(wanted))
-            for ed_id, number, lang, kind, text in self.old._db.all(
-                f"SELECT edition, number, lang, kind, text FROM rules WHERE number IN ({marks})",
-                wanted,
-            ):
-                if ed_id in rules and ed_id not in self.loaded:
-                    rules[ed_id][number] = Rule(ed_id, lang, number, kind, text)
-        if any(e.kind != "full" and e.lang == "en" and e.id != reference.id for e in english):
-            rules[reference.id] = self.load(reference.id)
-        return self.kb(rules, {})
-
-    # ---- writing ---------------------------------------------------------------------------
-    def write(self, conn: sqlite3.Connection, digest: str) -> None:
-        """Patch the copied database: the new edition, lineage, references, comparisons ..."""
-        lineage = self.lineage
-        canonical = self.canonical = {
-            ed_id: {n: (None if ":" in lin else lin) for n, lin in table.items()}
-            for ed_id, table in lineage.items()
-        }
-        # The new and the relinked editions, written whole.
-        for ed_id in [self.new_id, *self.relinked]:
-            table = self.loaded[ed_id]
-            for rule in table.values():
-                rule.lineage = lineage[ed_id][rule.number]
-                rule.canonical = canonical[ed_id][rule.number]
-                rule.change = self.changes[(ed_id, rule.number)]
-                for ref in [*rule.refs, *(r for refs in rule.example_refs for r in refs)]:
-                    ref.canonical = canonical[ed_id].get(ref.number)
-            if ed_id != self.new_id:
-                conn.execute("DELETE FROM rules WHERE edition = ?", (ed_id,))
-                conn.execute("DELETE FROM refs WHERE edition = ?", (ed_id,))
-            store.write_edition_rules(conn, ed_id, table)
-        for entry in self.glossary.values():
-            for ref in entry.refs:
-                ref.canonical = canonical[self.new_id].get(ref.number)
-        store.write_edition_glossary(conn, self.new_id, self.glossary)
-
-        # Lineage rows: the new edition's, and every old row that changed (their lineages' history
-        # is written again, under the old name and the new).
-        self.touched = {
-            lineage[ed_id][n] for ed_id in [self.new_id, *self.relinked] for n in lineage[ed_id]
-        }
-        conn.executemany(
-            "INSERT INTO lineage VALUES (?,?,?,?,?,?)",
-            [
-                (
-                    self.new_id,
-                    n,
-                    lineage[self.new_id][n],
-                    canonical[self.new_id][n],
-                    self.changes[(self.new_id, n)],
-                    self.digests[(self.new_id, n)],
-                )
-                for n in self.rules
-            ],
-        )
-        moved: dict[str, dict[str, str | None]] = {}
-        updates = []
-        for (ed_id, n), (lin, canon, change) in self.old_rows.items():
-            new = (lineage[ed_id][n], canonical[ed_id][n], self.changes[(ed_id, n)])
-            digest_now = self.digests[(ed_id, n)]
-            if new != (lin, canon, change) or ed_id in self.relinked:
-                updates.append((*new, digest_now, ed_id, n))
-                self.touched.update((lin, new[0]))
-            if new[1] != canon and ed_id not in self.relinked:
-                moved.setdefault(ed_id, {})[n] = new[1]
-        conn.executemany(
-            "UPDATE lineage SET lineage = ?, canonical = ?, change = ?, compare = ? "
-            "WHERE edition = ? AND number = ?",
-            updates,
-        )
-        recanonicalise(conn, moved)
-
-        # Editions: places in time, the quotes' fits, the new edition's counts.
-        count(
-            KnowledgeBase(
-                editions={self.new_id: self.edition},
-                rules={self.new_id: self.rules},
-                glossary={self.new_id: self.glossary},
-            )
-        )
-        work = self.kb({}, {})
-        ordered = sorted(work.editions.values(), key=lambda e: (work.sort_date(e), e.id))
-        e = self.edition
-        # Its position and fits are set with every edition's just below.
-        conn.execute(
-            "INSERT INTO editions VALUES (?,?,?,?,?,?,?,?,?,?,?,?)", store.edition_row(e, 0)
-        )
-        conn.executemany(
-            "UPDATE editions SET position = ?, fits = ? WHERE id = ?",
-            [
-                (i, json.dumps(ed.fits, ensure_ascii=False, separators=(",", ":")), ed.id)
-                for i, ed in enumerate(ordered)
-            ],
-        )
-
-        # Comparisons: the neighbours' one replaced by the two new ones, in the same place.
-        spans = [s for (s,) in conn.execute("SELECT span FROM comparisons ORDER BY position")]
-        old_span = f"{self.prev}..{self.next}" if self.next else None
-        new_spans = list(self.spans)
-        if old_span in spans:
-            at = spans.index(old_span)
-            spans[at : at + 1] = new_spans
-            conn.execute("DELETE FROM comparisons WHERE span = ?", (old_span,))
-            conn.execute("DELETE FROM changes WHERE span = ?", (old_span,))
-        else:
-            ends = [i for i, s in enumerate(spans) if s.endswith(f"..{self.prev}")]
-            at = ends[-1] + 1 if ends else len(spans)
-            spans[at:at] = new_spans
-        conn.execute("DELETE FROM comparisons")
-        conn.executemany(
-            "INSERT INTO comparisons VALUES (?,?,?,?)",
-            [(span, i, *span.split("..", 1)) for i, span in enumerate(spans)],
-        )
-        conn.executemany(
-            "INSERT INTO changes VALUES (?,?,?,?,?)",
-            [
-                (span, i, c.change, c.old, c.new)
-                for span, changes in self.spans.items()
-                for i, c in enumerate(changes)
-            ],
-        )
-        self._commentary(conn, canonical)
-        start = conn.execute("SELECT coalesce(max(position) + 1, 0) FROM warnings").fetchone()[0]
-        for problem in self.problems:
-            problem.path = display_path(problem.path)
-        conn.executemany(
-            "INSERT INTO warnings VALUES (?,?)",
-            [(start + i, str(p)) for i, p in enumerate(self.problems)],
-        )
-        conn.execute("UPDATE meta SET value = ? WHERE key = 'content_hash'", (digest,))
-
-    def _commentary(
-        self, conn: sqlite3.Connection, canonical: dict[str, dict[str, str | None]]
-    ) -> None:
-        """Commentary points at canonical rules: placed again from its unmapped numbers."""
-        from kb.build.read import corpus_inputs
-
-        embedded = [(p, entry) for p, entry in corpus_inputs() if entry is not None]
-        docs, _ = read_cached(embedded, None, self.cache)
-        raw = [c for d in docs if d.kind == "commentary" for c in commentary_of(d)]
-        sources = {c.source for c in raw}
-        rules: dict[str, dict[str, Rule]] = {}
-        for ed in self.editions.values():
-            if sources & set(ed.sources):
-                rules[ed.id] = {
-                    n: Rule(ed.id, ed.lang, n, "rule", "", canonical=canon)
-                    for n, canon in canonical[ed.id].items()
-                }
-        ckb = self.kb(rules, {})
-        ckb.commentary = raw
-        attach_commentary(ckb)
-        conn.executemany(
-            "UPDATE commentary SET about_rules = ? WHERE id = ?",
-            [
-                (json.dumps(c.about_rules, ensure_ascii=False, separators=(",", ":")), c.id)
-                for c in raw
-            ],
-        )
-
-
-def _newest_of(kb: KnowledgeBase, lang: str) -> dict[str, Any] | None:
-    newest = kb.glossary_edition(lang)
-    return kb.glossary[newest.id] if newest else None
-
-
-def _english_view(kb: KnowledgeBase, terms: list[Any]) -> list[tuple[str | None, bool]]:
-    """What the newest English glossary decides for other editions' vocabularies: per term, the
-    first English name it has, and whether that entry is a redirect."""
-    from kb.build.link import _is_redirect
-
-    english = _newest_of(kb, "en") or {}
-    view = []
-    for term in terms:
-        name = next((n.lower() for n in term.en if n.lower() in english), None)
-        view.append((name, _is_redirect(english[name]) if name else False))
-    return view

@@ -1,5 +1,7 @@
-"""The search index of a built database, its rules read as plain rows (an incremental build has
-no knowledge base in memory; reading every rule with its links would cost more than indexing)."""
+"""The search index of a built database. An incremental build has no knowledge base in memory:
+it updates the previous build's :class:`~kb.search.docstate.DocState` (kept in the build cache
+under the build's content hash) and reads nothing else of the rules; without one, the rules are
+read as plain rows (reading every rule with its links would cost more than indexing)."""
 
 from __future__ import annotations
 
@@ -11,6 +13,10 @@ from typing import Any
 from kb import store
 from kb.buildcache import BuildCache
 from kb.model import GlossaryEntry, KnowledgeBase, Rule
+from kb.search.docstate import DocState
+
+#: The build cache's kind of entry for a build's document state (keyed by its content hash).
+STATE = "docstate"
 
 
 def build_index_from(
@@ -18,19 +24,40 @@ def build_index_from(
     index_dir: Path,
     cache: BuildCache,
     canonical: Mapping[str, Mapping[str, str | None]] | None = None,
+    state: DocState | None = None,
+    previous: Path | None = None,
 ) -> dict[str, Any]:
-    """The search index of a database (its rules read as plain rows, without their links);
-    ``canonical`` (edition -> number -> canonical number), when the caller knows it, spares
-    reading the lineage table."""
+    """The search index of a database, from the document ``state`` of its rules when the caller
+    has it, else from its rules read as plain rows (without their links; ``canonical``, edition
+    -> number -> canonical number, spares reading the lineage table). The state is saved in the
+    cache for the next build either way. ``previous`` is the previous build's index folder
+    (its Whoosh files are copied when the vocabulary did not change)."""
     from kb.build import analysis_memo
     from kb.search import build_index
 
     kb = store.open_kb(db)
     try:
+        view = kb if state is not None else _IndexView.of(kb, canonical)
+        if state is None:
+            state = DocState.of(view)
         with analysis_memo(cache) as memo:
-            return build_index(_IndexView.of(kb, canonical), index_dir, memo=memo)
+            stats = build_index(view, index_dir, previous, memo=memo, state=state)
+        save_state(cache, kb.content_hash, state)
+        return stats
     finally:
         kb.close()
+
+
+def saved_state(cache: BuildCache, content_hash: str) -> DocState | None:
+    """The document state of the build with this content hash, if the cache has it."""
+    found = cache.get(STATE, content_hash) if content_hash else None
+    return found if isinstance(found, DocState) else None
+
+
+def save_state(cache: BuildCache, content_hash: str, state: DocState) -> None:
+    """Keep a build's document state for the next incremental build."""
+    if content_hash:
+        cache.put(STATE, content_hash, state)
 
 
 class _IndexView:

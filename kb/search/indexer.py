@@ -36,6 +36,7 @@ from kb.search.analysis import (
     remember,
     terms,
 )
+from kb.search.docstate import DocState, assemble
 from kb.search.understand import concept_table
 
 #: Bumped whenever the schema, the analysers, the documents or the metadata change meaning.
@@ -124,6 +125,7 @@ class Doc:
     current: bool = True
     prior: float = 1.0  # how much the document's score counts (kind, heading, list intro)
     main: int = -1  # characters of ``body`` that are the rule's own text (-1: all of it)
+    names: tuple[str, ...] = ()  # a glossary entry's term and aliases
 
     def meta(self) -> list[Any]:
         """The compact row of ``meta.json``."""
@@ -137,98 +139,12 @@ def rule_group(rule: Rule) -> str:
     )
 
 
-def documents(kb: KnowledgeBase) -> list[Doc]:
-    """Every searchable node of the knowledge base, one document per distinct text."""
-    docs: list[Doc] = []
-    by_text: dict[tuple[Any, ...], Doc] = {}
-    newest_by_group: dict[tuple[str, str], tuple[str, Doc]] = {}
-    order = {e.id: (e.date or "", e.id) for e in kb.editions.values()}
-    # Oldest edition first, so a document's reference ends up in the newest edition having it.
-    for ed_id in sorted(kb.rules, key=lambda e: order.get(e, ("", e))):
-        table = kb.rules[ed_id]
-        for rule in table.values():
-            # A subrule's body ends with its rule's title: context a reader sees, weighed as
-            # one more word (as a title it outranked the subrule's own words).
-            context = "" if rule.title else _rule_title(table, rule)
-            body = "\n".join([rule.text, *rule.examples, context]).strip()
-            key = ("r", rule.lang, rule.number, rule.canonical, rule.title, body)
-            doc = by_text.get(key)
-            if doc is None:
-                doc = Doc(
-                    ref="",
-                    kind=rule.kind,
-                    lang=rule.lang,
-                    group=rule_group(rule),
-                    # The number leads the title: "117.3a" in a query finds the rule itself.
-                    title=f"{rule.number} {rule.title or ''}".strip(),
-                    body=body,
-                    number=rule.number,
-                    canonical=rule.canonical or "",
-                    current=False,
-                    prior=_rule_prior(rule),
-                    main=len(rule.text),
-                )
-                by_text[key] = doc
-                docs.append(doc)
-            doc.ref = f"r|{ed_id}|{rule.number}"
-            doc.editions.append(ed_id)
-            newest_by_group[(rule.lang, doc.group)] = (ed_id, doc)
-    for ed_id in sorted(kb.glossary, key=lambda e: order.get(e, ("", e))):
-        for entry in kb.glossary[ed_id].values():
-            title = " ; ".join([entry.term, *entry.aliases])
-            key = ("g", entry.lang, entry.key, title, entry.definition)
-            doc = by_text.get(key)
-            if doc is None:
-                doc = Doc(
-                    ref="",
-                    kind="glossary",
-                    lang=entry.lang,
-                    group=f"g:{entry.lang}:{entry.key}",
-                    title=title,
-                    body=entry.definition,
-                    current=False,
-                    prior=KIND_BOOST["glossary"],
-                )
-                by_text[key] = doc
-                docs.append(doc)
-            doc.ref = f"g|{ed_id}|{entry.key}"
-            doc.editions.append(ed_id)
-            newest_by_group[(entry.lang, doc.group)] = (ed_id, doc)
-    # Default searches see, for each rule (or term) and language, its newest version only; a
-    # rule deleted from a language that has a full text (no canonical number) is history.
-    has_full = {e.lang for e in kb.editions.values() if e.kind == "full"}
-    for _ed, doc in newest_by_group.values():
-        doc.current = bool(doc.canonical) or doc.kind == "glossary" or doc.lang not in has_full
-    for com in kb.commentary:
-        docs.append(
-            Doc(f"c|{com.id}", "commentary", com.lang, f"c:{com.id}", com.heading or "", com.text)
-        )
-    for item in kb.tournament:
-        docs.append(
-            Doc(f"t|{item.id}", "tournament", item.lang, f"t:{item.id}", item.section, item.text)
-        )
-    for ex in kb.examples:
-        # The prose is what the example is about; its game script ("Bob passes") only adds
-        # words at the weight of a rule's examples, so it is found but never outranks the prose.
-        prose = example_prose(ex.markdown)
-        script = example_script(ex.markdown)
-        docs.append(
-            Doc(
-                f"x|{ex.id}",
-                "example",
-                "en",
-                f"x:{ex.id}",
-                ex.title,
-                f"{prose}\n{script}".strip(),
-                main=len(prose) if script else -1,
-            )
-        )
-    for doc in docs:
-        if doc.kind in KIND_BOOST and doc.kind != "glossary":
-            doc.prior = KIND_BOOST[doc.kind]
-    # Current documents first: default searches stop at the first non-current document number.
-    docs.sort(key=lambda d: not d.current)
-    return docs
+def documents(kb: KnowledgeBase, state: DocState | None = None) -> list[Doc]:
+    """Every searchable node of the knowledge base, one document per distinct text.
+
+    ``state`` (:class:`kb.search.docstate.DocState`) says which text each rule and glossary
+    entry has, when the caller knows it without reading them (an incremental build)."""
+    return assemble(state if state is not None else DocState.of(kb), kb)
 
 
 _FENCE = re.compile(r"^```[^\n]*\n(.*?)^```[ \t]*$", re.M | re.S)
@@ -338,15 +254,18 @@ def build_index(
     index_dir: Path,
     previous: Path | None = None,
     memo: dict[bytes, tuple[str, bytes, bytes]] | None = None,
+    state: DocState | None = None,
 ) -> dict[str, Any]:
     """Write the index of ``kb`` into ``index_dir``; skipped if it is already current.
 
     ``previous`` is the folder of an earlier build's index: when it indexes exactly this
     knowledge base (same content hash, format and analyser), its files are copied instead of
-    rebuilt. A changed knowledge base is rebuilt in full (incremental reuse is not done yet).
+    rebuilt; else its Whoosh files are copied when they hold the same vocabulary
+    (:func:`vocabulary_digest`), and the rest is built again.
     ``memo`` holds the analysis of texts an earlier build analysed (see :class:`AnalysisMemo`;
     the build keeps it in its cache): they are not analysed again, and on return it holds the
-    texts of this index only. Returns ``{"docs", "seconds", "bytes", "skipped"}`` (plus
+    texts of this index only. ``state`` gives the rules' and glossary entries' texts (see
+    :func:`documents`). Returns ``{"docs", "seconds", "bytes", "skipped"}`` (plus
     ``"reused": True`` for a copy).
     """
     started = time.perf_counter()
@@ -371,7 +290,7 @@ def build_index(
         # Only our own files: a whoosh index (toc, segments, lock) and meta.json.
         if old.is_file() and _ours(old):
             old.unlink()
-    docs = documents(kb)
+    docs = documents(kb, state)
     rows = [_fields(doc) for doc in docs]
     scored: list[tuple[int, str, list[str], int]] = []
     known = AnalysisMemo(memo)
@@ -394,21 +313,28 @@ def build_index(
                         own = sum(1 for start in starts if start < main)
                         scored.append((num, name, toks, own))
         stop = sum(1 for d in docs if d.current)
-        concepts = _concepts(kb, docs, scored)
-        blob = postings.build(scored, len(docs), stop, [d.prior for d in docs])
-        (index_dir / postings.FILE).write_bytes(blob)
-        ix = whoosh_index.create_in(str(index_dir), make_schema(), indexname=INDEX_NAME)
-        writer = ix.writer(limitmb=256)
-        for doc, row in zip(docs, rows, strict=True):
-            writer.add_document(**_whoosh_fields(doc, row))
-        writer.commit()
-        ix.close()
+        whoosh_rows = [_whoosh_fields(doc, row) for doc, row in zip(docs, rows, strict=True)]
+        vocabulary = vocabulary_digest(whoosh_rows)
+        writing = None
+        if not _copy_vocabulary(previous, index_dir, vocabulary):
+            from kb.build.forked import Forked
+
+            # Whoosh writes in a child process while the postings are built here.
+            writing = Forked(_write_vocabulary, index_dir, whoosh_rows)
+        try:
+            concepts = _concepts(kb, docs, scored)
+            blob = postings.build(scored, len(docs), stop, [d.prior for d in docs])
+            (index_dir / postings.FILE).write_bytes(blob)
+        finally:
+            if writing is not None:
+                writing.result()
     finally:
         forget()
     meta = {
         "format": FORMAT,
         "content_hash": kb.content_hash,
         "ja_analyzer": ja_backend_name(),
+        "vocabulary": vocabulary,
         "current": sum(1 for d in docs if d.current),
         "docs": [d.meta() for d in docs],
         **glossary_meta(kb, docs),
@@ -423,6 +349,55 @@ def build_index(
         "bytes": _size(index_dir),
         "skipped": False,
     }
+
+
+def vocabulary_digest(rows: list[dict[str, Any]]) -> str:
+    """What the Whoosh files hold (:func:`_whoosh_fields` of every document), as a digest that
+    does not depend on the documents' order: their number and the multiset of their fields."""
+    digest = hashlib.blake2b(digest_size=16)
+    digest.update(f"{FORMAT}|{ja_backend_name()}|{len(rows)}".encode())
+    each = sorted(
+        hashlib.blake2b(
+            repr(sorted(row.items())).encode("utf-8", "surrogatepass"), digest_size=16
+        ).digest()
+        for row in rows
+        if row
+    )
+    digest.update(b"".join(each))
+    return digest.hexdigest()
+
+
+def _copy_vocabulary(previous: Path | None, index_dir: Path, vocabulary: str) -> bool:
+    """Copy the Whoosh files of ``previous`` (an earlier build's index folder) when they hold
+    this vocabulary (an edition added in the middle of an archive rarely changes today's
+    texts); False when they do not or cannot."""
+    if previous is None or Path(previous) == index_dir:
+        return False
+    try:
+        meta = json.loads((Path(previous) / META_FILE).read_text(encoding="utf-8"))
+        if meta.get("vocabulary") != vocabulary:
+            return False
+        files = [p for p in Path(previous).iterdir() if p.suffix in (".toc", ".seg")]
+        if not files:
+            return False
+        for old in files:
+            shutil.copy2(old, index_dir / old.name)
+    except (OSError, ValueError):
+        for old in index_dir.iterdir():
+            if old.suffix in (".toc", ".seg"):
+                old.unlink()
+        return False
+    return whoosh_index.exists_in(str(index_dir), indexname=INDEX_NAME)
+
+
+def _write_vocabulary(index_dir: Path, rows: list[dict[str, Any]]) -> None:
+    """The Whoosh files: one document per index document (its today's words, or none)."""
+    ix = whoosh_index.create_in(str(index_dir), make_schema(), indexname=INDEX_NAME)
+    writer = ix.writer(limitmb=256)
+    for row in rows:
+        writer.add_document(**row)
+    writer.commit()
+    ix.close()
 
 
 class AnalysisMemo:
@@ -500,14 +475,8 @@ def glossary_meta(kb: KnowledgeBase, docs: list[Doc]) -> dict[str, Any]:
     """
     names: list[list[Any]] = []
     for num, doc in enumerate(docs):
-        if doc.kind != "glossary":
-            continue
-        _, ed_id, key = doc.ref.split("|", 2)
-        entry = kb.glossary.get(ed_id, {}).get(key)
-        if entry is not None:
-            names.extend(
-                [entry.lang, term_key(n, entry.lang), num] for n in (entry.term, *entry.aliases)
-            )
+        if doc.kind == "glossary":
+            names.extend([doc.lang, term_key(n, doc.lang), num] for n in doc.names)
     refs: dict[tuple[str, ...], list[str]] = {}
     english = kb.glossary_edition("en")
     for entry in kb.glossary.get(english.id, {}).values() if english else ():

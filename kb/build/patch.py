@@ -1,0 +1,483 @@
+"""What one added edition changes in a built archive (:mod:`kb.build.incremental`), computed in
+memory from the previous build's database and written over a copy of it: the new edition's
+rows, every lineage recomputed, changes reclassified, references' canonical numbers moved, the
+comparisons, the rule pages' history (:func:`kb.history.refresh_history`), and the search
+index (:meth:`Patch.index`, from the previous build's document state, beside the writing)."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from kb import concordance, store
+from kb.build.link import _vocabulary, attach_commentary, count, link, recanonicalise
+from kb.build.read import _add_full, _link_tree, commentary_of, display_path, read_cached
+from kb.build.reindex import save_state, saved_state
+from kb.buildcache import BuildCache
+from kb.history import refresh_history
+from kb.model import Edition, GlossaryEntry, KnowledgeBase, Rule
+from kb.paths import CORPUS_DIR
+from kb.search.docstate import DocState
+from kb.sources.records import Problem
+
+
+class NotIncremental(Exception):
+    """The change is not one edition added to an unchanged archive (the message says why)."""
+
+
+class Patch:
+    """What one added edition changes, computed in memory, then written over the copied database."""
+
+    def __init__(
+        self, old: Any, doc: Any, new_id: str, problems: list[Problem], cache: BuildCache
+    ) -> None:
+        self.old = old
+        self.new_id = new_id
+        self.cache = cache
+        self.problems = list(problems)
+        made = KnowledgeBase()
+        _add_full(made, doc, self.problems)
+        _link_tree(made.rules[new_id])
+        self.edition: Edition = made.editions[new_id]
+        self.rules: dict[str, Rule] = made.rules[new_id]
+        self.glossary: dict[str, GlossaryEntry] = made.glossary[new_id]
+        #: every edition, the new one included (Edition objects of their own: fits change)
+        self.editions: dict[str, Edition] = {
+            e.id: Edition(**{f: getattr(e, f) for f in Edition.__dataclass_fields__})
+            for e in old.editions.values()
+        }
+        self.editions[new_id] = self.edition
+        self.terms = list(old.terms)
+        self.loaded: dict[str, dict[str, Rule]] = {new_id: self.rules}
+        self.relinked: list[str] = []
+        #: lineages whose rule history (``kb.history``) must be written again
+        self.touched: set[str] = set()
+        self.history_whole = False
+        #: edition -> number -> canonical number, once the concordance is done
+        self.canonical: dict[str, dict[str, str | None]] = {}
+
+    # ---- helpers ---------------------------------------------------------------------------
+    def kb(self, rules: Mapping[str, Mapping[str, Rule]], glossary: Mapping[str, Any]) -> Any:
+        """A knowledge base of every edition with the given rules and glossaries."""
+        return KnowledgeBase(
+            editions=self.editions,
+            rules=dict(rules),  # type: ignore[arg-type]
+            glossary=dict(glossary),  # type: ignore[arg-type]
+            terms=self.terms,
+        )
+
+    def load(self, ed_id: str) -> dict[str, Rule]:
+        """An old edition's rules, decoded from the previous database (once)."""
+        if ed_id not in self.loaded:
+            self.loaded[ed_id] = dict(self.old.rules[ed_id].items())
+        return self.loaded[ed_id]
+
+    def newest_glossaries(self, editions: Iterable[Edition]) -> dict[str, dict[str, Any]]:
+        """The glossary of the newest edition having one, per language, among ``editions``."""
+        out: dict[str, dict[str, Any]] = {}
+        by_lang: dict[str, list[Edition]] = {}
+        probe = KnowledgeBase(editions={e.id: e for e in editions})
+        for e in probe.editions.values():
+            by_lang.setdefault(e.lang, [])
+        for lang in by_lang:
+            for ed in reversed(probe.editions_of(lang)):
+                if ed.id == self.new_id:
+                    if self.glossary:
+                        out[ed.id] = self.glossary
+                        break
+                    continue
+                if ed.counts.get("glossary"):
+                    out[ed.id] = dict(self.old.glossary[ed.id].items())
+                    break
+        return out
+
+    # ---- reading and linking ---------------------------------------------------------------
+    def prepare(self) -> None:
+        """Link the new edition, and again every edition whose vocabulary the new one changes."""
+        before = self.newest_glossaries(e for e in self.editions.values() if e.id != self.new_id)
+        after = self.newest_glossaries(self.editions.values())
+        old_kb = KnowledgeBase(
+            editions={k: e for k, e in self.editions.items() if k != self.new_id},
+            glossary=before,  # type: ignore[arg-type]
+            terms=self.terms,
+        )
+        new_kb = self.kb({}, after)
+        if _english_view(old_kb, self.terms) != _english_view(new_kb, self.terms):
+            raise NotIncremental(
+                f"the glossary of {self.new_id} changes which glossary entry names a term"
+            )
+        for ed in self.editions.values():
+            if ed.id == self.new_id or ed.counts.get("glossary"):
+                continue  # an edition with its own glossary keeps its vocabulary (view above)
+            gl_before = _newest_of(old_kb, ed.lang)
+            gl_after = _newest_of(new_kb, ed.lang)
+            if _vocabulary(old_kb, ed.lang, gl_before) != _vocabulary(new_kb, ed.lang, gl_after):
+                self.relinked.append(ed.id)
+        tables = {ed_id: self.load(ed_id) for ed_id in [self.new_id, *self.relinked]}
+        glossary = dict(after)
+        glossary[self.new_id] = self.glossary
+        link(self.kb(tables, glossary), self.cache)
+
+    # ---- the concordance -------------------------------------------------------------------
+    def concord(self) -> list[str]:
+        """Lineage, change and canonical number of every rule; the new comparisons."""
+        notes: list[str] = []
+        overrides = concordance.load_overrides(CORPUS_DIR / "concordance-overrides.toml")
+        work = self.kb({}, {})
+        english = [e for e in work.editions_of("en") if not concordance.mark_pre_m10(e)]
+        full = [e for e in english if e.kind == "full"]
+        at = [e.id for e in full].index(self.new_id)
+        if at == 0:
+            raise NotIncremental(f"{self.new_id} is the oldest full edition of its language")
+        self.prev = full[at - 1].id
+        self.next = full[at + 1].id if at + 1 < len(full) else None
+        reference = full[-1]
+        # One scan of the lineage table (the order of rules within an edition matters nowhere
+        # here: a lineage is unique within an edition).
+        rows = self.old._db.all(
+            "SELECT edition, number, lineage, canonical, change, compare FROM lineage"
+        )
+        self.old_rows = {(e, n): (lin, canon, ch) for e, n, lin, canon, ch, _ in rows}
+        by_ed: dict[str, dict[str, str]] = {}
+        for e, n, lin, _, _, _ in rows:
+            by_ed.setdefault(e, {})[n] = lin
+        digests = {(e, n): d for e, n, _, _, _, d in rows}
+        numbers = {e: list(t) for e, t in by_ed.items()}
+        numbers[self.new_id] = list(self.rules)
+
+        # Full editions, newest to oldest, as concordance.compute: the pairs of the two new
+        # comparisons from the alignment, the others from the lineage the database holds.
+        tables = {self.new_id: self.rules, self.prev: self.load(self.prev)}
+        if self.next:
+            tables[self.next] = self.load(self.next)
+        align_kb = self.kb(tables, {})
+        lineage: dict[str, dict[str, str]] = {ed_id: {} for ed_id in self.editions}
+        lineage[reference.id] = {n: n for n in numbers[reference.id]}
+        for older, newer in zip(reversed(full[:-1]), reversed(full[1:]), strict=True):
+            if self.new_id in (older.id, newer.id):
+                key = f"{older.id}..{newer.id}"
+                pairs = concordance._aligned(
+                    align_kb, older.id, newer.id, overrides.get(key, {}), self.cache
+                ).pairs
+            else:
+                by_lin = {lin: n for n, lin in by_ed[newer.id].items()}
+                pairs = {n: by_lin[lin] for n, lin in by_ed[older.id].items() if lin in by_lin}
+            lineage[older.id] = {
+                n: (lineage[newer.id][pairs[n]] if n in pairs else f"{older.id}:{n}")
+                for n in numbers[older.id]
+            }
+        part_kb = self._partial_kb(english, full, reference)
+        for ed in english:
+            if ed.kind == "full" or ed.id == reference.id:
+                continue
+            lineage[ed.id] = concordance._place_partial(
+                part_kb, ed, full, reference, lineage, overrides, notes
+            )
+        for ed in work.editions.values():
+            if ed.lang != "en":
+                lineage[ed.id] = concordance._place_translation(
+                    part_kb, ed, english, reference, lineage, notes
+                )
+        self.lineage = lineage
+        self.canonical = {
+            ed_id: {n: (None if ":" in lin else lin) for n, lin in table.items()}
+            for ed_id, table in lineage.items()
+        }
+
+        # Changes from the stored comparison digests (the new edition's computed here).
+        for n, rule in self.rules.items():
+            digests[(self.new_id, n)] = concordance.compare_digest(rule)
+        for ed_id in self.relinked:
+            for n, rule in self.loaded[ed_id].items():
+                digests[(ed_id, n)] = concordance.compare_digest(rule)
+        order = {e: list(t) for e, t in by_ed.items()}
+        order[self.new_id] = list(self.rules)
+        for ed_id in self.relinked:
+            order[ed_id] = list(self.loaded[ed_id])
+        self.changes: dict[tuple[str, str], str] = {}
+        for lang in {e.lang for e in work.editions.values()}:
+            eds = work.editions_of(lang)
+            table = [
+                (
+                    ed.id,
+                    ed.kind == "full",
+                    [(n, lineage[ed.id][n], digests[(ed.id, n)]) for n in order.get(ed.id, [])],
+                )
+                for ed in eds
+            ]
+            for ed, found in zip(eds, concordance.rule_changes(table), strict=True):
+                for n, change in found.items():
+                    self.changes[(ed.id, n)] = change
+        self.digests = digests
+
+        # The comparisons that involve the new edition (its neighbours' rules carry their lineage).
+        for ed_id, rules in tables.items():
+            for n, rule in rules.items():
+                rule.lineage = lineage[ed_id][n]
+                rule.canonical = None if ":" in rule.lineage else rule.lineage
+                rule.change = self.changes.get((ed_id, n))
+        self.spans = {
+            f"{self.prev}..{self.new_id}": concordance.diff_editions(
+                align_kb, self.prev, self.new_id
+            )
+        }
+        if self.next:
+            span = f"{self.new_id}..{self.next}"
+            self.spans[span] = concordance.diff_editions(align_kb, self.new_id, self.next)
+        self.view = self._index_view()
+        return notes
+
+    def _index_view(self) -> KnowledgeBase:
+        """What the search index reads besides the document state, taken from the previous
+        database now (the index is built beside the patch, which must not share its files):
+        every edition, the newest glossary of each language, commentary, tournament rules,
+        examples and terms."""
+        glossary = self.newest_glossaries(self.editions.values())
+        return KnowledgeBase(
+            editions=dict(self.editions),
+            glossary=glossary,  # type: ignore[arg-type]
+            commentary=list(self.old.commentary),
+            tournament=list(self.old.tournament),
+            terms=self.terms,
+            examples=list(self.old.examples),
+        )
+
+    def _partial_kb(
+        self, english: list[Edition], full: list[Edition], reference: Edition
+    ) -> KnowledgeBase:
+        """The quotes and translations with what placing them reads: the rules of the full
+        editions that have their numbers, and the reference edition whole."""
+        quotes = [e.id for e in english if e.kind != "full" and e.id != reference.id]
+        quotes += [e.id for e in self.editions.values() if e.lang != "en"]
+        rules: dict[str, dict[str, Rule]] = {q: self.load(q) for q in quotes}
+        wanted = sorted({n for q in quotes for n in rules[q]})
+        for ed in full:
+            if ed.id in self.loaded:
+                rules[ed.id] = self.loaded[ed.id]
+            else:
+                rules[ed.id] = {}
+        if wanted:
+            marks = ",".join("?" * len(wanted))
+            for ed_id, number, lang, kind, text in self.old._db.all(
+                f"SELECT edition, number, lang, kind, text FROM rules WHERE number IN ({marks})",
+                wanted,
+            ):
+                if ed_id in rules and ed_id not in self.loaded:
+                    rules[ed_id][number] = Rule(ed_id, lang, number, kind, text)
+        if any(e.kind != "full" and e.lang == "en" and e.id != reference.id for e in english):
+            rules[reference.id] = self.load(reference.id)
+        return self.kb(rules, {})
+
+    # ---- writing ---------------------------------------------------------------------------
+    def write(self, conn: sqlite3.Connection, digest: str) -> None:
+        """Patch the copied database: the new edition, lineage, references, comparisons ..."""
+        lineage = self.lineage
+        canonical = self.canonical
+        # The new and the relinked editions, written whole.
+        for ed_id in [self.new_id, *self.relinked]:
+            table = self.loaded[ed_id]
+            for rule in table.values():
+                rule.lineage = lineage[ed_id][rule.number]
+                rule.canonical = canonical[ed_id][rule.number]
+                rule.change = self.changes[(ed_id, rule.number)]
+                for ref in [*rule.refs, *(r for refs in rule.example_refs for r in refs)]:
+                    ref.canonical = canonical[ed_id].get(ref.number)
+            if ed_id != self.new_id:
+                conn.execute("DELETE FROM rules WHERE edition = ?", (ed_id,))
+                conn.execute("DELETE FROM refs WHERE edition = ?", (ed_id,))
+            store.write_edition_rules(conn, ed_id, table)
+        for entry in self.glossary.values():
+            for ref in entry.refs:
+                ref.canonical = canonical[self.new_id].get(ref.number)
+        store.write_edition_glossary(conn, self.new_id, self.glossary)
+
+        # Lineage rows: the new edition's, and every old row that changed (their lineages' history
+        # is written again, under the old name and the new).
+        self.touched = {
+            lineage[ed_id][n] for ed_id in [self.new_id, *self.relinked] for n in lineage[ed_id]
+        }
+        conn.executemany(
+            "INSERT INTO lineage VALUES (?,?,?,?,?,?)",
+            [
+                (
+                    self.new_id,
+                    n,
+                    lineage[self.new_id][n],
+                    canonical[self.new_id][n],
+                    self.changes[(self.new_id, n)],
+                    self.digests[(self.new_id, n)],
+                )
+                for n in self.rules
+            ],
+        )
+        moved: dict[str, dict[str, str | None]] = {}
+        updates = []
+        for (ed_id, n), (lin, canon, change) in self.old_rows.items():
+            new = (lineage[ed_id][n], canonical[ed_id][n], self.changes[(ed_id, n)])
+            digest_now = self.digests[(ed_id, n)]
+            if new != (lin, canon, change) or ed_id in self.relinked:
+                updates.append((*new, digest_now, ed_id, n))
+                self.touched.update((lin, new[0]))
+            if new[1] != canon and ed_id not in self.relinked:
+                moved.setdefault(ed_id, {})[n] = new[1]
+        conn.executemany(
+            "UPDATE lineage SET lineage = ?, canonical = ?, change = ?, compare = ? "
+            "WHERE edition = ? AND number = ?",
+            updates,
+        )
+        recanonicalise(conn, moved)
+
+        # Editions: places in time, the quotes' fits, the new edition's counts.
+        count(
+            KnowledgeBase(
+                editions={self.new_id: self.edition},
+                rules={self.new_id: self.rules},
+                glossary={self.new_id: self.glossary},
+            )
+        )
+        work = self.kb({}, {})
+        ordered = sorted(work.editions.values(), key=lambda e: (work.sort_date(e), e.id))
+        e = self.edition
+        # Its position and fits are set with every edition's just below.
+        conn.execute(
+            "INSERT INTO editions VALUES (?,?,?,?,?,?,?,?,?,?,?,?)", store.edition_row(e, 0)
+        )
+        conn.executemany(
+            "UPDATE editions SET position = ?, fits = ? WHERE id = ?",
+            [
+                (i, json.dumps(ed.fits, ensure_ascii=False, separators=(",", ":")), ed.id)
+                for i, ed in enumerate(ordered)
+            ],
+        )
+
+        # Comparisons: the neighbours' one replaced by the two new ones, in the same place.
+        spans = [s for (s,) in conn.execute("SELECT span FROM comparisons ORDER BY position")]
+        old_span = f"{self.prev}..{self.next}" if self.next else None
+        new_spans = list(self.spans)
+        if old_span in spans:
+            at = spans.index(old_span)
+            spans[at : at + 1] = new_spans
+            conn.execute("DELETE FROM comparisons WHERE span = ?", (old_span,))
+            conn.execute("DELETE FROM changes WHERE span = ?", (old_span,))
+        else:
+            ends = [i for i, s in enumerate(spans) if s.endswith(f"..{self.prev}")]
+            at = ends[-1] + 1 if ends else len(spans)
+            spans[at:at] = new_spans
+        conn.execute("DELETE FROM comparisons")
+        conn.executemany(
+            "INSERT INTO comparisons VALUES (?,?,?,?)",
+            [(span, i, *span.split("..", 1)) for i, span in enumerate(spans)],
+        )
+        conn.executemany(
+            "INSERT INTO changes VALUES (?,?,?,?,?)",
+            [
+                (span, i, c.change, c.old, c.new)
+                for span, changes in self.spans.items()
+                for i, c in enumerate(changes)
+            ],
+        )
+        self._history(conn, ordered)
+        self._commentary(conn, canonical)
+        start = conn.execute("SELECT coalesce(max(position) + 1, 0) FROM warnings").fetchone()[0]
+        for problem in self.problems:
+            problem.path = display_path(problem.path)
+        conn.executemany(
+            "INSERT INTO warnings VALUES (?,?)",
+            [(start + i, str(p)) for i, p in enumerate(self.problems)],
+        )
+        conn.execute("UPDATE meta SET value = ? WHERE key = 'content_hash'", (digest,))
+
+    def index(
+        self, previous_hash: str, digest: str, index_dir: Path, previous_index: Path
+    ) -> dict[str, Any] | None:
+        """Build the search index from the previous build's document state and this patch, and
+        keep the new state; None (nothing written) when the cache no longer has the old one.
+
+        Runs in a child process beside :meth:`write` (:class:`kb.build.forked.Forked`): it
+        reads only what :meth:`index_view` took from the previous database before, and files."""
+        from kb.build import analysis_memo
+        from kb.search import build_index
+
+        state = self.doc_state(previous_hash)
+        if state is None:
+            return None
+        self.view.content_hash = digest
+        with analysis_memo(self.cache) as memo:
+            stats = build_index(self.view, index_dir, previous_index, memo=memo, state=state)
+        save_state(self.cache, digest, state)
+        return stats
+
+    def doc_state(self, previous_hash: str) -> DocState | None:
+        """The previous build's document state (:mod:`kb.search.docstate`) with the new edition
+        and every rule's new canonical number (None when the cache no longer has it)."""
+        state = saved_state(self.cache, previous_hash)
+        if state is None:
+            return None
+        state.add_edition(self.new_id, self.rules, self.glossary)
+        if state.recanonicalise(self.canonical) * 4 > len(state.texts):
+            state = state.compact()  # texts no rule has any more: dropped once they add up
+        return state
+
+    def _history(self, conn: sqlite3.Connection, ordered: list[Edition]) -> None:
+        """The rule pages' history (:mod:`kb.history`) of the lineages the patch touched: their
+        rows under their new names, oldest edition first; their old names are dropped."""
+        sequences: dict[tuple[str, str], list[tuple[str, str, str | None]]] = {}
+        touched = self.touched
+        for ed in ordered:
+            for n, lin in self.lineage[ed.id].items():
+                if lin in touched:
+                    row = (ed.id, n, self.changes[(ed.id, n)])
+                    sequences.setdefault((lin, ed.lang), []).append(row)
+        try:
+            refresh_history(conn, sequences, touched, [self.new_id, *self.relinked])
+        except ValueError:
+            self.history_whole = True
+
+    def _commentary(
+        self, conn: sqlite3.Connection, canonical: dict[str, dict[str, str | None]]
+    ) -> None:
+        """Commentary points at canonical rules: placed again from its unmapped numbers."""
+        from kb.build.read import corpus_inputs
+
+        embedded = [(p, entry) for p, entry in corpus_inputs() if entry is not None]
+        docs, _ = read_cached(embedded, None, self.cache)
+        raw = [c for d in docs if d.kind == "commentary" for c in commentary_of(d)]
+        sources = {c.source for c in raw}
+        rules: dict[str, dict[str, Rule]] = {}
+        for ed in self.editions.values():
+            if sources & set(ed.sources):
+                rules[ed.id] = {
+                    n: Rule(ed.id, ed.lang, n, "rule", "", canonical=canon)
+                    for n, canon in canonical[ed.id].items()
+                }
+        ckb = self.kb(rules, {})
+        ckb.commentary = raw
+        attach_commentary(ckb)
+        conn.executemany(
+            "UPDATE commentary SET about_rules = ? WHERE id = ?",
+            [
+                (json.dumps(c.about_rules, ensure_ascii=False, separators=(",", ":")), c.id)
+                for c in raw
+            ],
+        )
+
+
+def _newest_of(kb: KnowledgeBase, lang: str) -> dict[str, Any] | None:
+    newest = kb.glossary_edition(lang)
+    return kb.glossary[newest.id] if newest else None
+
+
+def _english_view(kb: KnowledgeBase, terms: list[Any]) -> list[tuple[str | None, bool]]:
+    """What the newest English glossary decides for other editions' vocabularies: per term, the
+    first English name it has, and whether that entry is a redirect."""
+    from kb.build.link import _is_redirect
+
+    english = _newest_of(kb, "en") or {}
+    view = []
+    for term in terms:
+        name = next((n.lower() for n in term.en if n.lower() in english), None)
+        view.append((name, _is_redirect(english[name]) if name else False))
+    return view

@@ -1,0 +1,254 @@
+"""Which search document each rule and glossary entry is, kept between builds so that adding one
+edition to an archive does not read the archive's 180,000 rules again.
+
+The index has one document per distinct text (:func:`kb.search.indexer.documents`). A
+:class:`DocState` records what that needs of every rule and glossary entry: its distinct text
+(language, number, canonical number, title, body, kind, prior, own length), stored once, and per
+edition the ``(number, text id)`` of its rules in their order. :func:`assemble` makes the
+documents from it in the order, grouping and "current" marking of a pass over the knowledge
+base itself; a full build makes the state from the knowledge base (:meth:`DocState.of`), an
+incremental one updates the previous build's (:meth:`DocState.add_edition`,
+:meth:`DocState.recanonicalise`), and both assemble the documents the same way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from kb.model import GlossaryEntry, KnowledgeBase, Rule
+
+#: A rule's text: language, number, canonical, title, body, kind, prior, length of its own text.
+RuleText = tuple[str, str, str | None, str | None, str, str, float, int]
+#: A glossary entry's: language, key, title, definition, names (term and aliases).
+GlossaryText = tuple[str, str, str, str, tuple[str, ...]]
+
+
+@dataclass
+class DocState:
+    """The distinct texts of the rules and glossary entries, and each edition's list of them."""
+
+    texts: list[RuleText] = field(default_factory=list)
+    rules: dict[str, list[tuple[str, int]]] = field(default_factory=dict)
+    glossary_texts: list[GlossaryText] = field(default_factory=list)
+    glossary: dict[str, list[tuple[str, int]]] = field(default_factory=dict)
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {k: getattr(self, k) for k in ("texts", "rules", "glossary_texts", "glossary")}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+
+    # ---- making and updating -------------------------------------------------------------
+    @classmethod
+    def of(cls, kb: KnowledgeBase) -> DocState:
+        """The state of a knowledge base held in memory (a full build)."""
+        state = cls()
+        for ed_id, table in kb.rules.items():
+            state.add_rules(ed_id, table)
+        for ed_id, entries in kb.glossary.items():
+            state.add_glossary(ed_id, entries)
+        return state
+
+    def _ids(self, name: str) -> dict[Any, int]:
+        """Text -> id of ``texts`` or ``glossary_texts`` (made on first use)."""
+        ids = self.__dict__.get(f"_{name}_ids")
+        if ids is None:
+            ids = {}
+            for i, text in enumerate(getattr(self, name)):
+                ids.setdefault(text, i)
+            self.__dict__[f"_{name}_ids"] = ids
+        return ids
+
+    def _text_id(self, text: RuleText) -> int:
+        ids = self._ids("texts")
+        found = ids.get(text)
+        if found is None:
+            found = ids[text] = len(self.texts)
+            self.texts.append(text)
+        return found
+
+    def add_rules(self, ed_id: str, table: Mapping[str, Rule]) -> None:
+        """An edition's rules (with their canonical numbers), in the table's order."""
+        from kb.search.indexer import _rule_prior, _rule_title
+
+        out = []
+        for rule in table.values():
+            # A subrule's body ends with its rule's title (see indexer.documents).
+            context = "" if rule.title else _rule_title(table, rule)  # type: ignore[arg-type]
+            body = "\n".join([rule.text, *rule.examples, context]).strip()
+            text: RuleText = (
+                rule.lang,
+                rule.number,
+                rule.canonical,
+                rule.title,
+                body,
+                rule.kind,
+                _rule_prior(rule),
+                len(rule.text),
+            )
+            out.append((rule.number, self._text_id(text)))
+        self.rules[ed_id] = out
+
+    def add_glossary(self, ed_id: str, entries: Mapping[str, GlossaryEntry]) -> None:
+        """An edition's glossary, in its order."""
+        ids = self._ids("glossary_texts")
+        out = []
+        for entry in entries.values():
+            names = (entry.term, *entry.aliases)
+            text: GlossaryText = (
+                entry.lang,
+                entry.key,
+                " ; ".join(names),
+                entry.definition,
+                names,
+            )
+            found = ids.get(text)
+            if found is None:
+                found = ids[text] = len(self.glossary_texts)
+                self.glossary_texts.append(text)
+            out.append((entry.key, found))
+        self.glossary[ed_id] = out
+
+    def add_edition(
+        self, ed_id: str, rules: Mapping[str, Rule], glossary: Mapping[str, GlossaryEntry]
+    ) -> None:
+        """One edition added (an incremental build): its rules and glossary."""
+        self.add_rules(ed_id, rules)
+        self.add_glossary(ed_id, glossary)
+
+    def recanonicalise(self, canonical: Mapping[str, Mapping[str, str | None]]) -> int:
+        """Give every rule the canonical number of ``canonical`` (edition -> number -> number)
+        where it differs from the recorded one; returns how many changed."""
+        changed = 0
+        texts = self.texts
+        for ed_id, rows in self.rules.items():
+            table = canonical.get(ed_id)
+            if table is None:
+                continue
+            for i, (number, tid) in enumerate(rows):
+                now = table.get(number)
+                text = texts[tid]
+                if text[2] != now:
+                    rows[i] = (number, self._text_id((*text[:2], now, *text[3:])))  # type: ignore[arg-type]
+                    changed += 1
+        return changed
+
+    def compact(self) -> DocState:
+        """The same state without the texts no rule or entry uses any more."""
+        out = DocState()
+        for ed_id, rows in self.rules.items():
+            out.rules[ed_id] = [(n, out._text_id(self.texts[tid])) for n, tid in rows]
+        ids = out._ids("glossary_texts")
+        for ed_id, rows in self.glossary.items():
+            kept = []
+            for key, gid in rows:
+                text = self.glossary_texts[gid]
+                found = ids.get(text)
+                if found is None:
+                    found = ids[text] = len(out.glossary_texts)
+                    out.glossary_texts.append(text)
+                kept.append((key, found))
+            out.glossary[ed_id] = kept
+        return out
+
+
+def assemble(state: DocState, kb: KnowledgeBase) -> list[Any]:
+    """The index's documents (:func:`kb.search.indexer.documents`) from ``state``, and the
+    commentary, tournament rules and examples of ``kb`` (whose editions give the order)."""
+    from kb.search.indexer import KIND_BOOST, Doc
+
+    docs: list[Doc] = []
+    newest_by_group: dict[tuple[str, str], tuple[str, Doc]] = {}
+    order = {e.id: (e.date or "", e.id) for e in kb.editions.values()}
+    # A text and another that differ only in kind, prior or length share a document (the first's).
+    first: dict[Any, int] = {}
+    same = [first.setdefault(text[:5], i) for i, text in enumerate(state.texts)]
+    by_text: dict[int, Doc] = {}
+    # Oldest edition first, so a document's reference ends up in the newest edition having it.
+    for ed_id in sorted(state.rules, key=lambda e: order.get(e, ("", e))):
+        for number, tid in state.rules[ed_id]:
+            key = same[tid]
+            doc = by_text.get(key)
+            if doc is None:
+                lang, num, canon, title, body, kind, prior, main = state.texts[tid]
+                doc = Doc(
+                    ref="",
+                    kind=kind,
+                    lang=lang,
+                    group=f"r:{canon}" if canon else f"r:{lang}:{ed_id}:{num}",
+                    # The number leads the title: "117.3a" in a query finds the rule itself.
+                    title=f"{num} {title or ''}".strip(),
+                    body=body,
+                    number=num,
+                    canonical=canon or "",
+                    current=False,
+                    prior=prior,
+                    main=main,
+                )
+                by_text[key] = doc
+                docs.append(doc)
+            doc.ref = f"r|{ed_id}|{number}"
+            doc.editions.append(ed_id)
+            newest_by_group[(doc.lang, doc.group)] = (ed_id, doc)
+    first = {}
+    same = [first.setdefault(text[:4], i) for i, text in enumerate(state.glossary_texts)]
+    by_entry: dict[int, Doc] = {}
+    for ed_id in sorted(state.glossary, key=lambda e: order.get(e, ("", e))):
+        for key, gid in state.glossary[ed_id]:
+            lang, _, title, definition, names = state.glossary_texts[gid]
+            doc = by_entry.get(same[gid])
+            if doc is None:
+                doc = Doc(
+                    ref="",
+                    kind="glossary",
+                    lang=lang,
+                    group=f"g:{lang}:{key}",
+                    title=title,
+                    body=definition,
+                    current=False,
+                    prior=KIND_BOOST["glossary"],
+                )
+                by_entry[same[gid]] = doc
+                docs.append(doc)
+            doc.ref = f"g|{ed_id}|{key}"
+            doc.names = names
+            doc.editions.append(ed_id)
+            newest_by_group[(lang, doc.group)] = (ed_id, doc)
+    # Default searches see, for each rule (or term) and language, its newest version only; a
+    # rule deleted from a language that has a full text (no canonical number) is history.
+    has_full = {e.lang for e in kb.editions.values() if e.kind == "full"}
+    for _ed, doc in newest_by_group.values():
+        doc.current = bool(doc.canonical) or doc.kind == "glossary" or doc.lang not in has_full
+    docs.extend(_other_documents(kb))
+    for doc in docs:
+        if doc.kind in KIND_BOOST and doc.kind != "glossary":
+            doc.prior = KIND_BOOST[doc.kind]
+    # Current documents first: default searches stop at the first non-current document number.
+    docs.sort(key=lambda d: not d.current)
+    return docs
+
+
+def _other_documents(kb: KnowledgeBase) -> Iterable[Any]:
+    """The commentary, tournament rules and engine examples, one document each."""
+    from kb.search.indexer import Doc, example_prose, example_script
+
+    for com in kb.commentary:
+        yield Doc(f"c|{com.id}", "commentary", com.lang, f"c:{com.id}", com.heading or "", com.text)
+    for item in kb.tournament:
+        yield Doc(f"t|{item.id}", "tournament", item.lang, f"t:{item.id}", item.section, item.text)
+    for ex in kb.examples:
+        # The prose is what the example is about; its game script ("Bob passes") only adds
+        # words at the weight of a rule's examples, so it is found but never outranks the prose.
+        prose = example_prose(ex.markdown)
+        script = example_script(ex.markdown)
+        yield Doc(
+            f"x|{ex.id}",
+            "example",
+            "en",
+            f"x:{ex.id}",
+            ex.title,
+            f"{prose}\n{script}".strip(),
+            main=len(prose) if script else -1,
+        )

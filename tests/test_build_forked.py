@@ -1,0 +1,111 @@
+"""Work a build hands to a second process (kb.build.forked), and the search index's pieces an
+incremental build reuses: the document state (kb.search.docstate) and the Whoosh files."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from kb.build import forked
+from kb.build.forked import Forked
+
+
+def _pid_and(value: int) -> tuple[int, int]:
+    return os.getpid(), value * 2
+
+
+def _fails(message: str) -> None:
+    raise ValueError(message)
+
+
+def test_the_result_comes_back_from_a_child_process() -> None:
+    pid, value = Forked(_pid_and, 21).result()
+    assert value == 42
+    if forked.cores() > 1 and hasattr(os, "fork"):
+        assert pid != os.getpid()
+
+
+def test_the_childs_exception_is_raised_by_result(capfd: pytest.CaptureFixture[str]) -> None:
+    job = Forked(_fails, "no such rule 999.9z") if forked.cores() > 1 else None
+    if job is None:
+        with pytest.raises(ValueError, match="no such rule"):
+            Forked(_fails, "no such rule 999.9z")
+        return
+    with pytest.raises(ValueError, match=r"no such rule 999\.9z"):
+        job.result()
+    assert "ValueError" in capfd.readouterr().err  # the child's traceback, for the log
+
+
+def test_one_core_runs_the_work_in_the_caller(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(forked, "cores", lambda: 1)
+    pid, value = Forked(_pid_and, 1).result()
+    assert (pid, value) == (os.getpid(), 2)
+
+
+def test_a_cancelled_child_is_reaped() -> None:
+    import time
+
+    job = Forked(time.sleep, 30)
+    started = time.perf_counter()
+    job.cancel()
+    assert time.perf_counter() - started < 10
+    job.cancel()  # twice is harmless
+
+
+# ---- the index's reusable pieces --------------------------------------------------------------
+def test_the_document_state_updated_by_one_edition_makes_the_same_documents(
+    full_kb, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A state without the newest English edition, given that edition and the canonical numbers
+    again, assembles the documents of the whole knowledge base."""
+    from kb.search.docstate import DocState, assemble
+    from kb.search.indexer import documents
+
+    newest = full_kb.newest("en").id
+    want = [(d.meta(), d.title, d.body, d.prior, d.main, d.names) for d in documents(full_kb)]
+    state = DocState.of(full_kb)
+    canonical = {ed: {n: state.texts[t][2] for n, t in rows} for ed, rows in state.rules.items()}
+    del state.rules[newest], state.glossary[newest]
+    # As if an older build had other canonical numbers for one edition's rules.
+    some = next(ed for ed in state.rules if ed != newest and ed.startswith("en-"))
+    state.rules[some] = [
+        (n, state._text_id((*state.texts[t][:2], None, *state.texts[t][3:])))
+        for n, t in state.rules[some]
+    ]
+    state.add_edition(newest, full_kb.rules[newest], full_kb.glossary[newest])
+    assert state.recanonicalise(canonical) > 0
+    for candidate in (state, state.compact()):
+        got = [
+            (d.meta(), d.title, d.body, d.prior, d.main, d.names)
+            for d in assemble(candidate, full_kb)
+        ]
+        assert got == want
+    assert len(state.compact().texts) < len(state.texts)
+
+
+def test_whoosh_files_are_copied_when_the_vocabulary_is_the_same(
+    embedded_kb, tmp_path: Path
+) -> None:
+    from whoosh import index as whoosh_index
+
+    from kb.search.indexer import build_index
+
+    first, second = tmp_path / "first", tmp_path / "second"
+    build_index(embedded_kb, first)
+    # Another content hash: the index is built again, but today's vocabulary is the same.
+    before = embedded_kb.content_hash
+    embedded_kb.content_hash = "other"
+    try:
+        build_index(embedded_kb, second, previous=first)
+    finally:
+        embedded_kb.content_hash = before
+    segments = sorted(p.name for p in first.iterdir() if p.suffix == ".seg")
+    assert segments and segments == sorted(p.name for p in second.iterdir() if p.suffix == ".seg")
+    meta = json.loads((second / "meta.json").read_text(encoding="utf-8"))
+    assert meta["vocabulary"] == json.loads((first / "meta.json").read_text("utf-8"))["vocabulary"]
+    ix = whoosh_index.open_dir(str(second), indexname="kb")
+    assert ix.doc_count_all() == len(meta["docs"])
+    ix.close()
