@@ -33,7 +33,6 @@ import json
 import re
 import sqlite3
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -230,64 +229,57 @@ def refresh_history(
     if not _table_ready(conn):
         raise ValueError("the history table was of an older format: write it whole")
     names = sorted({lineage for lineage, _ in sequences} | set(dropped))
-    fresh = set(fresh)
+    # What the stored rows know: each rule's text hash, and the word diff of each pair of
+    # editions side by side whose texts differ.
     known: dict[tuple[str, str], str] = {}
-    diffs: dict[tuple[str, str, str, str], str | None] = {}
+    diffs: dict[tuple[str, str, str, str], str] = {}
     for batch in _batches(names):
         marks = ",".join("?" * len(batch))
         for data, texts in conn.execute(
             f"SELECT entries, texts FROM history WHERE lineage IN ({marks})", batch
         ):
-            prev: tuple[str, str] | None = None
-            for entry, hashed in zip(json.loads(data), texts.split(","), strict=True):
-                here = (entry[0], entry[1])
-                known[here] = hashed
-                if prev is not None:
-                    diffs[(*prev, *here)] = entry[4]
-                prev = here
-    wanted = {
-        (ed, n)
-        for rows in sequences.values()
-        for ed, n, _ in rows
-        if ed in fresh or (ed, n) not in known
-    }
-    texts = _texts(conn, wanted)
+            stored = json.loads(data)
+            keys = [(e[0], e[1]) for e in stored]
+            known.update(zip(keys, texts.split(","), strict=True))
+            for i, entry in enumerate(stored):
+                if entry[4] is not None:
+                    diffs[(*keys[i - 1], *keys[i])] = entry[4]
+    # The rules written by this build have no stored hash (or may have another one).
+    texts = _texts(conn, None, set(fresh))
     known.update((key, _hash_full(full)) for key, full in texts.items())
-    pairs = {
-        (*a[:2], *b[:2])
-        for rows in sequences.values()
-        for a, b in pairwise(rows)
-        if known[a[:2]] != known[b[:2]]
-    }
-    pairs -= diffs.keys()
-    texts.update(_texts(conn, {p[i : i + 2] for p in pairs for i in (0, 2)} - texts.keys()))
-    for p in pairs:
-        diffs[p] = str(word_diff(texts[p[:2]], texts[p[2:]]))
-    conn.executemany("DELETE FROM history WHERE lineage = ?", [(x,) for x in names])
+    missing = {(ed, n) for rows in sequences.values() for ed, n, _ in rows} - known.keys()
+    if missing:
+        found = _texts(conn, missing)
+        texts.update(found)
+        known.update((key, _hash_full(full)) for key, full in found.items())
     out = []
+    pending: dict[tuple[str, str, str, str], list[list[Any]]] = {}
     for (lineage, lang), rows in sequences.items():
         if not rows:
             continue
-        entries: list[Entry] = []
         hashes = [known[(ed, n)] for ed, n, _ in rows]
-        for i, (ed, n, change) in enumerate(rows):
-            if i == 0:
-                entries.append((ed, n, change, None, None, True))
-                continue
+        entries: list[list[Any]] = [[*rows[0], None, None, True]]
+        for i in range(1, len(rows)):
             pe, pn, _ = rows[i - 1]
+            ed, n, change = rows[i]
             renumbered = pn if pn != n else None
-            diff = None if hashes[i - 1] == hashes[i] else diffs[(pe, pn, ed, n)]
-            changed = renumbered is not None or hashes[i - 1] != hashes[i]
-            entries.append((ed, n, change, renumbered, diff, changed))
-        out.append(
-            (
-                lineage,
-                lang,
-                _digest(rows, hashes),
-                json.dumps(entries, ensure_ascii=False),
-                ",".join(hashes),
-            )
-        )
+            if hashes[i - 1] == hashes[i]:
+                entries.append([ed, n, change, renumbered, None, renumbered is not None])
+                continue
+            entry = [ed, n, change, renumbered, diffs.get((pe, pn, ed, n)), True]
+            if entry[4] is None:  # a new pair: diffed below
+                pending.setdefault((pe, pn, ed, n), []).append(entry)
+            entries.append(entry)
+        out.append([lineage, lang, _digest(rows, hashes), entries, ",".join(hashes)])
+    need = {key for p in pending for key in (p[:2], p[2:])} - texts.keys()
+    texts.update(_texts(conn, need))
+    for p, waiting in pending.items():
+        diff = str(word_diff(texts[p[:2]], texts[p[2:]]))
+        for entry in waiting:
+            entry[4] = diff
+    for row in out:
+        row[3] = json.dumps(row[3], ensure_ascii=False)
+    conn.executemany("DELETE FROM history WHERE lineage = ?", [(x,) for x in names])
     conn.executemany(_INSERT, out)
     return len(out)
 
@@ -297,11 +289,19 @@ def _batches(items: list[Any], size: int = 500) -> Iterator[list[Any]]:
         yield items[i : i + size]
 
 
-def _texts(conn: sqlite3.Connection, keys: set[tuple[str, str]]) -> dict[tuple[str, str], str]:
-    """``title text`` of the rules ``(edition, number)`` (as :func:`fold` compares them)."""
+def _texts(
+    conn: sqlite3.Connection, keys: set[tuple[str, str]] | None, editions: Iterable[str] = ()
+) -> dict[tuple[str, str], str]:
+    """``title text`` of the rules ``(edition, number)`` of ``keys``, or of every rule of
+    ``editions`` (as :func:`fold` compares them)."""
     out: dict[tuple[str, str], str] = {}
+    for ed in editions:
+        for n, title, text in conn.execute(
+            "SELECT number, title, text FROM rules WHERE edition = ?", (ed,)
+        ):
+            out[(ed, n)] = f"{title or ''} {text or ''}".strip()
     by_edition: dict[str, list[str]] = {}
-    for ed, n in keys:
+    for ed, n in keys or ():
         by_edition.setdefault(ed, []).append(n)
     for ed, numbers in by_edition.items():
         for batch in _batches(sorted(numbers)):
@@ -326,7 +326,7 @@ def _hash_full(full: str) -> str:
 def _digest(rows: Sequence[tuple[Any, ...]], hashes: list[str]) -> str:
     """A hash of one lineage's rows in one language: each edition, number, change and text
     hash (what its entries are made from)."""
-    data = _ENCODE([[row[:3] for row in rows], hashes])
+    data = _ENCODE([rows if len(rows[0]) == 3 else [row[:3] for row in rows], hashes])
     return hashlib.blake2b(data.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import pickle
 from pathlib import Path
 
 import pytest
@@ -67,17 +68,19 @@ def test_the_document_state_updated_by_one_edition_makes_the_same_documents(
     newest = full_kb.newest("en").id
     want = [(d.meta(), d.title, d.body, d.prior, d.main, d.names) for d in documents(full_kb)]
     state = DocState.of(full_kb)
-    canonical = {ed: {n: state.texts[t][2] for n, t in rows} for ed, rows in state.rules.items()}
+    canonical = {
+        ed: {n: state.texts[t][2] for n, t in zip(*column, strict=True)}
+        for ed, column in state.rules.items()
+    }
     del state.rules[newest], state.glossary[newest]
     # As if an older build had other canonical numbers for one edition's rules.
     some = next(ed for ed in state.rules if ed != newest and ed.startswith("en-"))
-    state.rules[some] = [
-        (n, state._text_id((*state.texts[t][:2], None, *state.texts[t][3:])))
-        for n, t in state.rules[some]
-    ]
+    ids = state.rules[some][1]
+    for i, t in enumerate(ids):
+        ids[i] = state._text_id((*state.texts[t][:2], None, *state.texts[t][3:]))
     state.add_edition(newest, full_kb.rules[newest], full_kb.glossary[newest])
     assert state.recanonicalise(canonical) > 0
-    for candidate in (state, state.compact()):
+    for candidate in (state, state.compact(), pickle.loads(pickle.dumps(state))):
         got = [
             (d.meta(), d.title, d.body, d.prior, d.main, d.names)
             for d in assemble(candidate, full_kb)

@@ -220,14 +220,33 @@ def recanonicalise(conn: sqlite3.Connection, moved: Mapping[str, Mapping[str, st
     from kb.store.schema import _refs_json
 
     for ed_id, targets in moved.items():
-        # Decode only what may cite a target: one search for any of their quoted numbers.
+        # Decode only what may cite a target: the rules whose references do (the refs table
+        # says which), and those whose examples quote one of the numbers.
         names = re.compile("|".join(re.escape(json.dumps(n)) for n in targets)).search
-        out = []
+        rows: dict[int, tuple[str, str]] = {}
+        wanted = list(targets)
+        for i in range(0, len(wanted), 500):
+            batch = wanted[i : i + 500]
+            marks = ",".join("?" * len(batch))
+            rows.update(
+                (rowid, (refs, example_refs))
+                for rowid, refs, example_refs in conn.execute(
+                    "SELECT rowid, refs, example_refs FROM rules WHERE edition = ? AND number IN "
+                    f"(SELECT DISTINCT source FROM refs WHERE edition = ? AND target IN ({marks}))",
+                    [ed_id, ed_id, *batch],
+                )
+            )
+        # An example's references are not in the refs table: the rules having any (a quoted
+        # reference list opens with '[["'), searched for the numbers.
         for rowid, refs, example_refs in conn.execute(
-            "SELECT rowid, refs, example_refs FROM rules WHERE edition = ?", (ed_id,)
+            "SELECT rowid, refs, example_refs FROM rules WHERE edition = ? "
+            "AND instr(example_refs, '[[\"') > 0",
+            (ed_id,),
         ):
-            if not (names(refs) or names(example_refs)):
-                continue
+            if rowid not in rows and names(example_refs):
+                rows[rowid] = (refs, example_refs)
+        out = []
+        for rowid, (refs, example_refs) in rows.items():
             own = _decode(json.loads(refs))
             lists = [_decode(x) for x in json.loads(example_refs)]
             hits = [_move(own, targets), *(_move(x, targets) for x in lists)]

@@ -50,7 +50,10 @@ def build_index_from(
 
 def saved_state(cache: BuildCache, content_hash: str) -> DocState | None:
     """The document state of the build with this content hash, if the cache has it."""
-    found = cache.get(STATE, content_hash) if content_hash else None
+    try:
+        found = cache.get(STATE, content_hash) if content_hash else None
+    except (ValueError, TypeError, KeyError):  # a state of another layout: made again
+        return None
     return found if isinstance(found, DocState) else None
 
 

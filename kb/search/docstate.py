@@ -13,6 +13,7 @@ incremental one updates the previous build's (:meth:`DocState.add_edition`,
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -25,20 +26,45 @@ RuleText = tuple[str, str, str | None, str | None, str, str, float, int]
 GlossaryText = tuple[str, str, str, str, tuple[str, ...]]
 
 
+#: One edition's rules or glossary entries: their numbers (keys) and text ids, in order.
+Column = tuple[list[str], "array[int]"]
+
+
 @dataclass
 class DocState:
     """The distinct texts of the rules and glossary entries, and each edition's list of them."""
 
     texts: list[RuleText] = field(default_factory=list)
-    rules: dict[str, list[tuple[str, int]]] = field(default_factory=dict)
+    rules: dict[str, Column] = field(default_factory=dict)
     glossary_texts: list[GlossaryText] = field(default_factory=list)
-    glossary: dict[str, list[tuple[str, int]]] = field(default_factory=dict)
+    glossary: dict[str, Column] = field(default_factory=dict)
 
     def __getstate__(self) -> dict[str, Any]:
-        return {k: getattr(self, k) for k in ("texts", "rules", "glossary_texts", "glossary")}
+        # Each edition as one string of numbers and one array of ids: unpickling 180,000 small
+        # tuples cost half a second.
+        def packed(columns: dict[str, Column]) -> dict[str, tuple[str, bytes]]:
+            return {ed: ("\x00".join(keys), ids.tobytes()) for ed, (keys, ids) in columns.items()}
+
+        return {
+            "texts": self.texts,
+            "glossary_texts": self.glossary_texts,
+            "rules": packed(self.rules),
+            "glossary": packed(self.glossary),
+        }
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state)
+        def unpacked(columns: dict[str, tuple[str, bytes]]) -> dict[str, Column]:
+            out: dict[str, Column] = {}
+            for ed, (keys, data) in columns.items():
+                ids = array("l")
+                ids.frombytes(data)
+                out[ed] = (keys.split("\x00") if keys else [], ids)
+            return out
+
+        self.texts = state["texts"]
+        self.glossary_texts = state["glossary_texts"]
+        self.rules = unpacked(state["rules"])
+        self.glossary = unpacked(state["glossary"])
 
     # ---- making and updating -------------------------------------------------------------
     @classmethod
@@ -73,7 +99,7 @@ class DocState:
         """An edition's rules (with their canonical numbers), in the table's order."""
         from kb.search.indexer import _rule_prior, _rule_title
 
-        out = []
+        keys, ids = [], array("l")
         for rule in table.values():
             # A subrule's body ends with its rule's title (see indexer.documents).
             context = "" if rule.title else _rule_title(table, rule)  # type: ignore[arg-type]
@@ -88,13 +114,14 @@ class DocState:
                 _rule_prior(rule),
                 len(rule.text),
             )
-            out.append((rule.number, self._text_id(text)))
-        self.rules[ed_id] = out
+            keys.append(rule.number)
+            ids.append(self._text_id(text))
+        self.rules[ed_id] = (keys, ids)
 
     def add_glossary(self, ed_id: str, entries: Mapping[str, GlossaryEntry]) -> None:
         """An edition's glossary, in its order."""
-        ids = self._ids("glossary_texts")
-        out = []
+        known = self._ids("glossary_texts")
+        keys, ids = [], array("l")
         for entry in entries.values():
             names = (entry.term, *entry.aliases)
             text: GlossaryText = (
@@ -104,12 +131,13 @@ class DocState:
                 entry.definition,
                 names,
             )
-            found = ids.get(text)
+            found = known.get(text)
             if found is None:
-                found = ids[text] = len(self.glossary_texts)
+                found = known[text] = len(self.glossary_texts)
                 self.glossary_texts.append(text)
-            out.append((entry.key, found))
-        self.glossary[ed_id] = out
+            keys.append(entry.key)
+            ids.append(found)
+        self.glossary[ed_id] = (keys, ids)
 
     def add_edition(
         self, ed_id: str, rules: Mapping[str, Rule], glossary: Mapping[str, GlossaryEntry]
@@ -123,34 +151,34 @@ class DocState:
         where it differs from the recorded one; returns how many changed."""
         changed = 0
         texts = self.texts
-        for ed_id, rows in self.rules.items():
+        for ed_id, (keys, ids) in self.rules.items():
             table = canonical.get(ed_id)
             if table is None:
                 continue
-            for i, (number, tid) in enumerate(rows):
+            for i, number in enumerate(keys):
                 now = table.get(number)
-                text = texts[tid]
+                text = texts[ids[i]]
                 if text[2] != now:
-                    rows[i] = (number, self._text_id((*text[:2], now, *text[3:])))  # type: ignore[arg-type]
+                    ids[i] = self._text_id((*text[:2], now, *text[3:]))  # type: ignore[arg-type]
                     changed += 1
         return changed
 
     def compact(self) -> DocState:
         """The same state without the texts no rule or entry uses any more."""
         out = DocState()
-        for ed_id, rows in self.rules.items():
-            out.rules[ed_id] = [(n, out._text_id(self.texts[tid])) for n, tid in rows]
-        ids = out._ids("glossary_texts")
-        for ed_id, rows in self.glossary.items():
-            kept = []
-            for key, gid in rows:
+        for ed_id, (keys, ids) in self.rules.items():
+            out.rules[ed_id] = (list(keys), array("l", (out._text_id(self.texts[i]) for i in ids)))
+        known = out._ids("glossary_texts")
+        for ed_id, (keys, ids) in self.glossary.items():
+            kept = array("l")
+            for gid in ids:
                 text = self.glossary_texts[gid]
-                found = ids.get(text)
+                found = known.get(text)
                 if found is None:
-                    found = ids[text] = len(out.glossary_texts)
+                    found = known[text] = len(out.glossary_texts)
                     out.glossary_texts.append(text)
-                kept.append((key, found))
-            out.glossary[ed_id] = kept
+                kept.append(found)
+            out.glossary[ed_id] = (list(keys), kept)
         return out
 
 
@@ -168,7 +196,8 @@ def assemble(state: DocState, kb: KnowledgeBase) -> list[Any]:
     by_text: dict[int, Doc] = {}
     # Oldest edition first, so a document's reference ends up in the newest edition having it.
     for ed_id in sorted(state.rules, key=lambda e: order.get(e, ("", e))):
-        for number, tid in state.rules[ed_id]:
+        numbers, ids = state.rules[ed_id]
+        for number, tid in zip(numbers, ids, strict=True):
             key = same[tid]
             doc = by_text.get(key)
             if doc is None:
@@ -196,7 +225,8 @@ def assemble(state: DocState, kb: KnowledgeBase) -> list[Any]:
     same = [first.setdefault(text[:4], i) for i, text in enumerate(state.glossary_texts)]
     by_entry: dict[int, Doc] = {}
     for ed_id in sorted(state.glossary, key=lambda e: order.get(e, ("", e))):
-        for key, gid in state.glossary[ed_id]:
+        keys, ids = state.glossary[ed_id]
+        for key, gid in zip(keys, ids, strict=True):
             lang, _, title, definition, names = state.glossary_texts[gid]
             doc = by_entry.get(same[gid])
             if doc is None:
