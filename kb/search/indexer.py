@@ -314,7 +314,7 @@ def build_index(
                         scored.append((num, name, toks, own))
         stop = sum(1 for d in docs if d.current)
         whoosh_rows = [_whoosh_fields(doc, row) for doc, row in zip(docs, rows, strict=True)]
-        vocabulary = vocabulary_digest(whoosh_rows)
+        vocabulary = {"digest": vocabulary_digest(whoosh_rows), "docs": len(whoosh_rows)}
         writing = None
         if not _copy_vocabulary(previous, index_dir, vocabulary):
             from kb.build.forked import Forked
@@ -352,10 +352,10 @@ def build_index(
 
 
 def vocabulary_digest(rows: list[dict[str, Any]]) -> str:
-    """What the Whoosh files hold (:func:`_whoosh_fields` of every document), as a digest that
-    does not depend on the documents' order: their number and the multiset of their fields."""
+    """What the Whoosh files hold (:func:`_whoosh_fields` of every document that has any), as a
+    digest that does not depend on the documents' order (Whoosh keeps only the vocabulary)."""
     digest = hashlib.blake2b(digest_size=16)
-    digest.update(f"{FORMAT}|{ja_backend_name()}|{len(rows)}".encode())
+    digest.update(f"{FORMAT}|{ja_backend_name()}".encode())
     each = sorted(
         hashlib.blake2b(
             repr(sorted(row.items())).encode("utf-8", "surrogatepass"), digest_size=16
@@ -367,27 +367,43 @@ def vocabulary_digest(rows: list[dict[str, Any]]) -> str:
     return digest.hexdigest()
 
 
-def _copy_vocabulary(previous: Path | None, index_dir: Path, vocabulary: str) -> bool:
+def _copy_vocabulary(previous: Path | None, index_dir: Path, vocabulary: dict[str, Any]) -> bool:
     """Copy the Whoosh files of ``previous`` (an earlier build's index folder) when they hold
-    this vocabulary (an edition added in the middle of an archive rarely changes today's
-    texts); False when they do not or cannot."""
+    this vocabulary, and add the empty documents the new index has more (an edition added to
+    an archive rarely changes today's texts, but brings old texts of its own); False when they
+    do not or cannot."""
     if previous is None or Path(previous) == index_dir:
         return False
     try:
         meta = json.loads((Path(previous) / META_FILE).read_text(encoding="utf-8"))
-        if meta.get("vocabulary") != vocabulary:
+        before = meta.get("vocabulary")
+        if not isinstance(before, dict) or before.get("digest") != vocabulary["digest"]:
+            return False
+        more = vocabulary["docs"] - int(before["docs"])
+        if more < 0:
             return False
         files = [p for p in Path(previous).iterdir() if p.suffix in (".toc", ".seg")]
         if not files:
             return False
         for old in files:
             shutil.copy2(old, index_dir / old.name)
-    except (OSError, ValueError):
+        ix = whoosh_index.open_dir(str(index_dir), indexname=INDEX_NAME)
+        try:
+            if ix.doc_count_all() != int(before["docs"]):
+                raise ValueError("the Whoosh files do not hold the documents meta.json says")
+            if more:
+                writer = ix.writer()
+                for _ in range(more):
+                    writer.add_document()
+                writer.commit(merge=False)
+        finally:
+            ix.close()
+    except (OSError, ValueError, KeyError, TypeError):
         for old in index_dir.iterdir():
-            if old.suffix in (".toc", ".seg"):
+            if old.suffix in (".toc", ".seg") or old.name.endswith("_WRITELOCK"):
                 old.unlink()
         return False
-    return whoosh_index.exists_in(str(index_dir), indexname=INDEX_NAME)
+    return True
 
 
 def _write_vocabulary(index_dir: Path, rows: list[dict[str, Any]]) -> None:
