@@ -151,7 +151,7 @@ class QueryCompiler:
                 if len(extra) > 1:
                     # Translated names are a question's words too: a text having more of them
                     # ranks higher, as with the words of a question typed in that language.
-                    extra = [Coord(extra)]
+                    extra = [Coord(extra, lang=code)]
                 if native is not None and extra:
                     native = wq.Or([native, *extra])
                 elif extra:
@@ -200,9 +200,11 @@ class QueryCompiler:
         if required:
             base = wq.And(required) if len(required) > 1 else required[0]
             if positive:
-                base = wq.AndMaybe(base, Coord(positive) if len(positive) > 1 else positive[0])
+                base = wq.AndMaybe(
+                    base, Coord(positive, lang=code) if len(positive) > 1 else positive[0]
+                )
         elif positive:
-            base = Coord(positive) if len(positive) > 1 else positive[0]
+            base = Coord(positive, lang=code) if len(positive) > 1 else positive[0]
         else:
             return None
         if negative:
@@ -230,7 +232,7 @@ class QueryCompiler:
             # how many of them a document has, like the words of an English question.
             parts = [self._ja_token(tok, out) for tok in toks]
             if len(parts) > 1:
-                clauses.append(Coord(parts))
+                clauses.append(Coord(parts, lang="ja"))
             else:
                 clauses.extend(parts)
             if not clauses:
@@ -250,7 +252,7 @@ class QueryCompiler:
                 clauses.append(wq.Term(f"body_{code}", tok))
                 clauses.append(wq.Term(f"title_{code}", tok))
                 for variant, weight in word_variants(text, tok, code):
-                    if self._postings.frequency(f"body_{code}", variant):
+                    if self._postings.knows(f"body_{code}", variant):
                         self._mark(out, code, [variant])
                         clauses.append(wq.Term(f"body_{code}", variant, boost=weight))
                 if (

@@ -262,21 +262,22 @@ class Ranker:
         out = []
         examples = self._example_docs if demote_examples else frozenset()
         # Per language: the field, the successive pairs of the query's words and their window.
-        pairs_of = {
-            code: (name, _pairs(wanted), 1 if name == "gram_ja" else WINDOW)
-            for code, (name, wanted) in order.items()
-            if len(wanted) > 1
-        }
+        pairs_of = {}
+        for code, (name, wanted) in order.items():
+            if len(wanted) > 1:
+                pairs = _pairs(wanted)
+                words = frozenset(t for pair in pairs for t in pair)
+                pairs_of[code] = (name, pairs, 1 if name == "gram_ja" else WINDOW, words)
         for doc, score in best:
             if doc in examples:
                 # Demoted here rather than before the cut: lowering needs no copy of the scores.
                 score *= EXAMPLE_DEMOTION
             lang_pairs = pairs_of.get(langs[doc])
             if lang_pairs is not None:
-                name, pairs, window = lang_pairs
+                name, pairs, window, words = lang_pairs
                 seq = sequence(name, doc)
                 if seq:
-                    score *= 1.0 + PROXIMITY * _proximity(seq, pairs, window)
+                    score *= 1.0 + PROXIMITY * _proximity(seq, pairs, window, words)
             for parts in groups_of[langs[doc]]:
                 hits = 0
                 for part in parts:
@@ -306,11 +307,21 @@ def _pairs(wanted: list[str]) -> list[tuple[str, str]]:
     return [(a, b) for a, b in pairwise(wanted) if a != b]
 
 
-def _proximity(seq: tuple[str, ...], pairs: list[tuple[str, str]], window: int) -> float:
-    """Share of ``pairs`` (successive query words) found within ``window`` words in ``seq``."""
+def _proximity(
+    seq: tuple[str, ...],
+    pairs: list[tuple[str, str]],
+    window: int,
+    words: frozenset[str] | None = None,
+) -> float:
+    """Share of ``pairs`` (successive query words) found within ``window`` words in ``seq``;
+    ``words``: the words of ``pairs``, when the caller has them (one set per query)."""
     if not pairs:
         return 0.0
-    present = {t for pair in pairs for t in pair}.intersection(seq)
+    if words is None:
+        words = frozenset(t for pair in pairs for t in pair)
+    present = words.intersection(seq)
+    if len(present) < 2:  # a pair has two distinct words: most texts have one at most
+        return 0.0
     wanted = [(a, b) for a, b in pairs if a in present and b in present]
     if not wanted:
         return 0.0
