@@ -323,7 +323,7 @@ class QueryCompiler:
     def _ja_token(self, tok: str, out: Compiled) -> wq.Query:
         self._mark(out, "ja", [tok])
         clauses: list[wq.Query] = [wq.Term("body_ja", tok), wq.Term("title_ja", tok)]
-        grams = [g for g, _, _ in bigrams_ja(tok)]
+        grams = _grams(tok)
         if len(grams) > 1:
             clauses.append(wq.Phrase("gram_ja", grams))
             self._mark(out, "ja_gram", grams)
@@ -337,7 +337,7 @@ class QueryCompiler:
             return None
         if code == "ja":
             toks = self._terms(text, "ja")
-            grams = [g for g, _, _ in bigrams_ja(text)]
+            grams = _grams(text)
             clauses: list[wq.Query] = []
             if len(toks) > 1:
                 clauses.append(wq.Phrase("body_ja", toks))
@@ -436,6 +436,13 @@ class _TermNames:
         self._index = TermIndex(kb.terms)
         self._found: dict[tuple[str, str], list[Term]] = {}
         self._wholes: dict[tuple[str, str], list[Term]] = {}
+        # Each concept's names per language as analysed, made once (a thousand names, 10 ms):
+        # a query compared with them names the concept whole.
+        self._keys: dict[tuple[int, str], set[tuple[str, ...]]] = {
+            (id(term), lang): {_analysed(name, lang) for name in term.names(lang)}
+            for term in kb.terms
+            for lang in LANGS
+        }
 
     def forget(self) -> None:
         """Drop the concepts found for the previous query."""
@@ -454,10 +461,11 @@ class _TermNames:
         got = self._wholes.get((text, src))
         if got is None:
             key = _analysed(text, src)
+            keys = self._keys
             got = self._wholes[(text, src)] = [
                 term
                 for term in self._find(text, src)
-                if any(_analysed(name, src) == key for name in term.names(src))
+                if key in (keys.get((id(term), src)) or _names_analysed(term, src))
             ]
         return got
 
@@ -493,6 +501,17 @@ class _TermNames:
 def _analysed(text: str, lang: str) -> tuple[str, ...]:
     """A name or a query as the index sees it: stems in English and French, NFKC in Japanese."""
     return (normalize(text),) if lang == "ja" else tuple(terms(text, lang))
+
+
+def _grams(text: str) -> list[str]:
+    """The bigrams of :func:`kb.search.analysis.bigrams_ja`; none, without walking the text, in
+    a text with no Japanese character (most words a Latin query has in the Japanese fields)."""
+    return [g for g, _, _ in bigrams_ja(text)] if has_cjk(normalize(text)) else []
+
+
+def _names_analysed(term: Term, lang: str) -> set[tuple[str, ...]]:
+    """The names of ``term`` in ``lang`` as analysed (a concept not made at start-up)."""
+    return {_analysed(name, lang) for name in term.names(lang)}
 
 
 def _about_examples(text: str) -> bool:

@@ -76,23 +76,20 @@ def marker(lang: str, wanted: set[str]) -> Callable[[str], list[Span]]:
     In English it compiles nothing per query: a pattern of the stems' first letters cost more
     to compile (0.3 ms) than the ten snippets of a page take to mark. Each first three letters
     are looked for with ``str.find`` in the lower-case text, and only the words starting there
-    are stemmed.
-
-    The analyser takes an optional ``present``: the wanted stems the text is known to have (its
-    document's indexed terms); only their first letters are looked for then."""
+    are stemmed."""
     heads = {w[:3] for w in wanted}
     if lang != "en" or not heads or not all(h.isalpha() for h in heads):
         return _word_marker(lang, wanted, heads)
     keep = analysis._en_word  # the index's own English word filter
     seen: dict[str, str | None] = {}  # word -> its wanted stem, for the page's ten snippets
 
-    def analyze_en(text: str, present: set[str] | None = None) -> list[Span]:
+    def analyze_en(text: str) -> list[Span]:
         norm = normalize(text)
         low = norm.lower()
         if len(low) != len(norm):  # a letter lower-cases to two: offsets would move
             return analysis.marker(lang, wanted)(text)
         starts: set[int] = set()
-        for head in heads if present is None else {w[:3] for w in present}:
+        for head in heads:
             i = low.find(head)
             while i >= 0:
                 starts.add(i)
@@ -142,7 +139,7 @@ def _word_marker(lang: str, wanted: set[str], heads: set[str]) -> Callable[[str]
         term = stem(kept)
         return term if term in wanted else None
 
-    def analyze(text: str, present: set[str] | None = None) -> list[Span]:
+    def analyze(text: str) -> list[Span]:
         out: list[Span] = []
         for word, start, end in analysis._latin_words(normalize(text)):
             term = seen.get(word, "")

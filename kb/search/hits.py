@@ -3,7 +3,6 @@ editions and highlighted snippet, read from the knowledge base."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from kb.lookup import ancestor_title
@@ -68,13 +67,8 @@ class HitMaker:
         langs: list[str],
         groups: list[str],
         editions: EditionSets,
-        sequence: Callable[[str, int], tuple[str, ...] | None] | None = None,
-        stop: int = 0,
     ) -> None:
         self.kb = kb
-        # A current document's indexed terms (kb.search.postings.Postings.sequence), below stop.
-        self._sequence = sequence
-        self._stop = stop if sequence is not None else 0
         self._refs = refs
         self._langs = langs
         self._groups = groups
@@ -118,17 +112,13 @@ class HitMaker:
                 ed_id = ed.id
             rule = self.kb.rules[ed_id][number]
             hit = self.rule_hit(rule, scope, score, "")
-            body = "\n".join([rule.text, *rule.examples]).strip()
-            if body and ed is None:
-                analyzers = self._present(doc, lang, wanted, analyzers)
-            hit.snippet = highlight(body or hit.title, wanted, analyzers)
+            body = "\n".join([rule.text, *rule.examples]).strip() or hit.title
+            hit.snippet = highlight(body, wanted, analyzers)
         elif kind == "g":
             ed_id, key = rest.split("|", 1)
             if ed is not None and key in self.kb.glossary.get(ed.id, {}):
                 ed_id = ed.id
             entry = self.kb.glossary[ed_id][key]
-            if ed is None:
-                analyzers = self._present(doc, lang, wanted, analyzers)
             hit = Hit(
                 "glossary",
                 None,
@@ -145,22 +135,6 @@ class HitMaker:
             hit = self._other_hit(kind, rest, lang, score, wanted, analyzers)
         hit.cross_language = cross
         return hit
-
-    def _present(self, doc: int, lang: str, wanted: set[str], analyzers: list[Any]) -> list[Any]:
-        """The analysers of a snippet of ``doc``'s own indexed text (its body: a rule's text
-        and examples, a glossary definition), told which wanted stems the document has: a
-        text having none is not analysed, and the English marker only looks for the first
-        letters of those it has (a page's snippets were most of a query's time)."""
-        if doc >= self._stop or lang == "ja" or self._sequence is None:
-            return analyzers
-        seq = self._sequence(f"body_{lang}", doc)
-        if seq is None:
-            return analyzers
-        present = wanted.intersection(seq)
-        if not present:
-            return []
-        mark = analyzers[0]
-        return [lambda text: mark(text, present)]
 
     def _other_hit(
         self, kind: str, ident: str, lang: str, score: float, wanted: set[str], analyzers: list[Any]

@@ -108,15 +108,7 @@ class Searcher:
         self._speller = Speller(self._reader)
         self._compiler = QueryCompiler(kb, self._speller, self._index, concepts, glossary)
         self._ranker = Ranker(self._index, self._langs, self._kinds, concepts, definitions)
-        self._hits = HitMaker(
-            kb,
-            self._refs,
-            self._langs,
-            self._groups,
-            self._editions,
-            self._index.sequence,
-            self._stop,
-        )
+        self._hits = HitMaker(kb, self._refs, self._langs, self._groups, self._editions)
 
     # ---- public API ----------------------------------------------------------------------
     def close(self) -> None:
