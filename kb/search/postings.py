@@ -341,10 +341,12 @@ class Postings:
         first = words[0]
         wanted = tuple(words)
         out: Weights = {}
+        current = self._seq.get(name) or ()
+        stop = self.stop if current else 0
         for doc in rarest:
             if doc not in common:
                 continue
-            seq = self.sequence(name, doc)
+            seq = current[doc] if doc < stop else self.sequence(name, doc)
             if seq is None:
                 continue
             start = 0
