@@ -58,6 +58,8 @@ LANG_FUSION = 0.5
 #: when the question names only concepts, and when it names more.
 OPENING_DEFINED = 1.3
 OPENING = 1.1
+#: Level the concept words' weight across a concept's family (see Ranker._level).
+LEVEL = True
 #: ... for concepts raised at least this much (specific ones: not "creature").
 OPENING_MIN_BOOST = 1.5
 
@@ -106,6 +108,7 @@ class Ranker:
                     scores[doc] *= DEFINITION_UNASKED
         if compiled.boosts and current:
             scores = self._boost(scores, compiled.boosts)
+            self._level(scores, compiled)
             self._open(scores, compiled)
             if compiled.defined:
                 defining = self._definitions
@@ -166,6 +169,34 @@ class Ranker:
             out.append((score, doc))
         out.sort(key=lambda x: (-x[0], x[1]))
         return out
+
+    def _level(self, scores: dict[int, float], compiled: Compiled) -> None:
+        """Give every English rule of a named concept's family, in place, the weight of the
+        concept's words its best member has: a family is about its concept as a whole, so
+        the words naming it ("lifelink") tell nothing between siblings, and the rest of the
+        question ("noncombat damage") picks among them rather than how often a sibling
+        repeats the concept's name."""
+        if not LEVEL or compiled.src not in (None, "en"):
+            return
+        marked = compiled.marks.get("en")
+        if not marked:
+            return
+        term = self._index.term
+        langs = self._langs
+        for root, boost in compiled.boosts.items():
+            if boost < OPENING_MIN_BOOST:
+                continue
+            words = self._concepts.name_words(root) & marked
+            if not words:
+                continue
+            rows = [term(f, w, False) for w in words for f in ("body_en", "title_en")]
+            family = [d for d in self._concepts.subtree(root) if d in scores and langs[d] == "en"]
+            if len(family) < 2:
+                continue
+            own = {d: sum(r.get(d, 0.0) for r in rows) for d in family}
+            best = max(own.values())
+            for d in family:
+                scores[d] += boost * (best - own[d])
 
     def _open(self, scores: dict[int, float], compiled: Compiled) -> None:
         """Raise in place the rule opening each concept the question names ("702.33a" for

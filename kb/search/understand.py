@@ -243,6 +243,12 @@ class Concepts:
         self._rows: dict[tuple[str, ...], tuple[tuple[str, ...], int]] = {
             tuple(words): (tuple(rules), int(df)) for words, rules, df in rows
         }
+        #: Rule -> the analysed English words of the concepts naming it ("702.15" ->
+        #: {"lifelink"}): words every rule of that family is about (see :meth:`name_words`).
+        self._words_of: dict[str, frozenset[str]] = {}
+        for words, rules, _df in rows:
+            for rule in rules:
+                self._words_of[rule] = self._words_of.get(rule, frozenset()) | frozenset(words)
         # Current rule documents by canonical number, sorted for subtree lookups.
         pairs = sorted(
             (g[2:], d)
@@ -272,6 +278,10 @@ class Concepts:
             else:
                 i += 1
         return out
+
+    def name_words(self, root: str) -> frozenset[str]:
+        """The analysed English words of the concepts naming rule ``root``."""
+        return self._words_of.get(root, frozenset())
 
     def named(self, words: Sequence[str]) -> tuple[tuple[str, ...], int] | None:
         """The rules and document frequency of the concept whose whole name is ``words``."""
