@@ -27,6 +27,7 @@ from typing import Any
 
 from kb.model import KnowledgeBase
 from kb.search.analysis import terms
+from kb.text import stem_en, word_forms
 
 #: Question frames, matched on the lower-cased query (whole words); removed when something
 #: remains. Phrases first: "se passe" would otherwise read as the French "passer" (to pass).
@@ -181,7 +182,37 @@ def word_variants(word: str, tok: str, lang: str) -> list[tuple[str, float]]:
             out.extend((prefix + tok, VARIANT_WEIGHT) for prefix in ("un", "non"))
         if tok.endswith("er") and len(tok) > 5:
             out.append((tok[:-2], VARIANT_WEIGHT))
+        out.extend((s, INFLECTION_WEIGHT) for s in inflection_stems(low) if s != tok)
     return out
+
+
+#: Weight of another inflection's stem: the same word.
+INFLECTION_WEIGHT = 1.0
+
+
+def _bases(word: str) -> set[str]:
+    """The possible uninflected forms of an English word ("sacrificed" -> "sacrifice",
+    "sacrific"; "tapped" -> "tap"), itself included."""
+    out = {word}
+    for suffix in ("ing", "ed", "es", "s"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            base = word[: -len(suffix)]
+            out |= {base, base + "e"}
+            if len(base) > 3 and base[-1] == base[-2] and base[-1] not in "aeiosl":
+                out.add(base[:-1])
+            if suffix in ("ed", "es") and base.endswith("i"):
+                out.add(base[:-1] + "y")
+            break
+    return out
+
+
+def inflection_stems(word: str) -> set[str]:
+    """The stems of every inflection of ``word``'s possible base forms: Snowball stems some
+    forms of one verb apart ("sacrificed" -> "sacrif", "sacrifices" -> "sacrific"), so a
+    question's form must also find the rules' other forms."""
+    if not word.isalpha() or len(word) < 5:
+        return set()
+    return {stem_en(form) for base in _bases(word) for form in word_forms(base, "en")}
 
 
 # ---- concepts ----------------------------------------------------------------------------
