@@ -60,6 +60,8 @@ OPENING_DEFINED = 1.3
 OPENING = 1.1
 #: Level the concept words' weight across a concept's family (see Ranker._level).
 LEVEL = True
+#: A subrule weighs this much less than its previous sibling, in a named concept's family.
+SIBLING_DECAY = 0.97
 #: ... for concepts raised at least this much (specific ones: not "creature").
 OPENING_MIN_BOOST = 1.5
 
@@ -195,8 +197,14 @@ class Ranker:
                 continue
             own = {d: sum(r.get(d, 0.0) for r in rows) for d in family}
             best = max(own.values())
+            number_of = self._concepts.number_of
             for d in family:
                 scores[d] += boost * (best - own[d])
+                last = number_of[d][-1]
+                if SIBLING_DECAY != 1.0 and last.isalpha():
+                    # The rules go from the general to the particular: a later sibling
+                    # answers a narrower case than an earlier one.
+                    scores[d] *= SIBLING_DECAY ** (ord(last) - 97)
 
     def _open(self, scores: dict[int, float], compiled: Compiled) -> None:
         """Raise in place the rule opening each concept the question names ("702.33a" for
