@@ -165,24 +165,22 @@ VARIANT_WEIGHT = 0.5
 
 def word_variants(word: str, tok: str, lang: str) -> list[tuple[str, float]]:
     """Analysed words the rules use for a question's word ``word`` (analysed ``tok``), with
-    their weight: the digit for a number word, and in English the word without or with its
-    negation prefix ("tapped" / "untapped", "combat" / "noncombat") and the action of an agent
-    noun ("blockers" / "blocking"). The caller keeps those the index knows."""
+    their weight: the digit for a number word, and in English the word with its negation
+    prefix ("tapped" / "untapped"), the action of an agent noun ("blockers" / "blocking") and
+    the stems of the word's other inflections. The caller keeps those the index knows."""
     out: list[tuple[str, float]] = []
     numbers = _NUMBER_WORDS.get(lang, [])
     low = word.lower()
     if low in numbers:
         return [] if (lang, low) == ("fr", "un") else [(str(numbers.index(low)), 1.0)]
     if lang == "en" and tok.isalpha():
-        for prefix in ("non", "un"):
-            if tok.startswith(prefix) and len(tok) - len(prefix) >= 3:
-                out.append((tok[len(prefix) :], VARIANT_WEIGHT))
-                break
-        else:
+        # "tapped" also finds "untapped"; not the other way round: a question saying
+        # "noncombat" asks about the opposite of the rules saying "combat".
+        if not tok.startswith(("non", "un")):
             out.extend((prefix + tok, VARIANT_WEIGHT) for prefix in ("un", "non"))
         if tok.endswith("er") and len(tok) > 5:
             out.append((tok[:-2], VARIANT_WEIGHT))
-        out.extend((s, INFLECTION_WEIGHT) for s in inflection_stems(low) if s != tok)
+        out.extend((s, INFLECTION_WEIGHT) for s in sorted(inflection_stems(low)) if s != tok)
     return out
 
 
