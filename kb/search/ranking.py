@@ -173,8 +173,8 @@ class Ranker:
         return out
 
     def _level(self, scores: dict[int, float], compiled: Compiled) -> None:
-        """Give every English rule of a named concept's family, in place, the weight of the
-        concept's words its best member has: a family is about its concept as a whole, so
+        """Give every English rule of a named concept's family (below the concept's own rule,
+        often a bare title), in place, the weight of the concept's words its best member has: a family is about its concept as a whole, so
         the words naming it ("lifelink") tell nothing between siblings, and the rest of the
         question ("noncombat damage") picks among them rather than how often a sibling
         repeats the concept's name."""
@@ -192,12 +192,16 @@ class Ranker:
             if not words:
                 continue
             rows = [term(f, w, False) for w in words for f in ("body_en", "title_en")]
-            family = [d for d in self._concepts.subtree(root) if d in scores and langs[d] == "en"]
+            number_of = self._concepts.number_of
+            family = [
+                d
+                for d in self._concepts.subtree(root)
+                if d in scores and langs[d] == "en" and number_of[d] != root
+            ]
             if len(family) < 2:
                 continue
             own = {d: sum(r.get(d, 0.0) for r in rows) for d in family}
             best = max(own.values())
-            number_of = self._concepts.number_of
             for d in family:
                 scores[d] += boost * (best - own[d])
                 last = number_of[d][-1]

@@ -154,7 +154,7 @@ def _family_ranker(rows: dict[tuple[str, str], dict[int, float]], langs: list[st
     from kb.search.ranking import Ranker
     from kb.search.understand import Concepts
 
-    groups = ["r:702.15a", "r:702.15b", "r:702.15e", "r:120.3f"][: len(langs)]
+    groups = ["r:702.15a", "r:702.15b", "r:702.15e", "r:120.3f", "r:702.15"][: len(langs)]
     concepts = Concepts([[["lifelink"], ["702.15"], 6]], groups, len(groups))
     kinds = ["subrule"] * len(groups)
     return Ranker(_Terms(rows), langs, kinds, concepts, frozenset())  # type: ignore[arg-type]
@@ -188,3 +188,20 @@ def test_family_levelling_leaves_french_questions_alone() -> None:
     scores = {1: 2.5, 2: 7.5}
     ranker._level(scores, compiled)
     assert scores == {1: 2.5, 2: 7.5}
+
+
+def test_a_concepts_own_title_is_not_its_familys_measure() -> None:
+    from kb.search.compiler import Compiled
+
+    # "Lifelink" (702.15, a bare title) matches the concept's word in its title: its siblings
+    # are not raised to it, and it is not raised.
+    ranker = _family_ranker(
+        {("title_en", "lifelink"): {4: 4.0}, ("body_en", "lifelink"): {1: 1.0, 2: 1.0}},
+        ["en", "en", "en", "en", "en"],
+    )
+    compiled = Compiled(None, marks={"en": {"lifelink"}}, src="en")
+    compiled.boosts = {"702.15": 2.5}
+    scores = {1: 2.5, 2: 2.5, 4: 10.0}
+    ranker._level(scores, compiled)
+    assert scores[4] == 10.0
+    assert scores[1] < 3.0 and scores[2] < 3.0
