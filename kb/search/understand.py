@@ -11,8 +11,10 @@ depends on how specific the concept is (how few rules contain its words), so "cr
 nothing and "lifelink" a lot; the rule opening a concept (702.33a for kicker) leads its siblings.
 
 Players' words also differ from the rules' in form: number words for digits ("zero life"), the
-negation prefix ("tapped" / "untapped"), agent nouns ("blockers" / "blocking")
-(:func:`word_variants`). Capitalised words inside a sentence are names (:func:`proper_names`),
+negation prefix ("tapped" / "untapped"), agent nouns ("blockers" / "blocking") and other
+inflections that Snowball stems apart ("sacrificed" / "sacrifices", :func:`inflection_stems`)
+(:func:`word_variants`). :meth:`Concepts.name_words` gives the words naming a concept, which the
+ranking levels across the concept's family so that the rest of a question picks the sibling. Capitalised words inside a sentence are names (:func:`proper_names`),
 which spelling repair leaves alone, and a question about tournaments asks for the tournament
 rules (:func:`asks_tournament`).
 """
