@@ -194,7 +194,7 @@ class Ranker:
             words = self._concepts.name_words(root) & marked
             if not words:
                 continue
-            rows = [term(f, w, False) for w in words for f in ("body_en", "title_en")]
+            rows = [term(f, w, False) for w in sorted(words) for f in ("body_en", "title_en")]
             number_of = self._concepts.number_of
             family = [
                 d
