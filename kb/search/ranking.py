@@ -2,11 +2,13 @@
 language, examples asked for or not, the reader's language) and the best of them reranked by
 coverage of the question's words and their proximity. Priors that hold for any question come
 last (:meth:`Ranker._question_priors`): a rule matched in several languages adds its texts' scores
-up, and commentary yields to the rules it comments on."""
+up, and commentary yields to the rules it comments on. Within a named concept's family the
+concept's words weigh alike and earlier subrules lead later ones (:meth:`Ranker._level`)."""
 
 from __future__ import annotations
 
 import heapq
+from collections.abc import Iterable
 from itertools import compress, pairwise
 
 from kb.model import LANGS
@@ -58,6 +60,10 @@ LANG_FUSION = 0.5
 #: when the question names only concepts, and when it names more.
 OPENING_DEFINED = 1.3
 OPENING = 1.1
+#: Level the concept words' weight across a concept's family (see Ranker._level).
+LEVEL = True
+#: A subrule weighs this much less than its previous sibling, in a named concept's family.
+SIBLING_DECAY = 0.97
 #: ... for concepts raised at least this much (specific ones: not "creature").
 OPENING_MIN_BOOST = 1.5
 
@@ -99,13 +105,14 @@ class Ranker:
         """The best ``fetch`` documents as ``(score, doc)``, best first: ``scores`` reweighed,
         reranked and, for a reader's language ``prefer``, that language's texts led first.
         ``current``: the search sees current documents only (concept boosts apply)."""
+        # One copy, reweighed in place below (the caller counts its own scores' documents).
+        scores = dict(scores)
         if current and not compiled.defined and DEFINITION_UNASKED != 1.0:
-            scores = dict(scores)
-            for doc in self._definitions:
-                if doc in scores:
-                    scores[doc] *= DEFINITION_UNASKED
+            for doc in _among(self._definitions, scores):
+                scores[doc] *= DEFINITION_UNASKED
         if compiled.boosts and current:
-            scores = self._boost(scores, compiled.boosts)
+            self._boost(scores, compiled.boosts)
+            self._level(scores, compiled)
             self._open(scores, compiled)
             if compiled.defined:
                 defining = self._definitions
@@ -118,14 +125,15 @@ class Ranker:
             # that language matches about as well (the French and Japanese texts are partial).
             langs = self._langs
             own = compiled.src
-            scores = {d: w * SAME_LANG if langs[d] == own else w for d, w in scores.items()}
+            for d, w in scores.items():
+                if langs[d] == own:
+                    scores[d] = w * SAME_LANG
         if compiled.about_tournament and TOURNAMENT_WANTED != 1.0:
             kinds = self._kinds
-            scores = {
-                d: w * TOURNAMENT_WANTED if kinds[d] == "tournament" else w
-                for d, w in scores.items()
-            }
-        scores = self._reweigh(scores, prefer, examples_wanted)
+            for d, w in scores.items():
+                if kinds[d] == "tournament":
+                    scores[d] = w * TOURNAMENT_WANTED
+        self._reweigh(scores, prefer, examples_wanted)
         scored = self._rank(
             scores, max(fetch, RERANK), compiled, ev, demote_examples=not examples_wanted
         )
@@ -167,6 +175,44 @@ class Ranker:
         out.sort(key=lambda x: (-x[0], x[1]))
         return out
 
+    def _level(self, scores: dict[int, float], compiled: Compiled) -> None:
+        """Give every English rule of a named concept's family (below the concept's own rule,
+        often a bare title), in place, the weight of the concept's words its best member has: a family is about its concept as a whole, so
+        the words naming it ("lifelink") tell nothing between siblings, and the rest of the
+        question ("noncombat damage") picks among them rather than how often a sibling
+        repeats the concept's name."""
+        if not LEVEL or compiled.src not in (None, "en"):
+            return
+        marked = compiled.marks.get("en")
+        if not marked:
+            return
+        term = self._index.term
+        langs = self._langs
+        for root, boost in compiled.boosts.items():
+            if boost < OPENING_MIN_BOOST:
+                continue
+            words = self._concepts.name_words(root) & marked
+            if not words:
+                continue
+            rows = [term(f, w, False) for w in sorted(words) for f in ("body_en", "title_en")]
+            number_of = self._concepts.number_of
+            family = [
+                d
+                for d in self._concepts.subtree(root)
+                if d in scores and langs[d] == "en" and number_of[d] != root
+            ]
+            if len(family) < 2:
+                continue
+            own = {d: sum(r.get(d, 0.0) for r in rows) for d in family}
+            best = max(own.values())
+            for d in family:
+                scores[d] += boost * (best - own[d])
+                last = number_of[d][-1]
+                if SIBLING_DECAY != 1.0 and last.isalpha():
+                    # The rules go from the general to the particular: a later sibling
+                    # answers a narrower case than an earlier one.
+                    scores[d] *= SIBLING_DECAY ** (ord(last) - 97)
+
     def _open(self, scores: dict[int, float], compiled: Compiled) -> None:
         """Raise in place the rule opening each concept the question names ("702.33a" for
         kicker, "724.1" for the monarch): it says what the concept is and how it works."""
@@ -180,23 +226,19 @@ class Ranker:
                 if doc in scores:
                     scores[doc] *= factor
 
-    def _boost(self, scores: dict[int, float], boosts: dict[str, float]) -> dict[int, float]:
-        """A copy of ``scores`` with the subtrees of the query's concepts' rules raised."""
-        out = dict(scores)
+    def _boost(self, scores: dict[int, float], boosts: dict[str, float]) -> None:
+        """Raise in place the scores of the subtrees of the query's concepts' rules."""
         factors: dict[int, float] = {}
         for root, factor in boosts.items():
-            for doc in self._concepts.subtree(root):
-                if doc in out and factors.get(doc, 1.0) < factor:
+            for doc in _among(self._concepts.subtree(root), scores):
+                if factors.get(doc, 1.0) < factor:
                     factors[doc] = factor
         for doc, factor in factors.items():
-            out[doc] *= factor
-        return out
+            scores[doc] *= factor
 
-    def _reweigh(
-        self, scores: dict[int, float], prefer: str | None, examples_wanted: bool
-    ) -> dict[int, float]:
-        """Scores with examples raised (when asked for) and the preferred language raised to the
-        level of the best document, so that reranking sees them (a copy if anything changed)."""
+    def _reweigh(self, scores: dict[int, float], prefer: str | None, examples_wanted: bool) -> None:
+        """Raise in place the examples (when asked for) and the preferred language to the level
+        of the best document, so that reranking sees them."""
         factors: list[tuple[frozenset[int], float]] = []
         if prefer and scores:
             langs = self._langs
@@ -212,19 +254,9 @@ class Ranker:
                     factors.append((mine, min(top / own, PREFER_MAX)))
         if examples_wanted:
             factors.append((self._example_docs, EXAMPLE_WANTED))
-        if not factors:
-            return scores
-        out = dict(scores)
         for docs, factor in factors:
-            if len(docs) < len(out):
-                for d in docs:
-                    if d in out:
-                        out[d] *= factor
-            else:
-                for d in out:
-                    if d in docs:
-                        out[d] *= factor
-        return out
+            for d in _among(docs, scores):
+                scores[d] *= factor
 
     def _prefer(self, scored: list[tuple[float, int]], prefer: str) -> list[tuple[float, int]]:
         """The reranked list with the preferred language's best text :data:`PREFER_LEAD` above
@@ -262,21 +294,22 @@ class Ranker:
         out = []
         examples = self._example_docs if demote_examples else frozenset()
         # Per language: the field, the successive pairs of the query's words and their window.
-        pairs_of = {
-            code: (name, _pairs(wanted), 1 if name == "gram_ja" else WINDOW)
-            for code, (name, wanted) in order.items()
-            if len(wanted) > 1
-        }
+        pairs_of = {}
+        for code, (name, wanted) in order.items():
+            if len(wanted) > 1:
+                pairs = _pairs(wanted)
+                words = frozenset(t for pair in pairs for t in pair)
+                pairs_of[code] = (name, pairs, 1 if name == "gram_ja" else WINDOW, words)
         for doc, score in best:
             if doc in examples:
                 # Demoted here rather than before the cut: lowering needs no copy of the scores.
                 score *= EXAMPLE_DEMOTION
             lang_pairs = pairs_of.get(langs[doc])
             if lang_pairs is not None:
-                name, pairs, window = lang_pairs
+                name, pairs, window, words = lang_pairs
                 seq = sequence(name, doc)
                 if seq:
-                    score *= 1.0 + PROXIMITY * _proximity(seq, pairs, window)
+                    score *= 1.0 + PROXIMITY * _proximity(seq, pairs, window, words)
             for parts in groups_of[langs[doc]]:
                 hits = 0
                 for part in parts:
@@ -287,6 +320,13 @@ class Ranker:
             out.append((score, doc))
         out.sort(key=lambda x: (-x[0], x[1]))
         return out
+
+
+def _among(docs: frozenset[int], scores: dict[int, float]) -> Iterable[int]:
+    """The documents of ``docs`` that ``scores`` has, walking the smaller of the two (in C)."""
+    if len(docs) < len(scores):
+        return scores.keys() & docs  # walks docs, looking each up in the scores
+    return docs.intersection(scores)  # walks the scores
 
 
 def _top(scores: dict[int, float], depth: int) -> list[int]:
@@ -306,11 +346,21 @@ def _pairs(wanted: list[str]) -> list[tuple[str, str]]:
     return [(a, b) for a, b in pairwise(wanted) if a != b]
 
 
-def _proximity(seq: tuple[str, ...], pairs: list[tuple[str, str]], window: int) -> float:
-    """Share of ``pairs`` (successive query words) found within ``window`` words in ``seq``."""
+def _proximity(
+    seq: tuple[str, ...],
+    pairs: list[tuple[str, str]],
+    window: int,
+    words: frozenset[str] | None = None,
+) -> float:
+    """Share of ``pairs`` (successive query words) found within ``window`` words in ``seq``;
+    ``words``: the words of ``pairs``, when the caller has them (one set per query)."""
     if not pairs:
         return 0.0
-    present = {t for pair in pairs for t in pair}.intersection(seq)
+    if words is None:
+        words = frozenset(t for pair in pairs for t in pair)
+    present = words.intersection(seq)
+    if len(present) < 2:  # a pair has two distinct words: most texts have one at most
+        return 0.0
     wanted = [(a, b) for a, b in pairs if a in present and b in present]
     if not wanted:
         return 0.0
