@@ -112,3 +112,55 @@ def test_whoosh_files_are_copied_when_the_vocabulary_is_the_same(
     ix = whoosh_index.open_dir(str(second), indexname="kb")
     assert ix.doc_count_all() == len(meta["docs"])
     ix.close()
+
+
+def test_reused_whoosh_files_gain_the_new_old_texts_as_empty_documents(
+    full_kb, tmp_path: Path
+) -> None:
+    """A text only an older edition has (not current: Whoosh keeps nothing of it) adds an empty
+    document to the copied files; the vocabulary and counts are those of a fresh index."""
+    from array import array
+
+    from whoosh import index as whoosh_index
+
+    from kb.search.docstate import DocState
+    from kb.search.indexer import build_index
+
+    first, second, fresh = tmp_path / "first", tmp_path / "second", tmp_path / "fresh"
+    state = DocState.of(full_kb)
+    build_index(full_kb, first, state=state)
+    oldest = min(
+        (e for e in full_kb.editions.values() if e.lang == "en" and e.kind == "full"),
+        key=lambda e: e.date,
+    )
+    numbers, ids = state.rules[oldest.id]
+    text = state.texts[ids[0]]
+    state.rules[oldest.id] = (
+        [*numbers, "999.9z"],
+        array("l", [*ids, state._text_id(("en", "999.9z", None, None, "gone since", *text[5:]))]),
+    )
+    before = full_kb.content_hash
+    full_kb.content_hash = "other"
+    try:
+        build_index(full_kb, second, previous=first, state=state)
+        build_index(full_kb, fresh, state=state)
+    finally:
+        full_kb.content_hash = before
+
+    def vocabulary(folder: Path) -> tuple[int, dict]:
+        ix = whoosh_index.open_dir(str(folder), indexname="kb")
+        with ix.reader() as reader:
+            found = (
+                reader.doc_count_all(),
+                {
+                    name: [(t, i.doc_frequency()) for t, i in reader.iter_field(name)]
+                    for name in sorted(reader.indexed_field_names())
+                },
+            )
+        ix.close()
+        return found
+
+    copied = {p.name for p in first.iterdir() if p.suffix == ".seg"}
+    assert copied <= {p.name for p in second.iterdir() if p.suffix == ".seg"}
+    assert vocabulary(second) == vocabulary(fresh)
+    assert vocabulary(second)[0] == vocabulary(first)[0] + 1
