@@ -229,25 +229,101 @@ def _translations(
     return out
 
 
+def _text_bytes(rule: Rule) -> int:
+    return len(rule.text.encode()) + sum(len(x.encode()) for x in rule.examples)
+
+
+def _subtree(kb: KnowledgeBase, rule: Rule, budget: int) -> list[Rule] | None:
+    """:meth:`~kb.model.KnowledgeBase.subtree` read a level at a time (one query per level);
+    None as soon as the texts below pass ``budget`` (the page then shows the children only)."""
+    loaded = {rule.number: rule}
+    level = [rule]
+    size = _text_bytes(rule)
+    while level:
+        wanted = [(rule.edition, c) for node in level for c in node.children if c not in loaded]
+        level = []
+        for (_ed, number), node in lookup.rules_many(kb, wanted).items():
+            if node is not None and number not in loaded:
+                loaded[number] = node
+                level.append(node)
+                size += _text_bytes(node)
+        if size > budget:
+            return None
+
+    def walk(node: Rule) -> list[Rule]:
+        out = [node]
+        for child in node.children:
+            found = loaded.get(child)
+            if found is not None:
+                out.extend(walk(found))
+        return out
+
+    nodes = walk(rule)
+    return nodes if sum(_text_bytes(n) for n in nodes) <= budget else None
+
+
+def _ref_targets(kb: KnowledgeBase, rules: list[Rule], pinned: str | None) -> list[tuple[str, str]]:
+    """Where the references of ``rules`` are first looked up (see :func:`_ref_links`)."""
+    out = []
+    for rule in rules:
+        if rule.edition not in kb.editions:
+            continue
+        first = pinned or followed_editions(kb, kb.editions[rule.edition])[0]
+        out.extend((first, ref.number) for ref in rule.refs)
+        out.extend((first, ref.number) for refs in rule.example_refs for ref in refs)
+    return out
+
+
 def rule_page(
     kb: KnowledgeBase, locale: str, rule: Rule, fallback: bool, pinned: str | None = None
 ) -> Page:
-    """A rule and its subtree with everything around it."""
-    nodes = kb.subtree(rule)
-    shallow = rule.kind == "section" or (
-        sum(len(n.text.encode()) + sum(len(x.encode()) for x in n.examples) for n in nodes)
-        > SUBTREE_BUDGET
-    )
+    """A rule and its subtree with everything around it.
+
+    The rules it shows beside its own (children, ancestors, neighbours, the rules that cite it,
+    its text in the other languages, the rules it cites) are read together first, in a query or
+    two, rather than one by one as the page meets them."""
+    canonical = rule.canonical
     num = try_parse(rule.number)
     depth0 = num.depth if num else 0
+    # The lineage's history (precomputed by the build): its rows, its old numbers and where
+    # its text is in the other languages, in one lookup.
+    by_lang = stored_history.entries(kb, canonical) if canonical else {}
+    back = kb.referenced_by(rule)[:20]
+    prev_number, next_number = lookup.neighbour_numbers(kb, rule)
+    ancestors = [str(anc) for anc in reversed(num.ancestors())] if num is not None else []
+    wanted = [
+        (rule.edition, n)
+        for n in (*rule.children, *ancestors, prev_number, next_number, *back)
+        if n is not None
+    ]
+    translated = []
+    if canonical and rule.lineage in (None, canonical):
+        translated = [(e[-1][0], e[-1][1]) for lang, e in by_lang.items() if lang != rule.lang]
+    wanted += translated
+    wanted += _ref_targets(kb, [rule], pinned)
+    found = lookup.rules_many(kb, wanted)
+
+    nodes = None if rule.kind == "section" else _subtree(kb, rule, SUBTREE_BUDGET)
+    shallow = nodes is None
+    children = [c for c in (kb.rule(rule.edition, n) for n in rule.children) if c]
+    lookup.rules_many(
+        kb,
+        [
+            *_ref_targets(kb, nodes[1:] if nodes else children, pinned),
+            *_ref_targets(kb, [r for r in (found[t] for t in translated) if r], None),
+        ],
+    )
     linked: set[str] = set()
     root = _node(kb, rule, locale, pinned, depth0, linked)
-    subtree = [] if shallow else [_node(kb, n, locale, pinned, depth0, linked) for n in nodes[1:]]
+    subtree = (
+        [] if nodes is None else [_node(kb, n, locale, pinned, depth0, linked) for n in nodes[1:]]
+    )
     size = sum(len(n["html"]) + sum(len(x["html"]) for x in n["examples"]) for n in subtree)
     if shallow or size > RENDER_BUDGET:
         shallow = True
-        nodes = [rule, *(c for c in (kb.rule(rule.edition, n) for n in rule.children) if c)]
+        nodes = [rule, *children]
         subtree = [_node(kb, n, locale, pinned, depth0) for n in nodes[1:]]
+    assert nodes is not None
     ed = kb.editions[rule.edition]
 
     def link(r: Rule | None) -> dict[str, Any] | None:
@@ -258,13 +334,12 @@ def rule_page(
         return {"number": r.number, "title": r.title or short(r.text, 60), "url": url}
 
     crumbs = []
-    if num is not None:
-        for anc in reversed(num.ancestors()):
-            parent = kb.rule(rule.edition, str(anc))
-            if parent is not None:
-                crumbs.append(link(parent))
-    prev, nxt = kb.neighbours(rule)
-    canonical = rule.canonical
+    for anc in ancestors:
+        parent = kb.rule(rule.edition, anc)
+        if parent is not None:
+            crumbs.append(link(parent))
+    prev = kb.rule(rule.edition, prev_number) if prev_number is not None else None
+    nxt = kb.rule(rule.edition, next_number) if next_number is not None else None
     examples = kb.examples_for(canonical) if canonical else []
     shown = []
     for ex in examples[:MAX_PAGE_EXAMPLES]:
@@ -286,9 +361,6 @@ def rule_page(
         )
         for loc in LANGS
     }
-    # The lineage's history (precomputed by the build): its rows, its old numbers and where
-    # its text is in the other languages, in one lookup.
-    by_lang = stored_history.entries(kb, canonical) if canonical else {}
     data = {
         "rule": root,
         "lang": rule.lang,
@@ -308,7 +380,7 @@ def rule_page(
         "translations": _translations(kb, rule, locale, by_lang),
         "history": history(kb, canonical, locale, by_lang) if canonical else [],
         "old_numbers": old_numbers(kb, canonical, locale, by_lang) if canonical else [],
-        "referenced_by": [link(kb.rule(rule.edition, n)) for n in kb.referenced_by(rule)[:20]],
+        "referenced_by": [link(kb.rule(rule.edition, n)) for n in back],
         "examples": shown,
         "more_examples": max(0, len(examples) - MAX_PAGE_EXAMPLES),
         "permalink": permalink,
