@@ -152,6 +152,9 @@ class StoredKnowledgeBase(KnowledgeBase):
         self._gloss_cache = lru_cache(maxsize=cache_size // 4)(self._load_glossary_entry)
         self._order_cache = lru_cache(maxsize=16)(self._load_order)
         self._position_cache = lru_cache(maxsize=16)(self._load_positions)
+        self._example_anchors: dict[str, set[str]] | None = None
+        self._examples_by_id: dict[str, ExampleInfo] = {}
+        self._example_positions: dict[str, int] | None = None
 
     def close(self) -> None:
         """Close the database in every thread (for a build the app no longer serves)."""
@@ -491,18 +494,35 @@ class StoredKnowledgeBase(KnowledgeBase):
 
     def examples_for(self, canonical: str) -> list[ExampleInfo]:
         """Executable examples that cite this canonical rule (or a rule below it)."""
-        ids = {
-            x
-            for (x,) in self._db.all(
-                "SELECT example FROM example_rules WHERE anchor = ?", (canonical,)
-            )
-        }
+        anchors = self._example_anchors
+        if anchors is None:  # a small table (a row per example and rule it cites): read once
+            found: dict[str, set[str]] = {}
+            for example, anchor in self._db.all("SELECT example, anchor FROM example_rules"):
+                found.setdefault(anchor, set()).add(example)
+            anchors = self._example_anchors = found
+        ids = anchors.get(canonical)
         if not ids:
             return []
         loaded = self.examples._items  # type: ignore[attr-defined]
         if loaded is not None:  # the whole list is read already: take them from it
             return [ex for ex in loaded if ex.id in ids]
-        return self._load_examples(sorted(ids))
+        # Decoded once each (their traces are most of their size); in the list's order.
+        kept = self._examples_by_id
+        missing = sorted(i for i in ids if i not in kept)
+        if missing:
+            for ex in self._load_examples(missing):
+                kept[ex.id] = ex
+        return sorted(
+            (kept[i] for i in ids if i in kept), key=lambda ex: self._example_position(ex.id)
+        )
+
+    def _example_position(self, example_id: str) -> int:
+        positions = self._example_positions
+        if positions is None:
+            positions = self._example_positions = dict(
+                self._db.all("SELECT id, position FROM examples")
+            )
+        return positions.get(example_id, 0)
 
     def glossary_lookup(
         self, term: str, lang: str, edition: str | None = None

@@ -11,7 +11,7 @@ from kb import history as stored_history
 from kb.model import LANGS, KnowledgeBase
 from kb.web.i18n import LANGUAGE_NAMES, format_day
 from kb.web.pages.common import edition_label
-from kb.web.urls import maker
+from kb.web.urls import maker, plain, template_for
 
 HistoryEntries = dict[str, list[stored_history.Entry]]
 
@@ -44,6 +44,9 @@ def history(
         by_lang = stored_history.entries(kb, canonical)
     labels = _edition_labels(kb, locale)
     pinned_url = maker("pages.rule_pinned", "locale", "edition", "number")
+    # Filled in directly where the values need no quoting (what the maker checks per URL).
+    template = template_for("pages.rule_pinned", ("locale", "edition", "number"))
+    fill = template.format if template is not None and plain(locale) else None
     out = []
     for lang in sorted(LANGS, key=lambda code: (code != locale, code != "en")):
         found = by_lang.get(lang)
@@ -52,7 +55,11 @@ def history(
         rows: list[dict[str, Any]] = []
         folded: list[dict[str, Any]] = []
         for edition, number, change, renumbered_from, diff, changed in found:
-            date, date_display, label = labels.get(edition, (None, "", edition))
+            date, date_display, label = labels.get(edition) or (None, "", edition)
+            if fill is not None and plain(edition) and plain(number):
+                url = fill(locale, edition, number)
+            else:
+                url = pinned_url(locale, edition, number)
             row = {
                 "edition": edition,
                 "date": date,
@@ -60,7 +67,7 @@ def history(
                 "change": change,
                 "date_display": date_display,
                 "label": label,
-                "url": pinned_url(locale, edition, number),
+                "url": url,
                 "renumbered_from": renumbered_from,
                 "diff": None if diff is None else Markup(diff),
             }
@@ -68,8 +75,9 @@ def history(
             if changed or not folded:
                 folded.append({"entry": row, "unchanged": 0, "until": None})
             else:
-                folded[-1]["unchanged"] += 1
-                folded[-1]["until"] = row
+                last = folded[-1]
+                last["unchanged"] += 1
+                last["until"] = row
         out.append(
             {"lang": lang, "language": LANGUAGE_NAMES[lang], "entries": rows, "rows": folded}
         )

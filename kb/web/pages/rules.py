@@ -11,7 +11,7 @@ from flask import Response, redirect, request
 from kb import history as stored_history
 from kb import lookup
 from kb.lookup import followed_editions, lag, local_term, term_entry
-from kb.model import LANGS, KnowledgeBase, Ref, Rule
+from kb.model import LANGS, ExampleInfo, KnowledgeBase, Ref, Rule
 from kb.rulenum import try_parse
 from kb.serialise import rule_json
 from kb.web.i18n import LANGUAGE_NAMES
@@ -48,6 +48,12 @@ MAX_PREVIEWS = 30
 
 
 MAX_TERMS = 24
+
+
+#: Glossary terms and examples kept as pages show them (shared by every page that names them).
+TERM_ITEMS = 8192
+EXAMPLE_ITEMS = 1024
+_MISSING = object()
 
 
 RefLink = Callable[[Ref], tuple[str | None, Rule | None]]
@@ -168,21 +174,46 @@ def _terms(kb: KnowledgeBase, rules: list[Rule], locale: str) -> list[dict[str, 
     out = []
     lang = rules[0].lang if rules else locale
     edition = rules[0].edition if rules else None
+    cache = kb.__dict__.get("_term_items")
+    if cache is None:
+        cache = kb.__dict__.setdefault("_term_items", {})
+    root = request.root_path
     for key in keys:
-        entry = term_entry(kb, key, lang, edition)
-        if entry is None:
-            continue
-        out.append(
-            {
-                "key": key,
-                "term": entry.term,
-                "local": local_term(kb, entry, locale),
-                "definition": short(entry.definition, 240),
-                "lang": entry.lang,
-                "url": url_for("pages.glossary_entry", locale=locale, key=entry.key),
-            }
-        )
+        wanted = (key, lang, edition, locale, root)
+        item = cache.get(wanted, _MISSING)
+        if item is _MISSING:
+            item = _term_item(kb, key, lang, edition, locale)
+            _keep(cache, wanted, item, TERM_ITEMS)
+        if item is not None:
+            out.append(item)  # type: ignore[arg-type]
     return out
+
+
+def _term_item(
+    kb: KnowledgeBase, key: str, lang: str, edition: str | None, locale: str
+) -> dict[str, Any] | None:
+    """A glossary term as the terms list of a page shows it (None: no entry defines it)."""
+    entry = term_entry(kb, key, lang, edition)
+    if entry is None:
+        return None
+    return {
+        "key": key,
+        "term": entry.term,
+        "local": local_term(kb, entry, locale),
+        "definition": short(entry.definition, 240),
+        "lang": entry.lang,
+        "url": url_for("pages.glossary_entry", locale=locale, key=entry.key),
+    }
+
+
+def _keep(cache: dict[Any, Any], key: Any, value: Any, most: int) -> None:
+    """Keep a value in a bounded cache of shared data (the oldest entry out first)."""
+    while len(cache) >= most:
+        try:
+            del cache[next(iter(cache))]
+        except (KeyError, RuntimeError, StopIteration):  # another thread got there first
+            break
+    cache[key] = value
 
 
 def _translations(
@@ -227,6 +258,23 @@ def _translations(
             }
         )
     return out
+
+
+def _example_item(kb: KnowledgeBase, ex: ExampleInfo, locale: str) -> dict[str, Any]:
+    """An example as a rule page shows it: its summary and the start of its trace (kept per
+    example and locale: the same few examples are shown on every page of the rules they cite)."""
+    cache = kb.__dict__.get("_example_items")
+    if cache is None:
+        cache = kb.__dict__.setdefault("_example_items", {})
+    key = (ex.id, locale, request.root_path)
+    item = cache.get(key)
+    if item is None or item["id"] != ex.id:
+        item = example_summary(ex, locale)
+        rows = trace_rows(ex, locale)
+        item["trace"] = rows[:MAX_PAGE_TRACE]
+        item["trace_more"] = max(0, len(rows) - MAX_PAGE_TRACE)
+        _keep(cache, key, item, EXAMPLE_ITEMS)
+    return item  # type: ignore[no-any-return]
 
 
 def _text_bytes(rule: Rule) -> int:
@@ -341,13 +389,7 @@ def rule_page(
     prev = kb.rule(rule.edition, prev_number) if prev_number is not None else None
     nxt = kb.rule(rule.edition, next_number) if next_number is not None else None
     examples = kb.examples_for(canonical) if canonical else []
-    shown = []
-    for ex in examples[:MAX_PAGE_EXAMPLES]:
-        item = example_summary(ex, locale)
-        rows = trace_rows(ex, locale)
-        item["trace"] = rows[:MAX_PAGE_TRACE]
-        item["trace_more"] = max(0, len(rows) - MAX_PAGE_TRACE)
-        shown.append(item)
+    shown = [_example_item(kb, ex, locale) for ex in examples[:MAX_PAGE_EXAMPLES]]
     permalink = (
         url_for("links.permalink", number=canonical)
         if canonical
