@@ -266,7 +266,11 @@ def _before_request() -> Response | None:
     g.is_json = request.path.endswith(".json") or request.path.startswith("/api/")
     if len(request.full_path) > MAX_URL_CHARS:
         raise PageError(414, _("The address is too long."))
-    if request.method in ("GET", "HEAD") and etag_for_request() in request.if_none_match:
+    if (
+        request.method in ("GET", "HEAD")
+        and "HTTP_IF_NONE_MATCH" in request.environ
+        and etag_for_request() in request.if_none_match
+    ):
         response = Response(status=304)
         response.set_etag(etag_for_request())
         response.headers["Cache-Control"] = CACHE_CONTROL
@@ -278,7 +282,12 @@ def etag_for_request() -> str:
     """The ETag of the resource at this URL: the build's content hash, the code and the URL."""
 
     seed = current_app.config["ETAG_SEED"]
-    return hashlib.sha1(f"{seed}:{request.full_path}".encode(), usedforsecurity=False).hexdigest()
+    found = g.get("etag")
+    if found is not None and found[0] == seed:
+        return found[1]  # type: ignore[no-any-return]
+    etag = hashlib.sha1(f"{seed}:{request.full_path}".encode(), usedforsecurity=False).hexdigest()
+    g.etag = (seed, etag)
+    return etag
 
 
 def _after_request(response: Response) -> Response:

@@ -420,7 +420,7 @@ def rule_page(
         "previews": _previews(kb, nodes, locale, pinned)[:MAX_PREVIEWS],
         "terms": _terms(kb, nodes[:1] if shallow else nodes, locale)[:MAX_TERMS],
         "translations": _translations(kb, rule, locale, by_lang),
-        "history": history(kb, canonical, locale, by_lang) if canonical else [],
+        "history": history(kb, canonical, locale, by_lang, full=False) if canonical else [],
         "old_numbers": old_numbers(kb, canonical, locale, by_lang) if canonical else [],
         "referenced_by": [link(kb.rule(rule.edition, n)) for n in back],
         "examples": shown,
@@ -431,7 +431,14 @@ def rule_page(
         "pages/rule.html",
         data,
         alternates=alternates,
-        json=lambda: {**rule_json(kb, rule), "page": data},
+        # The JSON twin lists every entry of the history, the page only those its rows show.
+        json=lambda: {
+            **rule_json(kb, rule),
+            "page": {
+                **data,
+                "history": history(kb, canonical, locale, by_lang) if canonical else [],
+            },
+        },
     )
 
 
