@@ -86,10 +86,11 @@ class _Db:
         return self.conn().execute(sql, params).fetchone()
 
 
+#: A rule's columns; its seven JSON columns joined into one array, decoded by one call.
 _RULE_COLUMNS = (
-    "r.edition, r.lang, r.number, r.kind, r.text, r.title, r.examples, r.parent, r.children, "
-    "r.refs, r.example_refs, r.terms, r.term_spans, l.canonical, l.lineage, l.change, r.source, "
-    "r.line, r.flags"
+    "r.edition, r.lang, r.number, r.kind, r.text, r.title, r.parent, l.canonical, l.lineage, "
+    "l.change, r.source, r.line, '[' || r.examples || ',' || r.children || ',' || r.refs || ',' "
+    "|| r.example_refs || ',' || r.terms || ',' || r.term_spans || ',' || r.flags || ']'"
 )
 _RULE_FROM = "rules r LEFT JOIN lineage l ON l.edition = r.edition AND l.number = r.number"
 
@@ -162,8 +163,7 @@ class StoredKnowledgeBase(KnowledgeBase):
 
     # ---- decoding --------------------------------------------------------------------------
     def _rule_from_row(self, row: Sequence[Any]) -> Rule:
-        refs = json.loads(row[9])
-        example_refs = json.loads(row[10])
+        examples, children, refs, example_refs, terms, term_spans, flags = json.loads(row[12])
         return Rule(
             row[0],
             row[1],
@@ -171,19 +171,19 @@ class StoredKnowledgeBase(KnowledgeBase):
             row[3],
             row[4],
             row[5],
-            json.loads(row[6]),
-            row[7],
-            json.loads(row[8]),
+            examples,
+            row[6],
+            children,
             [Ref(r[0], r[1], r[2], r[3], bool(r[4]), r[5]) for r in refs],
             [[Ref(r[0], r[1], r[2], r[3], bool(r[4]), r[5]) for r in x] for x in example_refs],
-            json.loads(row[11]),
-            json.loads(row[12]),
-            row[13],
-            row[14] or "",
-            row[15],
-            row[16],
-            row[17],
-            json.loads(row[18]),
+            terms,
+            term_spans,
+            row[7],
+            row[8] or "",
+            row[9],
+            row[10],
+            row[11],
+            flags,
         )
 
     def _load_rule(self, ed_id: str, number: str) -> Rule | None:
