@@ -194,9 +194,19 @@ def _gettext(message: str, **variables: Any) -> str:
 
 
 def _ngettext(singular: str, plural: str, n: int, **variables: Any) -> str:
-    text = i18n.translations(_locale()).ungettext(singular, plural, n)
+    locale = _locale()
+    key = (locale, singular, plural, n)
+    text = _PLURALS.get(key)
+    if text is None:
+        text = i18n.translations(locale).ungettext(singular, plural, n)
+        if len(_PLURALS) < TRANSLATED_MAX:
+            _PLURALS[key] = text
     variables.setdefault("num", n)
     return text % variables
+
+
+#: (locale, singular, plural, n) -> the form of the message for n (counts are small numbers).
+_PLURALS: dict[tuple[str, str, str, int], str] = {}
 
 
 def _locale() -> str:
