@@ -48,6 +48,7 @@ SECURITY_HEADERS = {
     "X-Frame-Options": "DENY",
     "Cross-Origin-Opener-Policy": "same-origin",
 }
+_SECURITY_HEADER_LIST = list(SECURITY_HEADERS.items())
 #: Pages change only with a rebuild; a short max-age plus an ETag keeps revalidation cheap.
 CACHE_CONTROL = "public, max-age=300"
 CACHE_ENTRIES = 4096
@@ -301,8 +302,9 @@ def etag_for_request() -> str:
 
 
 def _after_request(response: Response) -> Response:
-    for name, value in SECURITY_HEADERS.items():
-        response.headers.setdefault(name, value)
+    # What a view set itself stays (one pass over the headers rather than one per name).
+    present = {name.lower() for name, _value in response.headers.to_wsgi_list()}
+    response.headers.extend([h for h in _SECURITY_HEADER_LIST if h[0].lower() not in present])
     if getattr(g, "is_json", False) or response.mimetype == "application/json":
         response.headers["Access-Control-Allow-Origin"] = "*"
     elif response.mimetype == "text/html":
