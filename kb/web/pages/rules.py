@@ -11,7 +11,7 @@ from flask import Response, redirect, request
 from kb import history as stored_history
 from kb import lookup
 from kb.lookup import followed_editions, lag, local_term, term_entry
-from kb.model import LANGS, ExampleInfo, KnowledgeBase, Ref, Rule
+from kb.model import LANGS, Edition, ExampleInfo, KnowledgeBase, Ref, Rule
 from kb.rulenum import try_parse
 from kb.serialise import rule_json
 from kb.web.i18n import LANGUAGE_NAMES
@@ -174,7 +174,10 @@ def _terms(kb: KnowledgeBase, rules: list[Rule], locale: str) -> list[dict[str, 
     out = []
     lang = rules[0].lang if rules else locale
     edition = rules[0].edition if rules else None
-    cache = kb.__dict__.get("_term_items")
+    if "_editions_of" not in kb.__dict__:  # a knowledge base in memory may still change
+        cache: dict[Any, Any] = {}
+    else:
+        cache = kb.__dict__.get("_term_items")
     if cache is None:
         cache = kb.__dict__.setdefault("_term_items", {})
     root = request.root_path
@@ -252,8 +255,8 @@ def _translations(
                 "title": other.title,
                 "text": other.text,
                 "html": rule_html(other.text, other.refs, href),
-                "edition": edition_info(ed, locale),
-                "lag": lag(kb, ed),
+                "edition": _edition_info(kb, ed, locale),
+                "lag": _lag(kb, ed),
                 "url": rule_url(lang, rule.canonical),
             }
         )
@@ -263,7 +266,10 @@ def _translations(
 def _example_item(kb: KnowledgeBase, ex: ExampleInfo, locale: str) -> dict[str, Any]:
     """An example as a rule page shows it: its summary and the start of its trace (kept per
     example and locale: the same few examples are shown on every page of the rules they cite)."""
-    cache = kb.__dict__.get("_example_items")
+    if "_editions_of" not in kb.__dict__:  # a knowledge base in memory may still change
+        cache: dict[Any, Any] = {}
+    else:
+        cache = kb.__dict__.get("_example_items")
     if cache is None:
         cache = kb.__dict__.setdefault("_example_items", {})
     key = (ex.id, locale, request.root_path)
@@ -275,6 +281,33 @@ def _example_item(kb: KnowledgeBase, ex: ExampleInfo, locale: str) -> dict[str, 
         item["trace_more"] = max(0, len(rows) - MAX_PAGE_TRACE)
         _keep(cache, key, item, EXAMPLE_ITEMS)
     return item  # type: ignore[no-any-return]
+
+
+def _edition_info(kb: KnowledgeBase, ed: Edition, locale: str) -> dict[str, Any] | None:
+    """:func:`edition_info`, kept per knowledge base, edition and locale (rule pages only read
+    it; a page that adds to its edition's info makes its own)."""
+    if "_editions_of" not in kb.__dict__:  # a knowledge base in memory may still change
+        return edition_info(ed, locale)
+    cache = kb.__dict__.get("_edition_infos")
+    if cache is None:
+        cache = kb.__dict__.setdefault("_edition_infos", {})
+    found = cache.get((ed.id, locale))
+    if found is None or found[0] is not ed:
+        found = cache[(ed.id, locale)] = (ed, edition_info(ed, locale))
+    return found[1]  # type: ignore[no-any-return]
+
+
+def _lag(kb: KnowledgeBase, ed: Edition) -> dict[str, Any]:
+    """:func:`kb.lookup.lag`, kept per knowledge base and edition (it reads the editions only)."""
+    if "_editions_of" not in kb.__dict__:
+        return lag(kb, ed)
+    cache = kb.__dict__.get("_lags")
+    if cache is None:
+        cache = kb.__dict__.setdefault("_lags", {})
+    found = cache.get(ed.id)
+    if found is None or found[0] is not ed:
+        found = cache[ed.id] = (ed, lag(kb, ed))
+    return found[1]  # type: ignore[no-any-return]
 
 
 def _text_bytes(rule: Rule) -> int:
@@ -409,8 +442,8 @@ def rule_page(
         "language": LANGUAGE_NAMES.get(rule.lang, rule.lang),
         "fallback": fallback,
         "pinned": bool(pinned),
-        "edition": edition_info(ed, locale),
-        "lag": lag(kb, ed) if ed.lang != "en" else None,
+        "edition": _edition_info(kb, ed, locale),
+        "lag": _lag(kb, ed) if ed.lang != "en" else None,
         "current_url": rule_url(locale, canonical) if canonical else None,
         "subtree": subtree,
         "shallow": shallow,
