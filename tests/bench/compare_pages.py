@@ -7,9 +7,10 @@ Usage::
 
 The sample: rule pages of several editions in en, fr and ja (current and pinned), their JSON
 twins, and every other page family once per locale, rendered in-process with the page cache
-off, status, headers and body. Only the static files' version (``?v=<digest of the code>``) is normalised: it changes with
-any edit of the code by design, and so does the ETag header, which is left out. Exit status 1 when a page differs (the first differences are
-printed with the URL).
+off: status, headers and body. Only the static files' version (``?v=<digest of the code>``) is
+normalised, as it changes with any edit of the code by design; the ETag header, which follows
+it, is left out. Exit status 1 when a page differs (the first differences are printed with the
+URL).
 """
 
 from __future__ import annotations
