@@ -292,13 +292,14 @@ def _before_request() -> Response | None:
 def etag_for_request() -> str:
     """The ETag of the resource at this URL: the build's content hash, the code and the URL."""
 
-    seed = current_app.config["ETAG_SEED"]
-    found = g.get("etag")
-    if found is not None and found[0] == seed:
-        return found[1]  # type: ignore[no-any-return]
-    etag = hashlib.sha1(f"{seed}:{request.full_path}".encode(), usedforsecurity=False).hexdigest()
-    g.etag = (seed, etag)
-    return etag
+    memo = urls.per_request()
+    etag = memo.get("etag")
+    if etag is None:
+        seed = current_app.config["ETAG_SEED"]
+        etag = memo["etag"] = hashlib.sha1(
+            f"{seed}:{request.full_path}".encode(), usedforsecurity=False
+        ).hexdigest()
+    return etag  # type: ignore[no-any-return]
 
 
 def _after_request(response: Response) -> Response:

@@ -38,7 +38,7 @@ from kb.web.pages.base import PageError
 from kb.web.pages.common import current_for_old, edition_label, parse_number, short
 from kb.web.pages.home import title_for
 from kb.web.resources import get_kb
-from kb.web.urls import url_for
+from kb.web.urls import per_request, url_for
 
 bp = Blueprint("embed", __name__)
 log = logging.getLogger(__name__)
@@ -79,9 +79,10 @@ def public_base() -> str:
         return str(configured).rstrip("/")
     if not has_request_context():
         return str(request.host_url).rstrip("/")  # raises as it always did
-    found = g.get("public_base")  # werkzeug computes host_url afresh on every read
+    memo = per_request()  # werkzeug computes host_url afresh on every read
+    found = memo.get("public_base")
     if found is None:
-        found = g.public_base = request.host_url.rstrip("/")
+        found = memo["public_base"] = request.host_url.rstrip("/")
     return found  # type: ignore[no-any-return]
 
 
@@ -263,8 +264,10 @@ def _unfurl_context() -> dict[str, Any]:
     """``unfurl`` (the card of this page, or None) and ``oembed_url`` for partials/meta.html."""
     if not request or getattr(g, "is_json", False) or request.endpoint is None:
         return {"unfurl": None}
-    if getattr(g, "unfurl_done", False):
-        return {"unfurl": g.unfurl, "oembed_url": g.oembed_url, "og_locale": g.og_locale}
+    memo = per_request()
+    found = memo.get("unfurl")
+    if found is not None:
+        return found  # type: ignore[no-any-return]
     card = None
     if request.endpoint.startswith("pages."):
         try:
@@ -272,8 +275,7 @@ def _unfurl_context() -> dict[str, Any]:
             card = _card(request.endpoint, dict(request.view_args or {}), request.args)
         except Exception:  # a card is an extra: it must never cost the page (or its error page)
             log.exception("no unfurl card for %s", request.path)
-    g.unfurl_done, g.unfurl = True, card
-    g.oembed_url = (
+    oembed_url = (
         # What url_for("embed.oembed", url=..., format="json") gives (werkzeug encodes query
         # values so), without matching the URL map for a value that is never the same twice.
         f"{public_base()}{url_for('embed.oembed')}?"
@@ -281,8 +283,12 @@ def _unfurl_context() -> dict[str, Any]:
         if card is not None
         else None
     )
-    g.og_locale = OG_LOCALES.get(getattr(g, "locale", "en"), "en_US")
-    return {"unfurl": card, "oembed_url": g.oembed_url, "og_locale": g.og_locale}
+    found = memo["unfurl"] = {
+        "unfurl": card,
+        "oembed_url": oembed_url,
+        "og_locale": OG_LOCALES.get(getattr(g, "locale", "en"), "en_US"),
+    }
+    return found
 
 
 # ---- oEmbed ------------------------------------------------------------------------------------

@@ -126,3 +126,13 @@ def _template(endpoint: str, names: tuple[str, ...]) -> str | None:
         out.append(f"{{{index}}}")
         out.append(piece.replace("{", "{{").replace("}", "}}"))
     return "".join(out)
+
+
+def per_request() -> dict[str, Any]:
+    """What this request has worked out once (its ETag, public base, link card), kept in its
+    WSGI environ: ``g`` lives as long as the app context, which a caller may keep open across
+    requests, and a value of one URL must never answer another."""
+    from flask import request
+
+    memo: dict[str, Any] = request.environ.setdefault("kb.per_request", {})
+    return memo
