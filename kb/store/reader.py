@@ -12,6 +12,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from kb.cachemap import MISSING, keep
 from kb.model import (
     Commentary,
     Edition,
@@ -96,7 +97,6 @@ _RULE_FROM = "rules r LEFT JOIN lineage l ON l.edition = r.edition AND l.number 
 
 #: Rules read by one query of :meth:`StoredKnowledgeBase.rules_many` at most.
 _BATCH = 400
-_MISSING = object()
 
 _GLOSSARY_COLUMNS = (
     "edition, lang, key, term, definition, aliases, obsolete, see, rule_refs, refs, source, line"
@@ -204,15 +204,8 @@ class StoredKnowledgeBase(KnowledgeBase):
         return rule
 
     def _keep(self, key: tuple[str, str], rule: Rule | None) -> None:
-        """Cache a decoded rule; past the bound the oldest entry goes (first in, first out:
-        a plain dict, which threads read without a lock)."""
-        rules = self._rules
-        while len(rules) >= self._rules_max:
-            try:
-                del rules[next(iter(rules))]
-            except (KeyError, RuntimeError, StopIteration):  # another thread got there first
-                break
-        rules[key] = rule
+        """Cache a decoded rule (:func:`kb.cachemap.keep`: the oldest out first)."""
+        keep(self._rules, key, rule, self._rules_max)
 
     def rules_many(self, pairs: Iterable[tuple[str, str]]) -> dict[tuple[str, str], Rule | None]:
         """Many rules by ``(edition, number)`` at once: the cached ones, and the others in one
@@ -223,8 +216,8 @@ class StoredKnowledgeBase(KnowledgeBase):
         for key in pairs:
             if key in out:
                 continue
-            found = rules.get(key, _MISSING)
-            if found is _MISSING:
+            found = rules.get(key, MISSING)
+            if found is MISSING:
                 if key[0] not in self.editions:
                     out[key] = None
                     continue

@@ -10,6 +10,7 @@ from flask import Response, redirect, request
 
 from kb import history as stored_history
 from kb import lookup
+from kb.cachemap import MISSING, keep, shared_cache
 from kb.lookup import followed_editions, lag, local_term, term_entry
 from kb.model import LANGS, Edition, ExampleInfo, KnowledgeBase, Ref, Rule
 from kb.rulenum import try_parse
@@ -53,7 +54,6 @@ MAX_TERMS = 24
 #: Glossary terms and examples kept as pages show them (shared by every page that names them).
 TERM_ITEMS = 8192
 EXAMPLE_ITEMS = 1024
-_MISSING = object()
 
 
 RefLink = Callable[[Ref], tuple[str | None, Rule | None]]
@@ -174,19 +174,16 @@ def _terms(kb: KnowledgeBase, rules: list[Rule], locale: str) -> list[dict[str, 
     out = []
     lang = rules[0].lang if rules else locale
     edition = rules[0].edition if rules else None
-    if "_editions_of" not in kb.__dict__:  # a knowledge base in memory may still change
-        cache: dict[Any, Any] = {}
-    else:
-        cache = kb.__dict__.get("_term_items")
+    cache = shared_cache(kb, "_term_items")
     if cache is None:
-        cache = kb.__dict__.setdefault("_term_items", {})
+        cache = {}
     root = request.root_path
     for key in keys:
         wanted = (key, lang, edition, locale, root)
-        item = cache.get(wanted, _MISSING)
-        if item is _MISSING:
+        item = cache.get(wanted, MISSING)
+        if item is MISSING:
             item = _term_item(kb, key, lang, edition, locale)
-            _keep(cache, wanted, item, TERM_ITEMS)
+            keep(cache, wanted, item, TERM_ITEMS)
         if item is not None:
             out.append(item)  # type: ignore[arg-type]
     return out
@@ -207,16 +204,6 @@ def _term_item(
         "lang": entry.lang,
         "url": url_for("pages.glossary_entry", locale=locale, key=entry.key),
     }
-
-
-def _keep(cache: dict[Any, Any], key: Any, value: Any, most: int) -> None:
-    """Keep a value in a bounded cache of shared data (the oldest entry out first)."""
-    while len(cache) >= most:
-        try:
-            del cache[next(iter(cache))]
-        except (KeyError, RuntimeError, StopIteration):  # another thread got there first
-            break
-    cache[key] = value
 
 
 def _translations(
@@ -266,31 +253,26 @@ def _translations(
 def _example_item(kb: KnowledgeBase, ex: ExampleInfo, locale: str) -> dict[str, Any]:
     """An example as a rule page shows it: its summary and the start of its trace (kept per
     example and locale: the same few examples are shown on every page of the rules they cite)."""
-    if "_editions_of" not in kb.__dict__:  # a knowledge base in memory may still change
-        cache: dict[Any, Any] = {}
-    else:
-        cache = kb.__dict__.get("_example_items")
+    cache = shared_cache(kb, "_example_items")
     if cache is None:
-        cache = kb.__dict__.setdefault("_example_items", {})
+        cache = {}
     key = (ex.id, locale, request.root_path)
     item = cache.get(key)
-    if item is None or item["id"] != ex.id:
+    if item is None:
         item = example_summary(ex, locale)
         rows = trace_rows(ex, locale)
         item["trace"] = rows[:MAX_PAGE_TRACE]
         item["trace_more"] = max(0, len(rows) - MAX_PAGE_TRACE)
-        _keep(cache, key, item, EXAMPLE_ITEMS)
+        keep(cache, key, item, EXAMPLE_ITEMS)
     return item  # type: ignore[no-any-return]
 
 
 def _edition_info(kb: KnowledgeBase, ed: Edition, locale: str) -> dict[str, Any] | None:
     """:func:`edition_info`, kept per knowledge base, edition and locale (rule pages only read
     it; a page that adds to its edition's info makes its own)."""
-    if "_editions_of" not in kb.__dict__:  # a knowledge base in memory may still change
-        return edition_info(ed, locale)
-    cache = kb.__dict__.get("_edition_infos")
+    cache = shared_cache(kb, "_edition_infos")
     if cache is None:
-        cache = kb.__dict__.setdefault("_edition_infos", {})
+        return edition_info(ed, locale)
     found = cache.get((ed.id, locale))
     if found is None or found[0] is not ed:
         found = cache[(ed.id, locale)] = (ed, edition_info(ed, locale))
@@ -299,11 +281,9 @@ def _edition_info(kb: KnowledgeBase, ed: Edition, locale: str) -> dict[str, Any]
 
 def _lag(kb: KnowledgeBase, ed: Edition) -> dict[str, Any]:
     """:func:`kb.lookup.lag`, kept per knowledge base and edition (it reads the editions only)."""
-    if "_editions_of" not in kb.__dict__:
-        return lag(kb, ed)
-    cache = kb.__dict__.get("_lags")
+    cache = shared_cache(kb, "_lags")
     if cache is None:
-        cache = kb.__dict__.setdefault("_lags", {})
+        return lag(kb, ed)
     found = cache.get(ed.id)
     if found is None or found[0] is not ed:
         found = cache[ed.id] = (ed, lag(kb, ed))
