@@ -108,7 +108,7 @@ class Effects(GameState):
             if target is not None:
                 objs = [o for o in [self._object(target[1])] if o is not None]
             else:
-                objs = [o for o in self.battlefield if o.controller == p and self.is_creature(o)]
+                objs = [o for o in self.battlefield.of(p) if self.is_creature(o)]
             for obj in objs:
                 obj.counters[effect.counter] = obj.counters.get(effect.counter, 0) + effect.amount
                 self._emit(

@@ -144,7 +144,7 @@ class Game(
         if self.awaiting is not None:
             kind, who, _ = self.awaiting
             name = self.players[who].name
-            mine = [o for o in self.battlefield if o.controller == who]
+            mine = self.battlefield.of(who)
             if kind == "attackers":
                 out = [Action("attack", name)]
                 walkers = [
@@ -231,9 +231,8 @@ class Game(
         # abilities that need {T} (a tapped land, say).
         for obj in [
             o
-            for o in self.battlefield
-            if o.controller == p
-            and (o.face_down or not o.tapped or len(o.card.tap_mana) != len(o.card.abilities))
+            for o in self.battlefield.of(p)
+            if o.face_down or not o.tapped or len(o.card.tap_mana) != len(o.card.abilities)
         ]:
             if obj.face_down:
                 out.append(Action("turn_face_up", name, obj.id))

@@ -20,11 +20,11 @@ class ManaCost:
 
     generic: int = 0
     coloured: tuple[tuple[str, int], ...] = ()
+    #: the mana value of the cost (202.3), computed once: payments ask for it again and again
+    total: int = field(init=False, compare=False, repr=False, default=0)
 
-    @property
-    def total(self) -> int:
-        """The mana value of the cost (202.3)."""
-        return self.generic + sum(n for _, n in self.coloured)
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "total", self.generic + sum(n for _, n in self.coloured))
 
     def __str__(self) -> str:
         out = f"{{{self.generic}}}" if self.generic or not self.coloured else ""

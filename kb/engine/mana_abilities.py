@@ -76,38 +76,48 @@ class ManaAbilities(GameState):
         key = (p, cost.generic, cost.coloured, exclude.id if exclude is not None else 0)
         found = memo.get(key)
         if found is None:
-            try:
-                found = self._plan_payment(p, cost, exclude)
-            except IllegalAction as err:
-                found = err
+            found = self._plan_or_none(p, cost, exclude)
+            if found is None:
+                found = self._refusal(p, cost)
             memo[key] = found
         return found  # type: ignore[no-any-return]
 
     def _plan_payment(
         self, p: int, cost: ManaCost, exclude: GameObject | None = None
     ) -> list[tuple[GameObject, int]]:
-        if self.players[p].pool.can_pay(cost):
+        plan = self._plan_or_none(p, cost, exclude)
+        if plan is None:
+            raise self._refusal(p, cost)
+        return plan
+
+    def _plan_or_none(
+        self, p: int, cost: ManaCost, exclude: GameObject | None
+    ) -> list[tuple[GameObject, int]] | None:
+        """The payment plan of :meth:`_plan_payment`, or None when the cost can't be paid (no
+        exception: listing legal actions asks this of many costs it then leaves out)."""
+        # The pool as a plain dict and a running total: the arithmetic of ManaPool.can_pay and
+        # ManaPool.add, inline (this runs for every cost while legal actions are listed).
+        amounts = self.players[p].pool.amounts
+        coloured = cost.coloured
+        total = cost.total
+        have_all = sum(amounts.values())
+        if have_all >= total and all(amounts.get(c, 0) >= n for c, n in coloured):
             return []
-        pool = self.players[p].pool.copy()
-        plan: list[tuple[GameObject, int]] = []
         sources, reach, colours = self._mana_sources(p, exclude)
         # What no choice of sources can pay is refused without trying them: too little mana in
         # all, or too little of one colour.
-        if reach + sum(pool.amounts.values()) < cost.total:
-            self._cannot_pay(p, cost)
-        for colour, n in cost.coloured:
-            if pool.amounts.get(colour, 0) + colours.get(colour, 0) < n:
-                self._cannot_pay(p, cost)
+        if reach + have_all < total:
+            return None
+        for colour, n in coloured:
+            if amounts.get(colour, 0) + colours.get(colour, 0) < n:
+                return None
+        pool = dict(amounts)
+        plan: list[tuple[GameObject, int]] = []
         used: set[int] = set()
-        need: dict[str, int] = {}
-        have = dict(pool.amounts)
-        for colour, n in cost.coloured:
-            short = n - have.get(colour, 0)
-            have[colour] = max(0, have.get(colour, 0) - n)
-            if short > 0:
-                need[colour] = short
-        for colour, n in need.items():
-            for obj, index, produced in sources:
+        # First the colours the pool lacks, each from the first sources that make it ...
+        for colour, n in coloured:
+            n -= amounts.get(colour, 0)
+            for obj, index, produced, amount in sources:
                 if n <= 0:
                     break
                 if obj.id in used:
@@ -115,27 +125,31 @@ class ManaAbilities(GameState):
                 if produced.get(colour):
                     used.add(obj.id)
                     plan.append((obj, index))
-                    pool.add(produced)
+                    for c, k in produced.items():
+                        pool[c] = pool.get(c, 0) + k
+                    have_all += amount
                     n -= produced[colour]
-        # Then the first unused sources in battlefield order, until the pool pays the cost.
+        # ... then the first unused sources in battlefield order, until the pool pays the cost.
         remaining = iter(sources)
-        while not pool.can_pay(cost):
-            for obj, index, produced in remaining:
+        while not (have_all >= total and all(pool.get(c, 0) >= n for c, n in coloured)):
+            for obj, index, produced, amount in remaining:
                 if obj.id not in used:
                     used.add(obj.id)
                     plan.append((obj, index))
-                    pool.add(produced)
+                    for c, k in produced.items():
+                        pool[c] = pool.get(c, 0) + k
+                    have_all += amount
                     break
             else:
-                self._cannot_pay(p, cost)
+                return None
         return plan
 
     def _mana_sources(
         self, p: int, exclude: GameObject | None
-    ) -> tuple[list[tuple[GameObject, int, dict[str, int]]], int, dict[str, int]]:
+    ) -> tuple[list[tuple[GameObject, int, dict[str, int], int]], int, dict[str, int]]:
         """The {T} mana abilities player ``p`` can activate now, in battlefield order, with the
-        mana each makes, and the most mana (in all, and of each colour) they can make together
-        (each permanent once).
+        mana each makes (a shared dict: read it, never change it) and its amount, and the most
+        mana (in all, and of each colour) they can make together (each permanent once).
         Memoised while legal actions are listed (the game can't change meanwhile)."""
         memo = self.plan_memo
         key = ("sources", p, exclude.id if exclude is not None else 0)
@@ -146,8 +160,8 @@ class ManaAbilities(GameState):
         colours: dict[str, int] = {}
         for obj in [
             o
-            for o in self.battlefield
-            if o.controller == p and o.card.tap_mana and not o.face_down and o is not exclude
+            for o in self.battlefield.of(p)
+            if o.card.tap_mana and not o.face_down and o is not exclude
         ]:
             # Every {T} mana ability is a choice: the one that makes the colour needed is used
             # (the most specific, as MTR 4.2 assumes), each permanent once.
@@ -157,7 +171,7 @@ class ManaAbilities(GameState):
             most = 1
             best: dict[str, int] = {}
             for index, produces, amount in tap_mana:
-                sources.append((obj, index, dict(produces)))
+                sources.append((obj, index, _as_dict(produces), amount))
                 most = max(most, amount)
                 for colour, n in produces:
                     best[colour] = max(best.get(colour, 0), n)
@@ -168,8 +182,9 @@ class ManaAbilities(GameState):
             memo[key] = (sources, reach, colours)
         return sources, reach, colours
 
-    def _cannot_pay(self, p: int, cost: ManaCost) -> None:
-        raise CannotPay(self.players[p].name, cost, dict(self.players[p].pool.amounts))
+    def _refusal(self, p: int, cost: ManaCost) -> CannotPay:
+        """601.2h: the refusal of a cost player ``p`` can't pay now."""
+        return CannotPay(self.players[p].name, cost, dict(self.players[p].pool.amounts))
 
     def _pay(self, p: int, cost: ManaCost, plan: list[tuple[GameObject, int]], what: str) -> None:
         for obj, index in plan:
@@ -257,6 +272,17 @@ class ManaAbilities(GameState):
         self._activate_mana(p, plan.obj, plan.index)
         self.passes = 0
         self._give_priority(p, cite("405.6c"))
+
+
+_DICTS: dict[tuple[tuple[str, int], ...], dict[str, int]] = {}
+
+
+def _as_dict(produces: tuple[tuple[str, int], ...]) -> dict[str, int]:
+    """The mana an ability adds as a dict, made once per kind of ability (never changed)."""
+    found = _DICTS.get(produces)
+    if found is None:
+        found = _DICTS[produces] = dict(produces)
+    return found
 
 
 class CannotPay(IllegalAction):

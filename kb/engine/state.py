@@ -11,6 +11,7 @@ from typing import Any, TypeVar
 from kb.engine.cards import LIBRARY_CARD, CardDef, CardPool, unquote
 from kb.engine.objects import (
     Action,
+    Battlefield,
     DelayedTrigger,
     Event,
     GameObject,
@@ -39,7 +40,7 @@ class GameState:
         self.pool = pool
         self.mode = mode
         self.players = [Player(name, i) for i, name in enumerate(players)]
-        self.battlefield: list[GameObject] = []
+        self.battlefield = Battlefield()
         self.stack: list[StackObject] = []
         self.active = 0
         self.starting_player = 0
@@ -337,16 +338,8 @@ class GameState:
         raise IllegalAction(f"{ref} is not in {self.players[p].name}'s hand", "601.2a")
 
     def _object(self, oid: int) -> GameObject | None:
-        memo = self.plan_memo
-        if memo is not None:  # while legal actions are listed (the game can't change): by id
-            ids = memo.get("ids")
-            if ids is None:
-                ids = memo["ids"] = {o.id: o for o in self.battlefield}
-            return ids.get(oid)  # type: ignore[no-any-return]
-        for obj in self.battlefield:
-            if obj.id == oid:
-                return obj
-        return None
+        """The permanent with this id, or None."""
+        return self.battlefield.get(oid)
 
     def _stack_item(self, oid: int) -> StackObject | None:
         for item in self.stack:
@@ -370,7 +363,7 @@ class GameState:
         """A player's hand, graveyard, library, or the permanents they control."""
         pl = self.player(player)
         if zone == "battlefield":
-            return [o for o in self.battlefield if o.controller == pl.index]
+            return list(self.battlefield.of(pl.index))
         if zone in ("hand", "graveyard", "library", "exile"):
             return list(getattr(pl, zone))
         raise ScenarioError(f"unknown zone {zone!r}")
