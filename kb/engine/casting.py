@@ -172,14 +172,6 @@ class Casting(GameState):
             memo[key] = found
         return found  # type: ignore[no-any-return]
 
-    def _cast_affordable(self, p: int, action: Action) -> bool:
-        """While legal actions are listed: whether the checks of this cast that don't depend on
-        which targets are chosen pass, its payment included. When they fail, no choice of
-        targets is legal, so none need be listed; when they pass, each is still checked."""
-        assert self.plan_memo is not None
-        found = self._cast_base_memo(p, action, self.plan_memo)
-        return not isinstance(found, IllegalAction) and self._affordable(p, found[2])
-
     def _check_cast_base(
         self, p: int, action: Action
     ) -> tuple[GameObject, tuple[Effect, ...], ManaCost]:
@@ -479,6 +471,7 @@ class Casting(GameState):
         if ability.loyalty is not None:
             obj.loyalty_turn = self.turn
             obj.counters["loyalty"] = obj.counters.get("loyalty", 0) + ability.loyalty
+            self.battlefield.watch(obj)
             rules += ["606.3", "606.4"]
         if ability.equip:
             rules.append("702.6a")

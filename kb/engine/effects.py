@@ -66,6 +66,7 @@ class Effects(GameState):
                 )
             elif infect:
                 obj.counters["-1/-1"] = obj.counters.get("-1/-1", 0) + amount
+                self.battlefield.watch(obj)
                 self._emit(
                     "damage",
                     f"{source} deals {amount} {what} to {obj.label}: {amount} -1/-1 counters are "
@@ -111,6 +112,7 @@ class Effects(GameState):
                 objs = [o for o in self.battlefield.of(p) if self.is_creature(o)]
             for obj in objs:
                 obj.counters[effect.counter] = obj.counters.get(effect.counter, 0) + effect.amount
+                self.battlefield.watch(obj)
                 self._emit(
                     "counters",
                     f"{effect.amount} {effect.counter} counter{'s' * (effect.amount > 1)} "

@@ -185,7 +185,8 @@ class Game(
             return []
         p = self.priority
         name = self.players[p].name
-        # Actions are values: the ones listed again and again (pass, mana) are made once.
+        # Actions are values: the ones listed again and again (pass, mana, lands, the first
+        # cast of each card) are made once.
         made = self.listed_actions
         out = [made.get(name) or made.setdefault(name, Action("pass", name))]
         pl = self.players[p]
@@ -198,7 +199,11 @@ class Game(
             land, fast, has_special = cdef.hand_flags
             if land:
                 if window and pl.lands_played == 0:
-                    out.append(Action("play_land", name, card.id))
+                    key = ("play_land", name, card.id)
+                    action = made.get(key)
+                    if action is None:
+                        action = made[key] = Action("play_land", name, card.id)
+                    out.append(action)
                 continue
             if (fast or window) and not locked:
                 if cdef.modes:
@@ -270,8 +275,19 @@ class Game(
         if not all(options):
             return  # a target word with no option: no choice of targets
         name = self.players[p].name
-        first = Action("cast", name, card, targets=tuple(o[0] for o in options), mode=mode)
-        if self._cast_affordable(p, first):
+        targets = tuple(o[0] for o in options)
+        made = self.listed_actions
+        key = ("cast", name, card, targets, mode)
+        first = made.get(key)
+        if first is None:
+            first = made[key] = Action("cast", name, card, targets=targets, mode=mode)
+        # _cast_affordable, inline: the checks that don't depend on the targets, then payment.
+        memo = self.plan_memo
+        assert memo is not None
+        found = self._cast_base_memo(p, first, memo)
+        if isinstance(found, IllegalAction):
+            return
+        if self._plan_memo(p, found[2], None) is not None:
             out.append(first)
             choices = product(*options)
             next(choices)
@@ -288,6 +304,8 @@ class Game(
         legal actions are listed)."""
         out = []
         memo = self.plan_memo
+        if memo is not None and not effects:
+            return out
         for effect in effects:
             if not effect.target:
                 continue

@@ -57,19 +57,20 @@ class ManaAbilities(GameState):
         if self.plan_memo is None:
             return self._plan_payment(p, cost, exclude)
         found = self._plan_memo(p, cost, exclude)
-        if isinstance(found, IllegalAction):
-            raise found
+        if found is None:
+            raise self._refusal(p, cost)
         return found
 
     def _affordable(self, p: int, cost: ManaCost) -> bool:
         """While legal actions are listed: whether player ``p`` can pay ``cost`` (the test of
         :meth:`_payment_plan`, without raising)."""
-        return not isinstance(self._plan_memo(p, cost, None), IllegalAction)
+        return self._plan_memo(p, cost, None) is not None
 
     def _plan_memo(
         self, p: int, cost: ManaCost, exclude: GameObject | None
-    ) -> list[tuple[GameObject, int]] | IllegalAction:
-        """The payment plan or its refusal, memoised while legal actions are listed."""
+    ) -> list[tuple[GameObject, int]] | None:
+        """The payment plan, or None when the cost can't be paid, memoised while legal actions
+        are listed (a refusal is remembered as False, its message written only if raised)."""
         memo = self.plan_memo
         assert memo is not None
         # The cost by its parts: a tuple hashes faster than the frozen dataclass.
@@ -77,10 +78,9 @@ class ManaAbilities(GameState):
         found = memo.get(key)
         if found is None:
             found = self._plan_or_none(p, cost, exclude)
-            if found is None:
-                found = self._refusal(p, cost)
-            memo[key] = found
-        return found  # type: ignore[no-any-return]
+            memo[key] = False if found is None else found
+            return found
+        return None if found is False else found  # type: ignore[no-any-return]
 
     def _plan_payment(
         self, p: int, cost: ManaCost, exclude: GameObject | None = None
@@ -223,7 +223,7 @@ class ManaAbilities(GameState):
         if action.card is None:
             raise IllegalAction("no permanent named: whose mana ability is activated?", "605.3a")
         if isinstance(action.card, int):  # one permanent (or none): what pick_permanent does
-            obj = self._object(action.card)
+            obj = self.battlefield.get(action.card)
             if obj is None or obj.controller != p:
                 obj = self.permanents_named(action.card, p)[0]  # raises, citing the rule
             return self._check_mana_on(obj, action)
@@ -261,10 +261,8 @@ class ManaAbilities(GameState):
             )
         if targets:
             raise IllegalAction(f"{obj.label}'s mana ability has no target", "605.1a")
-        if ability.tap:
-            why = self._can_tap_for_cost(obj)
-            if why:
-                raise IllegalAction(why, "605.3a", "302.6")
+        if ability.tap and self._tap_blocked(obj):
+            raise IllegalAction(self._can_tap_for_cost(obj) or "", "605.3a", "302.6")
         return ManaPlan(obj, index)
 
     def _apply_mana(self, p: int, plan: ManaPlan) -> None:
