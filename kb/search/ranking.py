@@ -2,7 +2,8 @@
 language, examples asked for or not, the reader's language) and the best of them reranked by
 coverage of the question's words and their proximity. Priors that hold for any question come
 last (:meth:`Ranker._question_priors`): a rule matched in several languages adds its texts' scores
-up, and commentary yields to the rules it comments on."""
+up, and commentary yields to the rules it comments on. Within a named concept's family the
+concept's words weigh alike and earlier subrules lead later ones (:meth:`Ranker._level`)."""
 
 from __future__ import annotations
 
@@ -58,6 +59,10 @@ LANG_FUSION = 0.5
 #: when the question names only concepts, and when it names more.
 OPENING_DEFINED = 1.3
 OPENING = 1.1
+#: Level the concept words' weight across a concept's family (see Ranker._level).
+LEVEL = True
+#: A subrule weighs this much less than its previous sibling, in a named concept's family.
+SIBLING_DECAY = 0.97
 #: ... for concepts raised at least this much (specific ones: not "creature").
 OPENING_MIN_BOOST = 1.5
 
@@ -106,6 +111,7 @@ class Ranker:
                     scores[doc] *= DEFINITION_UNASKED
         if compiled.boosts and current:
             scores = self._boost(scores, compiled.boosts)
+            self._level(scores, compiled)
             self._open(scores, compiled)
             if compiled.defined:
                 defining = self._definitions
@@ -166,6 +172,44 @@ class Ranker:
             out.append((score, doc))
         out.sort(key=lambda x: (-x[0], x[1]))
         return out
+
+    def _level(self, scores: dict[int, float], compiled: Compiled) -> None:
+        """Give every English rule of a named concept's family (below the concept's own rule,
+        often a bare title), in place, the weight of the concept's words its best member has: a family is about its concept as a whole, so
+        the words naming it ("lifelink") tell nothing between siblings, and the rest of the
+        question ("noncombat damage") picks among them rather than how often a sibling
+        repeats the concept's name."""
+        if not LEVEL or compiled.src not in (None, "en"):
+            return
+        marked = compiled.marks.get("en")
+        if not marked:
+            return
+        term = self._index.term
+        langs = self._langs
+        for root, boost in compiled.boosts.items():
+            if boost < OPENING_MIN_BOOST:
+                continue
+            words = self._concepts.name_words(root) & marked
+            if not words:
+                continue
+            rows = [term(f, w, False) for w in words for f in ("body_en", "title_en")]
+            number_of = self._concepts.number_of
+            family = [
+                d
+                for d in self._concepts.subtree(root)
+                if d in scores and langs[d] == "en" and number_of[d] != root
+            ]
+            if len(family) < 2:
+                continue
+            own = {d: sum(r.get(d, 0.0) for r in rows) for d in family}
+            best = max(own.values())
+            for d in family:
+                scores[d] += boost * (best - own[d])
+                last = number_of[d][-1]
+                if SIBLING_DECAY != 1.0 and last.isalpha():
+                    # The rules go from the general to the particular: a later sibling
+                    # answers a narrower case than an earlier one.
+                    scores[d] *= SIBLING_DECAY ** (ord(last) - 97)
 
     def _open(self, scores: dict[int, float], compiled: Compiled) -> None:
         """Raise in place the rule opening each concept the question names ("702.33a" for

@@ -11,8 +11,10 @@ depends on how specific the concept is (how few rules contain its words), so "cr
 nothing and "lifelink" a lot; the rule opening a concept (702.33a for kicker) leads its siblings.
 
 Players' words also differ from the rules' in form: number words for digits ("zero life"), the
-negation prefix ("tapped" / "untapped"), agent nouns ("blockers" / "blocking")
-(:func:`word_variants`). Capitalised words inside a sentence are names (:func:`proper_names`),
+negation prefix ("tapped" / "untapped"), agent nouns ("blockers" / "blocking") and other
+inflections that Snowball stems apart ("sacrificed" / "sacrifices", :func:`inflection_stems`)
+(:func:`word_variants`). :meth:`Concepts.name_words` gives the words naming a concept, which the
+ranking levels across the concept's family so that the rest of a question picks the sibling. Capitalised words inside a sentence are names (:func:`proper_names`),
 which spelling repair leaves alone, and a question about tournaments asks for the tournament
 rules (:func:`asks_tournament`).
 """
@@ -27,6 +29,7 @@ from typing import Any
 
 from kb.model import KnowledgeBase
 from kb.search.analysis import terms
+from kb.text import stem_en, word_forms
 
 #: Question frames, matched on the lower-cased query (whole words); removed when something
 #: remains. Phrases first: "se passe" would otherwise read as the French "passer" (to pass).
@@ -164,24 +167,52 @@ VARIANT_WEIGHT = 0.5
 
 def word_variants(word: str, tok: str, lang: str) -> list[tuple[str, float]]:
     """Analysed words the rules use for a question's word ``word`` (analysed ``tok``), with
-    their weight: the digit for a number word, and in English the word without or with its
-    negation prefix ("tapped" / "untapped", "combat" / "noncombat") and the action of an agent
-    noun ("blockers" / "blocking"). The caller keeps those the index knows."""
+    their weight: the digit for a number word, and in English the word with its negation
+    prefix ("tapped" / "untapped"), the action of an agent noun ("blockers" / "blocking") and
+    the stems of the word's other inflections. The caller keeps those the index knows."""
     out: list[tuple[str, float]] = []
     numbers = _NUMBER_WORDS.get(lang, [])
     low = word.lower()
     if low in numbers:
         return [] if (lang, low) == ("fr", "un") else [(str(numbers.index(low)), 1.0)]
     if lang == "en" and tok.isalpha():
-        for prefix in ("non", "un"):
-            if tok.startswith(prefix) and len(tok) - len(prefix) >= 3:
-                out.append((tok[len(prefix) :], VARIANT_WEIGHT))
-                break
-        else:
+        # "tapped" also finds "untapped"; not the other way round: a question saying
+        # "noncombat" asks about the opposite of the rules saying "combat".
+        if not tok.startswith(("non", "un")):
             out.extend((prefix + tok, VARIANT_WEIGHT) for prefix in ("un", "non"))
         if tok.endswith("er") and len(tok) > 5:
             out.append((tok[:-2], VARIANT_WEIGHT))
+        out.extend((s, INFLECTION_WEIGHT) for s in sorted(inflection_stems(low)) if s != tok)
     return out
+
+
+#: Weight of another inflection's stem: the same word.
+INFLECTION_WEIGHT = 1.0
+
+
+def _bases(word: str) -> set[str]:
+    """The possible uninflected forms of an English word ("sacrificed" -> "sacrifice",
+    "sacrific"; "tapped" -> "tap"), itself included."""
+    out = {word}
+    for suffix in ("ing", "ed", "es", "s"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            base = word[: -len(suffix)]
+            out |= {base, base + "e"}
+            if len(base) > 3 and base[-1] == base[-2] and base[-1] not in "aeiosl":
+                out.add(base[:-1])
+            if suffix in ("ed", "es") and base.endswith("i"):
+                out.add(base[:-1] + "y")
+            break
+    return out
+
+
+def inflection_stems(word: str) -> set[str]:
+    """The stems of every inflection of ``word``'s possible base forms: Snowball stems some
+    forms of one verb apart ("sacrificed" -> "sacrif", "sacrifices" -> "sacrific"), so a
+    question's form must also find the rules' other forms."""
+    if not word.isalpha() or len(word) < 5:
+        return set()
+    return {stem_en(form) for base in _bases(word) for form in word_forms(base, "en")}
 
 
 # ---- concepts ----------------------------------------------------------------------------
@@ -243,6 +274,12 @@ class Concepts:
         self._rows: dict[tuple[str, ...], tuple[tuple[str, ...], int]] = {
             tuple(words): (tuple(rules), int(df)) for words, rules, df in rows
         }
+        #: Rule -> the analysed English words of the concepts naming it ("702.15" ->
+        #: {"lifelink"}): words every rule of that family is about (see :meth:`name_words`).
+        self._words_of: dict[str, frozenset[str]] = {}
+        for words, rules, _df in rows:
+            for rule in rules:
+                self._words_of[rule] = self._words_of.get(rule, frozenset()) | frozenset(words)
         # Current rule documents by canonical number, sorted for subtree lookups.
         pairs = sorted(
             (g[2:], d)
@@ -272,6 +309,10 @@ class Concepts:
             else:
                 i += 1
         return out
+
+    def name_words(self, root: str) -> frozenset[str]:
+        """The analysed English words of the concepts naming rule ``root``."""
+        return self._words_of.get(root, frozenset())
 
     def named(self, words: Sequence[str]) -> tuple[tuple[str, ...], int] | None:
         """The rules and document frequency of the concept whose whole name is ``words``."""

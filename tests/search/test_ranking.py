@@ -138,3 +138,70 @@ def test_a_rules_texts_in_other_languages_add_up_and_commentary_yields() -> None
     assert out[1] == (10.0, 2)
     assert (9.0 * COMMENTARY_DEMOTION, 3) in out
     assert (6.0, 1) in out  # the other text is not counted twice
+
+
+class _Terms:
+    """Postings stand-in: the weight of each (field, word) per document."""
+
+    def __init__(self, rows: dict[tuple[str, str], dict[int, float]]) -> None:
+        self.rows = rows
+
+    def term(self, name: str, word: str, everything: bool) -> dict[int, float]:
+        return self.rows.get((name, word), {})
+
+
+def _family_ranker(rows: dict[tuple[str, str], dict[int, float]], langs: list[str]):
+    from kb.search.ranking import Ranker
+    from kb.search.understand import Concepts
+
+    groups = ["r:702.15a", "r:702.15b", "r:702.15e", "r:120.3f", "r:702.15"][: len(langs)]
+    concepts = Concepts([[["lifelink"], ["702.15"], 6]], groups, len(groups))
+    kinds = ["subrule"] * len(groups)
+    return Ranker(_Terms(rows), langs, kinds, concepts, frozenset())  # type: ignore[arg-type]
+
+
+def test_a_concepts_name_does_not_pick_among_its_family() -> None:
+    from kb.search.compiler import Compiled
+    from kb.search.ranking import SIBLING_DECAY
+
+    # 702.15e says "lifelink" three times, 702.15b once: the rest of the question decides.
+    ranker = _family_ranker(
+        {("body_en", "lifelink"): {1: 1.0, 2: 3.0}, ("body_en", "damag"): {1: 2.0, 2: 1.0}},
+        ["en", "en", "en", "en"],
+    )
+    compiled = Compiled(None, marks={"en": {"lifelink", "damag"}}, src="en")
+    compiled.boosts = {"702.15": 2.5}
+    scores = {1: 2.5 * 3.0, 2: 2.5 * 4.0, 3: 1.0}
+    ranker._level(scores, compiled)
+    assert scores[1] == pytest.approx((2.5 * 3.0 + 2.5 * 2.0) * SIBLING_DECAY)
+    assert scores[2] == pytest.approx(2.5 * 4.0 * SIBLING_DECAY**4)
+    assert scores[1] > scores[2]
+    assert scores[3] == 1.0  # not of the family
+
+
+def test_family_levelling_leaves_french_questions_alone() -> None:
+    from kb.search.compiler import Compiled
+
+    ranker = _family_ranker({("body_en", "lifelink"): {1: 1.0, 2: 3.0}}, ["en", "en", "en"])
+    compiled = Compiled(None, marks={"en": {"lifelink"}}, src="fr")
+    compiled.boosts = {"702.15": 2.5}
+    scores = {1: 2.5, 2: 7.5}
+    ranker._level(scores, compiled)
+    assert scores == {1: 2.5, 2: 7.5}
+
+
+def test_a_concepts_own_title_is_not_its_familys_measure() -> None:
+    from kb.search.compiler import Compiled
+
+    # "Lifelink" (702.15, a bare title) matches the concept's word in its title: its siblings
+    # are not raised to it, and it is not raised.
+    ranker = _family_ranker(
+        {("title_en", "lifelink"): {4: 4.0}, ("body_en", "lifelink"): {1: 1.0, 2: 1.0}},
+        ["en", "en", "en", "en", "en"],
+    )
+    compiled = Compiled(None, marks={"en": {"lifelink"}}, src="en")
+    compiled.boosts = {"702.15": 2.5}
+    scores = {1: 2.5, 2: 2.5, 4: 10.0}
+    ranker._level(scores, compiled)
+    assert scores[4] == 10.0
+    assert scores[1] < 3.0 and scores[2] < 3.0
