@@ -147,6 +147,8 @@ class CardDef:
     tap_mana: tuple[tuple[int, tuple[tuple[str, int], ...], int], ...] = field(
         init=False, default=()
     )
+    #: computed once: all its abilities are {T} mana abilities (a tapped one can do nothing)
+    tap_only: bool = field(init=False, default=True)
 
     def __post_init__(self) -> None:
         flags = (
@@ -172,6 +174,7 @@ class CardDef:
             if a.is_mana_ability and a.tap
         )
         object.__setattr__(self, "tap_mana", tap_mana)
+        object.__setattr__(self, "tap_only", len(tap_mana) == len(self.abilities))
 
     def has_sub(self, subtype: str) -> bool:
         """Has this subtype (Aura, Equipment), case-insensitive."""

@@ -75,6 +75,7 @@ class Effects(GameState):
                 )
             else:
                 obj.damage += amount
+                self.battlefield.watch(obj)  # a creature already; state-based actions see it
                 deathtouch = "deathtouch" in keywords
                 if deathtouch:
                     obj.deathtouch_damage = True

@@ -235,9 +235,7 @@ class Game(
         # The player's permanents, less those that can do nothing: tapped, face up, with only
         # abilities that need {T} (a tapped land, say).
         for obj in [
-            o
-            for o in self.battlefield.of(p)
-            if o.face_down or not o.tapped or len(o.card.tap_mana) != len(o.card.abilities)
+            o for o in self.battlefield.of(p) if o.face_down or not o.tapped or not o.card.tap_only
         ]:
             if obj.face_down:
                 out.append(Action("turn_face_up", name, obj.id))
@@ -316,19 +314,25 @@ class Game(
             options: list[tuple[str, int]] = []
             if effect.target in ("any", "player"):
                 options += [("player", p.index) for p in self.in_game()]
+            # Every creature and planeswalker is among the watched permanents (in battlefield
+            # order), so only those are read; is_creature, inline.
             if effect.target == "creature":
-                options += [("object", o.id) for o in self.battlefield if self.is_creature(o)]
+                options += [
+                    ("object", o.id)
+                    for o in self.battlefield.watched()
+                    if o.face_down or o.card.kind_flags[0]
+                ]
             if effect.target == "any":
                 options += [
                     ("object", o.id)
-                    for o in self.battlefield
-                    if self.is_creature(o) or o.card.is_a("planeswalker")
+                    for o in self.battlefield.watched()
+                    if o.face_down or o.card.kind_flags[0] or o.card.kind_flags[1]
                 ]
             if effect.target == "yours":
                 options += [
                     ("object", o.id)
-                    for o in self.battlefield
-                    if o.controller == p and self.is_creature(o)
+                    for o in self.battlefield.watched()
+                    if o.controller == p and (o.face_down or o.card.kind_flags[0])
                 ]
             if effect.target == "spell":
                 options += [("object", s.id) for s in self.stack if s.kind == "spell"]

@@ -122,5 +122,8 @@ class ManaPool:
 
 def format_mana(mana: dict[str, int]) -> str:
     """``{"R": 2, "G": 1}`` as ``{R}{R}{G}``; an empty pool as ``{}``."""
-    out = "".join(f"{{{c}}}" * mana.get(c, 0) for c in COLOURS)
+    out = "".join([_SYMBOLS[c] * n for c in COLOURS if (n := mana.get(c, 0)) > 0])
     return out or "{}"
+
+
+_SYMBOLS = {c: f"{{{c}}}" for c in COLOURS}

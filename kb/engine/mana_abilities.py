@@ -164,8 +164,9 @@ class ManaAbilities(GameState):
             if o.card.tap_mana and not o.face_down and o is not exclude
         ]:
             # Every {T} mana ability is a choice: the one that makes the colour needed is used
-            # (the most specific, as MTR 4.2 assumes), each permanent once.
-            if self._tap_blocked(obj):
+            # (the most specific, as MTR 4.2 assumes), each permanent once. _tap_blocked, inline
+            # (it is face up here):
+            if obj.tapped or (obj.sick and obj.card.kind_flags[0] and not self.has(obj, "haste")):
                 continue
             tap_mana = obj.card.tap_mana
             most = 1

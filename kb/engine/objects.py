@@ -139,8 +139,11 @@ class Battlefield(list[GameObject]):
     new ``Battlefield``. A permanent's id and controller never change while it is here.
 
     It also keeps the permanents state-based actions must look at (:meth:`watched`): those a
-    check of 704.5 applies to (``CardDef.sba_class``), face down or with counters as they
-    arrive, and any given counters later (:meth:`watch`, called wherever counters are put)."""
+    check of 704.5 applies to (``CardDef.sba_class``), face down or with counters or damage as
+    they arrive, and any given counters or damage later (:meth:`watch`, called wherever they
+    are put).
+    Every creature and planeswalker is among them (``sba_class`` is never 0 for them), so
+    target options read this list instead of the whole battlefield."""
 
     __slots__ = ("_ids", "_mine", "_watch", "_watched")
 
@@ -211,7 +214,7 @@ _NONE: list[GameObject] = []
 
 def _needs_checks(obj: GameObject) -> bool:
     """Whether a check of 704.5 may apply to this permanent as it arrives."""
-    return bool(obj.card.sba_class or obj.face_down or obj.counters)
+    return bool(obj.card.sba_class or obj.face_down or obj.counters or obj.damage)
 
 
 @dataclass(slots=True, eq=False)

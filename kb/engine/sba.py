@@ -29,8 +29,9 @@ class StateBasedActions(GameState):
         for pl in self.players:
             if pl.drew_from_empty:
                 pl.drew_from_empty = False
-        # Only where set (a filter in C): cheaper than writing every permanent.
-        for obj in filter(_MARKED, self.battlefield):
+        # Only where set (a filter in C): cheaper than writing every permanent. Damage is marked
+        # on watched permanents only (see Battlefield.watch).
+        for obj in filter(_MARKED, self.battlefield.watched()):
             obj.deathtouch_damage = False
         if not (losers or dying or to_graveyard or unattach or annihilate or ceasing or legends):
             return False  # the common case: nothing to do

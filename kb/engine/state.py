@@ -236,21 +236,26 @@ class GameState:
     def _emit(
         self, kind: str, text: str, rules: list[str], player: int | None = None, **data: Any
     ) -> Event:
-        started = self.started
+        events = self.events
+        players = self.players
         # Positional arguments: several times faster than keywords for a slots dataclass, and
         # every action records a few events.
-        event = Event(
-            len(self.events) + 1,  # seq
-            kind,
-            text,
-            rules,
-            self.players[player].name if player is not None else None,  # player
-            self.turn,
-            self.players[self.active].name if started else None,  # active
-            self.step._value_ if started else "",  # step
-            data,
-        )
-        self.events.append(event)
+        if self.started:
+            event = Event(
+                len(events) + 1,  # seq
+                kind,
+                text,
+                rules,
+                None if player is None else players[player].name,  # player
+                self.turn,
+                players[self.active].name,  # active
+                self.step._value_,  # step
+                data,
+            )
+        else:
+            name = None if player is None else players[player].name
+            event = Event(len(events) + 1, kind, text, rules, name, self.turn, None, "", data)
+        events.append(event)
         return event
 
     def trace_text(self, events: list[Event] | None = None) -> str:

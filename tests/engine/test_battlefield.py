@@ -52,7 +52,9 @@ def _assert_index(bf: Battlefield, players: int) -> None:
     assert watched == [o for o in bf if o in watched]  # battlefield order
     for o in bf:
         if o not in watched:  # no check of 704.5 can apply to it
-            assert not o.counters and not o.face_down and o.card.sba_class == 0
+            assert not (o.counters or o.face_down or o.damage or o.deathtouch_damage)
+            assert o.card.sba_class == 0
+            assert not (o.card.kind_flags[0] or o.card.kind_flags[1])  # target options
 
 
 def test_index_follows_arrivals_and_departures() -> None:
