@@ -148,7 +148,7 @@ class ManaAbilities(GameState):
         self, p: int, exclude: GameObject | None
     ) -> tuple[list[tuple[GameObject, int, dict[str, int], int]], int, dict[str, int]]:
         """The {T} mana abilities player ``p`` can activate now, in battlefield order, with the
-        mana each makes (a shared dict: read it, never change it) and its amount, and the most
+        mana each makes (the card's dict: read it, never change it) and its amount, and the most
         mana (in all, and of each colour) they can make together (each permanent once).
         Memoised while legal actions are listed (the game can't change meanwhile)."""
         memo = self.plan_memo
@@ -158,26 +158,19 @@ class ManaAbilities(GameState):
         sources = []
         reach = 0
         colours: dict[str, int] = {}
-        for obj in [
-            o
-            for o in self.battlefield.of(p)
-            if o.card.tap_mana and not o.face_down and o is not exclude
-        ]:
+        for obj in self.battlefield.of(p):
+            cdef = obj.card
+            if not cdef.tap_mana or obj.face_down or obj is exclude:
+                continue
             # Every {T} mana ability is a choice: the one that makes the colour needed is used
             # (the most specific, as MTR 4.2 assumes), each permanent once. _tap_blocked, inline
             # (it is face up here):
-            if obj.tapped or (obj.sick and obj.card.kind_flags[0] and not self.has(obj, "haste")):
+            if obj.tapped or (obj.sick and cdef.kind_flags[0] and not self.has(obj, "haste")):
                 continue
-            tap_mana = obj.card.tap_mana
-            most = 1
-            best: dict[str, int] = {}
-            for index, produces, amount in tap_mana:
-                sources.append((obj, index, _as_dict(produces), amount))
-                most = max(most, amount)
-                for colour, n in produces:
-                    best[colour] = max(best.get(colour, 0), n)
-            reach += most
-            for colour, n in best.items():
+            for index, produced, amount in cdef.tap_sources:
+                sources.append((obj, index, produced, amount))
+            reach += cdef.tap_most
+            for colour, n in cdef.tap_best:
                 colours[colour] = colours.get(colour, 0) + n
         if memo is not None:
             memo[key] = (sources, reach, colours)
@@ -271,17 +264,6 @@ class ManaAbilities(GameState):
         self._activate_mana(p, plan.obj, plan.index)
         self.passes = 0
         self._give_priority(p, cite("405.6c"))
-
-
-_DICTS: dict[tuple[tuple[str, int], ...], dict[str, int]] = {}
-
-
-def _as_dict(produces: tuple[tuple[str, int], ...]) -> dict[str, int]:
-    """The mana an ability adds as a dict, made once per kind of ability (never changed)."""
-    found = _DICTS.get(produces)
-    if found is None:
-        found = _DICTS[produces] = dict(produces)
-    return found
 
 
 class CannotPay(IllegalAction):
