@@ -220,7 +220,13 @@ class ManaAbilities(GameState):
             obj = self.battlefield.get(action.card)
             if obj is None or obj.controller != p:
                 obj = self.permanents_named(action.card, p)[0]  # raises, citing the rule
-            return self._check_mana_on(obj, action)
+            if action.ability is None or obj.face_down:
+                return self._check_mana_on(obj, action)
+            # The ability by its number (how legal_actions lists it): _check_mana_on, inline.
+            index = action.ability - 1
+            if not 0 <= index < len(obj.card.abilities):
+                raise IllegalAction(f"{obj.label} has no ability {action.ability}", "602.1")
+            return self._check_mana_ability(obj, index, action.targets)
         return self.pick_permanent(action.card, p, lambda obj: self._check_mana_on(obj, action))
 
     def _check_mana_on(self, obj: GameObject, action: Action) -> ManaPlan:

@@ -47,7 +47,7 @@ class Priority(GameState):
         while not self.game_over:
             if self._state_based_actions():
                 continue
-            if self._put_triggers_on_stack():
+            if self.pending and self._put_triggers_on_stack():
                 continue
             break
         if self.game_over:
