@@ -112,13 +112,31 @@ class QueryCompiler:
         self._names: frozenset[str] = frozenset()  # the compiled query's proper names
         # Texts analysed for the query being compiled (a word is looked at several times).
         self._analyses: dict[tuple[str, str], list[str]] = {}
+        # The term base's names in their language's analysis, made once (1,100 names, 20 ms):
+        # a query's translations and the concepts it names are these names.
+        self._name_terms: dict[tuple[str, str], list[str]] = {
+            (name, lang): terms(name, lang)
+            for term in kb.terms
+            for lang in LANGS
+            for name in term.names(lang)
+        }
+        # ... and as a glossary entry's name is compared (a translated query is one of them).
+        self._name_keys: dict[tuple[str, str], str] = {
+            (name, lang): term_key(name, lang)
+            for term in kb.terms
+            for lang in LANGS
+            for name in term.names(lang)
+        }
 
     def _terms(self, text: str, analyzer: str) -> list[str]:
         """:func:`kb.search.analysis.terms`, once per text and analyser in a query (a copy)."""
         key = (text, analyzer)
         found = self._analyses.get(key)
         if found is None:
-            found = self._analyses[key] = terms(text, analyzer)
+            found = self._name_terms.get(key)
+            if found is None:
+                found = terms(text, analyzer)
+            self._analyses[key] = found
         return list(found)
 
     def clear(self) -> None:
@@ -151,7 +169,7 @@ class QueryCompiler:
                 if len(extra) > 1:
                     # Translated names are a question's words too: a text having more of them
                     # ranks higher, as with the words of a question typed in that language.
-                    extra = [Coord(extra)]
+                    extra = [Coord(extra, lang=code)]
                 if native is not None and extra:
                     native = wq.Or([native, *extra])
                 elif extra:
@@ -200,9 +218,11 @@ class QueryCompiler:
         if required:
             base = wq.And(required) if len(required) > 1 else required[0]
             if positive:
-                base = wq.AndMaybe(base, Coord(positive) if len(positive) > 1 else positive[0])
+                base = wq.AndMaybe(
+                    base, Coord(positive, lang=code) if len(positive) > 1 else positive[0]
+                )
         elif positive:
-            base = Coord(positive) if len(positive) > 1 else positive[0]
+            base = Coord(positive, lang=code) if len(positive) > 1 else positive[0]
         else:
             return None
         if negative:
@@ -230,7 +250,7 @@ class QueryCompiler:
             # how many of them a document has, like the words of an English question.
             parts = [self._ja_token(tok, out) for tok in toks]
             if len(parts) > 1:
-                clauses.append(Coord(parts))
+                clauses.append(Coord(parts, lang="ja"))
             else:
                 clauses.extend(parts)
             if not clauses:
@@ -250,7 +270,7 @@ class QueryCompiler:
                 clauses.append(wq.Term(f"body_{code}", tok))
                 clauses.append(wq.Term(f"title_{code}", tok))
                 for variant, weight in word_variants(text, tok, code):
-                    if self._postings.frequency(f"body_{code}", variant):
+                    if self._postings.knows(f"body_{code}", variant):
                         self._mark(out, code, [variant])
                         clauses.append(wq.Term(f"body_{code}", variant, boost=weight))
                 if (
@@ -321,7 +341,7 @@ class QueryCompiler:
     def _ja_token(self, tok: str, out: Compiled) -> wq.Query:
         self._mark(out, "ja", [tok])
         clauses: list[wq.Query] = [wq.Term("body_ja", tok), wq.Term("title_ja", tok)]
-        grams = [g for g, _, _ in bigrams_ja(tok)]
+        grams = _grams(tok)
         if len(grams) > 1:
             clauses.append(wq.Phrase("gram_ja", grams))
             self._mark(out, "ja_gram", grams)
@@ -335,7 +355,7 @@ class QueryCompiler:
             return None
         if code == "ja":
             toks = self._terms(text, "ja")
-            grams = [g for g, _, _ in bigrams_ja(text)]
+            grams = _grams(text)
             clauses: list[wq.Query] = []
             if len(toks) > 1:
                 clauses.append(wq.Phrase("body_ja", toks))
@@ -414,7 +434,9 @@ class QueryCompiler:
                 if src != code:
                     candidates.extend(self._term_names.translate(phrase, src, code, whole=True))
             for cand in candidates:
-                key = term_key(cand, code)
+                key = self._name_keys.get((cand, code))
+                if key is None:
+                    key = term_key(cand, code)
                 if not key:  # only stop words ("the of and"): no entry is named by nothing
                     continue
                 for doc in self._glossary.get((code, key), []):
@@ -434,6 +456,13 @@ class _TermNames:
         self._index = TermIndex(kb.terms)
         self._found: dict[tuple[str, str], list[Term]] = {}
         self._wholes: dict[tuple[str, str], list[Term]] = {}
+        # Each concept's names per language as analysed, made once (a thousand names, 10 ms):
+        # a query compared with them names the concept whole.
+        self._keys: dict[tuple[int, str], set[tuple[str, ...]]] = {
+            (id(term), lang): {_analysed(name, lang) for name in term.names(lang)}
+            for term in kb.terms
+            for lang in LANGS
+        }
 
     def forget(self) -> None:
         """Drop the concepts found for the previous query."""
@@ -452,10 +481,11 @@ class _TermNames:
         got = self._wholes.get((text, src))
         if got is None:
             key = _analysed(text, src)
+            keys = self._keys
             got = self._wholes[(text, src)] = [
                 term
                 for term in self._find(text, src)
-                if any(_analysed(name, src) == key for name in term.names(src))
+                if key in (keys.get((id(term), src)) or _names_analysed(term, src))
             ]
         return got
 
@@ -491,6 +521,17 @@ class _TermNames:
 def _analysed(text: str, lang: str) -> tuple[str, ...]:
     """A name or a query as the index sees it: stems in English and French, NFKC in Japanese."""
     return (normalize(text),) if lang == "ja" else tuple(terms(text, lang))
+
+
+def _grams(text: str) -> list[str]:
+    """The bigrams of :func:`kb.search.analysis.bigrams_ja`; none, without walking the text, in
+    a text with no Japanese character (most words a Latin query has in the Japanese fields)."""
+    return [g for g, _, _ in bigrams_ja(text)] if has_cjk(normalize(text)) else []
+
+
+def _names_analysed(term: Term, lang: str) -> set[tuple[str, ...]]:
+    """The names of ``term`` in ``lang`` as analysed (a concept not made at start-up)."""
+    return {_analysed(name, lang) for name in term.names(lang)}
 
 
 def _about_examples(text: str) -> bool:

@@ -36,6 +36,7 @@ class EditionSets:
             code: sum(self.bit[e] for e in ordered if known[e].lang == code) for code in LANGS
         }
         self.docs = [self.mask(eds) for eds in doc_editions]
+        self._of_scope: dict[tuple[str, ...], int] = {}  # the editions of a scope's languages
 
     def mask(self, editions: list[str]) -> int:
         """The set of ``editions`` (names this index knows)."""
@@ -47,7 +48,10 @@ class EditionSets:
 
     def names(self, mask: int, scope: tuple[str, ...]) -> list[str]:
         """The editions of ``mask`` in the languages of ``scope``, in order."""
-        mask &= sum(self._by_lang[code] for code in scope)
+        of_scope = self._of_scope.get(scope)
+        if of_scope is None:
+            of_scope = self._of_scope[scope] = sum(self._by_lang[code] for code in scope)
+        mask &= of_scope
         ids = self.ids
         out = []
         while mask:

@@ -184,7 +184,14 @@ class Evaluation:
 
 class Coord(wq.Or):
     """Words side by side: scored like ``Or``, and remembered so that ranking can prefer
-    documents having more of them (a question's words are alternatives, not equals)."""
+    documents having more of them (a question's words are alternatives, not equals).
+
+    ``lang``: the language of every field under it, when the caller knows it (the query
+    compiler builds one language's query at a time); otherwise it is read from the fields."""
+
+    def __init__(self, subqueries: list[wq.Query], boost: float = 1.0, lang: str | None = None):
+        super().__init__(subqueries, boost=boost)
+        self.lang = lang
 
 
 class Postings:
@@ -299,7 +306,7 @@ class Postings:
             parts = [self.evaluate(s, everything, ev) for s in q.subqueries]
             if isinstance(q, Coord) and len(parts) > 1:
                 ev.groups.append(parts)
-                ev.langs.append(_language(q))
+                ev.langs.append(q.lang or _language(q))
             return _union(parts, q.boost)
         if isinstance(q, wq.And):
             parts = [self.evaluate(s, everything, ev) for s in q.subqueries]
@@ -334,10 +341,12 @@ class Postings:
         first = words[0]
         wanted = tuple(words)
         out: Weights = {}
+        current = self._seq.get(name) or ()
+        stop = self.stop if current else 0
         for doc in rarest:
             if doc not in common:
                 continue
-            seq = self.sequence(name, doc)
+            seq = current[doc] if doc < stop else self.sequence(name, doc)
             if seq is None:
                 continue
             start = 0

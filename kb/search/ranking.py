@@ -8,6 +8,7 @@ concept's words weigh alike and earlier subrules lead later ones (:meth:`Ranker.
 from __future__ import annotations
 
 import heapq
+from collections.abc import Iterable
 from itertools import compress, pairwise
 
 from kb.model import LANGS
@@ -104,13 +105,13 @@ class Ranker:
         """The best ``fetch`` documents as ``(score, doc)``, best first: ``scores`` reweighed,
         reranked and, for a reader's language ``prefer``, that language's texts led first.
         ``current``: the search sees current documents only (concept boosts apply)."""
+        # One copy, reweighed in place below (the caller counts its own scores' documents).
+        scores = dict(scores)
         if current and not compiled.defined and DEFINITION_UNASKED != 1.0:
-            scores = dict(scores)
-            for doc in self._definitions:
-                if doc in scores:
-                    scores[doc] *= DEFINITION_UNASKED
+            for doc in _among(self._definitions, scores):
+                scores[doc] *= DEFINITION_UNASKED
         if compiled.boosts and current:
-            scores = self._boost(scores, compiled.boosts)
+            self._boost(scores, compiled.boosts)
             self._level(scores, compiled)
             self._open(scores, compiled)
             if compiled.defined:
@@ -124,14 +125,15 @@ class Ranker:
             # that language matches about as well (the French and Japanese texts are partial).
             langs = self._langs
             own = compiled.src
-            scores = {d: w * SAME_LANG if langs[d] == own else w for d, w in scores.items()}
+            for d, w in scores.items():
+                if langs[d] == own:
+                    scores[d] = w * SAME_LANG
         if compiled.about_tournament and TOURNAMENT_WANTED != 1.0:
             kinds = self._kinds
-            scores = {
-                d: w * TOURNAMENT_WANTED if kinds[d] == "tournament" else w
-                for d, w in scores.items()
-            }
-        scores = self._reweigh(scores, prefer, examples_wanted)
+            for d, w in scores.items():
+                if kinds[d] == "tournament":
+                    scores[d] = w * TOURNAMENT_WANTED
+        self._reweigh(scores, prefer, examples_wanted)
         scored = self._rank(
             scores, max(fetch, RERANK), compiled, ev, demote_examples=not examples_wanted
         )
@@ -192,7 +194,7 @@ class Ranker:
             words = self._concepts.name_words(root) & marked
             if not words:
                 continue
-            rows = [term(f, w, False) for w in words for f in ("body_en", "title_en")]
+            rows = [term(f, w, False) for w in sorted(words) for f in ("body_en", "title_en")]
             number_of = self._concepts.number_of
             family = [
                 d
@@ -224,23 +226,19 @@ class Ranker:
                 if doc in scores:
                     scores[doc] *= factor
 
-    def _boost(self, scores: dict[int, float], boosts: dict[str, float]) -> dict[int, float]:
-        """A copy of ``scores`` with the subtrees of the query's concepts' rules raised."""
-        out = dict(scores)
+    def _boost(self, scores: dict[int, float], boosts: dict[str, float]) -> None:
+        """Raise in place the scores of the subtrees of the query's concepts' rules."""
         factors: dict[int, float] = {}
         for root, factor in boosts.items():
-            for doc in self._concepts.subtree(root):
-                if doc in out and factors.get(doc, 1.0) < factor:
+            for doc in _among(self._concepts.subtree(root), scores):
+                if factors.get(doc, 1.0) < factor:
                     factors[doc] = factor
         for doc, factor in factors.items():
-            out[doc] *= factor
-        return out
+            scores[doc] *= factor
 
-    def _reweigh(
-        self, scores: dict[int, float], prefer: str | None, examples_wanted: bool
-    ) -> dict[int, float]:
-        """Scores with examples raised (when asked for) and the preferred language raised to the
-        level of the best document, so that reranking sees them (a copy if anything changed)."""
+    def _reweigh(self, scores: dict[int, float], prefer: str | None, examples_wanted: bool) -> None:
+        """Raise in place the examples (when asked for) and the preferred language to the level
+        of the best document, so that reranking sees them."""
         factors: list[tuple[frozenset[int], float]] = []
         if prefer and scores:
             langs = self._langs
@@ -256,19 +254,9 @@ class Ranker:
                     factors.append((mine, min(top / own, PREFER_MAX)))
         if examples_wanted:
             factors.append((self._example_docs, EXAMPLE_WANTED))
-        if not factors:
-            return scores
-        out = dict(scores)
         for docs, factor in factors:
-            if len(docs) < len(out):
-                for d in docs:
-                    if d in out:
-                        out[d] *= factor
-            else:
-                for d in out:
-                    if d in docs:
-                        out[d] *= factor
-        return out
+            for d in _among(docs, scores):
+                scores[d] *= factor
 
     def _prefer(self, scored: list[tuple[float, int]], prefer: str) -> list[tuple[float, int]]:
         """The reranked list with the preferred language's best text :data:`PREFER_LEAD` above
@@ -306,21 +294,22 @@ class Ranker:
         out = []
         examples = self._example_docs if demote_examples else frozenset()
         # Per language: the field, the successive pairs of the query's words and their window.
-        pairs_of = {
-            code: (name, _pairs(wanted), 1 if name == "gram_ja" else WINDOW)
-            for code, (name, wanted) in order.items()
-            if len(wanted) > 1
-        }
+        pairs_of = {}
+        for code, (name, wanted) in order.items():
+            if len(wanted) > 1:
+                pairs = _pairs(wanted)
+                words = frozenset(t for pair in pairs for t in pair)
+                pairs_of[code] = (name, pairs, 1 if name == "gram_ja" else WINDOW, words)
         for doc, score in best:
             if doc in examples:
                 # Demoted here rather than before the cut: lowering needs no copy of the scores.
                 score *= EXAMPLE_DEMOTION
             lang_pairs = pairs_of.get(langs[doc])
             if lang_pairs is not None:
-                name, pairs, window = lang_pairs
+                name, pairs, window, words = lang_pairs
                 seq = sequence(name, doc)
                 if seq:
-                    score *= 1.0 + PROXIMITY * _proximity(seq, pairs, window)
+                    score *= 1.0 + PROXIMITY * _proximity(seq, pairs, window, words)
             for parts in groups_of[langs[doc]]:
                 hits = 0
                 for part in parts:
@@ -331,6 +320,13 @@ class Ranker:
             out.append((score, doc))
         out.sort(key=lambda x: (-x[0], x[1]))
         return out
+
+
+def _among(docs: frozenset[int], scores: dict[int, float]) -> Iterable[int]:
+    """The documents of ``docs`` that ``scores`` has, walking the smaller of the two (in C)."""
+    if len(docs) < len(scores):
+        return scores.keys() & docs  # walks docs, looking each up in the scores
+    return docs.intersection(scores)  # walks the scores
 
 
 def _top(scores: dict[int, float], depth: int) -> list[int]:
@@ -350,11 +346,21 @@ def _pairs(wanted: list[str]) -> list[tuple[str, str]]:
     return [(a, b) for a, b in pairwise(wanted) if a != b]
 
 
-def _proximity(seq: tuple[str, ...], pairs: list[tuple[str, str]], window: int) -> float:
-    """Share of ``pairs`` (successive query words) found within ``window`` words in ``seq``."""
+def _proximity(
+    seq: tuple[str, ...],
+    pairs: list[tuple[str, str]],
+    window: int,
+    words: frozenset[str] | None = None,
+) -> float:
+    """Share of ``pairs`` (successive query words) found within ``window`` words in ``seq``;
+    ``words``: the words of ``pairs``, when the caller has them (one set per query)."""
     if not pairs:
         return 0.0
-    present = {t for pair in pairs for t in pair}.intersection(seq)
+    if words is None:
+        words = frozenset(t for pair in pairs for t in pair)
+    present = words.intersection(seq)
+    if len(present) < 2:  # a pair has two distinct words: most texts have one at most
+        return 0.0
     wanted = [(a, b) for a, b in pairs if a in present and b in present]
     if not wanted:
         return 0.0

@@ -357,7 +357,7 @@ class Searcher:
         elif ed is None:
             # Current documents: most are the only one of their group (a rule's English text,
             # its French and Japanese quotes share one); count only those that share.
-            shared = self._shared.intersection(scores)
+            shared = scores.keys() & self._shared  # walks the few shared, not the scores
             groups_of = self._groups
             total = len(scores) - len(shared) + len({groups_of[d] for d in shared})
             siblings = self._siblings

@@ -32,3 +32,40 @@ def test_old_number_with_edition_says_what_it_is_now(full_searcher) -> None:
     result = full_searcher.search("116.3b", lang="en", edition="2016-11-11")
     assert result.hits[0].number == "116.3b"
     assert "117.3b" in result.message
+
+
+_ORDER_SCRIPT = """
+import sys
+from pathlib import Path
+from kb.build import load
+from kb.search import Searcher
+instance = Path(sys.argv[1])
+searcher = Searcher(instance / "index", load(instance))
+for query in sys.argv[2:]:
+    result = searcher.search(query, lang="en")
+    print(query, [(h.number, h.lang, round(h.score, 9)) for h in result.hits[:10]])
+searcher.close()
+"""
+
+
+def test_ranking_does_not_depend_on_the_process_hash_seed(full_instance: Path) -> None:
+    # Two server workers must answer a query alike: sets of words iterate in an order that
+    # changes with PYTHONHASHSEED, and summing scores in that order swapped equal-looking hits.
+    import os
+    import subprocess
+    import sys
+
+    queries = ["state-based actions", "effect continuous layer", "lifelink noncombat damage"]
+    outputs = set()
+    for seed in ("1", "2", "3", "4"):
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        done = subprocess.run(
+            [sys.executable, "-c", _ORDER_SCRIPT, str(full_instance), *queries],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=True,
+        )
+        outputs.add(done.stdout)
+    assert len(outputs) == 1, outputs
