@@ -155,6 +155,8 @@ class CardDef:
         init=False, default=(), compare=False, repr=False
     )
     tap_most: int = field(init=False, default=1, compare=False, repr=False)
+    #: computed once: some effect of the card or of one of its modes divides damage (601.2d)
+    divides: bool = field(init=False, default=False, compare=False, repr=False)
     tap_best: tuple[tuple[str, int], ...] = field(init=False, default=(), compare=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -190,6 +192,8 @@ class CardDef:
         object.__setattr__(self, "tap_sources", sources)
         object.__setattr__(self, "tap_most", max([1, *(amount for *_, amount in tap_mana)]))
         object.__setattr__(self, "tap_best", tuple(best.items()))
+        every = [*self.effects, *(e for mode in self.modes for e in mode)]
+        object.__setattr__(self, "divides", any(e.kind == "divided" for e in every))
 
     def has_sub(self, subtype: str) -> bool:
         """Has this subtype (Aura, Equipment), case-insensitive."""

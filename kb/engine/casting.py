@@ -140,7 +140,18 @@ class Casting(GameState):
             card, effects, cost = found
             # Only legality counts while listing, not which rule is cited first: the payment,
             # memoised per cost and shared by every choice of targets, is checked first.
-            self._payment_plan(p, cost)
+            payment = self._payment_plan(p, cost)
+            targets = self._choose_targets(effects, action.targets, controller=p)
+            return CastPlan(
+                card,
+                effects,
+                cost,
+                targets,
+                payment,
+                action.face_down,
+                action.division,
+                action.zone,
+            )
         targets = self._choose_targets(effects, action.targets, controller=p)
         payment = self._payment_plan(p, cost)
         return CastPlan(
@@ -205,7 +216,7 @@ class Casting(GameState):
             cost = self._exile_cast_cost(p, card)
         if not instant:
             self._check_sorcery_timing(p, cdef, face_down=action.face_down)
-        if any(e.kind == "divided" for e in effects):
+        if cdef.divides and any(e.kind == "divided" for e in effects):
             effects = self._divided_effects(effects, action)
         return card, effects, cost
 
