@@ -240,7 +240,21 @@ class Game(
             if obj.face_down:
                 out.append(Action("turn_face_up", name, obj.id))
                 continue
-            abilities = obj.card.abilities
+            cdef = obj.card
+            if cdef.tap_only:
+                # Only {T} mana abilities (a land, say): all of them, or none when {T} can't be
+                # paid; the loop below, in one step, with the actions made once.
+                if not cdef.abilities or self._tap_blocked(obj):
+                    continue
+                key = (name, obj.id)
+                actions = made.get(key)
+                if actions is None:
+                    actions = made[key] = [
+                        Action("mana", name, obj.id, ability=i + 1) for i, _, _ in cdef.tap_mana
+                    ]
+                out += actions
+                continue
+            abilities = cdef.abilities
             untappable = obj.tapped or None  # the first test of _tap_blocked, inline
             for i, ability in enumerate(abilities):
                 if ability.tap:
