@@ -205,15 +205,23 @@ class Game(
                         action = made[key] = Action("play_land", name, card.id)
                     out.append(action)
                 continue
-            if (fast or window) and not locked:
+            # A cost the player can't pay (or none: an unknown card) refuses every way of casting
+            # the card from the hand, so none is built (payment plans are memoised per cost). A
+            # face-down cast has a cost of its own.
+            if (
+                (fast or window)
+                and not locked
+                and cdef.cost is not None
+                and self._plan_memo(p, cdef.cost, None) is not None
+            ):
                 if cdef.modes:
                     for mode, effects in enumerate(cdef.modes, 1):
                         options = self._target_options(effects + cdef.effects, p)
                         self._cast_candidates(out, p, card.id, options, mode)
                 else:
                     self._cast_candidates(out, p, card.id, self._target_options(cdef.effects, p))
-                if cdef.morph is not None and window:
-                    out.append(Action("cast", name, card.id, face_down=True))
+            if cdef.morph is not None and window and not locked:
+                out.append(Action("cast", name, card.id, face_down=True))
             if not has_special:  # CardDef.hand_flags: a new special action must be added there too
                 continue
             for special, has in (
