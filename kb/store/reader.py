@@ -152,7 +152,6 @@ class StoredKnowledgeBase(KnowledgeBase):
         self._rules_max = cache_size
         self._gloss_cache = lru_cache(maxsize=cache_size // 4)(self._load_glossary_entry)
         self._order_cache = lru_cache(maxsize=16)(self._load_order)
-        self._position_cache = lru_cache(maxsize=16)(self._load_positions)
         self._example_anchors: dict[str, set[str]] | None = None
         self._examples_by_id: dict[str, ExampleInfo] = {}
         self._example_positions: dict[str, int] | None = None
@@ -283,9 +282,6 @@ class StoredKnowledgeBase(KnowledgeBase):
             f"SELECT {_GLOSSARY_COLUMNS} FROM glossary WHERE edition = ? ORDER BY rowid", (ed_id,)
         ):
             yield self._entry_from_row(row)
-
-    def _load_positions(self, ed_id: str) -> dict[str, int]:
-        return {number: i for i, number in enumerate(self._order_cache(ed_id))}
 
     def _load_order(self, ed_id: str) -> tuple[str, ...]:
         return tuple(
@@ -418,15 +414,20 @@ class StoredKnowledgeBase(KnowledgeBase):
         return self.rule(ordered[0], numbers[ordered[0]]) if ordered else None
 
     def neighbour_numbers(self, rule: Rule) -> tuple[str | None, str | None]:
-        """The numbers of the previous and next rule of the same edition in numeric order
-        (the ``ord`` column, read once per edition)."""
+        """The numbers of the previous and next rule of the same edition in numeric order: two
+        lookups on the ``(edition, ord)`` index, as cheap for a pinned edition of 2004 as for
+        today's (an edition's whole order, read and kept per edition, missed at archive scale)."""
         if rule.edition not in self.editions:
             return None, None
-        at = self._position_cache(rule.edition).get(rule.number)
-        if at is None:
-            return None, None
-        order = self._order_cache(rule.edition)
-        return (order[at - 1] if at > 0 else None), (order[at + 1] if at + 1 < len(order) else None)
+        found = self._db.all(
+            "WITH me AS (SELECT ord FROM rules WHERE edition = ?1 AND number = ?2) SELECT "
+            "(SELECT number FROM rules WHERE edition = ?1 AND ord < me.ord "
+            "ORDER BY ord DESC LIMIT 1), "
+            "(SELECT number FROM rules WHERE edition = ?1 AND ord > me.ord ORDER BY ord LIMIT 1) "
+            "FROM me",
+            (rule.edition, rule.number),
+        )
+        return (found[0][0], found[0][1]) if found else (None, None)
 
     def neighbours(self, rule: Rule) -> tuple[Rule | None, Rule | None]:
         """The previous and next rule of the same edition in numeric order."""
