@@ -12,6 +12,7 @@ import contextlib
 import datetime as dt
 import difflib
 from collections import OrderedDict
+from collections.abc import Iterable
 from typing import Any
 
 from kb.model import LANGS, Edition, GlossaryEntry, KnowledgeBase, Rule
@@ -29,9 +30,11 @@ __all__ = [
     "lookup_rule",
     "move_runs",
     "nearest_rules",
+    "neighbour_numbers",
     "old_rule",
     "resolve_edition",
     "rule_context",
+    "rules_many",
     "term_entry",
     "toc_edition",
 ]
@@ -50,9 +53,44 @@ def old_rule(kb: KnowledgeBase, spec: str, lang: str, number: str) -> Rule | Non
     return kb.rule(ed.id, number) if ed else None
 
 
+def rules_many(
+    kb: KnowledgeBase, pairs: Iterable[tuple[str, str]]
+) -> dict[tuple[str, str], Rule | None]:
+    """Rules by ``(edition, number)``, None where there is none: in one query from a database
+    (:meth:`kb.store.StoredKnowledgeBase.rules_many`, which keeps them for the next
+    :meth:`~kb.model.KnowledgeBase.rule`), one by one from a knowledge base in memory."""
+    many = getattr(kb, "rules_many", None)
+    if many is not None:
+        return many(pairs)  # type: ignore[no-any-return]
+    return {pair: kb.rule(*pair) for pair in pairs}
+
+
+def neighbour_numbers(kb: KnowledgeBase, rule: Rule) -> tuple[str | None, str | None]:
+    """The numbers of the rules before and after ``rule`` in its edition's numeric order
+    (what :meth:`~kb.model.KnowledgeBase.neighbours` gives, without reading the rules)."""
+    numbers = getattr(kb, "neighbour_numbers", None)
+    if numbers is not None:
+        return numbers(rule)  # type: ignore[no-any-return]
+    prev, nxt = kb.neighbours(rule)
+    return (prev.number if prev else None), (nxt.number if nxt else None)
+
+
 def followed_editions(kb: KnowledgeBase, ed: Edition) -> list[str]:
     """The editions whose numbering a text follows, nearest first: itself, what it translates,
-    the editions its wording fits (newest first), the edition its numbering names."""
+    the editions its wording fits (newest first), the edition its numbering names.
+
+    Kept per knowledge base object once it is loaded (read-only; a rebuild replaces it): every
+    reference of every rule page asks. A copy is returned."""
+    if "_editions_of" not in kb.__dict__ or kb.editions.get(ed.id) is not ed:
+        return _followed_editions(kb, ed)  # being built, or an edition of another
+    cache = kb.__dict__.setdefault("_followed", {})
+    found = cache.get(ed.id)
+    if found is None:
+        found = cache[ed.id] = _followed_editions(kb, ed)
+    return list(found)
+
+
+def _followed_editions(kb: KnowledgeBase, ed: Edition) -> list[str]:
     out = [ed.id]
     node = ed
     for _step in range(4):

@@ -147,6 +147,17 @@ class CardDef:
     tap_mana: tuple[tuple[int, tuple[tuple[str, int], ...], int], ...] = field(
         init=False, default=()
     )
+    #: computed once: all its abilities are {T} mana abilities (a tapped one can do nothing)
+    tap_only: bool = field(init=False, default=True)
+    #: computed once, for payments: its {T} mana abilities as (index, mana it adds as a dict,
+    #: amount), the most mana one activation makes (at least 1) and the most of each colour
+    tap_sources: tuple[tuple[int, dict[str, int], int], ...] = field(
+        init=False, default=(), compare=False, repr=False
+    )
+    tap_most: int = field(init=False, default=1, compare=False, repr=False)
+    #: computed once: some effect of the card or of one of its modes divides damage (601.2d)
+    divides: bool = field(init=False, default=False, compare=False, repr=False)
+    tap_best: tuple[tuple[str, int], ...] = field(init=False, default=(), compare=False, repr=False)
 
     def __post_init__(self) -> None:
         flags = (
@@ -172,6 +183,17 @@ class CardDef:
             if a.is_mana_ability and a.tap
         )
         object.__setattr__(self, "tap_mana", tap_mana)
+        object.__setattr__(self, "tap_only", len(tap_mana) == len(self.abilities))
+        best: dict[str, int] = {}
+        for _, produces, _ in tap_mana:
+            for colour, n in produces:
+                best[colour] = max(best.get(colour, 0), n)
+        sources = tuple((i, dict(produces), amount) for i, produces, amount in tap_mana)
+        object.__setattr__(self, "tap_sources", sources)
+        object.__setattr__(self, "tap_most", max([1, *(amount for *_, amount in tap_mana)]))
+        object.__setattr__(self, "tap_best", tuple(best.items()))
+        every = [*self.effects, *(e for mode in self.modes for e in mode)]
+        object.__setattr__(self, "divides", any(e.kind == "divided" for e in every))
 
     def has_sub(self, subtype: str) -> bool:
         """Has this subtype (Aura, Equipment), case-insensitive."""

@@ -140,7 +140,18 @@ class Casting(GameState):
             card, effects, cost = found
             # Only legality counts while listing, not which rule is cited first: the payment,
             # memoised per cost and shared by every choice of targets, is checked first.
-            self._payment_plan(p, cost)
+            payment = self._payment_plan(p, cost)
+            targets = self._choose_targets(effects, action.targets, controller=p)
+            return CastPlan(
+                card,
+                effects,
+                cost,
+                targets,
+                payment,
+                action.face_down,
+                action.division,
+                action.zone,
+            )
         targets = self._choose_targets(effects, action.targets, controller=p)
         payment = self._payment_plan(p, cost)
         return CastPlan(
@@ -171,14 +182,6 @@ class Casting(GameState):
                 found = err
             memo[key] = found
         return found  # type: ignore[no-any-return]
-
-    def _cast_affordable(self, p: int, action: Action) -> bool:
-        """While legal actions are listed: whether the checks of this cast that don't depend on
-        which targets are chosen pass, its payment included. When they fail, no choice of
-        targets is legal, so none need be listed; when they pass, each is still checked."""
-        assert self.plan_memo is not None
-        found = self._cast_base_memo(p, action, self.plan_memo)
-        return not isinstance(found, IllegalAction) and self._affordable(p, found[2])
 
     def _check_cast_base(
         self, p: int, action: Action
@@ -213,7 +216,7 @@ class Casting(GameState):
             cost = self._exile_cast_cost(p, card)
         if not instant:
             self._check_sorcery_timing(p, cdef, face_down=action.face_down)
-        if any(e.kind == "divided" for e in effects):
+        if cdef.divides and any(e.kind == "divided" for e in effects):
             effects = self._divided_effects(effects, action)
         return card, effects, cost
 
@@ -479,6 +482,7 @@ class Casting(GameState):
         if ability.loyalty is not None:
             obj.loyalty_turn = self.turn
             obj.counters["loyalty"] = obj.counters.get("loyalty", 0) + ability.loyalty
+            self.battlefield.watch(obj)
             rules += ["606.3", "606.4"]
         if ability.equip:
             rules.append("702.6a")

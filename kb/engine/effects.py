@@ -66,6 +66,7 @@ class Effects(GameState):
                 )
             elif infect:
                 obj.counters["-1/-1"] = obj.counters.get("-1/-1", 0) + amount
+                self.battlefield.watch(obj)
                 self._emit(
                     "damage",
                     f"{source} deals {amount} {what} to {obj.label}: {amount} -1/-1 counters are "
@@ -74,6 +75,7 @@ class Effects(GameState):
                 )
             else:
                 obj.damage += amount
+                self.battlefield.watch(obj)  # a creature already; state-based actions see it
                 deathtouch = "deathtouch" in keywords
                 if deathtouch:
                     obj.deathtouch_damage = True
@@ -108,9 +110,10 @@ class Effects(GameState):
             if target is not None:
                 objs = [o for o in [self._object(target[1])] if o is not None]
             else:
-                objs = [o for o in self.battlefield if o.controller == p and self.is_creature(o)]
+                objs = [o for o in self.battlefield.of(p) if self.is_creature(o)]
             for obj in objs:
                 obj.counters[effect.counter] = obj.counters.get(effect.counter, 0) + effect.amount
+                self.battlefield.watch(obj)
                 self._emit(
                     "counters",
                     f"{effect.amount} {effect.counter} counter{'s' * (effect.amount > 1)} "

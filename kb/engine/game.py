@@ -144,7 +144,7 @@ class Game(
         if self.awaiting is not None:
             kind, who, _ = self.awaiting
             name = self.players[who].name
-            mine = [o for o in self.battlefield if o.controller == who]
+            mine = self.battlefield.of(who)
             if kind == "attackers":
                 out = [Action("attack", name)]
                 walkers = [
@@ -185,7 +185,8 @@ class Game(
             return []
         p = self.priority
         name = self.players[p].name
-        # Actions are values: the ones listed again and again (pass, mana) are made once.
+        # Actions are values: the ones listed again and again (pass, mana, lands, the first
+        # cast of each card) are made once.
         made = self.listed_actions
         out = [made.get(name) or made.setdefault(name, Action("pass", name))]
         pl = self.players[p]
@@ -198,17 +199,29 @@ class Game(
             land, fast, has_special = cdef.hand_flags
             if land:
                 if window and pl.lands_played == 0:
-                    out.append(Action("play_land", name, card.id))
+                    key = ("play_land", name, card.id)
+                    action = made.get(key)
+                    if action is None:
+                        action = made[key] = Action("play_land", name, card.id)
+                    out.append(action)
                 continue
-            if (fast or window) and not locked:
+            # A cost the player can't pay (or none: an unknown card) refuses every way of casting
+            # the card from the hand, so none is built (payment plans are memoised per cost). A
+            # face-down cast has a cost of its own.
+            if (
+                (fast or window)
+                and not locked
+                and cdef.cost is not None
+                and self._plan_memo(p, cdef.cost, None) is not None
+            ):
                 if cdef.modes:
                     for mode, effects in enumerate(cdef.modes, 1):
                         options = self._target_options(effects + cdef.effects, p)
                         self._cast_candidates(out, p, card.id, options, mode)
                 else:
                     self._cast_candidates(out, p, card.id, self._target_options(cdef.effects, p))
-                if cdef.morph is not None and window:
-                    out.append(Action("cast", name, card.id, face_down=True))
+            if cdef.morph is not None and window and not locked:
+                out.append(Action("cast", name, card.id, face_down=True))
             if not has_special:  # CardDef.hand_flags: a new special action must be added there too
                 continue
             for special, has in (
@@ -230,15 +243,26 @@ class Game(
         # The player's permanents, less those that can do nothing: tapped, face up, with only
         # abilities that need {T} (a tapped land, say).
         for obj in [
-            o
-            for o in self.battlefield
-            if o.controller == p
-            and (o.face_down or not o.tapped or len(o.card.tap_mana) != len(o.card.abilities))
+            o for o in self.battlefield.of(p) if o.face_down or not o.tapped or not o.card.tap_only
         ]:
             if obj.face_down:
                 out.append(Action("turn_face_up", name, obj.id))
                 continue
-            abilities = obj.card.abilities
+            cdef = obj.card
+            if cdef.tap_only:
+                # Only {T} mana abilities (a land, say): all of them, or none when {T} can't be
+                # paid; the loop below, in one step, with the actions made once.
+                if not cdef.abilities or self._tap_blocked(obj):
+                    continue
+                key = (name, obj.id)
+                actions = made.get(key)
+                if actions is None:
+                    actions = made[key] = [
+                        Action("mana", name, obj.id, ability=i + 1) for i, _, _ in cdef.tap_mana
+                    ]
+                out += actions
+                continue
+            abilities = cdef.abilities
             untappable = obj.tapped or None  # the first test of _tap_blocked, inline
             for i, ability in enumerate(abilities):
                 if ability.tap:
@@ -271,8 +295,19 @@ class Game(
         if not all(options):
             return  # a target word with no option: no choice of targets
         name = self.players[p].name
-        first = Action("cast", name, card, targets=tuple(o[0] for o in options), mode=mode)
-        if self._cast_affordable(p, first):
+        targets = tuple(o[0] for o in options)
+        made = self.listed_actions
+        key = ("cast", name, card, targets, mode)
+        first = made.get(key)
+        if first is None:
+            first = made[key] = Action("cast", name, card, targets=targets, mode=mode)
+        # _cast_affordable, inline: the checks that don't depend on the targets, then payment.
+        memo = self.plan_memo
+        assert memo is not None
+        found = self._cast_base_memo(p, first, memo)
+        if isinstance(found, IllegalAction):
+            return
+        if self._plan_memo(p, found[2], None) is not None:
             out.append(first)
             choices = product(*options)
             next(choices)
@@ -289,6 +324,8 @@ class Game(
         legal actions are listed)."""
         out = []
         memo = self.plan_memo
+        if memo is not None and not effects:
+            return out
         for effect in effects:
             if not effect.target:
                 continue
@@ -299,19 +336,25 @@ class Game(
             options: list[tuple[str, int]] = []
             if effect.target in ("any", "player"):
                 options += [("player", p.index) for p in self.in_game()]
+            # Every creature and planeswalker is among the watched permanents (in battlefield
+            # order), so only those are read; is_creature, inline.
             if effect.target == "creature":
-                options += [("object", o.id) for o in self.battlefield if self.is_creature(o)]
+                options += [
+                    ("object", o.id)
+                    for o in self.battlefield.watched()
+                    if o.face_down or o.card.kind_flags[0]
+                ]
             if effect.target == "any":
                 options += [
                     ("object", o.id)
-                    for o in self.battlefield
-                    if self.is_creature(o) or o.card.is_a("planeswalker")
+                    for o in self.battlefield.watched()
+                    if o.face_down or o.card.kind_flags[0] or o.card.kind_flags[1]
                 ]
             if effect.target == "yours":
                 options += [
                     ("object", o.id)
-                    for o in self.battlefield
-                    if o.controller == p and self.is_creature(o)
+                    for o in self.battlefield.watched()
+                    if o.controller == p and (o.face_down or o.card.kind_flags[0])
                 ]
             if effect.target == "spell":
                 options += [("object", s.id) for s in self.stack if s.kind == "spell"]

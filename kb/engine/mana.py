@@ -20,11 +20,11 @@ class ManaCost:
 
     generic: int = 0
     coloured: tuple[tuple[str, int], ...] = ()
+    #: the mana value of the cost (202.3), computed once: payments ask for it again and again
+    total: int = field(init=False, compare=False, repr=False, default=0)
 
-    @property
-    def total(self) -> int:
-        """The mana value of the cost (202.3)."""
-        return self.generic + sum(n for _, n in self.coloured)
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "total", self.generic + sum(n for _, n in self.coloured))
 
     def __str__(self) -> str:
         out = f"{{{self.generic}}}" if self.generic or not self.coloured else ""
@@ -122,5 +122,8 @@ class ManaPool:
 
 def format_mana(mana: dict[str, int]) -> str:
     """``{"R": 2, "G": 1}`` as ``{R}{R}{G}``; an empty pool as ``{}``."""
-    out = "".join(f"{{{c}}}" * mana.get(c, 0) for c in COLOURS)
+    out = "".join([_SYMBOLS[c] * n for c in COLOURS if (n := mana.get(c, 0)) > 0])
     return out or "{}"
+
+
+_SYMBOLS = {c: f"{{{c}}}" for c in COLOURS}

@@ -57,57 +57,67 @@ class ManaAbilities(GameState):
         if self.plan_memo is None:
             return self._plan_payment(p, cost, exclude)
         found = self._plan_memo(p, cost, exclude)
-        if isinstance(found, IllegalAction):
-            raise found
+        if found is None:
+            raise self._refusal(p, cost)
         return found
 
     def _affordable(self, p: int, cost: ManaCost) -> bool:
         """While legal actions are listed: whether player ``p`` can pay ``cost`` (the test of
         :meth:`_payment_plan`, without raising)."""
-        return not isinstance(self._plan_memo(p, cost, None), IllegalAction)
+        return self._plan_memo(p, cost, None) is not None
 
     def _plan_memo(
         self, p: int, cost: ManaCost, exclude: GameObject | None
-    ) -> list[tuple[GameObject, int]] | IllegalAction:
-        """The payment plan or its refusal, memoised while legal actions are listed."""
+    ) -> list[tuple[GameObject, int]] | None:
+        """The payment plan, or None when the cost can't be paid, memoised while legal actions
+        are listed (a refusal is remembered as False, its message written only if raised)."""
         memo = self.plan_memo
         assert memo is not None
         # The cost by its parts: a tuple hashes faster than the frozen dataclass.
         key = (p, cost.generic, cost.coloured, exclude.id if exclude is not None else 0)
         found = memo.get(key)
         if found is None:
-            try:
-                found = self._plan_payment(p, cost, exclude)
-            except IllegalAction as err:
-                found = err
-            memo[key] = found
-        return found  # type: ignore[no-any-return]
+            found = self._plan_or_none(p, cost, exclude)
+            memo[key] = False if found is None else found
+            return found
+        return None if found is False else found  # type: ignore[no-any-return]
 
     def _plan_payment(
         self, p: int, cost: ManaCost, exclude: GameObject | None = None
     ) -> list[tuple[GameObject, int]]:
-        if self.players[p].pool.can_pay(cost):
+        plan = self._plan_or_none(p, cost, exclude)
+        if plan is None:
+            raise self._refusal(p, cost)
+        return plan
+
+    def _plan_or_none(
+        self, p: int, cost: ManaCost, exclude: GameObject | None
+    ) -> list[tuple[GameObject, int]] | None:
+        """The payment plan of :meth:`_plan_payment`, or None when the cost can't be paid (no
+        exception: listing legal actions asks this of many costs it then leaves out)."""
+        # The pool as a plain dict and a running total: the arithmetic of ManaPool.can_pay and
+        # ManaPool.add, inline (this runs for every cost while legal actions are listed).
+        amounts = self.players[p].pool.amounts
+        coloured = cost.coloured
+        total = cost.total
+        have_all = sum(amounts.values())
+        if have_all >= total and all(amounts.get(c, 0) >= n for c, n in coloured):
             return []
-        pool = self.players[p].pool.copy()
-        plan: list[tuple[GameObject, int]] = []
         sources, reach, colours = self._mana_sources(p, exclude)
         # What no choice of sources can pay is refused without trying them: too little mana in
         # all, or too little of one colour.
-        if reach + sum(pool.amounts.values()) < cost.total:
-            self._cannot_pay(p, cost)
-        for colour, n in cost.coloured:
-            if pool.amounts.get(colour, 0) + colours.get(colour, 0) < n:
-                self._cannot_pay(p, cost)
+        if reach + have_all < total:
+            return None
+        for colour, n in coloured:
+            if amounts.get(colour, 0) + colours.get(colour, 0) < n:
+                return None
+        pool = dict(amounts)
+        plan: list[tuple[GameObject, int]] = []
         used: set[int] = set()
-        need: dict[str, int] = {}
-        have = dict(pool.amounts)
-        for colour, n in cost.coloured:
-            short = n - have.get(colour, 0)
-            have[colour] = max(0, have.get(colour, 0) - n)
-            if short > 0:
-                need[colour] = short
-        for colour, n in need.items():
-            for obj, index, produced in sources:
+        # First the colours the pool lacks, each from the first sources that make it ...
+        for colour, n in coloured:
+            n -= amounts.get(colour, 0)
+            for obj, index, produced, amount in sources:
                 if n <= 0:
                     break
                 if obj.id in used:
@@ -115,27 +125,31 @@ class ManaAbilities(GameState):
                 if produced.get(colour):
                     used.add(obj.id)
                     plan.append((obj, index))
-                    pool.add(produced)
+                    for c, k in produced.items():
+                        pool[c] = pool.get(c, 0) + k
+                    have_all += amount
                     n -= produced[colour]
-        # Then the first unused sources in battlefield order, until the pool pays the cost.
+        # ... then the first unused sources in battlefield order, until the pool pays the cost.
         remaining = iter(sources)
-        while not pool.can_pay(cost):
-            for obj, index, produced in remaining:
+        while not (have_all >= total and all(pool.get(c, 0) >= n for c, n in coloured)):
+            for obj, index, produced, amount in remaining:
                 if obj.id not in used:
                     used.add(obj.id)
                     plan.append((obj, index))
-                    pool.add(produced)
+                    for c, k in produced.items():
+                        pool[c] = pool.get(c, 0) + k
+                    have_all += amount
                     break
             else:
-                self._cannot_pay(p, cost)
+                return None
         return plan
 
     def _mana_sources(
         self, p: int, exclude: GameObject | None
-    ) -> tuple[list[tuple[GameObject, int, dict[str, int]]], int, dict[str, int]]:
+    ) -> tuple[list[tuple[GameObject, int, dict[str, int], int]], int, dict[str, int]]:
         """The {T} mana abilities player ``p`` can activate now, in battlefield order, with the
-        mana each makes, and the most mana (in all, and of each colour) they can make together
-        (each permanent once).
+        mana each makes (the card's dict: read it, never change it) and its amount, and the most
+        mana (in all, and of each colour) they can make together (each permanent once).
         Memoised while legal actions are listed (the game can't change meanwhile)."""
         memo = self.plan_memo
         key = ("sources", p, exclude.id if exclude is not None else 0)
@@ -144,32 +158,27 @@ class ManaAbilities(GameState):
         sources = []
         reach = 0
         colours: dict[str, int] = {}
-        for obj in [
-            o
-            for o in self.battlefield
-            if o.controller == p and o.card.tap_mana and not o.face_down and o is not exclude
-        ]:
-            # Every {T} mana ability is a choice: the one that makes the colour needed is used
-            # (the most specific, as MTR 4.2 assumes), each permanent once.
-            if self._tap_blocked(obj):
+        for obj in self.battlefield.of(p):
+            cdef = obj.card
+            if not cdef.tap_mana or obj.face_down or obj is exclude:
                 continue
-            tap_mana = obj.card.tap_mana
-            most = 1
-            best: dict[str, int] = {}
-            for index, produces, amount in tap_mana:
-                sources.append((obj, index, dict(produces)))
-                most = max(most, amount)
-                for colour, n in produces:
-                    best[colour] = max(best.get(colour, 0), n)
-            reach += most
-            for colour, n in best.items():
+            # Every {T} mana ability is a choice: the one that makes the colour needed is used
+            # (the most specific, as MTR 4.2 assumes), each permanent once. _tap_blocked, inline
+            # (it is face up here):
+            if obj.tapped or (obj.sick and cdef.kind_flags[0] and not self.has(obj, "haste")):
+                continue
+            for index, produced, amount in cdef.tap_sources:
+                sources.append((obj, index, produced, amount))
+            reach += cdef.tap_most
+            for colour, n in cdef.tap_best:
                 colours[colour] = colours.get(colour, 0) + n
         if memo is not None:
             memo[key] = (sources, reach, colours)
         return sources, reach, colours
 
-    def _cannot_pay(self, p: int, cost: ManaCost) -> None:
-        raise CannotPay(self.players[p].name, cost, dict(self.players[p].pool.amounts))
+    def _refusal(self, p: int, cost: ManaCost) -> CannotPay:
+        """601.2h: the refusal of a cost player ``p`` can't pay now."""
+        return CannotPay(self.players[p].name, cost, dict(self.players[p].pool.amounts))
 
     def _pay(self, p: int, cost: ManaCost, plan: list[tuple[GameObject, int]], what: str) -> None:
         for obj, index in plan:
@@ -208,10 +217,16 @@ class ManaAbilities(GameState):
         if action.card is None:
             raise IllegalAction("no permanent named: whose mana ability is activated?", "605.3a")
         if isinstance(action.card, int):  # one permanent (or none): what pick_permanent does
-            obj = self._object(action.card)
+            obj = self.battlefield.get(action.card)
             if obj is None or obj.controller != p:
                 obj = self.permanents_named(action.card, p)[0]  # raises, citing the rule
-            return self._check_mana_on(obj, action)
+            if action.ability is None or obj.face_down:
+                return self._check_mana_on(obj, action)
+            # The ability by its number (how legal_actions lists it): _check_mana_on, inline.
+            index = action.ability - 1
+            if not 0 <= index < len(obj.card.abilities):
+                raise IllegalAction(f"{obj.label} has no ability {action.ability}", "602.1")
+            return self._check_mana_ability(obj, index, action.targets)
         return self.pick_permanent(action.card, p, lambda obj: self._check_mana_on(obj, action))
 
     def _check_mana_on(self, obj: GameObject, action: Action) -> ManaPlan:
@@ -246,10 +261,8 @@ class ManaAbilities(GameState):
             )
         if targets:
             raise IllegalAction(f"{obj.label}'s mana ability has no target", "605.1a")
-        if ability.tap:
-            why = self._can_tap_for_cost(obj)
-            if why:
-                raise IllegalAction(why, "605.3a", "302.6")
+        if ability.tap and self._tap_blocked(obj):
+            raise IllegalAction(self._can_tap_for_cost(obj) or "", "605.3a", "302.6")
         return ManaPlan(obj, index)
 
     def _apply_mana(self, p: int, plan: ManaPlan) -> None:

@@ -6,6 +6,8 @@ recorded as an :class:`Event` naming the rules that justify it.
 
 from __future__ import annotations
 
+import copy
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -128,6 +130,91 @@ class GameObject:
         if self.copy:
             return f"{self.card.name} (copy)"
         return f"{self.card.name} (face down)" if self.face_down else self.card.name
+
+
+class Battlefield(list[GameObject]):
+    """The battlefield's permanents in the order they arrived, indexed by id and by controller:
+    an object is found by id, and a player's permanents are listed, without reading them all.
+    Only ``append`` and ``remove`` change it (the index follows them); a new battlefield is a
+    new ``Battlefield``. A permanent's id and controller never change while it is here.
+
+    It also keeps the permanents state-based actions must look at (:meth:`watched`): those a
+    check of 704.5 applies to (``CardDef.sba_class``), face down or with counters or damage as
+    they arrive, and any given counters or damage later (:meth:`watch`, called wherever they
+    are put).
+    Every creature and planeswalker is among them (``sba_class`` is never 0 for them), so
+    target options read this list instead of the whole battlefield."""
+
+    __slots__ = ("_ids", "_mine", "_watch", "_watched")
+
+    def __init__(self, objs: Iterable[GameObject] = ()) -> None:
+        super().__init__(objs)
+        self._ids = {o.id: o for o in self}
+        self._mine: dict[int, list[GameObject]] = {}
+        for o in self:
+            self._mine.setdefault(o.controller, []).append(o)
+        self._watched = {o.id for o in self if _needs_checks(o)}
+        self._watch = [o for o in self if o.id in self._watched]
+
+    def append(self, obj: GameObject) -> None:
+        """A permanent arrives (the newest last)."""
+        list.append(self, obj)
+        self._ids[obj.id] = obj
+        self._mine.setdefault(obj.controller, []).append(obj)
+        if _needs_checks(obj):
+            self._watched.add(obj.id)
+            self._watch.append(obj)
+
+    def remove(self, obj: GameObject) -> None:
+        """A permanent leaves."""
+        list.remove(self, obj)
+        del self._ids[obj.id]
+        self._mine[obj.controller].remove(obj)
+        if obj.id in self._watched:
+            self._watched.discard(obj.id)
+            self._watch.remove(obj)
+
+    def watch(self, obj: GameObject) -> None:
+        """State-based actions look at this permanent from now on (counters were put on it)."""
+        if obj.id not in self._watched and self._ids.get(obj.id) is obj:
+            self._watched.add(obj.id)
+            self._watch = [o for o in self if o.id in self._watched]  # battlefield order
+
+    def watched(self) -> list[GameObject]:
+        """The permanents state-based actions look at, in battlefield order (do not change it);
+        on every other one no check of 704.5 can apply."""
+        return self._watch
+
+    def get(self, oid: int) -> GameObject | None:
+        """The permanent with this id, or None."""
+        return self._ids.get(oid)
+
+    def of(self, p: int) -> list[GameObject]:
+        """The permanents player ``p`` controls, in battlefield order (do not change the list)."""
+        return self._mine.get(p, _NONE)
+
+    def __contains__(self, obj: object) -> bool:
+        return isinstance(obj, GameObject) and self._ids.get(obj.id) is obj
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Battlefield:
+        return Battlefield(copy.deepcopy(list(self), memo))
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return Battlefield, (list(self),)
+
+    def _unindexed(self, *args: Any, **kwargs: Any) -> Any:
+        raise TypeError("the battlefield changes by append and remove only (its index follows)")
+
+    insert = extend = pop = clear = sort = reverse = _unindexed
+    __setitem__ = __delitem__ = __iadd__ = __imul__ = _unindexed
+
+
+_NONE: list[GameObject] = []
+
+
+def _needs_checks(obj: GameObject) -> bool:
+    """Whether a check of 704.5 may apply to this permanent as it arrives."""
+    return bool(obj.card.sba_class or obj.face_down or obj.counters or obj.damage)
 
 
 @dataclass(slots=True, eq=False)

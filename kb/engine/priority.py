@@ -11,6 +11,7 @@ from kb.engine.objects import (
     AWAITING_RULE,
     SHORTCUTS,
     Action,
+    Battlefield,
     IllegalAction,
     Shortcut,
     cite,
@@ -46,7 +47,7 @@ class Priority(GameState):
         while not self.game_over:
             if self._state_based_actions():
                 continue
-            if self._put_triggers_on_stack():
+            if self.pending and self._put_triggers_on_stack():
                 continue
             break
         if self.game_over:
@@ -199,7 +200,7 @@ class Priority(GameState):
         for p in players:
             pl = self.players[p]
             if multiplayer and remaining:
-                self.battlefield = [o for o in self.battlefield if o.owner != p]
+                self.battlefield = Battlefield(o for o in self.battlefield if o.owner != p)
                 self.stack = [
                     s for s in self.stack if (s.card.owner if s.card else s.controller) != p
                 ]

@@ -24,13 +24,14 @@ class StateBasedActions(GameState):
         """Check 704.5a-q once; perform all that apply as a single event (704.3)."""
         losers = self._sba_losers()
         dying, to_graveyard, unattach, annihilate = self._sba_permanents()
-        ceasing = self._sba_tokens()
-        legends = self._sba_legend_rule()
+        ceasing = self._sba_tokens() if self.tokens else []
+        legends = self._sba_legend_rule() if self.legends else []
         for pl in self.players:
             if pl.drew_from_empty:
                 pl.drew_from_empty = False
-        # Only where set (a filter in C): cheaper than writing every permanent.
-        for obj in filter(_MARKED, self.battlefield):
+        # Only where set (a filter in C): cheaper than writing every permanent. Damage is marked
+        # on watched permanents only (see Battlefield.watch).
+        for obj in filter(_MARKED, self.battlefield.watched()):
             obj.deathtouch_damage = False
         if not (losers or dying or to_graveyard or unattach or annihilate or ceasing or legends):
             return False  # the common case: nothing to do
@@ -91,13 +92,15 @@ class StateBasedActions(GameState):
         """704.5f-i (creatures and planeswalkers), 704.5m-n (attachments), 704.5q (counters).
 
         A check added here for another kind of permanent must update ``CardDef.sba_class`` (which
-        says which face-up permanents without counters no check applies to)."""
+        says which face-up permanents without counters no check applies to); counters put on a
+        permanent must be followed by ``battlefield.watch`` (see :class:`Battlefield`)."""
         dying: list[tuple[GameObject, str, str]] = []
         graveyard: list[tuple[GameObject, str, str]] = []
         unattach: list[tuple[GameObject, str, str]] = []
         annihilate: list[tuple[GameObject, str, str]] = []
         quiet = not (self.anthems or self.attachments)
-        for obj in self.battlefield:
+        # Only the permanents a check may apply to (a land without counters is never looked at).
+        for obj in self.battlefield.watched():
             if not (obj.counters or obj.face_down):
                 # The common cases first: a permanent no check below applies to (a land, say),
                 # and a creature nothing can have made lethal (the fast path of 704.5f-h).

@@ -11,6 +11,7 @@ from typing import Any, TypeVar
 from kb.engine.cards import LIBRARY_CARD, CardDef, CardPool, unquote
 from kb.engine.objects import (
     Action,
+    Battlefield,
     DelayedTrigger,
     Event,
     GameObject,
@@ -39,7 +40,7 @@ class GameState:
         self.pool = pool
         self.mode = mode
         self.players = [Player(name, i) for i, name in enumerate(players)]
-        self.battlefield: list[GameObject] = []
+        self.battlefield = Battlefield()
         self.stack: list[StackObject] = []
         self.active = 0
         self.starting_player = 0
@@ -235,21 +236,26 @@ class GameState:
     def _emit(
         self, kind: str, text: str, rules: list[str], player: int | None = None, **data: Any
     ) -> Event:
-        started = self.started
+        events = self.events
+        players = self.players
         # Positional arguments: several times faster than keywords for a slots dataclass, and
         # every action records a few events.
-        event = Event(
-            len(self.events) + 1,  # seq
-            kind,
-            text,
-            rules,
-            self.players[player].name if player is not None else None,  # player
-            self.turn,
-            self.players[self.active].name if started else None,  # active
-            self.step._value_ if started else "",  # step
-            data,
-        )
-        self.events.append(event)
+        if self.started:
+            event = Event(
+                len(events) + 1,  # seq
+                kind,
+                text,
+                rules,
+                None if player is None else players[player].name,  # player
+                self.turn,
+                players[self.active].name,  # active
+                self.step._value_,  # step
+                data,
+            )
+        else:
+            name = None if player is None else players[player].name
+            event = Event(len(events) + 1, kind, text, rules, name, self.turn, None, "", data)
+        events.append(event)
         return event
 
     def trace_text(self, events: list[Event] | None = None) -> str:
@@ -337,16 +343,8 @@ class GameState:
         raise IllegalAction(f"{ref} is not in {self.players[p].name}'s hand", "601.2a")
 
     def _object(self, oid: int) -> GameObject | None:
-        memo = self.plan_memo
-        if memo is not None:  # while legal actions are listed (the game can't change): by id
-            ids = memo.get("ids")
-            if ids is None:
-                ids = memo["ids"] = {o.id: o for o in self.battlefield}
-            return ids.get(oid)  # type: ignore[no-any-return]
-        for obj in self.battlefield:
-            if obj.id == oid:
-                return obj
-        return None
+        """The permanent with this id, or None."""
+        return self.battlefield.get(oid)
 
     def _stack_item(self, oid: int) -> StackObject | None:
         for item in self.stack:
@@ -370,7 +368,7 @@ class GameState:
         """A player's hand, graveyard, library, or the permanents they control."""
         pl = self.player(player)
         if zone == "battlefield":
-            return [o for o in self.battlefield if o.controller == pl.index]
+            return list(self.battlefield.of(pl.index))
         if zone in ("hand", "graveyard", "library", "exile"):
             return list(getattr(pl, zone))
         raise ScenarioError(f"unknown zone {zone!r}")

@@ -152,7 +152,8 @@ class Turns(GameState):
     def _cleanup_after_discard(self) -> None:
         for obj in self.battlefield:
             obj.damage = 0
-            obj.modifiers = [m for m in obj.modifiers if m.until not in ("end of turn",)]
+            if obj.modifiers:  # most permanents have none: no new list for them
+                obj.modifiers = [m for m in obj.modifiers if m.until not in ("end of turn",)]
         self._emit(
             "turn-based action",
             'damage wears off and "until end of turn" effects end',
@@ -186,7 +187,8 @@ class Turns(GameState):
                 obj.also_blocking = ()
                 obj.blocked = False
                 obj.struck_first = False
-                obj.modifiers = [m for m in obj.modifiers if m.until != "end of combat"]
+                if obj.modifiers:
+                    obj.modifiers = [m for m in obj.modifiers if m.until != "end of combat"]
             self.defender = None
             self._emit(
                 "turn-based action",

@@ -177,10 +177,11 @@ class Ranker:
 
     def _level(self, scores: dict[int, float], compiled: Compiled) -> None:
         """Give every English rule of a named concept's family (below the concept's own rule,
-        often a bare title), in place, the weight of the concept's words its best member has: a family is about its concept as a whole, so
-        the words naming it ("lifelink") tell nothing between siblings, and the rest of the
-        question ("noncombat damage") picks among them rather than how often a sibling
-        repeats the concept's name."""
+        often a bare title), in place, the weight of the concept's words its best member has:
+        a family is about its concept as a whole, so the words naming it ("lifelink") tell
+        nothing between siblings, and the rest of the question ("noncombat damage") picks among
+        them. A lettered subrule then weighs :data:`SIBLING_DECAY` less than the one before it
+        (the rules go from the general to the particular)."""
         if not LEVEL or compiled.src not in (None, "en"):
             return
         marked = compiled.marks.get("en")
@@ -188,6 +189,7 @@ class Ranker:
             return
         term = self._index.term
         langs = self._langs
+        decayed: set[int] = set()
         for root, boost in compiled.boosts.items():
             if boost < OPENING_MIN_BOOST:
                 continue
@@ -208,9 +210,11 @@ class Ranker:
             for d in family:
                 scores[d] += boost * (best - own[d])
                 last = number_of[d][-1]
-                if SIBLING_DECAY != 1.0 and last.isalpha():
+                if SIBLING_DECAY != 1.0 and "a" <= last <= "z" and d not in decayed:
                     # The rules go from the general to the particular: a later sibling
-                    # answers a narrower case than an earlier one.
+                    # answers a narrower case than an earlier one (once, however many
+                    # named families hold the rule).
+                    decayed.add(d)
                     scores[d] *= SIBLING_DECAY ** (ord(last) - 97)
 
     def _open(self, scores: dict[int, float], compiled: Compiled) -> None:

@@ -7,11 +7,12 @@ import json
 import os
 import sqlite3
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from kb.cachemap import MISSING, keep
 from kb.model import (
     Commentary,
     Edition,
@@ -86,12 +87,16 @@ class _Db:
         return self.conn().execute(sql, params).fetchone()
 
 
+#: A rule's columns; its seven JSON columns joined into one array, decoded by one call.
 _RULE_COLUMNS = (
-    "r.edition, r.lang, r.number, r.kind, r.text, r.title, r.examples, r.parent, r.children, "
-    "r.refs, r.example_refs, r.terms, r.term_spans, l.canonical, l.lineage, l.change, r.source, "
-    "r.line, r.flags"
+    "r.edition, r.lang, r.number, r.kind, r.text, r.title, r.parent, l.canonical, l.lineage, "
+    "l.change, r.source, r.line, '[' || r.examples || ',' || r.children || ',' || r.refs || ',' "
+    "|| r.example_refs || ',' || r.terms || ',' || r.term_spans || ',' || r.flags || ']'"
 )
 _RULE_FROM = "rules r LEFT JOIN lineage l ON l.edition = r.edition AND l.number = r.number"
+
+#: Rules read by one query of :meth:`StoredKnowledgeBase.rules_many` at most.
+_BATCH = 400
 
 _GLOSSARY_COLUMNS = (
     "edition, lang, key, term, definition, aliases, obsolete, see, rule_refs, refs, source, line"
@@ -142,9 +147,14 @@ class StoredKnowledgeBase(KnowledgeBase):
         self.path = Path(path)
         #: the build folder this object reads (see :func:`kb.build.load`)
         self.build_dir = self.path.parent
-        self._rule_cache = lru_cache(maxsize=cache_size)(self._load_rule)
+        #: (edition, number) -> the decoded rule (None: no such rule), the oldest read first out.
+        self._rules: dict[tuple[str, str], Rule | None] = {}
+        self._rules_max = cache_size
         self._gloss_cache = lru_cache(maxsize=cache_size // 4)(self._load_glossary_entry)
         self._order_cache = lru_cache(maxsize=16)(self._load_order)
+        self._example_anchors: dict[str, set[str]] | None = None
+        self._examples_by_id: dict[str, ExampleInfo] = {}
+        self._example_positions: dict[str, int] | None = None
 
     def close(self) -> None:
         """Close the database in every thread (for a build the app no longer serves)."""
@@ -152,8 +162,7 @@ class StoredKnowledgeBase(KnowledgeBase):
 
     # ---- decoding --------------------------------------------------------------------------
     def _rule_from_row(self, row: Sequence[Any]) -> Rule:
-        refs = json.loads(row[9])
-        example_refs = json.loads(row[10])
+        examples, children, refs, example_refs, terms, term_spans, flags = json.loads(row[12])
         return Rule(
             row[0],
             row[1],
@@ -161,19 +170,19 @@ class StoredKnowledgeBase(KnowledgeBase):
             row[3],
             row[4],
             row[5],
-            json.loads(row[6]),
-            row[7],
-            json.loads(row[8]),
+            examples,
+            row[6],
+            children,
             [Ref(r[0], r[1], r[2], r[3], bool(r[4]), r[5]) for r in refs],
             [[Ref(r[0], r[1], r[2], r[3], bool(r[4]), r[5]) for r in x] for x in example_refs],
-            json.loads(row[11]),
-            json.loads(row[12]),
-            row[13],
-            row[14] or "",
-            row[15],
-            row[16],
-            row[17],
-            json.loads(row[18]),
+            terms,
+            term_spans,
+            row[7],
+            row[8] or "",
+            row[9],
+            row[10],
+            row[11],
+            flags,
         )
 
     def _load_rule(self, ed_id: str, number: str) -> Rule | None:
@@ -182,6 +191,53 @@ class StoredKnowledgeBase(KnowledgeBase):
             (ed_id, number),
         )
         return self._rule_from_row(row) if row else None
+
+    def _rule_cache(self, ed_id: str, number: str) -> Rule | None:
+        """The rule from the bounded cache of decoded rules, read on a miss."""
+        key = (ed_id, number)
+        try:
+            return self._rules[key]
+        except KeyError:
+            pass
+        rule = self._load_rule(ed_id, number)
+        self._keep(key, rule)
+        return rule
+
+    def _keep(self, key: tuple[str, str], rule: Rule | None) -> None:
+        """Cache a decoded rule (:func:`kb.cachemap.keep`: the oldest out first)."""
+        keep(self._rules, key, rule, self._rules_max)
+
+    def rules_many(self, pairs: Iterable[tuple[str, str]]) -> dict[tuple[str, str], Rule | None]:
+        """Many rules by ``(edition, number)`` at once: the cached ones, and the others in one
+        query (a page reads its rule's children, ancestors, neighbours and references so)."""
+        out: dict[tuple[str, str], Rule | None] = {}
+        missing: list[tuple[str, str]] = []
+        rules = self._rules
+        for key in pairs:
+            if key in out:
+                continue
+            found = rules.get(key, MISSING)
+            if found is MISSING:
+                if key[0] not in self.editions:
+                    out[key] = None
+                    continue
+                out[key] = None  # until read
+                missing.append(key)
+            else:
+                out[key] = found  # type: ignore[assignment]
+        for start in range(0, len(missing), _BATCH):
+            chunk = missing[start : start + _BATCH]
+            params = [value for key in chunk for value in key]
+            for row in self._db.all(
+                f"SELECT {_RULE_COLUMNS} FROM (VALUES {','.join(['(?,?)'] * len(chunk))}) w "
+                "JOIN rules r ON r.edition = w.column1 AND r.number = w.column2 "
+                "LEFT JOIN lineage l ON l.edition = r.edition AND l.number = r.number",
+                params,
+            ):
+                out[(row[0], row[2])] = self._rule_from_row(row)
+            for key in chunk:
+                self._keep(key, out[key])
+        return out
 
     def _iter_rules(self, ed_id: str) -> Iterator[Rule]:
         for row in self._db.all(
@@ -350,22 +406,30 @@ class StoredKnowledgeBase(KnowledgeBase):
         ordered = self._newest_first(list(numbers), lang)
         return self.rule(ordered[0], numbers[ordered[0]]) if ordered else None
 
-    def neighbours(self, rule: Rule) -> tuple[Rule | None, Rule | None]:
-        """The previous and next rule of the same edition in document order."""
-        row = self._db.one(
-            "SELECT ord FROM rules WHERE edition = ? AND number = ?", (rule.edition, rule.number)
-        )
-        if row is None:
+    def neighbour_numbers(self, rule: Rule) -> tuple[str | None, str | None]:
+        """The numbers of the previous and next rule of the same edition in numeric order: two
+        lookups on the ``(edition, ord)`` index, as cheap for a pinned edition of 2004 as for
+        today's (an edition's whole order, read and kept per edition, missed at archive scale)."""
+        if rule.edition not in self.editions:
             return None, None
-        near = dict(
-            self._db.all(
-                "SELECT ord, number FROM rules WHERE edition = ? AND ord IN (?, ?)",
-                (rule.edition, row[0] - 1, row[0] + 1),
-            )
+        found = self._db.all(
+            "WITH me AS (SELECT ord FROM rules WHERE edition = ?1 AND number = ?2) SELECT "
+            "(SELECT number FROM rules WHERE edition = ?1 AND ord < me.ord "
+            "ORDER BY ord DESC LIMIT 1), "
+            "(SELECT number FROM rules WHERE edition = ?1 AND ord > me.ord ORDER BY ord LIMIT 1) "
+            "FROM me",
+            (rule.edition, rule.number),
         )
-        prev = self.rule(rule.edition, near[row[0] - 1]) if row[0] - 1 in near else None
-        nxt = self.rule(rule.edition, near[row[0] + 1]) if row[0] + 1 in near else None
-        return prev, nxt
+        return (found[0][0], found[0][1]) if found else (None, None)
+
+    def neighbours(self, rule: Rule) -> tuple[Rule | None, Rule | None]:
+        """The previous and next rule of the same edition in numeric order."""
+        prev, nxt = self.neighbour_numbers(rule)
+        found = self.rules_many([(rule.edition, n) for n in (prev, nxt) if n is not None])
+        return (
+            found[(rule.edition, prev)] if prev is not None else None,
+            found[(rule.edition, nxt)] if nxt is not None else None,
+        )
 
     def ordered_numbers(self, edition_id: str) -> list[str]:
         """All numbers of one edition, sorted numerically."""
@@ -424,18 +488,35 @@ class StoredKnowledgeBase(KnowledgeBase):
 
     def examples_for(self, canonical: str) -> list[ExampleInfo]:
         """Executable examples that cite this canonical rule (or a rule below it)."""
-        ids = {
-            x
-            for (x,) in self._db.all(
-                "SELECT example FROM example_rules WHERE anchor = ?", (canonical,)
-            )
-        }
+        anchors = self._example_anchors
+        if anchors is None:  # a small table (a row per example and rule it cites): read once
+            found: dict[str, set[str]] = {}
+            for example, anchor in self._db.all("SELECT example, anchor FROM example_rules"):
+                found.setdefault(anchor, set()).add(example)
+            anchors = self._example_anchors = found
+        ids = anchors.get(canonical)
         if not ids:
             return []
         loaded = self.examples._items  # type: ignore[attr-defined]
         if loaded is not None:  # the whole list is read already: take them from it
             return [ex for ex in loaded if ex.id in ids]
-        return self._load_examples(sorted(ids))
+        # Decoded once each (their traces are most of their size); in the list's order.
+        kept = self._examples_by_id
+        missing = sorted(i for i in ids if i not in kept)
+        if missing:
+            for ex in self._load_examples(missing):
+                kept[ex.id] = ex
+        return sorted(
+            (kept[i] for i in ids if i in kept), key=lambda ex: self._example_position(ex.id)
+        )
+
+    def _example_position(self, example_id: str) -> int:
+        positions = self._example_positions
+        if positions is None:
+            positions = self._example_positions = dict(
+                self._db.all("SELECT id, position FROM examples")
+            )
+        return positions.get(example_id, 0)
 
     def glossary_lookup(
         self, term: str, lang: str, edition: str | None = None

@@ -6,14 +6,15 @@ import hashlib
 import logging
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, MutableMapping
 from pathlib import Path
 from typing import Any
 
 from flask import Flask, Response, current_app, g, jsonify, render_template, request
+from flask.globals import _cv_app, _cv_request
 from flask.templating import Environment
-from jinja2 import BytecodeCache, FileSystemBytecodeCache
-from markupsafe import Markup
+from jinja2 import BytecodeCache, FileSystemBytecodeCache, Template
+from markupsafe import Markup, escape
 from werkzeug.exceptions import HTTPException
 
 import kb
@@ -22,6 +23,14 @@ from kb.web import i18n, resources, urls
 from kb.web.i18n import Text
 from kb.web.i18n import text as _
 from kb.web.pages.base import PageError
+
+try:
+    from markupsafe._speedups import _escape_inner
+except ImportError:  # markupsafe without its C speedups
+
+    def _escape_inner(text: str, /) -> str:
+        return str(escape(text))
+
 
 log = logging.getLogger(__name__)
 
@@ -39,6 +48,7 @@ SECURITY_HEADERS = {
     "X-Frame-Options": "DENY",
     "Cross-Origin-Opener-Policy": "same-origin",
 }
+_SECURITY_HEADER_LIST = list(SECURITY_HEADERS.items())
 #: Pages change only with a rebuild; a short max-age plus an ETag keeps revalidation cheap.
 CACHE_CONTROL = "public, max-age=300"
 CACHE_ENTRIES = 4096
@@ -64,11 +74,16 @@ _DICT_ATTRIBUTES = frozenset(dir(dict))
 
 
 class _Environment(Environment):
-    """Flask's template environment, with ``page.url`` on a dict looked up as a key at once.
+    """Flask's template environment, with ``page.url`` on a dict looked up as a key at once
+    (and values written by :func:`_escape`, see :class:`_Template`).
 
     Jinja asks ``getattr`` first and takes the key only after the AttributeError, which on the
     hundreds of ``item.field`` of a rule page was a measurable part of its rendering. A dict has
     no attributes but its methods, so the answer is the same."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.template_class = _Template
 
     def getattr(self, obj: Any, attribute: str) -> Any:
         if type(obj) is dict and attribute not in _DICT_ATTRIBUTES:
@@ -77,6 +92,34 @@ class _Environment(Environment):
             except KeyError:
                 pass
         return super().getattr(obj, attribute)
+
+
+def _escape(value: Any) -> str:
+    """What Jinja's autoescape writes for ``{{ value }}``, without a new :class:`Markup` per value.
+
+    Compiled templates call ``escape`` only on what they output (written out or buffered into a
+    macro's result, which is marked safe as a whole), so the plain escaped text serves the same;
+    markupsafe's ``escape`` built a Markup object around every value of every page."""
+    kind = type(value)
+    if kind is str:
+        return _escape_inner(value)
+    if kind is Markup:
+        return value  # type: ignore[no-any-return]
+    return escape(value)
+
+
+class _Template(Template):
+    """Templates that write values with :func:`_escape`."""
+
+    @classmethod
+    def _from_namespace(
+        cls,
+        environment: Any,
+        namespace: MutableMapping[str, Any],
+        globals: MutableMapping[str, Any],
+    ) -> Template:
+        namespace["escape"] = _escape
+        return super()._from_namespace(environment, namespace, globals)
 
 
 class _Flask(Flask):
@@ -135,19 +178,43 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
 
 
 # ---- templates ---------------------------------------------------------------------------------
+#: (locale, message) -> the message translated: a page asks for the same few dozen messages.
+_TRANSLATED: dict[tuple[str, str], str] = {}
+#: The most messages kept (templates hold a few hundred; anything past this is looked up).
+TRANSLATED_MAX = 4096
+
+
 def _gettext(message: str, **variables: Any) -> str:
-    text = i18n.translations(_locale()).ugettext(message)
+    locale = _locale()
+    text = _TRANSLATED.get((locale, message))
+    if text is None:
+        text = i18n.translations(locale).ugettext(message)
+        if len(_TRANSLATED) < TRANSLATED_MAX:
+            _TRANSLATED[(locale, message)] = text
     return text % variables if variables else text
 
 
 def _ngettext(singular: str, plural: str, n: int, **variables: Any) -> str:
-    text = i18n.translations(_locale()).ungettext(singular, plural, n)
+    locale = _locale()
+    key = (locale, singular, plural, n)
+    text = _PLURALS.get(key)
+    if text is None:
+        text = i18n.translations(locale).ungettext(singular, plural, n)
+        if len(_PLURALS) < TRANSLATED_MAX:
+            _PLURALS[key] = text
     variables.setdefault("num", n)
     return text % variables
 
 
+#: (locale, singular, plural, n) -> the form of the message for n (counts are small numbers).
+_PLURALS: dict[tuple[str, str, str, int], str] = {}
+
+
 def _locale() -> str:
-    return getattr(g, "locale", None) or i18n.DEFAULT_LOCALE
+    """The request's interface locale (``g.locale``), read without the proxies of ``flask.g``:
+    templates ask for it with every message."""
+    ctx = _cv_app.get(None)
+    return (ctx is not None and ctx.g.__dict__.get("locale")) or i18n.DEFAULT_LOCALE
 
 
 def _init_jinja(app: Flask) -> None:
@@ -157,6 +224,9 @@ def _init_jinja(app: Flask) -> None:
     app.jinja_env.add_extension("jinja2.ext.i18n")
     # Callables that read the request's locale: one shared environment serves all three languages.
     app.jinja_env.install_gettext_callables(_gettext, _ngettext, newstyle=False)  # type: ignore[attr-defined]
+    # ``_`` called directly rather than through the extension's alias, which looks ``gettext``
+    # up in the context again on every call (no template overrides ``gettext``).
+    app.jinja_env.globals["_"] = _gettext
     app.jinja_env.trim_blocks = True
     app.jinja_env.lstrip_blocks = True
     app.jinja_env.filters["day"] = lambda iso: i18n.format_day(iso, _locale())
@@ -178,11 +248,11 @@ def _chrome(part: str) -> Markup:
     """A part of every page that depends only on the locale (``head``, ``script``, ``nav`` of
     partials/chrome.html), rendered once per locale and kept: a dozen URLs and messages fewer
     for every page to make."""
-    app = current_app._get_current_object()  # type: ignore[attr-defined]
-    key = (id(app), request.script_root, _locale(), part)
+    ctx = _cv_request.get()
+    key = (id(ctx.app), ctx.request.script_root, _locale(), part)
     found = _CHROME.get(key)
     if found is None:
-        macro = getattr(app.jinja_env.get_template("partials/chrome.html").module, part)
+        macro = getattr(ctx.app.jinja_env.get_template("partials/chrome.html").module, part)
         found = Markup(str(macro()).removesuffix("\n"))
         _CHROME[key] = found
     return found
@@ -207,7 +277,11 @@ def _before_request() -> Response | None:
     g.is_json = request.path.endswith(".json") or request.path.startswith("/api/")
     if len(request.full_path) > MAX_URL_CHARS:
         raise PageError(414, _("The address is too long."))
-    if request.method in ("GET", "HEAD") and etag_for_request() in request.if_none_match:
+    if (
+        request.method in ("GET", "HEAD")
+        and "HTTP_IF_NONE_MATCH" in request.environ
+        and etag_for_request() in request.if_none_match
+    ):
         response = Response(status=304)
         response.set_etag(etag_for_request())
         response.headers["Cache-Control"] = CACHE_CONTROL
@@ -217,15 +291,21 @@ def _before_request() -> Response | None:
 
 def etag_for_request() -> str:
     """The ETag of the resource at this URL: the build's content hash, the code and the URL."""
-    from flask import current_app
 
-    seed = current_app.config["ETAG_SEED"]
-    return hashlib.sha1(f"{seed}:{request.full_path}".encode(), usedforsecurity=False).hexdigest()
+    memo = urls.per_request()
+    etag = memo.get("etag")
+    if etag is None:
+        seed = current_app.config["ETAG_SEED"]
+        etag = memo["etag"] = hashlib.sha1(
+            f"{seed}:{request.full_path}".encode(), usedforsecurity=False
+        ).hexdigest()
+    return etag  # type: ignore[no-any-return]
 
 
 def _after_request(response: Response) -> Response:
-    for name, value in SECURITY_HEADERS.items():
-        response.headers.setdefault(name, value)
+    # What a view set itself stays (one pass over the headers rather than one per name).
+    present = {name.lower() for name, _value in response.headers.to_wsgi_list()}
+    response.headers.extend([h for h in _SECURITY_HEADER_LIST if h[0].lower() not in present])
     if getattr(g, "is_json", False) or response.mimetype == "application/json":
         response.headers["Access-Control-Allow-Origin"] = "*"
     elif response.mimetype == "text/html":

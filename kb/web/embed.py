@@ -14,9 +14,18 @@ import logging
 import re
 from dataclasses import asdict, dataclass
 from typing import Any
-from urllib.parse import parse_qsl, unquote, urlsplit
+from urllib.parse import parse_qsl, unquote, urlencode, urlsplit
 
-from flask import Blueprint, Response, current_app, g, jsonify, render_template, request
+from flask import (
+    Blueprint,
+    Response,
+    current_app,
+    g,
+    has_request_context,
+    jsonify,
+    render_template,
+    request,
+)
 from markupsafe import escape
 from werkzeug.datastructures import MultiDict
 from werkzeug.exceptions import HTTPException
@@ -29,7 +38,7 @@ from kb.web.pages.base import PageError
 from kb.web.pages.common import current_for_old, edition_label, parse_number, short
 from kb.web.pages.home import title_for
 from kb.web.resources import get_kb
-from kb.web.urls import url_for
+from kb.web.urls import per_request, url_for
 
 bp = Blueprint("embed", __name__)
 log = logging.getLogger(__name__)
@@ -38,6 +47,8 @@ log = logging.getLogger(__name__)
 DESCRIPTION_CHARS = 300
 #: oEmbed "rich" cards: the default width and the bounds a consumer may ask within.
 OEMBED_WIDTH, OEMBED_MIN_WIDTH, OEMBED_MAX_WIDTH = 500, 200, 1000
+#: Characters werkzeug leaves as they are in a query value it builds.
+QUERY_SAFE = "!$'()*,/:;?@"
 #: og:locale of each interface language.
 OG_LOCALES = {"en": "en_US", "fr": "fr_FR", "ja": "ja_JP"}
 
@@ -64,7 +75,15 @@ def public_base() -> str:
     """The site's absolute root without the final slash: ``PUBLIC_URL`` when configured (a
     server behind a proxy), else the URL this request came to."""
     configured = current_app.config.get("PUBLIC_URL")
-    return str(configured or request.host_url).rstrip("/")
+    if configured:
+        return str(configured).rstrip("/")
+    if not has_request_context():
+        return str(request.host_url).rstrip("/")  # raises as it always did
+    memo = per_request()  # werkzeug computes host_url afresh on every read
+    found = memo.get("public_base")
+    if found is None:
+        found = memo["public_base"] = request.host_url.rstrip("/")
+    return found  # type: ignore[no-any-return]
 
 
 def unfurl(path: str, args: MultiDict[str, str] | None = None) -> Unfurl | None:
@@ -245,8 +264,10 @@ def _unfurl_context() -> dict[str, Any]:
     """``unfurl`` (the card of this page, or None) and ``oembed_url`` for partials/meta.html."""
     if not request or getattr(g, "is_json", False) or request.endpoint is None:
         return {"unfurl": None}
-    if getattr(g, "unfurl_done", False):
-        return {"unfurl": g.unfurl, "oembed_url": g.oembed_url, "og_locale": g.og_locale}
+    memo = per_request()
+    found = memo.get("unfurl")
+    if found is not None:
+        return found  # type: ignore[no-any-return]
     card = None
     if request.endpoint.startswith("pages."):
         try:
@@ -254,14 +275,20 @@ def _unfurl_context() -> dict[str, Any]:
             card = _card(request.endpoint, dict(request.view_args or {}), request.args)
         except Exception:  # a card is an extra: it must never cost the page (or its error page)
             log.exception("no unfurl card for %s", request.path)
-    g.unfurl_done, g.unfurl = True, card
-    g.oembed_url = (
-        public_base() + url_for("embed.oembed", url=card.url, format="json")
+    oembed_url = (
+        # What url_for("embed.oembed", url=..., format="json") gives (werkzeug encodes query
+        # values so), without matching the URL map for a value that is never the same twice.
+        f"{public_base()}{url_for('embed.oembed')}?"
+        + urlencode([("url", card.url), ("format", "json")], safe=QUERY_SAFE)
         if card is not None
         else None
     )
-    g.og_locale = OG_LOCALES.get(getattr(g, "locale", "en"), "en_US")
-    return {"unfurl": card, "oembed_url": g.oembed_url, "og_locale": g.og_locale}
+    found = memo["unfurl"] = {
+        "unfurl": card,
+        "oembed_url": oembed_url,
+        "og_locale": OG_LOCALES.get(getattr(g, "locale", "en"), "en_US"),
+    }
+    return found
 
 
 # ---- oEmbed ------------------------------------------------------------------------------------

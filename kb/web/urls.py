@@ -25,6 +25,15 @@ _MARK = "kbUrlSlot{}x"
 _templates: dict[tuple[Any, ...], str | None] = {}
 
 
+#: One value a URL carries unchanged.
+_PLAIN_VALUE = re.compile(r"[A-Za-z0-9._~-]+\Z")
+
+
+def plain(value: str) -> bool:
+    """A non-empty string that a URL carries unchanged (see :func:`template_for`)."""
+    return _PLAIN_VALUE.match(value) is not None
+
+
 def _plain(values: Sequence[Any]) -> bool:
     """All values are strings that a URL carries unchanged."""
     try:
@@ -79,6 +88,13 @@ def maker(endpoint: str, *names: str) -> Callable[..., str]:
     return make
 
 
+def template_for(endpoint: str, names: tuple[str, ...]) -> str | None:
+    """The URL of ``endpoint`` as a format string of the values of ``names`` in that order
+    (``/{0}/{1}/rules/{2}``), for values that are all :func:`plain`; None: only Flask builds it.
+    For loops that make many URLs of one endpoint in the current request."""
+    return _template_for(endpoint, names)
+
+
 def _template_for(endpoint: str, names: tuple[str, ...]) -> str | None:
     ctx = _cv_request.get(None)
     if ctx is None:
@@ -110,3 +126,13 @@ def _template(endpoint: str, names: tuple[str, ...]) -> str | None:
         out.append(f"{{{index}}}")
         out.append(piece.replace("{", "{{").replace("}", "}}"))
     return "".join(out)
+
+
+def per_request() -> dict[str, Any]:
+    """What this request has worked out once (its ETag, public base, link card), kept in its
+    WSGI environ: ``g`` lives as long as the app context, which a caller may keep open across
+    requests, and a value of one URL must never answer another."""
+    from flask import request
+
+    memo: dict[str, Any] = request.environ.setdefault("kb.per_request", {})
+    return memo

@@ -4,6 +4,7 @@ Usage::
 
     python tests/bench/bench_load.py --instance DIR [--duration 20] [--clients 32]
     python tests/bench/bench_load.py            # builds cr-en + cr-en-archive first (slow)
+    python tests/bench/bench_load.py --instance DIR --reference ../kb-old   # against a checkout
 
 The server is the one ``kb serve`` runs (:func:`kb.web.serving.serve`: gunicorn's arbiter, waitress
 in each worker), started the way the command does (the staleness check included), with the page
@@ -18,6 +19,9 @@ served by the very same function in the same run; every figure comes with its ra
   divided by the requests): what a page costs whatever else the machine runs.
 - RSS per worker after the warm-up: once after pages only, once after each worker served
   searches too (the search postings and the Japanese dictionary load then). Target <= 200 MB.
+
+What the server keeps between requests is shared data, never a page (:data:`CACHED`, printed
+with the results): the page cache, which keeps whole responses by URL, is off.
 
 The load average and core count are printed at the start and the end: the machine is shared, and
 the ratios to "hello" are the figures that travel. Exit status 1 when a target is missed.
@@ -44,6 +48,13 @@ RAW = Path(__file__).resolve().parents[2].parent / "shared" / "corpus-raw"
 FOLDERS = [RAW / "cr-en", RAW / "cr-en-archive"]
 MIN_URLS = 2000
 TARGET_RPS, TARGET_P99_MS, TARGET_START_S, TARGET_RSS_MB = 500.0, 50.0, 1.0, 200.0
+#: What the kb server keeps between requests in this measure (each process its own).
+CACHED = (
+    "caches of shared data only: up to 4,096 decoded rules (first in, first out), glossary "
+    "terms (8,192) and example summaries (1,024) as the pages list them, edition labels and "
+    "lags, translated messages, the layout's per-locale parts; no page or page fragment by URL "
+    "(page cache off)"
+)
 SEARCHES = ["priority", "combat damage", "priorité", "優先権", "mana ability", "layer", "stack"]
 
 KB_SERVER = """
@@ -126,15 +137,22 @@ def rule_urls(instance: Path) -> list[str]:
 class Server:
     """A server process (the arbiter in its own session), stopped with its workers."""
 
-    def __init__(self, code: str, instance: Path, workers: int, first: str) -> None:
+    def __init__(
+        self, code: str, instance: Path, workers: int, first: str, source: Path | None = None
+    ) -> None:
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         started = time.perf_counter()
+        env = None
+        if source is not None:  # another checkout's kb (its code first on the path)
+            env = {**os.environ, "PYTHONPATH": str(source)}
         self.proc = subprocess.Popen(
             [sys.executable, "-c", code, str(instance), str(self.port), str(workers)],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
             start_new_session=True,
+            env=env,
+            cwd=str(source) if source is not None else None,
         )
         while time.perf_counter() - started < 120:
             try:
@@ -229,10 +247,12 @@ def load_line() -> str:
 
 
 def measure(
-    instance: Path, duration: int = 20, clients: int = 32
+    instance: Path, duration: int = 20, clients: int = 32, reference: Path | None = None
 ) -> list[tuple[str, str, bool | None]]:
     """Every serving figure of an instance: ``(name, text, ok)``, ok None for figures without
-    a target (bench_archive.py reports these too)."""
+    a target (bench_archive.py reports these too). ``reference``: another checkout of kb (an
+    older commit) whose server serves the same pages in the same run, for a ratio that does not
+    move with the machine's load."""
     print(f"start: {load_line()}")
     work = Path(tempfile.mkdtemp(prefix="kb-load-"))
     results: list[tuple[str, str, bool | None]] = []
@@ -242,20 +262,24 @@ def measure(
         # Each run starts elsewhere in the list: no server sees a URL twice.
         needed = (duration + 5) * 2000
         print(f"{len(urls)} distinct rule URLs, page cache off, wrk {clients} connections")
+        print(f"kb keeps {CACHED}")
         figures: dict[tuple[str, int], tuple[float, float, int, int]] = {}
         starts: dict[tuple[str, int], float] = {}
         cpu_ms: dict[tuple[str, int], float] = {}
         rss: dict[str, list[float]] = {}
         offset = 0
-        for name, code, first in (
-            ("hello", HELLO_SERVER, "/x"),
-            ("kb", KB_SERVER, "/en/rules/117.3b"),
-        ):
+        servers: list[tuple[str, str, str, Path | None]] = [
+            ("hello", HELLO_SERVER, "/x", None),
+            ("kb", KB_SERVER, "/en/rules/117.3b", None),
+        ]
+        if reference is not None:
+            servers.append(("ref", KB_SERVER, "/en/rules/117.3b", reference))
+        for name, code, first, source in servers:
             for workers in (1, 2):
                 script = work / f"{name}-{workers}.lua"
                 script.write_text(WRK_SCRIPT % {"urls": work / "urls.txt", "offset": offset})
                 offset = (offset + needed) % max(1, len(urls))
-                server = Server(code, instance, workers, first)
+                server = Server(code, instance, workers, first, source)
                 try:
                     starts[(name, workers)] = server.start_s
                     wrk(server.base, script, 5, clients)  # warm-up: every worker renders
@@ -299,6 +323,20 @@ def measure(
                     (rps >= TARGET_RPS and p99 <= TARGET_P99_MS and bad == 0) if target else None,
                 )
             )
+        if reference is not None:
+            for workers in (1, 2):
+                rps, p99, _count, _bad = figures[("kb", workers)]
+                r_rps, r_p99, _n, _r_bad = figures[("ref", workers)]
+                results.append(
+                    (
+                        f"the same pages, {workers} worker(s), against {reference}",
+                        f"{rps:.0f} against {r_rps:.0f} req/s ({rps / r_rps:.2f}x), p99 {p99:.1f} "
+                        f"against {r_p99:.1f} ms, server CPU {cpu_ms[('kb', workers)]:.2f} against "
+                        f"{cpu_ms[('ref', workers)]:.2f} ms/request "
+                        f"({cpu_ms[('kb', workers)] / cpu_ms[('ref', workers)]:.2f}x)",
+                        None,
+                    )
+                )
         kb_cpu, h_cpu = cpu_ms[("kb", 1)], cpu_ms[("hello", 1)]
         results.append(
             (
@@ -322,6 +360,7 @@ def measure(
                 )
             )
         results.append(("URLs", f"{len(urls)} distinct", len(urls) >= MIN_URLS))
+        results.append(("cached", CACHED, None))
     finally:
         shutil.rmtree(work, ignore_errors=True)
     results.append(("load at the end", load_line(), None))
@@ -334,12 +373,18 @@ def main() -> int:
     ap.add_argument("--instance", type=Path, help="a built instance (default: build one)")
     ap.add_argument("--duration", type=int, default=20, help="seconds of wrk per server")
     ap.add_argument("--clients", type=int, default=32, help="wrk connections (default 32)")
+    ap.add_argument(
+        "--reference",
+        type=Path,
+        help="a checkout of another commit of kb (git worktree add --detach DIR COMMIT): its "
+        "server serves the same pages in the same run",
+    )
     args = ap.parse_args()
     if shutil.which("wrk") is None:
         raise SystemExit("wrk is needed (apt-get install wrk)")
     with tempfile.TemporaryDirectory(prefix="kb-load-build-") as folder:
         instance = args.instance or build_instance(Path(folder))
-        results = measure(instance, args.duration, args.clients)
+        results = measure(instance, args.duration, args.clients, args.reference)
     print("\nsummary")
     for name, text, ok in results:
         mark = "--" if ok is None else ("ok" if ok else "MISSED")

@@ -7,9 +7,10 @@ Usage::
 
 The sample: rule pages of several editions in en, fr and ja (current and pinned), their JSON
 twins, and every other page family once per locale, rendered in-process with the page cache
-off. Only the static files' version (``?v=<digest of the code>``) is normalised: it changes with
-any edit of the code by design. Exit status 1 when a page differs (the first differences are
-printed with the URL).
+off: status, headers and body. Only the static files' version (``?v=<digest of the code>``) is
+normalised, as it changes with any edit of the code by design; the ETag header, which follows
+it, is left out. Exit status 1 when a page differs (the first differences are printed with the
+URL).
 """
 
 from __future__ import annotations
@@ -77,7 +78,13 @@ def render(instance: Path, urls: list[str]) -> dict[str, str]:
     for url in urls:
         response = client.get(url)
         body = _VERSION.sub("?v=*", response.get_data(as_text=True))
-        out[url] = f"{response.status_code}\n{body}"
+        # The headers too, but the ETag (it follows the code's digest by design).
+        headers = "".join(
+            f"{name}: {_VERSION.sub('?v=*', value)}\n"
+            for name, value in sorted(response.headers.items())
+            if name.lower() != "etag"
+        )
+        out[url] = f"{response.status_code}\n{headers}\n{body}"
     return out
 
 

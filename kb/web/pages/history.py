@@ -11,7 +11,7 @@ from kb import history as stored_history
 from kb.model import LANGS, KnowledgeBase
 from kb.web.i18n import LANGUAGE_NAMES, format_day
 from kb.web.pages.common import edition_label
-from kb.web.urls import maker
+from kb.web.urls import maker, plain, template_for
 
 HistoryEntries = dict[str, list[stored_history.Entry]]
 
@@ -31,7 +31,12 @@ def _edition_labels(kb: KnowledgeBase, locale: str) -> dict[str, tuple[str | Non
 
 
 def history(
-    kb: KnowledgeBase, canonical: str, locale: str, by_lang: HistoryEntries | None = None
+    kb: KnowledgeBase,
+    canonical: str,
+    locale: str,
+    by_lang: HistoryEntries | None = None,
+    *,
+    full: bool = True,
 ) -> list[dict[str, Any]]:
     """Per language (the reader's first, then English, then the others): ``entries``, the rule
     in every edition that has it (a word diff where its text changed), and ``rows``, the same
@@ -39,41 +44,78 @@ def history(
     of editions after it that printed it unchanged (``unchanged`` count, ``until`` entry).
 
     The entries and their word diffs come precomputed from the build (:mod:`kb.history`);
-    ``by_lang``: those entries when the page read them already."""
+    ``by_lang``: those entries when the page read them already. ``full=False`` (what the HTML
+    page shows): ``count``, the number of entries, instead of ``entries``, and only the entries
+    the rows show are made (at archive scale, a tenth of them)."""
     if by_lang is None:
         by_lang = stored_history.entries(kb, canonical)
     labels = _edition_labels(kb, locale)
     pinned_url = maker("pages.rule_pinned", "locale", "edition", "number")
+    # Filled in directly where the values need no quoting (what the maker checks per URL).
+    template = template_for("pages.rule_pinned", ("locale", "edition", "number"))
+    fill = template.format if template is not None and plain(locale) else None
+
+    def entry(item: stored_history.Entry) -> dict[str, Any]:
+        edition, number, change, renumbered_from, diff, _changed = item
+        date, date_display, label = labels.get(edition) or (None, "", edition)
+        if fill is not None and plain(edition) and plain(number):
+            url = fill(locale, edition, number)
+        else:
+            url = pinned_url(locale, edition, number)
+        return {
+            "edition": edition,
+            "date": date,
+            "number": number,
+            "change": change,
+            "date_display": date_display,
+            "label": label,
+            "url": url,
+            "renumbered_from": renumbered_from,
+            "diff": None if diff is None else Markup(diff),
+        }
+
     out = []
     for lang in sorted(LANGS, key=lambda code: (code != locale, code != "en")):
         found = by_lang.get(lang)
         if not found:
             continue
-        rows: list[dict[str, Any]] = []
-        folded: list[dict[str, Any]] = []
-        for edition, number, change, renumbered_from, diff, changed in found:
-            date, date_display, label = labels.get(edition, (None, "", edition))
-            row = {
-                "edition": edition,
-                "date": date,
-                "number": number,
-                "change": change,
-                "date_display": date_display,
-                "label": label,
-                "url": pinned_url(locale, edition, number),
-                "renumbered_from": renumbered_from,
-                "diff": None if diff is None else Markup(diff),
-            }
-            rows.append(row)
-            if changed or not folded:
-                folded.append({"entry": row, "unchanged": 0, "until": None})
-            else:
-                folded[-1]["unchanged"] += 1
-                folded[-1]["until"] = row
-        out.append(
-            {"lang": lang, "language": LANGUAGE_NAMES[lang], "entries": rows, "rows": folded}
-        )
+        if full:
+            rows = [entry(item) for item in found]
+            folded = _fold(found, rows)
+            out.append(
+                {"lang": lang, "language": LANGUAGE_NAMES[lang], "entries": rows, "rows": folded}
+            )
+        else:
+            folded = _fold(found, None)
+            for row in folded:
+                row["entry"] = entry(row["entry"])
+                if row["until"] is not None:
+                    row["until"] = entry(row["until"])
+            out.append(
+                {
+                    "lang": lang,
+                    "language": LANGUAGE_NAMES[lang],
+                    "count": len(found),
+                    "rows": folded,
+                }
+            )
     return out
+
+
+def _fold(found: list[Any], rows: list[dict[str, Any]] | None) -> list[dict[str, Any]]:
+    """The rows of a history: an entry where the number or the text changed, with how many
+    entries after it are unchanged and the last of them (``rows``: the entries as made for the
+    page, else the stored ones)."""
+    folded: list[dict[str, Any]] = []
+    for i, item in enumerate(found):
+        shown = item if rows is None else rows[i]
+        if item[5] or not folded:
+            folded.append({"entry": shown, "unchanged": 0, "until": None})
+        else:
+            last = folded[-1]
+            last["unchanged"] += 1
+            last["until"] = shown
+    return folded
 
 
 def old_numbers(

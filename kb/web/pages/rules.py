@@ -10,8 +10,9 @@ from flask import Response, redirect, request
 
 from kb import history as stored_history
 from kb import lookup
+from kb.cachemap import MISSING, keep, shared_cache
 from kb.lookup import followed_editions, lag, local_term, term_entry
-from kb.model import LANGS, KnowledgeBase, Ref, Rule
+from kb.model import LANGS, Edition, ExampleInfo, KnowledgeBase, Ref, Rule
 from kb.rulenum import try_parse
 from kb.serialise import rule_json
 from kb.web.i18n import LANGUAGE_NAMES
@@ -48,6 +49,11 @@ MAX_PREVIEWS = 30
 
 
 MAX_TERMS = 24
+
+
+#: Glossary terms and examples kept as pages show them (shared by every page that names them).
+TERM_ITEMS = 8192
+EXAMPLE_ITEMS = 1024
 
 
 RefLink = Callable[[Ref], tuple[str | None, Rule | None]]
@@ -168,21 +174,36 @@ def _terms(kb: KnowledgeBase, rules: list[Rule], locale: str) -> list[dict[str, 
     out = []
     lang = rules[0].lang if rules else locale
     edition = rules[0].edition if rules else None
+    cache = shared_cache(kb, "_term_items")
+    if cache is None:
+        cache = {}
+    root = request.root_path
     for key in keys:
-        entry = term_entry(kb, key, lang, edition)
-        if entry is None:
-            continue
-        out.append(
-            {
-                "key": key,
-                "term": entry.term,
-                "local": local_term(kb, entry, locale),
-                "definition": short(entry.definition, 240),
-                "lang": entry.lang,
-                "url": url_for("pages.glossary_entry", locale=locale, key=entry.key),
-            }
-        )
+        wanted = (key, lang, edition, locale, root)
+        item = cache.get(wanted, MISSING)
+        if item is MISSING:
+            item = _term_item(kb, key, lang, edition, locale)
+            keep(cache, wanted, item, TERM_ITEMS)
+        if item is not None:
+            out.append(item)  # type: ignore[arg-type]
     return out
+
+
+def _term_item(
+    kb: KnowledgeBase, key: str, lang: str, edition: str | None, locale: str
+) -> dict[str, Any] | None:
+    """A glossary term as the terms list of a page shows it (None: no entry defines it)."""
+    entry = term_entry(kb, key, lang, edition)
+    if entry is None:
+        return None
+    return {
+        "key": key,
+        "term": entry.term,
+        "local": local_term(kb, entry, locale),
+        "definition": short(entry.definition, 240),
+        "lang": entry.lang,
+        "url": url_for("pages.glossary_entry", locale=locale, key=entry.key),
+    }
 
 
 def _translations(
@@ -221,33 +242,149 @@ def _translations(
                 "title": other.title,
                 "text": other.text,
                 "html": rule_html(other.text, other.refs, href),
-                "edition": edition_info(ed, locale),
-                "lag": lag(kb, ed),
+                "edition": _edition_info(kb, ed, locale),
+                "lag": _lag(kb, ed),
                 "url": rule_url(lang, rule.canonical),
             }
         )
     return out
 
 
+def _example_item(kb: KnowledgeBase, ex: ExampleInfo, locale: str) -> dict[str, Any]:
+    """An example as a rule page shows it: its summary and the start of its trace (kept per
+    example and locale: the same few examples are shown on every page of the rules they cite)."""
+    cache = shared_cache(kb, "_example_items")
+    if cache is None:
+        cache = {}
+    key = (ex.id, locale, request.root_path)
+    item = cache.get(key)
+    if item is None:
+        item = example_summary(ex, locale)
+        rows = trace_rows(ex, locale)
+        item["trace"] = rows[:MAX_PAGE_TRACE]
+        item["trace_more"] = max(0, len(rows) - MAX_PAGE_TRACE)
+        keep(cache, key, item, EXAMPLE_ITEMS)
+    return item  # type: ignore[no-any-return]
+
+
+def _edition_info(kb: KnowledgeBase, ed: Edition, locale: str) -> dict[str, Any] | None:
+    """:func:`edition_info`, kept per knowledge base, edition and locale (rule pages only read
+    it; a page that adds to its edition's info makes its own)."""
+    cache = shared_cache(kb, "_edition_infos")
+    if cache is None:
+        return edition_info(ed, locale)
+    found = cache.get((ed.id, locale))
+    if found is None or found[0] is not ed:
+        found = cache[(ed.id, locale)] = (ed, edition_info(ed, locale))
+    return found[1]  # type: ignore[no-any-return]
+
+
+def _lag(kb: KnowledgeBase, ed: Edition) -> dict[str, Any]:
+    """:func:`kb.lookup.lag`, kept per knowledge base and edition (it reads the editions only)."""
+    cache = shared_cache(kb, "_lags")
+    if cache is None:
+        return lag(kb, ed)
+    found = cache.get(ed.id)
+    if found is None or found[0] is not ed:
+        found = cache[ed.id] = (ed, lag(kb, ed))
+    return found[1]  # type: ignore[no-any-return]
+
+
+def _text_bytes(rule: Rule) -> int:
+    return len(rule.text.encode()) + sum(len(x.encode()) for x in rule.examples)
+
+
+def _subtree(kb: KnowledgeBase, rule: Rule, budget: int) -> list[Rule] | None:
+    """:meth:`~kb.model.KnowledgeBase.subtree` read a level at a time (one query per level);
+    None as soon as the texts below pass ``budget`` (the page then shows the children only)."""
+    loaded = {rule.number: rule}
+    level = [rule]
+    size = _text_bytes(rule)
+    while level:
+        wanted = [(rule.edition, c) for node in level for c in node.children if c not in loaded]
+        level = []
+        for (_ed, number), node in lookup.rules_many(kb, wanted).items():
+            if node is not None and number not in loaded:
+                loaded[number] = node
+                level.append(node)
+                size += _text_bytes(node)
+        if size > budget:
+            return None
+
+    def walk(node: Rule) -> list[Rule]:
+        out = [node]
+        for child in node.children:
+            found = loaded.get(child)
+            if found is not None:
+                out.extend(walk(found))
+        return out
+
+    nodes = walk(rule)
+    return nodes if sum(_text_bytes(n) for n in nodes) <= budget else None
+
+
+def _ref_targets(kb: KnowledgeBase, rules: list[Rule], pinned: str | None) -> list[tuple[str, str]]:
+    """Where the references of ``rules`` are first looked up (see :func:`_ref_links`)."""
+    out = []
+    for rule in rules:
+        if rule.edition not in kb.editions:
+            continue
+        first = pinned or followed_editions(kb, kb.editions[rule.edition])[0]
+        out.extend((first, ref.number) for ref in rule.refs)
+        out.extend((first, ref.number) for refs in rule.example_refs for ref in refs)
+    return out
+
+
 def rule_page(
     kb: KnowledgeBase, locale: str, rule: Rule, fallback: bool, pinned: str | None = None
 ) -> Page:
-    """A rule and its subtree with everything around it."""
-    nodes = kb.subtree(rule)
-    shallow = rule.kind == "section" or (
-        sum(len(n.text.encode()) + sum(len(x.encode()) for x in n.examples) for n in nodes)
-        > SUBTREE_BUDGET
-    )
+    """A rule and its subtree with everything around it.
+
+    The rules it shows beside its own (children, ancestors, neighbours, the rules that cite it,
+    its text in the other languages, the rules it cites) are read together first, in a query or
+    two, rather than one by one as the page meets them."""
+    canonical = rule.canonical
     num = try_parse(rule.number)
     depth0 = num.depth if num else 0
+    # The lineage's history (precomputed by the build): its rows, its old numbers and where
+    # its text is in the other languages, in one lookup.
+    by_lang = stored_history.entries(kb, canonical) if canonical else {}
+    back = kb.referenced_by(rule)[:20]
+    prev_number, next_number = lookup.neighbour_numbers(kb, rule)
+    ancestors = [str(anc) for anc in reversed(num.ancestors())] if num is not None else []
+    wanted = [
+        (rule.edition, n)
+        for n in (*rule.children, *ancestors, prev_number, next_number, *back)
+        if n is not None
+    ]
+    translated = []
+    if canonical and rule.lineage in (None, canonical):
+        translated = [(e[-1][0], e[-1][1]) for lang, e in by_lang.items() if lang != rule.lang]
+    wanted += translated
+    wanted += _ref_targets(kb, [rule], pinned)
+    found = lookup.rules_many(kb, wanted)
+
+    nodes = None if rule.kind == "section" else _subtree(kb, rule, SUBTREE_BUDGET)
+    shallow = nodes is None
+    children = [c for c in (kb.rule(rule.edition, n) for n in rule.children) if c]
+    lookup.rules_many(
+        kb,
+        [
+            *_ref_targets(kb, nodes[1:] if nodes else children, pinned),
+            *_ref_targets(kb, [r for r in (found[t] for t in translated) if r], None),
+        ],
+    )
     linked: set[str] = set()
     root = _node(kb, rule, locale, pinned, depth0, linked)
-    subtree = [] if shallow else [_node(kb, n, locale, pinned, depth0, linked) for n in nodes[1:]]
+    subtree = (
+        [] if nodes is None else [_node(kb, n, locale, pinned, depth0, linked) for n in nodes[1:]]
+    )
     size = sum(len(n["html"]) + sum(len(x["html"]) for x in n["examples"]) for n in subtree)
     if shallow or size > RENDER_BUDGET:
         shallow = True
-        nodes = [rule, *(c for c in (kb.rule(rule.edition, n) for n in rule.children) if c)]
+        nodes = [rule, *children]
         subtree = [_node(kb, n, locale, pinned, depth0) for n in nodes[1:]]
+    assert nodes is not None
     ed = kb.editions[rule.edition]
 
     def link(r: Rule | None) -> dict[str, Any] | None:
@@ -258,21 +395,14 @@ def rule_page(
         return {"number": r.number, "title": r.title or short(r.text, 60), "url": url}
 
     crumbs = []
-    if num is not None:
-        for anc in reversed(num.ancestors()):
-            parent = kb.rule(rule.edition, str(anc))
-            if parent is not None:
-                crumbs.append(link(parent))
-    prev, nxt = kb.neighbours(rule)
-    canonical = rule.canonical
+    for anc in ancestors:
+        parent = kb.rule(rule.edition, anc)
+        if parent is not None:
+            crumbs.append(link(parent))
+    prev = kb.rule(rule.edition, prev_number) if prev_number is not None else None
+    nxt = kb.rule(rule.edition, next_number) if next_number is not None else None
     examples = kb.examples_for(canonical) if canonical else []
-    shown = []
-    for ex in examples[:MAX_PAGE_EXAMPLES]:
-        item = example_summary(ex, locale)
-        rows = trace_rows(ex, locale)
-        item["trace"] = rows[:MAX_PAGE_TRACE]
-        item["trace_more"] = max(0, len(rows) - MAX_PAGE_TRACE)
-        shown.append(item)
+    shown = [_example_item(kb, ex, locale) for ex in examples[:MAX_PAGE_EXAMPLES]]
     permalink = (
         url_for("links.permalink", number=canonical)
         if canonical
@@ -286,17 +416,14 @@ def rule_page(
         )
         for loc in LANGS
     }
-    # The lineage's history (precomputed by the build): its rows, its old numbers and where
-    # its text is in the other languages, in one lookup.
-    by_lang = stored_history.entries(kb, canonical) if canonical else {}
     data = {
         "rule": root,
         "lang": rule.lang,
         "language": LANGUAGE_NAMES.get(rule.lang, rule.lang),
         "fallback": fallback,
         "pinned": bool(pinned),
-        "edition": edition_info(ed, locale),
-        "lag": lag(kb, ed) if ed.lang != "en" else None,
+        "edition": _edition_info(kb, ed, locale),
+        "lag": _lag(kb, ed) if ed.lang != "en" else None,
         "current_url": rule_url(locale, canonical) if canonical else None,
         "subtree": subtree,
         "shallow": shallow,
@@ -306,9 +433,9 @@ def rule_page(
         "previews": _previews(kb, nodes, locale, pinned)[:MAX_PREVIEWS],
         "terms": _terms(kb, nodes[:1] if shallow else nodes, locale)[:MAX_TERMS],
         "translations": _translations(kb, rule, locale, by_lang),
-        "history": history(kb, canonical, locale, by_lang) if canonical else [],
+        "history": history(kb, canonical, locale, by_lang, full=False) if canonical else [],
         "old_numbers": old_numbers(kb, canonical, locale, by_lang) if canonical else [],
-        "referenced_by": [link(kb.rule(rule.edition, n)) for n in kb.referenced_by(rule)[:20]],
+        "referenced_by": [link(kb.rule(rule.edition, n)) for n in back],
         "examples": shown,
         "more_examples": max(0, len(examples) - MAX_PAGE_EXAMPLES),
         "permalink": permalink,
@@ -317,7 +444,14 @@ def rule_page(
         "pages/rule.html",
         data,
         alternates=alternates,
-        json=lambda: {**rule_json(kb, rule), "page": data},
+        # The JSON twin lists every entry of the history, the page only those its rows show.
+        json=lambda: {
+            **rule_json(kb, rule),
+            "page": {
+                **data,
+                "history": history(kb, canonical, locale, by_lang) if canonical else [],
+            },
+        },
     )
 
 
