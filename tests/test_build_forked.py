@@ -22,14 +22,22 @@ def _fails(message: str) -> None:
     raise ValueError(message)
 
 
-def test_the_result_comes_back_from_a_child_process() -> None:
+@pytest.fixture
+def no_other_threads(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Other tests of the session may leave threads (a live server): these tests fork anyway."""
+    monkeypatch.setattr(forked, "alone", lambda: True)
+
+
+def test_the_result_comes_back_from_a_child_process(no_other_threads: None) -> None:
     pid, value = Forked(_pid_and, 21).result()
     assert value == 42
     if forked.cores() > 1 and hasattr(os, "fork"):
         assert pid != os.getpid()
 
 
-def test_the_childs_exception_is_raised_by_result(capfd: pytest.CaptureFixture[str]) -> None:
+def test_the_childs_exception_is_raised_by_result(
+    capfd: pytest.CaptureFixture[str], no_other_threads: None
+) -> None:
     job = Forked(_fails, "no such rule 999.9z") if forked.cores() > 1 else None
     if job is None:
         with pytest.raises(ValueError, match="no such rule"):
@@ -46,8 +54,11 @@ def test_one_core_runs_the_work_in_the_caller(monkeypatch: pytest.MonkeyPatch) -
     assert (pid, value) == (os.getpid(), 2)
 
 
-def test_a_cancelled_child_is_reaped() -> None:
+def test_a_cancelled_child_is_reaped(no_other_threads: None) -> None:
     import time
+
+    if forked.cores() < 2 or not hasattr(os, "fork"):
+        pytest.skip("one core or no fork: the work runs in the caller, there is no child")
 
     job = Forked(time.sleep, 30)
     started = time.perf_counter()
@@ -164,3 +175,18 @@ def test_reused_whoosh_files_gain_the_new_old_texts_as_empty_documents(
     assert copied <= {p.name for p in second.iterdir() if p.suffix == ".seg"}
     assert vocabulary(second) == vocabulary(fresh)
     assert vocabulary(second)[0] == vocabulary(first)[0] + 1
+
+
+def test_a_caller_with_other_threads_runs_the_work_itself() -> None:
+    # A fork copies only the calling thread: a lock another thread holds stays held in the child.
+    import threading
+
+    release = threading.Event()
+    other = threading.Thread(target=release.wait, daemon=True)
+    other.start()
+    try:
+        pid, value = Forked(_pid_and, 1).result()
+    finally:
+        release.set()
+        other.join()
+    assert (pid, value) == (os.getpid(), 2)

@@ -4,7 +4,8 @@ The parts of a build that take longest are pure Python (Whoosh writing its files
 postings, the database's history), and a thread would hold the interpreter lock. A child made
 with ``fork`` starts with the parent's memory as it is (nothing is pickled but the result), runs
 one function, sends its result back through a pipe and leaves with ``os._exit`` (none of the
-parent's cleanup runs twice). Where ``fork`` is missing or a single core is available, the
+parent's cleanup runs twice). Where ``fork`` is missing, a single core is available, or the
+caller runs other threads (a lock one of them holds would stay held in the child for ever), the
 function simply runs in the caller, so the result never depends on the machine.
 
 The child must not use what the parent holds open and keeps using (a SQLite connection in
@@ -17,6 +18,7 @@ import contextlib
 import os
 import pickle
 import sys
+import threading
 import traceback
 from collections.abc import Callable
 from typing import Any
@@ -29,6 +31,11 @@ def cores() -> int:
     return os.cpu_count() or 1
 
 
+def alone() -> bool:
+    """Whether the calling thread is the process's only one (the only safe time to fork)."""
+    return threading.active_count() == 1
+
+
 class Forked:
     """``fn(*args)`` started in a child process (or run at once without a second core);
     :meth:`result` waits for it and returns its value or raises its exception."""
@@ -36,7 +43,7 @@ class Forked:
     def __init__(self, fn: Callable[..., Any], *args: Any) -> None:
         self._pid: int | None = None
         self._value: Any = None
-        if not hasattr(os, "fork") or cores() < 2:
+        if not hasattr(os, "fork") or cores() < 2 or not alone():
             self._value = fn(*args)
             return
         read, write = os.pipe()
