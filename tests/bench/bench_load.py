@@ -294,6 +294,8 @@ def measure(
                         rss["kb pages+search"] = server.rss_mb()
                     if name == "hello" and workers == 2:
                         rss["hello"] = server.rss_mb()
+                    if name == "ref" and workers == 2:
+                        rss["ref"] = server.rss_mb()
                 finally:
                     server.stop()
                 rps, p99, count, bad = figures[(name, workers)]
@@ -350,12 +352,14 @@ def measure(
         h_scale = figures[("hello", 2)][0] / figures[("hello", 1)][0]
         results.append(("2 workers / 1 worker", f"{scale:.2f}x (hello {h_scale:.2f}x)", None))
         hello_rss = ", ".join(f"{r:.0f}" for r in rss["hello"])
+        ref_rss = ", ".join(f"{r:.0f}" for r in rss.get("ref", []))
         for key in ("kb pages", "kb pages+search"):
             values = rss[key]
+            against = f"; {reference} after pages {ref_rss} MB" if ref_rss else ""
             results.append(
                 (
                     f"RSS per worker after {key.removeprefix('kb ')}",
-                    f"{', '.join(f'{r:.0f}' for r in values)} MB (hello {hello_rss} MB)",
+                    f"{', '.join(f'{r:.0f}' for r in values)} MB (hello {hello_rss} MB{against})",
                     bool(values) and max(values) <= TARGET_RSS_MB,
                 )
             )
