@@ -165,8 +165,10 @@ class Server:
         self.stop()
         raise SystemExit(f"the server ({workers} workers) did not answer {first} in 120 s")
 
-    def rss_mb(self) -> list[float]:
-        """RSS of each process of the server but the arbiter (all of it with one process)."""
+    def rss_mb(self, field: str = "VmRSS") -> list[float]:
+        """RSS of each process of the server but the arbiter (all of it with one process);
+        ``field="RssFile"``: the part of it that maps files (the Japanese dictionary, shared by
+        the workers through the page cache)."""
         out = []
         for pid in os.listdir("/proc"):
             if not pid.isdigit():
@@ -176,7 +178,7 @@ class Server:
             except OSError:
                 continue
             if re.search(rf"^PPid:\s+{self.proc.pid}$", status, re.M):
-                found = re.search(r"^VmRSS:\s+(\d+) kB", status, re.M)
+                found = re.search(rf"^{field}:\s+(\d+) kB", status, re.M)
                 out.append(int(found.group(1)) / 1024 if found else 0.0)
         return sorted(out)
 
@@ -290,8 +292,10 @@ def measure(
                     )
                     if name == "kb" and workers == 2:
                         rss["kb pages"] = server.rss_mb()
+                        rss["kb pages file"] = server.rss_mb("RssFile")
                         searches(server.base, 16)
                         rss["kb pages+search"] = server.rss_mb()
+                        rss["kb pages+search file"] = server.rss_mb("RssFile")
                     if name == "hello" and workers == 2:
                         rss["hello"] = server.rss_mb()
                     if name == "ref" and workers == 2:
@@ -356,10 +360,12 @@ def measure(
         for key in ("kb pages", "kb pages+search"):
             values = rss[key]
             against = f"; {reference} after pages {ref_rss} MB" if ref_rss else ""
+            mapped = ", ".join(f"{r:.0f}" for r in rss[f"{key} file"])
             results.append(
                 (
                     f"RSS per worker after {key.removeprefix('kb ')}",
-                    f"{', '.join(f'{r:.0f}' for r in values)} MB (hello {hello_rss} MB{against})",
+                    f"{', '.join(f'{r:.0f}' for r in values)} MB, of which files mapped {mapped} MB"
+                    f" (hello {hello_rss} MB{against})",
                     bool(values) and max(values) <= TARGET_RSS_MB,
                 )
             )
