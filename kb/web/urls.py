@@ -25,15 +25,6 @@ _MARK = "kbUrlSlot{}x"
 _templates: dict[tuple[Any, ...], str | None] = {}
 
 
-#: One value a URL carries unchanged.
-_PLAIN_VALUE = re.compile(r"[A-Za-z0-9._~-]+\Z")
-
-
-def plain(value: str) -> bool:
-    """A non-empty string that a URL carries unchanged (see :func:`template_for`)."""
-    return _PLAIN_VALUE.match(value) is not None
-
-
 def _plain(values: Sequence[Any]) -> bool:
     """All values are strings that a URL carries unchanged."""
     try:
@@ -86,13 +77,6 @@ def maker(endpoint: str, *names: str) -> Callable[..., str]:
         return flask_url_for(endpoint, **dict(zip(names, args, strict=True)))
 
     return make
-
-
-def template_for(endpoint: str, names: tuple[str, ...]) -> str | None:
-    """The URL of ``endpoint`` as a format string of the values of ``names`` in that order
-    (``/{0}/{1}/rules/{2}``), for values that are all :func:`plain`; None: only Flask builds it.
-    For loops that make many URLs of one endpoint in the current request."""
-    return _template_for(endpoint, names)
 
 
 def _template_for(endpoint: str, names: tuple[str, ...]) -> str | None:

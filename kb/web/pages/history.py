@@ -11,7 +11,7 @@ from kb import history as stored_history
 from kb.model import LANGS, KnowledgeBase
 from kb.web.i18n import LANGUAGE_NAMES, format_day
 from kb.web.pages.common import edition_label
-from kb.web.urls import maker, plain, template_for
+from kb.web.urls import maker
 
 HistoryEntries = dict[str, list[stored_history.Entry]]
 
@@ -51,17 +51,11 @@ def history(
         by_lang = stored_history.entries(kb, canonical)
     labels = _edition_labels(kb, locale)
     pinned_url = maker("pages.rule_pinned", "locale", "edition", "number")
-    # Filled in directly where the values need no quoting (what the maker checks per URL).
-    template = template_for("pages.rule_pinned", ("locale", "edition", "number"))
-    fill = template.format if template is not None and plain(locale) else None
 
     def entry(item: stored_history.Entry) -> dict[str, Any]:
         edition, number, change, renumbered_from, diff, _changed = item
         date, date_display, label = labels.get(edition) or (None, "", edition)
-        if fill is not None and plain(edition) and plain(number):
-            url = fill(locale, edition, number)
-        else:
-            url = pinned_url(locale, edition, number)
+        url = pinned_url(locale, edition, number)
         return {
             "edition": edition,
             "date": date,
