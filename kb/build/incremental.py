@@ -132,7 +132,7 @@ def add_edition(
                 staging / KB_FILE,
                 staging / INDEX_DIR,
                 cache,
-                patch.canonical,
+                None,
                 None,
                 previous / INDEX_DIR,
             )
