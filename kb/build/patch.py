@@ -18,7 +18,7 @@ from kb.build.link import _vocabulary, attach_commentary, count, link, recanonic
 from kb.build.read import _add_full, _link_tree, commentary_of, display_path, read_cached
 from kb.build.reindex import save_state, saved_state
 from kb.buildcache import BuildCache
-from kb.history import refresh_history
+from kb.history import patch_history
 from kb.model import Edition, GlossaryEntry, KnowledgeBase, Rule
 from kb.paths import CORPUS_DIR
 from kb.search.docstate import DocState
@@ -372,28 +372,38 @@ class Patch:
         return state
 
     def _history(self, conn: sqlite3.Connection, ordered: list[Edition]) -> None:
-        """The rule pages' history (:mod:`kb.history`) of the lineages the patch touched: their
-        rows under their new names, oldest edition first (read back from the patched lineage
-        table); their old names are dropped."""
-        touched = self.touched
-        position = {ed.id: i for i, ed in enumerate(ordered)}
-        lang_of = {ed.id: ed.lang for ed in ordered}
-        found: list[tuple[str, str, str, str | None]] = []
-        sql = "SELECT edition, number, lineage, change FROM lineage"
-        if len(touched) * 2 > len(self.rules):  # most of them: one scan
-            found = [row for row in conn.execute(sql) if row[2] in touched]
-        else:
-            names = sorted(touched)
-            for i in range(0, len(names), 500):
-                batch = names[i : i + 500]
-                marks = ",".join("?" * len(batch))
-                found.extend(conn.execute(f"{sql} WHERE lineage IN ({marks})", batch))
-        found.sort(key=lambda row: position[row[0]])
-        sequences: dict[tuple[str, str], list[tuple[str, str, str | None]]] = {}
-        for ed_id, n, lin, change in found:
-            sequences.setdefault((lin, lang_of[ed_id]), []).append((ed_id, n, change))
+        """The rule pages' history (:mod:`kb.history`) of the lineages the patch changed,
+        patched from the stored entries (:func:`kb.history.patch_history`)."""
+        rel = self.relineage
+        rows: dict[tuple[str, str], tuple[str | None, str, str | None]] = {}
+        for n, row in rel.full_rows[self.new_id].items():
+            rows[(self.new_id, n)] = (None, row[0], row[2])
+        for ed_id in self.relinked:
+            stored = rel.stored(ed_id)
+            for n, row in rel.full_rows[ed_id].items():
+                rows[(ed_id, n)] = (stored[n][0], row[0], row[2])
+        for (ed_id, n), row in rel.updates.items():
+            rows[(ed_id, n)] = (rel.stored_of[(ed_id, n)][0], row[0], row[2])
+        # An edition placed elsewhere in time (a quote whose fits changed): its rules move.
+        before = list(self.old.editions)
+        after = [e.id for e in ordered if e.id != self.new_id]
+        if before != after:
+            full = {e.id for e in ordered if e.kind == "full"}
+            if [e for e in before if e in full] != [e for e in after if e in full]:
+                self.history_whole = True
+                return
+            for ed_id in set(before) - full:
+                for n, row in rel.stored(ed_id).items():
+                    now = rel.updates.get((ed_id, n), row)
+                    rows.setdefault((ed_id, n), (row[0], now[0], now[2]))
         try:
-            refresh_history(conn, sequences, touched, [self.new_id, *self.relinked])
+            patch_history(
+                conn,
+                rows,
+                {ed.id: i for i, ed in enumerate(ordered)},
+                {ed.id: ed.lang for ed in ordered},
+                [self.new_id, *self.relinked],
+            )
         except ValueError:
             self.history_whole = True
 
