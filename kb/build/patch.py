@@ -10,7 +10,7 @@ import json
 import sqlite3
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kb import concordance, store
 from kb.build.lineage import Relineage
@@ -21,8 +21,10 @@ from kb.buildcache import BuildCache
 from kb.history import patch_history
 from kb.model import Edition, GlossaryEntry, KnowledgeBase, Rule
 from kb.paths import CORPUS_DIR
-from kb.search.docstate import DocState
 from kb.sources.records import Problem
+
+if TYPE_CHECKING:  # the search package is imported by the index's process only
+    from kb.search.docstate import DocState
 
 
 class NotIncremental(Exception):
