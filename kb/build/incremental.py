@@ -29,6 +29,7 @@ and the caller builds in full. The result equals a full build of the same inputs
 
 from __future__ import annotations
 
+import gc
 import json
 import shutil
 import sqlite3
@@ -64,7 +65,32 @@ def add_edition(
     timings: dict[str, float],
 ) -> tuple[Path, Any]:
     """Build into a new staging folder from ``previous`` plus the one new input; returns the
-    folder (not yet published) and the :class:`kb.build.BuildReport`."""
+    folder (not yet published) and the :class:`kb.build.BuildReport`.
+
+    Python's cyclic garbage collector is paused meanwhile: the patch and the index hold a few
+    hundred thousand long-lived objects (rows, documents, postings) that each collection of
+    the oldest generation walks again without finding garbage, about a tenth of the CPU time
+    of adding an edition; what the build leaves is freed when it ends, or by the next
+    collection after it (an incremental build's peak stays about 300 MB at archive scale)."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _add_edition(instance, previous, inputs, record, digest, cache, progress, timings)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _add_edition(
+    instance: Path,
+    previous: Path,
+    inputs: list[tuple[Path, dict[str, Any] | None]],
+    record: dict[str, Any],
+    digest: str,
+    cache: BuildCache,
+    progress: Progress | None,
+    timings: dict[str, float],
+) -> tuple[Path, Any]:
     from kb.build import (
         BUILD_FILE,
         INDEX_DIR,

@@ -15,6 +15,7 @@ import re
 import shutil
 import time
 from array import array
+from bisect import bisect_left
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -312,7 +313,7 @@ def build_index(
                     else:
                         if name == "gram_ja":  # the title comes first there
                             main += len(docs[num].title) + 1
-                        own = sum(1 for start in starts if start < main)
+                        own = bisect_left(starts, main)  # the starts ascend
                         scored.append((num, name, toks, own))
         stop = sum(1 for d in docs if d.current)
         whoosh_rows = [_whoosh_fields(doc, row) for doc, row in zip(docs, rows, strict=True)]
