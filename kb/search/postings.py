@@ -104,35 +104,33 @@ def build(
         field_lengths = lengths[name]
         avg = sum(field_lengths) / n
         weight = FIELD_WEIGHT[name]
-        norms = [K1 * (1 - B + B * length / avg) for length in field_lengths]
-        tfs: dict[str, dict[int, float]] = {}
-        for doc in sorted(per_doc):
-            for t, tf in per_doc[doc].items():
-                row = tfs.get(t)
-                if row is None:
-                    tfs[t] = {doc: tf}
-                else:
-                    row[doc] = tf
+        shared = _LANG_OF.get(name)
+        if shared:
+            df_of, n_all = dfs[shared], sizes[shared]
+        else:
+            df_of, n_all = Counter(), n
+            for tf in per_doc.values():
+                df_of.update(tf.keys())
+        idf: dict[str, float] = {}
+        # One pass over the postings, documents in ascending order (the current ones, below
+        # ``stop``, first): each term's weights come out in document order.
         fc: dict[str, Weights] = {}
         fo: dict[str, Weights] = {}
-        shared = _LANG_OF.get(name)
-        df_of = dfs[shared] if shared else {}
-        n_all = sizes[shared] if shared else n
-        for term, row in tfs.items():
-            df_t = df_of.get(term, len(row))
-            idf = math.log(1 + (n_all - df_t + 0.5) / (df_t + 0.5)) * weight
-            weights = {
-                doc: round(idf * tf * k1p / (tf + norms[doc]) * priors[doc], 4)
-                for doc, tf in row.items()
-            }
-            # Documents come in ascending order: the current ones (below ``stop``) first.
-            if next(reversed(row)) < stop:
-                fc[term] = weights
-            elif next(iter(row)) >= stop:
-                fo[term] = weights
-            else:
-                fc[term] = {d: w for d, w in weights.items() if d < stop}
-                fo[term] = {d: w for d, w in weights.items() if d >= stop}
+        for doc in sorted(per_doc):
+            norm = K1 * (1 - B + B * field_lengths[doc] / avg)
+            prior = priors[doc]
+            out = fc if doc < stop else fo
+            for term, tf in per_doc[doc].items():
+                i = idf.get(term)
+                if i is None:
+                    df_t = df_of[term]
+                    i = idf[term] = math.log(1 + (n_all - df_t + 0.5) / (df_t + 0.5)) * weight
+                w = round(i * tf * k1p / (tf + norm) * prior, 4)
+                row = out.get(term)
+                if row is None:
+                    out[term] = {doc: w}
+                else:
+                    row[doc] = w
         cur[name] = fc
         old[name] = fo
     return _serialise(cur, old, seqs, stop)
