@@ -123,18 +123,27 @@ def _add_edition(
         patch = Patch(old, doc, new_id, problems, cache)
         patch.prepare()
         timings["link"] = time.perf_counter() - t
-        t = time.perf_counter()
-        notes = patch.concord()
-        timings["concordance"] = time.perf_counter() - t
-        t = time.perf_counter()
-        if progress:
-            progress("writing the database and the search index", 1, 1)
-        # The search index is made from memory, beside the database's patch (a second core):
-        # "save" is the patch, "index" the wait for the index after it.
-        indexing = Forked(
-            patch.index, previous_hash, digest, staging / INDEX_DIR, previous / INDEX_DIR
-        )
+        # The search index is made from memory in a second process when there is a second core,
+        # started now: it loads the previous document state while the concordance is computed
+        # here, then waits for it (Patch.send_concordance), and runs beside the database's
+        # patch. "save" is the patch, "index" the wait for the index after it.
+        index_args = (patch.index, previous_hash, digest, staging / INDEX_DIR, previous / INDEX_DIR)
+        indexing: Forked | None = None
         try:
+            if Forked.available():
+                patch.open_channel()
+                indexing = Forked(*index_args)
+                patch.channel_opened()
+            t = time.perf_counter()
+            notes = patch.concord()
+            timings["concordance"] = time.perf_counter() - t
+            t = time.perf_counter()
+            if progress:
+                progress("writing the database and the search index", 1, 1)
+            if indexing is None:
+                indexing = Forked(*index_args)  # runs here and now
+            else:
+                patch.send_concordance()
             conn = sqlite3.connect(staging / KB_FILE, isolation_level=None)
             try:
                 conn.execute("PRAGMA journal_mode = OFF")
@@ -151,7 +160,9 @@ def _add_edition(
             t = time.perf_counter()
             stats = indexing.result()
         except BaseException:
-            indexing.cancel()
+            if indexing is not None:
+                indexing.cancel()
+            patch.close_channel()
             raise
         if stats is None:  # the cache no longer has the previous documents: from the rows
             stats = build_index_from(

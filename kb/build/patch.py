@@ -6,7 +6,10 @@ index (:meth:`Patch.index`, from the previous build's document state, beside the
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import pickle
 import sqlite3
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -61,6 +64,10 @@ class Patch:
         self.history_whole = False
         #: edition -> number -> canonical number, once the concordance is done
         self.canonical: dict[str, dict[str, str | None]] = {}
+        #: the pipe to the index's process (:meth:`open_channel`), and what it reads of the
+        #: previous database
+        self._channel: tuple[int, int] | None = None
+        self._index_inputs: tuple[Any, list[Any], list[Any], list[Any]] | None = None
 
     # ---- helpers ---------------------------------------------------------------------------
     def kb(self, rules: Mapping[str, Mapping[str, Rule]], glossary: Mapping[str, Any]) -> Any:
@@ -195,23 +202,87 @@ class Patch:
         if self.next:
             span = f"{self.new_id}..{self.next}"
             self.spans[span] = concordance.diff_editions(align_kb, self.new_id, self.next)
-        self.view = self._index_view()
         return notes
 
     def _index_view(self) -> KnowledgeBase:
-        """What the search index reads besides the document state, taken from the previous
-        database now (the index is built beside the patch, which must not share its files):
-        every edition, the newest glossary of each language, commentary, tournament rules,
-        examples and terms."""
-        glossary = self.newest_glossaries(self.editions.values())
+        """What the search index reads besides the document state: every edition, the newest
+        glossary of each language, commentary, tournament rules, examples and terms (taken
+        from the previous database by :meth:`open_channel` or :meth:`index`, before the index
+        may run in a process of its own, which must not share the database's files)."""
+        if self._index_inputs is None:
+            self._index_inputs = self._read_index_inputs()
+        glossary, commentary, tournament, examples = self._index_inputs
         return KnowledgeBase(
             editions=dict(self.editions),
             glossary=glossary,  # type: ignore[arg-type]
-            commentary=list(self.old.commentary),
-            tournament=list(self.old.tournament),
+            commentary=commentary,
+            tournament=tournament,
             terms=self.terms,
-            examples=list(self.old.examples),
+            examples=examples,
         )
+
+    def _read_index_inputs(self) -> tuple[Any, list[Any], list[Any], list[Any]]:
+        return (
+            self.newest_glossaries(self.editions.values()),
+            list(self.old.commentary),
+            list(self.old.tournament),
+            list(self.old.examples),
+        )
+
+    # ---- the index's process ---------------------------------------------------------------
+    def open_channel(self) -> None:
+        """Before the index's process is forked: the pipe that will carry the concordance to
+        it, and what it reads of the previous database."""
+        self._index_inputs = self._read_index_inputs()
+        self._channel = os.pipe()
+
+    def channel_opened(self) -> None:
+        """In this process, once the index's one is forked: its reading end is not ours."""
+        if self._channel is not None:
+            os.close(self._channel[0])
+
+    def send_concordance(self) -> None:
+        """Hand the index's process what the concordance decided that the index reads: the
+        canonical numbers that changed and each edition's fits (where an undated quote stands)."""
+        if self._channel is None:
+            return
+        data = pickle.dumps(
+            {"canonical": self.canonical, "fits": {e.id: e.fits for e in self.editions.values()}},
+            protocol=pickle.HIGHEST_PROTOCOL,
+        )
+        write = self._channel[1]
+        self._channel = None
+        try:
+            with os.fdopen(write, "wb") as out:
+                out.write(data)
+        except BrokenPipeError:
+            pass  # the index's process ended early: its result says why
+
+    def close_channel(self) -> None:
+        """The writing end closed (a failed build): the index's process, if waiting, ends."""
+        if self._channel is not None:
+            with contextlib.suppress(OSError):
+                os.close(self._channel[1])
+            self._channel = None
+
+    def _receive_concordance(self) -> None:
+        """In the index's process: wait for :meth:`send_concordance` (nothing to wait for when
+        the index runs in this process, after the concordance)."""
+        if self._channel is None:
+            return
+        read, write = self._channel
+        self._channel = None
+        os.close(write)
+        with os.fdopen(read, "rb") as handle:
+            data = handle.read()
+        if not data:
+            raise RuntimeError("the build ended before its concordance was computed")
+        found = pickle.loads(data)
+        self.canonical = found["canonical"]
+        for ed_id, fits in found["fits"].items():
+            self.editions[ed_id].fits = fits
+        for n, canon in self.canonical.get(self.new_id, {}).items():
+            self.rules[n].canonical = canon
 
     def _partial_kb(
         self, english: list[Edition], full: list[Edition], reference: Edition
@@ -348,26 +419,29 @@ class Patch:
         """Build the search index from the previous build's document state and this patch, and
         keep the new state; None (nothing written) when the cache no longer has the old one.
 
-        Runs in a child process beside :meth:`write` (:class:`kb.build.forked.Forked`): it
-        reads only what :meth:`index_view` took from the previous database before, and files."""
+        Runs in a process of its own when there is a second core (:class:`kb.build.forked.Forked`),
+        forked before the concordance: it loads the previous state and analyses meanwhile, then
+        waits for :meth:`send_concordance`. It reads only what :meth:`open_channel` took from the
+        previous database, and files."""
+        import kb.search.indexer  # noqa: F401  (imported while the concordance is computed)
         from kb.build import analysis_memo
         from kb.search import build_index
 
-        state = self.doc_state(previous_hash)
-        if state is None:
-            return None
-        self.view.content_hash = digest
+        state = saved_state(self.cache, previous_hash)
         with analysis_memo(self.cache) as memo:
-            stats = build_index(self.view, index_dir, previous_index, memo=memo, state=state)
+            self._receive_concordance()
+            if state is None:
+                return None
+            state = self._updated(state)
+            view = self._index_view()
+            view.content_hash = digest
+            stats = build_index(view, index_dir, previous_index, memo=memo, state=state)
         save_state(self.cache, digest, state)
         return stats
 
-    def doc_state(self, previous_hash: str) -> DocState | None:
+    def _updated(self, state: DocState) -> DocState:
         """The previous build's document state (:mod:`kb.search.docstate`) with the new edition
-        and the new canonical numbers (None when the cache no longer has it)."""
-        state = saved_state(self.cache, previous_hash)
-        if state is None:
-            return None
+        and the new canonical numbers."""
         state.add_edition(self.new_id, self.rules, self.glossary)
         if state.recanonicalise(self.canonical) * 4 > len(state.texts):
             state = state.compact()  # texts no rule has any more: dropped once they add up
