@@ -9,17 +9,20 @@ they change only with a build, so the build writes them into their own table of 
     what the entries are made from (each edition's number, change and that text hash), so that
     the next build reuses the entries of every lineage whose texts did not change instead of
     diffing them again, and an incremental build knows which texts changed without reading
-    them (:func:`refresh_history`). ``entries`` is a JSON list, oldest edition first, of
+    them (:func:`patch_history`). ``entries`` is a JSON list, oldest edition first, of
     ``[edition, number, change, renumbered_from, diff_html, changed]``: ``renumbered_from`` is the
     number of the previous entry when it differs, ``diff_html`` the word diff of ``title text``
     with the previous entry (NULL when equal) and ``changed`` 1 on the first entry and wherever
     the number or the text changed (where the folded history starts a new row).
 
 :func:`write_history` fills the table from the database alone (editions, lineage and rules), so
-a full build calls it once. An incremental build knows the new rows of the lineages it touched and
-calls :func:`refresh_history`, which reuses the stored word diffs of every pair of editions that
-was already side by side and diffs only the new pairs whose texts differ (the result is the one
-:func:`write_history` gives, ``tests/test_history_refresh.py``). :func:`entries` reads one lineage, or
+a full build calls it once. An incremental build knows which rules it added, renamed or
+reclassified and calls :func:`patch_history`, which splices an added rule into the stored
+entries of its lineage and folds again only the lineages that lost or reclassified a rule,
+reusing the stored word diffs of every pair of editions already side by side: it diffs only the
+new pairs whose texts differ, and reads no other lineage's rows (the result is the one
+:func:`write_history` gives, ``tests/test_build_incremental.py``). :func:`refresh_history` does
+the same from each touched lineage's whole sequence of rows (``tests/test_history_refresh.py``). :func:`entries` reads one lineage, or
 computes it from any :class:`~kb.model.KnowledgeBase` when the table is absent (an in-memory
 knowledge base, or a database of an older build).
 """

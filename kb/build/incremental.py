@@ -7,17 +7,18 @@ not the oldest), the build copies ``kb.sqlite`` into the new build folder and:
 
 - inserts the new edition's rules, references and glossary (read and linked here);
 - aligns it with the previous and next full editions of its language (through the build cache);
-- recomputes every lineage from the alignments, the ones the database already encodes (two
-  consecutive editions share a lineage exactly where they were paired) and the one or two new
-  ones, so a renumbering in a new newest edition reaches every older rule as in a full build;
-- places the partial quotes and translations again, reclassifies each rule's change from the
-  stored comparison digests, rewrites the canonical numbers that references carry where they
-  moved, and replaces the comparison of the two neighbours by the two new ones;
-- refreshes the rule pages' history of the lineages it touched, reusing every stored word diff
-  (:func:`kb.history.refresh_history`);
+- gives it its lineages and renames the chains of older rules that end in its predecessor
+  where the new alignment says so (:mod:`kb.build.lineage`: the rows it reaches, not the
+  archive's), so a renumbering in a new newest edition reaches every older rule as in a full
+  build; places the partial quotes and translations again, reclassifies the changes of the
+  rules whose predecessor changed, rewrites the canonical numbers that references carry where
+  they moved, and replaces the comparison of the two neighbours by the two new ones;
+- patches the rule pages' history of the lineages it changed from their stored entries, reusing
+  every stored word diff (:func:`kb.history.patch_history`);
 - builds the search index from the previous build's document state plus the new edition
-  (:mod:`kb.search.docstate`), in a second process while the database is written
-  (:mod:`kb.build.forked`), copying the previous Whoosh files when today's vocabulary is the same.
+  (:mod:`kb.search.docstate`), in a second process (:mod:`kb.build.forked`) forked before the
+  concordance and running beside the database's patch, copying the previous Whoosh files when
+  today's vocabulary is the same.
 
 The work itself is :class:`kb.build.patch.Patch`.
 

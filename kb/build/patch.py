@@ -1,8 +1,9 @@
 """What one added edition changes in a built archive (:mod:`kb.build.incremental`), computed in
 memory from the previous build's database and written over a copy of it: the new edition's
-rows, every lineage recomputed, changes reclassified, references' canonical numbers moved, the
-comparisons, the rule pages' history (:func:`kb.history.refresh_history`), and the search
-index (:meth:`Patch.index`, from the previous build's document state, beside the writing)."""
+rows, the lineages it reaches (:mod:`kb.build.lineage`), changes reclassified, references'
+canonical numbers moved, the comparisons, the rule pages' history
+(:func:`kb.history.patch_history`), and the search index (:meth:`Patch.index`, from the
+previous build's document state, in a process of its own beside the writing)."""
 
 from __future__ import annotations
 
