@@ -127,6 +127,18 @@ def asks_tournament(text: str) -> bool:
     return bool(_TOURNAMENT.search(text))
 
 
+def searched_languages(detected: str | None, scope: tuple[str, ...]) -> tuple[str, ...]:
+    """The languages of ``scope`` whose fields a query is searched in. A sentence in English
+    (``detected``: :func:`kb.search.analysis.detect_lang` found English words around its
+    content) goes to the English fields alone: every rule has an English text, and its words
+    match the French and Japanese texts only by accident. A bare term ("priority") still finds
+    its translations, and a French or Japanese question is searched everywhere (their texts are
+    partial quotes, and a French word is often the English one: "vigilance", "sacrifice")."""
+    if detected == "en" and "en" in scope:
+        return ("en",)
+    return scope
+
+
 _SYNTAX = re.compile(r'["*()]|\b(?:AND|OR|NOT)\b|(?:^|\s)-\w')
 
 
