@@ -101,10 +101,11 @@ _FRAME_RE = {
 #: Query syntax that makes a query more than a question: frames are left alone then.
 #: Frames that ask *when* a player may act ("when can I", "quand puis-je", "いつ…できる"): the
 #: rule saying when players may cast, activate and take actions (117.1) answers them in part.
+#: A passive ("いつ解決される", when is it resolved) asks when something happens: not one.
 _WHEN_CAN = re.compile(
     r"\bwhen (?:can|may|could|do|should) (?:i|you|we|a player|players|my opponent)\b"
     r"|\bquand (?:puis-je|peut-on|peut-il|peut-elle|peuvent|est-ce que (?:je|l'on|on) peu)"
-    r"|\bà quel moment\b|いつ.*(?:でき|られ|れる)|(?:でき|られ)る(?:タイミング|時)",
+    r"|\bà quel moment\b|いつ.*(?:でき|られ|(?<!さ)れる)|(?:でき|られ)る(?:タイミング|時)",
     re.IGNORECASE,
 )
 WHEN_RULES = ("117.1",)

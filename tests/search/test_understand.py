@@ -125,6 +125,9 @@ def test_previous_index_is_reused_when_the_knowledge_base_is_the_same(tmp_path: 
         ("マナ能力を起動できるタイミング", True),
         ("when does a creature die", False),
         ("quand est-ce que je pioche", False),
+        # A passive ("is resolved") asks when something happens, not when one may act.
+        ("スタックの一番上の呪文はいつ解決される", False),
+        ("ソーサリーはいつ唱えられる", True),
     ],
 )
 def test_questions_asking_when_one_may_act(query: str, asks: bool) -> None:
