@@ -16,7 +16,9 @@ inflections that Snowball stems apart ("sacrificed" / "sacrifices", :func:`infle
 (:func:`word_variants`). :meth:`Concepts.name_words` gives the words naming a concept, which the
 ranking levels across the concept's family so that the rest of a question picks the sibling. Capitalised words inside a sentence are names (:func:`proper_names`),
 which spelling repair leaves alone, and a question about tournaments asks for the tournament
-rules (:func:`asks_tournament`).
+rules (:func:`asks_tournament`). A sentence in English is searched in the English fields alone
+(:func:`searched_languages`): its words match the partial French and Japanese quotes only by
+accident, while a French or Japanese question needs the English fields (cognates, translations).
 """
 
 from __future__ import annotations
