@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import gc
 import os
 import socket
 import subprocess
@@ -15,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from kb.web.serving import ServeError, bind, waitress_options
+from kb.web.serving import FULL_COLLECTION_EVERY, ServeError, _make_app, bind, waitress_options
 
 SLOW_CLIENTS = 200
 
@@ -58,6 +59,21 @@ def test_waitress_is_configured_for_many_slow_connections() -> None:
     # waitress's default of 100 connections let 100 slow clients lock everyone out
     assert options["connection_limit"] >= 2 * SLOW_CLIENTS
     assert options["channel_timeout"] <= 60
+
+
+def test_a_serving_process_makes_full_collections_rare(embedded_instance: Path) -> None:
+    # A full collection walks every cached object (tens of ms with no answer): at Python's
+    # default it came every ~800 pages and set the p99 of uncached pages.
+    before = gc.get_threshold()
+    try:
+        gc.set_threshold(700, 10, 10)
+        _make_app(embedded_instance, page_cache=False)
+        young, middle, full = gc.get_threshold()
+        assert (young, middle) == (700, 10)
+        assert full == FULL_COLLECTION_EVERY >= 50
+    finally:
+        gc.set_threshold(*before)
+        gc.unfreeze()
 
 
 @pytest.fixture(scope="module")
