@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import threading
-from collections import OrderedDict
+from collections import ChainMap, OrderedDict
 from collections.abc import Callable, Iterable, MutableMapping
 from pathlib import Path
 from typing import Any
@@ -120,6 +120,18 @@ class _Template(Template):
     ) -> Template:
         namespace["escape"] = _escape
         return super()._from_namespace(environment, namespace, globals)
+
+    def _get_default_module(self, ctx: Any = None) -> Any:
+        """Jinja's, for a template that another imports (``{% from ... import ...%}``) on every
+        render: the globals the importer has and this template lacks are found by a set
+        difference with each of the mappings of this template's globals, not with their
+        ChainMap's keys, which Python walks whole (measurable on every rule page)."""
+        if ctx is not None:
+            own = self.globals
+            maps = own.maps if type(own) is ChainMap else [own]
+            if ctx.globals_keys.difference(*maps):
+                return super()._get_default_module(ctx)
+        return super()._get_default_module(None)
 
 
 class _Flask(Flask):
