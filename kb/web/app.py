@@ -14,6 +14,7 @@ from flask import Flask, Response, current_app, g, jsonify, render_template, req
 from flask.globals import _cv_app, _cv_request
 from flask.templating import Environment
 from jinja2 import BytecodeCache, FileSystemBytecodeCache, Template
+from jinja2.runtime import Context, Macro
 from markupsafe import Markup, escape
 from werkzeug.exceptions import HTTPException
 
@@ -84,6 +85,7 @@ class _Environment(Environment):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.template_class = _Template
+        self.context_class = _Context
 
     def getattr(self, obj: Any, attribute: str) -> Any:
         if type(obj) is dict and attribute not in _DICT_ATTRIBUTES:
@@ -106,6 +108,24 @@ def _escape(value: Any) -> str:
     if kind is Markup:
         return value  # type: ignore[no-any-return]
     return escape(value)
+
+
+class _Context(Context):
+    """Jinja's context, calling the page's own helpers (``_``, ``ngettext``, ``url_for``,
+    ``chrome``) and macros at once: none takes the context, which Jinja otherwise looks for
+    on each of the few dozen calls of every page (two failed attribute lookups a call)."""
+
+    def call(__self, __obj: Any, *args: Any, **kwargs: Any) -> Any:
+        if type(__obj) is Macro or id(__obj) in _PLAIN_HELPERS:
+            kwargs.pop("_block_vars", None)
+            kwargs.pop("_loop_vars", None)
+            try:
+                return __obj(*args, **kwargs)
+            except StopIteration:  # what Jinja answers too
+                return __self.environment.undefined(
+                    "value was undefined because a callable raised a StopIteration exception"
+                )
+        return super().call(__obj, *args, **kwargs)
 
 
 class _Template(Template):
@@ -250,7 +270,13 @@ def _init_jinja(app: Flask) -> None:
         url_for=urls.url_for,  # Flask's URLs, built once per endpoint (kb.web.urls)
         chrome=_chrome,
     )
+    global _PLAIN_HELPERS
+    _PLAIN_HELPERS = frozenset(map(id, (_gettext, _ngettext, urls.url_for, _chrome)))
 
+
+#: The ids of template helpers that take no context (:class:`_Context` calls them directly;
+#: they live as long as the process, so their ids name no other object).
+_PLAIN_HELPERS: frozenset[int] = frozenset()
 
 #: (app, script root, locale, part) -> the rendered part of partials/chrome.html.
 _CHROME: dict[tuple[int, str, str, str], Markup] = {}
