@@ -287,7 +287,11 @@ def _unfurl_context() -> dict[str, Any]:
     if request.endpoint.startswith("pages."):
         try:
             # This request's own URL: Flask matched it already.
-            card = _card(request.endpoint, dict(request.view_args or {}), request.args)
+            endpoint = request.endpoint
+            # The query matters to the current rule's card only (``?edition=``): not parsed
+            # for the others.
+            args = request.args if endpoint == "pages.rule" else MultiDict()
+            card = _card(endpoint, dict(request.view_args or {}), args)
         except Exception:  # a card is an extra: it must never cost the page (or its error page)
             log.exception("no unfurl card for %s", request.path)
     oembed_url = (
