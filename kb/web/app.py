@@ -348,14 +348,18 @@ def _after_request(response: Response) -> Response:
         response.headers["Access-Control-Allow-Origin"] = "*"
     elif response.mimetype == "text/html":
         response.headers["Content-Language"] = _locale()
+    # Whether the view set Cache-Control, from the names read above (werkzeug answers a
+    # missing header by raising and catching an exception, twice a request).
+    cache_control = "cache-control" in present
     if (
         request.method in ("GET", "HEAD")
         and response.status_code == 200
         and not getattr(g, "uncacheable", False)
-        and "Cache-Control" not in response.headers
+        and not cache_control
     ):
         response.set_etag(etag_for_request())
         response.headers["Cache-Control"] = CACHE_CONTROL
+        cache_control = True
         request.environ["kb.cacheable"] = True
     elif (
         response.status_code == 404
@@ -364,7 +368,7 @@ def _after_request(response: Response) -> Response:
         and not getattr(g, "uncacheable", False)
     ):
         request.environ["kb.cacheable"] = True
-    if "Cache-Control" not in response.headers:
+    if not cache_control:
         response.headers["Cache-Control"] = "no-cache"
     return response
 
