@@ -26,8 +26,12 @@ def highlight(
     wanted: set[str],
     analyzers: list[Callable[[str], list[Span]]],
     width: int = WIDTH,
+    marks: list[tuple[int, int]] | None = None,
 ) -> str:
     """An HTML snippet of ``text`` of about ``width`` characters, ``wanted`` terms marked.
+
+    ``marks``: the spans of the wanted terms when the caller knows them already (offsets stored
+    by the build, :mod:`kb.search.snippets`); the text is then not analysed.
 
     >>> from kb.search.analysis import analyze_en
     >>> highlight("If <x> triggers, it triggered.", {"trigger"}, [analyze_en], width=80)
@@ -36,7 +40,9 @@ def highlight(
     if not text:
         return ""
     spans: list[tuple[int, int]] = []
-    if wanted:
+    if marks is not None:
+        spans = marks
+    elif wanted:
         if unicodedata.is_normalized("NFKC", text):  # most texts: offsets are the same
             for analyze in analyzers:
                 spans.extend((start, end) for term, start, end in analyze(text) if term in wanted)

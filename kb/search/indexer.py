@@ -25,7 +25,7 @@ from whoosh.fields import ID, KEYWORD, TEXT, Schema
 
 from kb.model import LANGS, KnowledgeBase, Rule
 from kb.rulenum import try_parse
-from kb.search import postings
+from kb.search import postings, snippets
 from kb.search.analysis import (
     _MEMO,
     ANALYZERS,
@@ -40,7 +40,7 @@ from kb.search.docstate import DocState, assemble
 from kb.search.understand import concept_table
 
 #: Bumped whenever the schema, the analysers, the documents or the metadata change meaning.
-FORMAT = 12
+FORMAT = 13
 META_FILE = "meta.json"
 INDEX_NAME = "kb"
 
@@ -294,6 +294,7 @@ def build_index(
     rows = [_fields(doc) for doc in docs]
     scored: list[tuple[int, str, list[str], int]] = []
     known = AnalysisMemo(memo)
+    spans = snippets.SpanWriter()
     try:
         # One analysis per text: the postings take the terms, Whoosh the remembered spans.
         for num, row in enumerate(rows):
@@ -303,6 +304,7 @@ def build_index(
                     continue
                 whoosh = name not in postings.FIELD_WEIGHT or name == "body_ja"
                 toks, starts = known.analyse(analyzer, value, whoosh)
+                spans.add(num, docs[num], name, value, toks, starts)  # snippets' offsets
                 if name in postings.FIELD_WEIGHT:
                     main = docs[num].main
                     if main < 0 or not name.startswith(("body_", "gram_")):
@@ -325,6 +327,7 @@ def build_index(
             concepts = _concepts(kb, docs, scored)
             blob = postings.build(scored, len(docs), stop, [d.prior for d in docs])
             (index_dir / postings.FILE).write_bytes(blob)
+            spans.write(index_dir, stop)
         finally:
             if writing is not None:
                 writing.result()
@@ -509,7 +512,11 @@ def glossary_meta(kb: KnowledgeBase, docs: list[Doc]) -> dict[str, Any]:
 def _ours(path: Path) -> bool:
     """True for a file an index build writes: a Whoosh index (toc, segments, lock), the
     postings and meta.json."""
-    return path.name in (META_FILE, postings.FILE) or path.suffix in (".toc", ".seg", ".pst")
+    return path.name in (META_FILE, postings.FILE, snippets.FILE) or path.suffix in (
+        ".toc",
+        ".seg",
+        ".pst",
+    )
 
 
 def _size(index_dir: Path) -> int:
