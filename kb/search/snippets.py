@@ -125,12 +125,18 @@ class SnippetSpans:
                 continue
             if len(flat) != 2 * len(seq):
                 return None
-            for i, term in enumerate(seq):
-                if term in wanted:
+            # The few wanted terms the text has, each found by the tuple's own search (in C).
+            for term in wanted.intersection(seq):
+                i = seq.index(term)
+                while True:
                     start = flat[2 * i]
                     end = flat[2 * i + 1]
                     if start >= 0 and end <= limit:
                         out.append((start, end))
+                    try:
+                        i = seq.index(term, i + 1)
+                    except ValueError:
+                        break
         if mapped is not None:
             offsets = mapped[1]
             return [(offsets[start], offsets[end - 1] + 1) for start, end in out]
