@@ -349,16 +349,16 @@ class Postings:
             seq = current[doc] if doc < stop else self.sequence(name, doc)
             if seq is None:
                 continue
-            start = 0
-            while True:
-                try:
-                    i = seq.index(first, start)
-                except ValueError:
-                    break
-                if seq[i : i + n] == wanted:
-                    out[doc] = sum(p[doc] for p in parts) * boost
-                    break
-                start = i + 1
+            index = seq.index
+            i = -1
+            try:
+                while True:
+                    i = index(first, i + 1)
+                    if seq[i : i + n] == wanted:
+                        out[doc] = sum([p[doc] for p in parts]) * boost
+                        break
+            except ValueError:
+                pass
         return out
 
 
@@ -388,6 +388,9 @@ def _union(parts: list[Weights], boost: float) -> Weights:
     parts = [p for p in parts if p]
     if not parts:
         return {}
+    if len(parts) == 1:  # results are never modified: the one part is the union
+        part = parts[0]
+        return part if boost == 1.0 else {d: w * boost for d, w in part.items()}
     parts.sort(key=len, reverse=True)
     acc = dict(parts[0])
     for part in parts[1:]:
