@@ -120,6 +120,10 @@ class QueryCompiler:
             for lang in LANGS
             for name in term.names(lang)
         }
+        # ... and their Japanese bigrams (a Japanese name is a phrase of them).
+        self._name_grams: dict[str, list[str]] = {
+            name: _grams(name) for term in kb.terms for name in term.names("ja")
+        }
         # ... and as a glossary entry's name is compared (a translated query is one of them).
         self._name_keys: dict[tuple[str, str], str] = {
             (name, lang): term_key(name, lang)
@@ -355,7 +359,8 @@ class QueryCompiler:
             return None
         if code == "ja":
             toks = self._terms(text, "ja")
-            grams = _grams(text)
+            grams = self._name_grams.get(text)
+            grams = list(grams) if grams is not None else _grams(text)
             clauses: list[wq.Query] = []
             if len(toks) > 1:
                 clauses.append(wq.Phrase("body_ja", toks))
@@ -480,13 +485,17 @@ class _TermNames:
         """The concepts one of whose ``src`` names is the whole of ``text``."""
         got = self._wholes.get((text, src))
         if got is None:
-            key = _analysed(text, src)
-            keys = self._keys
-            got = self._wholes[(text, src)] = [
-                term
-                for term in self._find(text, src)
-                if key in (keys.get((id(term), src)) or _names_analysed(term, src))
-            ]
+            found = self._find(text, src)
+            got = []
+            if found:  # the text is analysed only when it names a concept at all
+                key = _analysed(text, src)
+                keys = self._keys
+                got = [
+                    term
+                    for term in found
+                    if key in (keys.get((id(term), src)) or _names_analysed(term, src))
+                ]
+            self._wholes[(text, src)] = got
         return got
 
     def translate(self, text: str, src: str, dst: str, whole: bool = False) -> list[str]:
