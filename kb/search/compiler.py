@@ -132,6 +132,18 @@ class QueryCompiler:
             for name in term.names(lang)
         }
 
+    def name_phrases(self) -> list[tuple[str, list[str]]]:
+        """The ``(field, words)`` phrases the term base's names make (see :meth:`_phrase`),
+        for :meth:`kb.search.postings.Postings.learn_phrases`."""
+        out: list[tuple[str, list[str]]] = []
+        for (name, lang), toks in self._name_terms.items():
+            if lang == "ja":
+                out.append(("body_ja", toks))
+                out.append(("gram_ja", self._name_grams.get(name, [])))
+            else:
+                out.extend(((f"body_{lang}", toks), (f"title_{lang}", toks)))
+        return [(field_name, words) for field_name, words in out if len(words) > 1]
+
     def _terms(self, text: str, analyzer: str) -> list[str]:
         """:func:`kb.search.analysis.terms`, once per text and analyser in a query (a copy)."""
         key = (text, analyzer)

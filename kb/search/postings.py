@@ -20,7 +20,7 @@ import marshal
 import math
 import sqlite3
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -221,6 +221,9 @@ class Postings:
                 self._old_terms.setdefault(name, set()).add(sys.intern(term))
         except (sqlite3.Error, TypeError) as exc:
             raise ValueError(f"{path}: not a postings file ({exc})") from exc
+        # Phrases known before any query (the term base's names), evaluated once: see
+        # :meth:`learn_phrases`.
+        self._phrases: dict[tuple[str, tuple[str, ...]], Weights] = {}
         # Old documents' rows read by the search running now (searches hold the searcher's lock).
         self._old: dict[tuple[str, str], Weights] = {}
         self._old_seq: dict[tuple[str, int], tuple[str, ...] | None] = {}
@@ -325,7 +328,25 @@ class Postings:
             return {d: w for d, w in base.items() if d not in out}
         raise TypeError(f"cannot evaluate {type(q).__name__} queries")
 
+    def learn_phrases(self, phrases: Iterable[tuple[str, Sequence[str]]]) -> None:
+        """Evaluate once, over the current documents, the ``(field, words)`` phrases that any
+        query may bring (the term base's names, which translate a question's words): a
+        question naming a concept then finds its phrases' documents without checking their
+        words' order again (a Japanese name is a phrase of bigrams in most Japanese texts)."""
+        for name, words in phrases:
+            key = (name, tuple(words))
+            if len(key[1]) > 1 and key not in self._phrases:
+                self._phrases[key] = self._match(name, list(words), False, 1.0)
+
     def _phrase(self, name: str, words: list[str], everything: bool, boost: float) -> Weights:
+        if not everything:
+            known = self._phrases.get((name, tuple(words)))
+            if known is not None:
+                return known if boost == 1.0 else {d: w * boost for d, w in known.items()}
+        return self._match(name, words, everything, boost)
+
+    def _match(self, name: str, words: list[str], everything: bool, boost: float) -> Weights:
+        """The documents having ``words`` in a row in field ``name``, with their weights."""
         parts = [self.term(name, w, everything) for w in words]
         if not parts or not all(parts):
             return {}

@@ -108,6 +108,7 @@ class Searcher:
         self._reader = self._searcher.reader()
         self._speller = Speller(self._reader)
         self._compiler = QueryCompiler(kb, self._speller, self._index, concepts, glossary)
+        self._index.learn_phrases(self._compiler.name_phrases())
         self._ranker = Ranker(self._index, self._langs, self._kinds, concepts, definitions)
         spans = SnippetSpans(index_dir, self._index.sequence, self._stop)
         self._hits = HitMaker(kb, self._refs, self._langs, self._groups, self._editions, spans)
