@@ -54,18 +54,32 @@ def highlight(
                         spans.append((offsets[start], offsets[end - 1] + 1))
     spans = _merge(sorted(spans))
     start, end = _window(text, spans, width)
-    # Most rule texts have nothing to escape: then the pieces are copied as they are.
-    esc = _escape if "&" in text or "<" in text or ">" in text else str
     out: list[str] = ["…" if start > 0 else ""]
+    append = out.append
     pos = start
-    for s, e in spans:
-        if e <= start or s >= end:
-            continue
-        s, e = max(s, start), min(e, end)
-        out.append(esc(text[pos:s]))
-        out.append(f"<mark>{esc(text[s:e])}</mark>")
-        pos = e
-    out.append(esc(text[pos:end]))
+    if "&" in text or "<" in text or ">" in text:
+        for s, e in spans:
+            if e <= start or s >= end:
+                continue
+            s, e = max(s, start), min(e, end)
+            append(_escape(text[pos:s]))
+            append(f"<mark>{_escape(text[s:e])}</mark>")
+            pos = e
+        append(_escape(text[pos:end]))
+    else:  # most rule texts have nothing to escape: the pieces are copied as they are
+        for s, e in spans:
+            if e <= start or s >= end:
+                continue
+            if s < start:
+                s = start
+            if e > end:
+                e = end
+            append(text[pos:s])
+            append("<mark>")
+            append(text[s:e])
+            append("</mark>")
+            pos = e
+        append(text[pos:end])
     if end < len(text):
         out.append("…")
     return "".join(out)
