@@ -38,6 +38,7 @@ class EditionSets:
         }
         self.docs = [self.mask(eds) for eds in doc_editions]
         self._of_scope: dict[tuple[str, ...], int] = {}  # the editions of a scope's languages
+        self._names: dict[int, tuple[str, ...]] = {}  # a set of editions -> their names
 
     def mask(self, editions: list[str]) -> int:
         """The set of ``editions`` (names this index knows)."""
@@ -53,13 +54,20 @@ class EditionSets:
         if of_scope is None:
             of_scope = self._of_scope[scope] = sum(self._by_lang[code] for code in scope)
         mask &= of_scope
-        ids = self.ids
-        out = []
-        while mask:
-            low = mask & -mask
-            out.append(ids[low.bit_length() - 1])
-            mask ^= low
-        return out
+        # Most rules are in the same few sets of editions: each set is read once.
+        known = self._names.get(mask)
+        if known is None:
+            ids = self.ids
+            out = []
+            bits = mask
+            while bits:
+                low = bits & -bits
+                out.append(ids[low.bit_length() - 1])
+                bits ^= low
+            known = tuple(out)
+            if len(self._names) < 4096:
+                self._names[mask] = known
+        return list(known)
 
 
 class HitMaker:
