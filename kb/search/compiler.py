@@ -33,6 +33,7 @@ from kb.search.understand import (
     asks_tournament,
     asks_when,
     proper_names,
+    searched_languages,
     strip_frames,
     word_variants,
 )
@@ -172,14 +173,15 @@ class QueryCompiler:
         typed = qp.parse(text)
         out = Compiled(None, notes=list(typed.notes))
         self._names = proper_names(text)
-        out.src = detect_lang(text) or self._term_names.language_of(text) or lang
+        detected = detect_lang(text)
+        out.src = detected or self._term_names.language_of(text) or lang
         content = strip_frames(text, out.src)
         parsed = typed if content == text else qp.parse(content)
         if parsed.tree is None:
             parsed = typed
         if parsed.tree is not None:
             parts = []
-            for code in scope:
+            for code in searched_languages(detected, scope):
                 native = self._node(parsed.tree, code, out)
                 extra = self._translations(content, code, out)
                 if len(extra) > 1:
