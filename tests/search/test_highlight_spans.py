@@ -168,3 +168,28 @@ def test_spans_of_another_build_are_not_used(tmp_path: Path) -> None:
     with Searcher(tmp_path / "mine", kb) as s:
         assert s._hits._spans.marks(0, "en", "priority", {"prioriti"}) is None
         assert "<mark>" in s.search("flying", lang="en").hits[0].snippet
+
+
+def test_builds_reusing_earlier_analyses_store_the_same_spans(tmp_path: Path) -> None:
+    # An incremental build analyses only new texts (the analysis memo): the offsets of the
+    # texts it takes from the memo are those a fresh build stores.
+    memo: dict = {}
+    kb = _kb()
+    build_index(kb, tmp_path / "fresh")
+    build_index(kb, tmp_path / "filling", memo=memo)
+    build_index(kb, tmp_path / "reusing", memo=memo)
+    fresh = (tmp_path / "fresh" / FILE).read_bytes()
+    assert (tmp_path / "filling" / FILE).read_bytes() == fresh
+    assert (tmp_path / "reusing" / FILE).read_bytes() == fresh
+    # One rule changed: its text is analysed, the others come from the memo.
+    changed = _kb()
+    changed.content_hash = "changed"
+    rule = changed.rules[EN_NEW]["702.9a"]
+    rule.text = "Flying creatures can be blocked only by flying or reach creatures."
+    build_index(changed, tmp_path / "changed", memo=memo)
+    build_index(changed, tmp_path / "changed-fresh")
+    assert (tmp_path / "changed" / FILE).read_bytes() == (
+        tmp_path / "changed-fresh" / FILE
+    ).read_bytes()
+    with Searcher(tmp_path / "changed", changed) as s:
+        assert "<mark>flying</mark> or reach" in s.search("flying", lang="en").hits[0].snippet
