@@ -92,14 +92,15 @@ class SnippetSpans:
         self._rows: dict[str, list[memoryview | None]] = {}
         try:
             version, count, rows = marshal.loads((Path(index_dir) / FILE).read_bytes())
-        except (OSError, ValueError, EOFError, TypeError):
-            return
-        if version != VERSION or count != stop:
-            return
-        self._rows = {
-            name: [memoryview(b).cast("i") if b else None for b in docs]
-            for name, docs in rows.items()
-        }
+            if version != VERSION or count != stop:
+                return
+            self._rows = {
+                name: [memoryview(b).cast("i") if b else None for b in docs]
+                for name, docs in rows.items()
+                if name in _FIELDS and len(docs) == stop
+            }
+        except (OSError, ValueError, EOFError, TypeError, AttributeError):
+            self._rows = {}  # not a file of this format: every hit analyses its text
 
     def marks(
         self, doc: int, lang: str, text: str, wanted: set[str]

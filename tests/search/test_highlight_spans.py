@@ -3,6 +3,7 @@ analysing the text, for every current document, and the analysis still there wit
 
 from __future__ import annotations
 
+import marshal
 import shutil
 from pathlib import Path
 
@@ -144,7 +145,15 @@ def test_without_the_stored_spans_hits_analyse_their_texts(tmp_path: Path, spans
     queries = [("flying", "en"), ("priorité", "fr"), ("優先権", "ja"), ("état", None)]
     with Searcher(tmp_path, kb) as s:
         before = [s.search(q, lang=lang).to_json() for q, lang in queries]
-    for broken in (None, b"not marshal data", b"\xe9"):
+    with Searcher(tmp_path, kb) as s:
+        stop = s._stop
+    malformed = [
+        marshal.dumps((1, stop, [1, 2])),  # rows not by field
+        marshal.dumps((1, stop, {"body_en": [b"abc"] * stop})),  # offsets not 4-byte ints
+        marshal.dumps((1, stop, {"body_en": [3] * stop})),  # offsets not bytes
+        marshal.dumps((99, stop, {})),  # another format
+    ]
+    for broken in (None, b"not marshal data", b"\xe9", *malformed):
         if broken is None:
             (tmp_path / FILE).unlink()
         else:
