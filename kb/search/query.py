@@ -210,6 +210,35 @@ def words(node: Node | None) -> list[Word | Phrase]:
     return [leaf for item in (*node.positive, *node.required) for leaf in words(item)]
 
 
+def has_exclusions(node: Node | None) -> bool:
+    """True if ``node`` excludes anything (``-word`` or ``NOT word``, at any depth)."""
+    return bool(exclusions(node))
+
+
+def exclusions(node: Node | None) -> list[Node]:
+    """The excluded items of ``node``, at any depth, left to right."""
+    if node is None or isinstance(node, Word | Phrase):
+        return []
+    if isinstance(node, AnyOf):
+        return [n for item in node.items for n in exclusions(item)]
+    inner = [n for item in (*node.positive, *node.required) for n in exclusions(item)]
+    return [*node.negative, *inner]
+
+
+def kept_text(node: Node | None, text: str) -> str:
+    """``text`` as what its query looks for: the text itself, or, if ``node`` excludes words,
+    its searched words and phrases only. What is translated through the term base is this:
+    an excluded "priority" must not come back as a wanted "優先権"."""
+    if not has_exclusions(node):
+        return text
+    return " ".join(leaf.text for leaf in words(node))
+
+
+def leaf_text(node: Node) -> str:
+    """The words of ``node`` as one text (an excluded item's, to translate and exclude too)."""
+    return " ".join(leaf.text for leaf in words(node))
+
+
 def is_simple(node: Node | None) -> bool:
     """True for plain words side by side (no operator, phrase or prefix): what typos apply to."""
     if isinstance(node, Word):
