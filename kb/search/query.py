@@ -6,6 +6,11 @@ had to repair is reported in :attr:`Parsed.notes` (:class:`kb.search.notes.Note`
 
 Words next to each other are alternatives ranked by relevance (a player's question is not a
 conjunction of all its words); ``AND`` makes both required, ``NOT``/``-`` excludes.
+
+``prefix*`` is a search, not an error: readers of the rules look up a word's family ("trampl*":
+trample, trampling) or a word they half remember, and the vocabulary expands it (the most
+frequent words starting with it, capped by the compiler). A prefix no word starts with finds
+no results, and says so (:func:`nothing_found`).
 """
 
 from __future__ import annotations
@@ -197,6 +202,17 @@ def parse(text: str) -> Parsed:
         if more is not None:
             tree = more if tree is None else Group((tree, more))
     return Parsed(tree, unique(notes))
+
+
+def nothing_found(text: str) -> Note:
+    """Why a query that compiled to no search found nothing: a wildcard no word of the rules
+    starts with (or one too short to search) finds "no results"; a query of only common words
+    or exclusions has "nothing to search for"."""
+    parsed = parse(text)
+    wildcard = any(n.code == "short_wildcard" for n in parsed.notes) or any(
+        isinstance(leaf, Word) and leaf.prefix for leaf in words(parsed.tree)
+    )
+    return note("no_results") if wildcard else note("nothing_to_search")
 
 
 def words(node: Node | None) -> list[Word | Phrase]:

@@ -317,7 +317,7 @@ class Searcher:
         compiled = self._compile(text, scope, lang)
         notes = list(compiled.notes)
         if compiled.query is None:
-            result.tell(*notes, note("nothing_to_search"))
+            result.tell(*notes, qp.nothing_found(text))
             return result
         allowed = self._allowed(ed, kind)
         ev = Evaluation()
