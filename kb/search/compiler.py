@@ -202,7 +202,7 @@ class QueryCompiler:
                 out.query = parts[0] if len(parts) == 1 else wq.Or(parts)
             self._pin_glossary(typed, scope, out)
             # Concepts are read in the repaired question: "trampel" names trample.
-            repaired = content
+            repaired = qp.kept_text(parsed.tree, content)  # an excluded concept raises nothing
             for wrong, right in out.corrections.items():
                 repaired = re.sub(rf"(?<!\w){re.escape(wrong)}(?!\w)", right, repaired)
             out.boosts, out.defined = self.concept_boosts(repaired, out.src)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from kb.model import KnowledgeBase, Term
+from kb.model import LANGS, KnowledgeBase, Term
 from kb.search import Searcher, build_index
 from tests.search.conftest import small_kb
 
@@ -69,3 +69,8 @@ def test_exclusion_inside_a_group_excludes_translations(players: Searcher) -> No
     for lang in ("fr", "ja"):
         result = players.search("(active player -priority) OR land", lang=lang, limit=50)
         assert not any(h.canonical == "117.3b" for h in result.hits)
+
+
+def test_an_excluded_concept_raises_none_of_its_rules(players: Searcher) -> None:
+    assert "117" in players._compile("stack priority", LANGS, None).boosts
+    assert "117" not in players._compile("stack -priority", LANGS, None).boosts
