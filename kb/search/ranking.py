@@ -2,7 +2,8 @@
 language, examples asked for or not, the reader's language) and the best of them reranked by
 coverage of the question's words and their proximity. Priors that hold for any question come
 last (:meth:`Ranker._question_priors`): a rule matched in several languages adds its texts' scores
-up, and commentary yields to the rules it comments on. Within a named concept's family the
+up, commentary yields to the rules it comments on, and a withdrawn text (history: see
+:func:`withdrawn_docs`) to the current ones. Within a named concept's family the
 concept's words weigh alike and earlier subrules lead later ones (:meth:`Ranker._level`)."""
 
 from __future__ import annotations
