@@ -234,6 +234,12 @@ def cmd_concordance(args: argparse.Namespace, out: TextIO) -> int:
             known = ", ".join(e.id for e in kb.editions.values())
             raise CommandError(f"unknown edition {spec!r} (known: {known})", 404)
         eds.append(ed)
+    from kb.comparison import IncomparableEditions, check_comparable
+
+    try:
+        check_comparable(eds[0], eds[1])
+    except IncomparableEditions as exc:
+        raise CommandError(str(exc)) from None
     # Neighbouring full editions were compared at build time; any other pair is compared now.
     changes = kb.changes.get(f"{eds[0].id}..{eds[1].id}") or diff_editions(kb, eds[0].id, eds[1].id)
     groups: dict[str, list[Any]] = {"moved": [], "edited": [], "created": [], "deleted": []}
