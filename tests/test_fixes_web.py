@@ -61,3 +61,31 @@ def test_language_names_are_in_the_pages_language(
     error = client.get(f"/{locale}/editions/{EN}..{FR}").get_data(as_text=True)
     assert english in error and french in error
     assert "English" not in error.split("<main", 1)[-1].split("</main>")[0]
+
+
+# ---- API parameters are checked, each error naming the parameter -------------------------------
+@pytest.mark.parametrize(
+    ("name", "value"), [("maxwidth", "-5"), ("maxheight", "0"), ("maxwidth", "wide")]
+)
+def test_oembed_refuses_a_size_below_one_pixel(client, name: str, value: str) -> None:  # type: ignore[no-untyped-def]
+    answer = client.get(f"/api/oembed?url=/en/rules/117.3b&{name}={value}")
+    assert answer.status_code == 400
+    assert f"'{name}' must be a whole number of pixels" in answer.get_json()["error"]
+    fine = client.get(f"/api/oembed?url=/en/rules/117.3b&{name}=300")
+    assert fine.status_code == 200 and fine.get_json()[name.removeprefix("max")] <= 300
+
+
+def test_linkify_refuses_an_unknown_format(client) -> None:  # type: ignore[no-untyped-def]
+    answer = client.post("/api/linkify?format=pdf", json={"text": "See rule 117.3b."})
+    assert answer.status_code == 400 and "use json or html" in answer.get_json()["error"]
+    answer = client.post("/api/linkify", json={"text": "See rule 117.3b.", "format": "pdf"})
+    assert answer.status_code == 400 and "“pdf”" in answer.get_json()["error"]
+    html = client.post("/api/linkify?format=html", json={"text": "See rule 117.3b."})
+    assert html.status_code == 200 and html.mimetype == "text/html"
+    assert client.post("/api/linkify", json={"text": "x", "format": "json"}).status_code == 200
+
+
+def test_linkify_says_lang_must_be_a_string(client) -> None:  # type: ignore[no-untyped-def]
+    answer = client.post("/api/linkify", json={"text": "See rule 117.3b.", "lang": ["en"]})
+    error = answer.get_json()["error"]
+    assert answer.status_code == 400 and error == "'lang' must be a string: en, fr or ja."
