@@ -100,3 +100,22 @@ def test_without_json_errors_stay_one_line_on_stderr(
     assert run("rule", "zzz", "--instance", str(embedded_instance)) == (1, "")
     err = capsys.readouterr().err
     assert err.startswith("kb: error: ") and err.count("\n") == 1
+
+
+# ---- kb examples run: say why nothing ran, and which file is not text ---------------------------
+def test_examples_in_a_folder_without_examples_say_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "notes.txt").write_text("not an example")
+    code, out = run("examples", "run", str(tmp_path))
+    assert code == 1
+    assert out == f"no example files (*.md) found in {tmp_path}\n"
+
+
+def test_examples_name_a_file_that_is_not_utf8(tmp_path: Path) -> None:
+    binary = tmp_path / "binary.md"
+    binary.write_bytes(b"# Title\n\xe2\x28\xa1 rules: 117.3a\n")
+    code, out = run("examples", "run", str(binary))
+    assert code == 1
+    assert f"FAIL binary: {binary}: is not UTF-8 text (byte 8)" in out
+    assert "codec" not in out and "0 passed, 1 failed" in out
