@@ -119,3 +119,18 @@ def test_examples_name_a_file_that_is_not_utf8(tmp_path: Path) -> None:
     assert code == 1
     assert f"FAIL binary: {binary}: is not UTF-8 text (byte 8)" in out
     assert "codec" not in out and "0 passed, 1 failed" in out
+
+
+# ---- kb build: every file that cannot be read is named, each with file and line -----------------
+def test_build_names_every_bad_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "a.txt").write_bytes(b"garbage\x00\x01binary")
+    (corpus / "b.txt").write_text("My deck notes.\n", encoding="utf-8")
+    (corpus / "c.txt").write_text("More notes.\n", encoding="utf-8")
+    code, _ = run("build", "--corpus", str(corpus), "--instance", str(tmp_path / "inst"), "--quiet")
+    err = capsys.readouterr().err
+    assert code == 1 and "none of the 3 files added could be read" in err
+    assert f"{corpus / 'a.txt'}: binary file" in err
+    assert f"{corpus / 'b.txt'}:1: unknown format" in err
+    assert f"{corpus / 'c.txt'}:1: unknown format" in err
