@@ -89,3 +89,19 @@ def test_linkify_says_lang_must_be_a_string(client) -> None:  # type: ignore[no-
     answer = client.post("/api/linkify", json={"text": "See rule 117.3b.", "lang": ["en"]})
     error = answer.get_json()["error"]
     assert answer.status_code == 400 and error == "'lang' must be a string: en, fr or ja."
+
+
+@pytest.mark.parametrize(
+    ("path", "sentence"),
+    [
+        ("/fr/glossary/", "affiché en anglais"),
+        ("/ja/glossary/", "英語で表示"),
+        ("/ja/rules/117.1a", "英語で表示"),
+        ("/fr/rules/117.1a", "seule édition de ce texte en français"),
+        ("/ja/rules/117.1a", "（フランス語）"),
+    ],
+)
+def test_every_sentence_names_a_language_in_the_pages_language(
+    client, path: str, sentence: str
+) -> None:  # type: ignore[no-untyped-def]
+    assert sentence in client.get(path).get_data(as_text=True)
