@@ -20,6 +20,7 @@ import marshal
 import math
 import sqlite3
 import sys
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from operator import add
@@ -56,70 +57,81 @@ def build(
     tokens: Iterable[tuple[int, str, list[str], int]], n_docs: int, stop: int, priors: list[float]
 ) -> bytes:
     """Serialise the postings of ``(docnum, field, terms, main)`` rows, where the terms after
-    the first ``main`` ones weigh :data:`EXTRA`; ``stop`` is the first old document."""
+    the first ``main`` ones weigh :data:`EXTRA`; ``stop`` is the first old document.
+
+    Every weight depends on the whole collection (idf, average length), so each build computes
+    them all; the counting is done per document by ``Counter`` (C), not per token in Python."""
+    intern = sys.intern
     seqs: dict[str, list[tuple[str, ...] | None]] = {f: [None] * n_docs for f in FIELD_WEIGHT}
-    mains: dict[str, dict[int, int]] = {f: {} for f in FIELD_WEIGHT}
+    # Per field and document: each term's frequency (the extra terms counting EXTRA) and the
+    # field's length.
+    counts: dict[str, dict[int, dict[str, float]]] = {f: {} for f in FIELD_WEIGHT}
+    lengths: dict[str, list[float]] = {f: [0.0] * n_docs for f in FIELD_WEIGHT}
     for doc, name, toks, main in tokens:
-        if toks:
-            seqs[name][doc] = tuple(sys.intern(t) for t in toks)
-            if main < len(toks):
-                mains[name][doc] = main
+        if not toks:
+            continue
+        seq = tuple(map(intern, toks))
+        seqs[name][doc] = seq
+        if main < len(seq):
+            tf: dict[str, float] = Counter(seq[:main])  # type: ignore[assignment]
+            for t, k in Counter(seq[main:]).items():
+                tf[t] = tf.get(t, 0) + EXTRA * k
+            lengths[name][doc] = main + EXTRA * (len(seq) - main)
+        else:
+            tf = Counter(seq)  # type: ignore[assignment]
+            lengths[name][doc] = len(seq)
+        counts[name][doc] = tf
     # Document frequencies per language over its title and body together (BM25F): a word rare
     # among titles, most of which are bare rule numbers, is not rare in the language.
-    dfs: dict[str, dict[str, int]] = {}
+    dfs: dict[str, Counter[str]] = {}
     sizes: dict[str, int] = {}
-    for lang, names in _SHARED_DF.items():
-        df: dict[str, int] = {}
-        present = 0
-        for doc in range(n_docs):
-            words: set[str] = set()
-            for name in names:
-                seq = seqs[name][doc]
-                if seq:
-                    words.update(seq)
-            if words:
-                present += 1
-                for t in words:
-                    df[t] = df.get(t, 0) + 1
+    for lang, (title, body) in _SHARED_DF.items():
+        df: Counter[str] = Counter()
+        in_title, in_body = counts[title], counts[body]
+        docs = in_title.keys() | in_body.keys()
+        for doc in docs:
+            a, b = in_title.get(doc), in_body.get(doc)
+            df.update(a.keys() | b.keys() if a and b else (a or b).keys())  # type: ignore[union-attr]
         dfs[lang] = df
-        sizes[lang] = present
+        sizes[lang] = len(docs)
     cur: dict[str, dict[str, Weights]] = {}
     old: dict[str, dict[str, Weights]] = {}
-    for name, docs in seqs.items():
-        field_mains = mains[name]
-        lengths = [0.0] * n_docs
-        tfs: dict[str, dict[int, float]] = {}
-        for doc, seq in enumerate(docs):
-            if not seq:
-                continue
-            main = field_mains.get(doc, len(seq))
-            lengths[doc] = main + EXTRA * (len(seq) - main)
-            for i, t in enumerate(seq):
-                row = tfs.setdefault(t, {})
-                row[doc] = row.get(doc, 0.0) + (1.0 if i < main else EXTRA)
-        n = sum(1 for s in docs if s)
+    k1p = K1 + 1
+    for name in seqs:
+        per_doc = counts[name]
+        n = len(per_doc)
         if not n:
             continue
-        avg = sum(lengths) / n
+        field_lengths = lengths[name]
+        avg = sum(field_lengths) / n
         weight = FIELD_WEIGHT[name]
-        norms = [K1 * (1 - B + B * length / avg) for length in lengths]
+        shared = _LANG_OF.get(name)
+        if shared:
+            df_of, n_all = dfs[shared], sizes[shared]
+        else:
+            df_of, n_all = Counter(), n
+            for tf in per_doc.values():
+                df_of.update(tf.keys())
+        idf: dict[str, float] = {}
+        # One pass over the postings, documents in ascending order (the current ones, below
+        # ``stop``, first): each term's weights come out in document order.
         fc: dict[str, Weights] = {}
         fo: dict[str, Weights] = {}
-        shared = _LANG_OF.get(name)
-        df_of = dfs[shared] if shared else {}
-        n_all = sizes[shared] if shared else n
-        for term, row in tfs.items():
-            df_t = df_of.get(term, len(row))
-            idf = math.log(1 + (n_all - df_t + 0.5) / (df_t + 0.5)) * weight
-            c: Weights = {}
-            o: Weights = {}
-            for doc, tf in row.items():
-                w = idf * tf * (K1 + 1) / (tf + norms[doc]) * priors[doc]
-                (c if doc < stop else o)[doc] = round(w, 4)
-            if c:
-                fc[term] = c
-            if o:
-                fo[term] = o
+        for doc in sorted(per_doc):
+            norm = K1 * (1 - B + B * field_lengths[doc] / avg)
+            prior = priors[doc]
+            out = fc if doc < stop else fo
+            for term, tf in per_doc[doc].items():
+                i = idf.get(term)
+                if i is None:
+                    df_t = df_of[term]
+                    i = idf[term] = math.log(1 + (n_all - df_t + 0.5) / (df_t + 0.5)) * weight
+                w = round(i * tf * k1p / (tf + norm) * prior, 4)
+                row = out.get(term)
+                if row is None:
+                    out[term] = {doc: w}
+                else:
+                    row[doc] = w
         cur[name] = fc
         old[name] = fo
     return _serialise(cur, old, seqs, stop)
