@@ -458,11 +458,11 @@ class QueryCompiler:
             not qp.is_simple(parsed.tree) and not isinstance(parsed.tree, qp.Phrase)
         ):
             return
-        raw = " ".join(w.text for w in qp.words(parsed.tree)).lower()
-        if any(w in QUESTION_WORDS for w in _RAW_WORD.findall(raw)):
+        typed = [w.text for w in qp.words(parsed.tree)]
+        phrase = " ".join(typed)
+        if any(w in QUESTION_WORDS for w in _RAW_WORD.findall(phrase.lower())):
             return
-        phrase = " ".join(w.text for w in qp.words(parsed.tree))
-        fixed = " ".join(out.corrections.get(w.text, w.text) for w in qp.words(parsed.tree))
+        fixed = " ".join([out.corrections.get(w, w) for w in typed])
         for code in scope:
             candidates = [phrase, fixed] if fixed != phrase else [phrase]
             for src in LANGS:

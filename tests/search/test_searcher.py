@@ -83,15 +83,22 @@ def test_index_of_another_japanese_analyser_is_rebuilt(
     assert {"打つ", "消す"} <= sudachi_terms
 
 
-def test_index_of_an_older_format_is_rebuilt(kb, tmp_path: Path) -> None:
+@pytest.mark.parametrize("head", [True, False])
+def test_index_of_an_older_format_is_rebuilt(kb, tmp_path: Path, head: bool) -> None:
+    # As an older version wrote it: its format in meta.json and in the head file, or in
+    # meta.json alone (versions before the head file).
     build_index(kb, tmp_path)
-    for name in ("meta.json", HEAD_FILE):  # the head is read first, meta.json of older indexes
-        meta_path = tmp_path / name
-        meta = json.loads(meta_path.read_text(encoding="utf-8"))
+    for name in ("meta.json", HEAD_FILE):
+        path = tmp_path / name
+        if name == HEAD_FILE and not head:
+            path.unlink()
+            continue
+        meta = json.loads(path.read_text(encoding="utf-8"))
         meta["format"] = FORMAT - 1
-        meta_path.write_text(json.dumps(meta), encoding="utf-8")
+        path.write_text(json.dumps(meta), encoding="utf-8")
     assert not index_is_current(kb, tmp_path)
     assert not build_index(kb, tmp_path)["skipped"]
+    assert index_is_current(kb, tmp_path)
 
 
 def _body_ja_terms(index_dir: Path) -> set[str]:
