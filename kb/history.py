@@ -9,17 +9,20 @@ they change only with a build, so the build writes them into their own table of 
     what the entries are made from (each edition's number, change and that text hash), so that
     the next build reuses the entries of every lineage whose texts did not change instead of
     diffing them again, and an incremental build knows which texts changed without reading
-    them (:func:`refresh_history`). ``entries`` is a JSON list, oldest edition first, of
+    them (:func:`patch_history`). ``entries`` is a JSON list, oldest edition first, of
     ``[edition, number, change, renumbered_from, diff_html, changed]``: ``renumbered_from`` is the
     number of the previous entry when it differs, ``diff_html`` the word diff of ``title text``
     with the previous entry (NULL when equal) and ``changed`` 1 on the first entry and wherever
     the number or the text changed (where the folded history starts a new row).
 
 :func:`write_history` fills the table from the database alone (editions, lineage and rules), so
-a full build calls it once. An incremental build knows the new rows of the lineages it touched and
-calls :func:`refresh_history`, which reuses the stored word diffs of every pair of editions that
-was already side by side and diffs only the new pairs whose texts differ (the result is the one
-:func:`write_history` gives, ``tests/test_history_refresh.py``). :func:`entries` reads one lineage, or
+a full build calls it once. An incremental build knows which rules it added, renamed or
+reclassified and calls :func:`patch_history`, which splices an added rule into the stored
+entries of its lineage and folds again only the lineages that lost or reclassified a rule,
+reusing the stored word diffs of every pair of editions already side by side: it diffs only the
+new pairs whose texts differ, and reads no other lineage's rows (the result is the one
+:func:`write_history` gives, ``tests/test_build_incremental.py``). :func:`refresh_history` does
+the same from each touched lineage's whole sequence of rows (``tests/test_history_refresh.py``). :func:`entries` reads one lineage, or
 computes it from any :class:`~kb.model.KnowledgeBase` when the table is absent (an in-memory
 knowledge base, or a database of an older build).
 """
@@ -282,6 +285,159 @@ def refresh_history(
     conn.executemany("DELETE FROM history WHERE lineage = ?", [(x,) for x in names])
     conn.executemany(_INSERT, out)
     return len(out)
+
+
+def patch_history(
+    conn: sqlite3.Connection,
+    rows: Mapping[tuple[str, str], tuple[str | None, str, str | None]],
+    order: Mapping[str, int],
+    langs: Mapping[str, str],
+    fresh: Iterable[str] = (),
+) -> int:
+    """Rewrite, inside the caller's transaction, the history of the lineages an incremental
+    build changed, from their stored entries; returns the rows written.
+
+    ``rows`` gives every rule the build added, changed or moved in time,
+    ``(edition, number) -> (old lineage or None if new, lineage, change)``; ``order`` each
+    edition's position, ``langs`` its language; ``fresh`` the editions whose rules this build
+    wrote (their texts are read). The other entries are the stored ones: a rule added to a
+    lineage is spliced in among them (the entry after it compared with it again), and only a
+    lineage that lost, renamed or reclassified an entry, or gained several, is folded again,
+    reusing the stored word diffs of the pairs already side by side. The result is what
+    :func:`write_history` writes (``tests/test_build_incremental.py``).
+    """
+    if not _table_ready(conn):
+        raise ValueError("the history table was of an older format: write it whole")
+    texts = _texts(conn, None, set(fresh))
+    missing = {key for key, row in rows.items() if row[0] is None} - texts.keys()
+    texts.update(_texts(conn, missing))
+
+    def hashed(ed: str, n: str, h: str) -> str:
+        full = texts.get((ed, n))
+        return h if full is None else _hash_full(full)
+
+    changed = {(old, langs[ed]) for (ed, _), (old, _, _) in rows.items() if old is not None}
+    names = sorted({lin for _, lin, _ in rows.values()} | {old for old, _ in changed})
+    incoming: dict[tuple[str, str], list[tuple[str, str, Any, str]]] = {}
+    for (ed, n), (old, lineage, change) in rows.items():
+        if old is None:
+            incoming.setdefault((lineage, langs[ed]), []).append(
+                (ed, n, change, _hash_full(texts[(ed, n)]))
+            )
+    stored: dict[tuple[str, str], tuple[list[Any], list[str]]] = {}
+    kept: dict[tuple[str, str], list[tuple[str, str, Any, str]]] = {}
+    placed = 0
+    for batch in _batches(names):
+        marks = ",".join("?" * len(batch))
+        for lineage, lang, data, hashes in conn.execute(
+            f"SELECT lineage, lang, entries, texts FROM history WHERE lineage IN ({marks})", batch
+        ):
+            key = (lineage, lang)
+            entries, hash_list = json.loads(data), hashes.split(",")
+            if key not in changed:
+                stored[key] = (entries, hash_list)
+                continue
+            stored[key] = (entries, hash_list)
+            stay = kept.setdefault(key, [])
+            for e, h in zip(entries, hash_list, strict=True):
+                found = rows.get((e[0], e[1]))
+                if found is None:
+                    stay.append((e[0], e[1], e[2], h))
+                    continue
+                placed += 1
+                row = (e[0], e[1], found[2], hashed(e[0], e[1], h))
+                if found[1] == lineage:
+                    stay.append(row)
+                else:
+                    incoming.setdefault((found[1], lang), []).append(row)
+    if placed != sum(1 for row in rows.values() if row[0] is not None):
+        raise ValueError("the history table does not hold every changed rule: write it whole")
+    out: list[list[Any]] = []
+    pending: dict[tuple[str, str, str, str], list[list[Any]]] = {}
+    for key in kept.keys() | incoming.keys():
+        arriving = incoming.get(key, [])
+        base = stored.get(key)
+        if key not in kept and base is not None and len(arriving) == 1:
+            entries, hash_list = _splice(*base, arriving[0], order, pending)
+        else:
+            diffs: dict[tuple[str, str, str, str], str] = {}
+            if base is not None:
+                entries = base[0]
+                for i, e in enumerate(entries):
+                    if e[4] is not None:
+                        diffs[(*entries[i - 1][:2], *e[:2])] = e[4]
+            if key in kept:
+                group = kept[key]
+            elif base is not None:
+                group = [(e[0], e[1], e[2], h) for e, h in zip(*base, strict=True)]
+            else:
+                group = []
+            group = sorted([*group, *arriving], key=lambda r: order[r[0]])
+            if not group:
+                continue
+            entries = [
+                _entry(group[i - 1] if i else None, row, diffs, pending)
+                for i, row in enumerate(group)
+            ]
+            hash_list = [r[3] for r in group]
+        out.append([*key, _digest([e[:3] for e in entries], hash_list), entries, hash_list])
+    need = {k for p in pending for k in (p[:2], p[2:])} - texts.keys()
+    texts.update(_texts(conn, need))
+    for pair, waiting in pending.items():
+        diff = str(word_diff(texts[pair[:2]], texts[pair[2:]]))
+        for entry in waiting:
+            entry[4] = diff
+    for row in out:
+        row[3] = json.dumps(row[3], ensure_ascii=False)
+        row[4] = ",".join(row[4])
+    conn.executemany(
+        "DELETE FROM history WHERE lineage = ? AND lang = ?", sorted(kept.keys() | incoming.keys())
+    )
+    conn.executemany(_INSERT, out)
+    return len(out)
+
+
+def _entry(
+    prev: tuple[str, str, Any, str] | None,
+    row: tuple[str, str, Any, str],
+    diffs: Mapping[tuple[str, str, str, str], str],
+    pending: dict[tuple[str, str, str, str], list[list[Any]]],
+) -> list[Any]:
+    """The history entry of ``row`` (edition, number, change, text hash) after ``prev``; a word
+    diff neither stored nor known yet is left to fill (``pending``)."""
+    ed, n, change, h = row
+    if prev is None:
+        return [ed, n, change, None, None, True]
+    pe, pn, _, ph = prev
+    renumbered = pn if pn != n else None
+    if ph == h:
+        return [ed, n, change, renumbered, None, renumbered is not None]
+    entry = [ed, n, change, renumbered, diffs.get((pe, pn, ed, n)), True]
+    if entry[4] is None:
+        pending.setdefault((pe, pn, ed, n), []).append(entry)
+    return entry
+
+
+def _splice(
+    entries: list[Any],
+    hashes: list[str],
+    row: tuple[str, str, Any, str],
+    order: Mapping[str, int],
+    pending: dict[tuple[str, str, str, str], list[list[Any]]],
+) -> tuple[list[Any], list[str]]:
+    """Stored entries with one rule inserted in its edition's place: its entry and the next
+    one's are made again, the others kept as they are."""
+    at = len(entries)
+    where = order[row[0]]
+    while at > 0 and order[entries[at - 1][0]] > where:
+        at -= 1
+    prev = (*entries[at - 1][:3], hashes[at - 1]) if at else None
+    made = [_entry(prev, row, {}, pending)]
+    if at < len(entries):
+        nxt = entries[at]
+        made.append(_entry(row, (*nxt[:3], hashes[at]), {}, pending))
+        return [*entries[:at], *made, *entries[at + 1 :]], [*hashes[:at], row[3], *hashes[at:]]
+    return [*entries, *made], [*hashes, row[3]]
 
 
 def _batches(items: list[Any], size: int = 500) -> Iterator[list[Any]]:

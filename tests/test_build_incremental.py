@@ -47,6 +47,23 @@ def full(tmp_path_factory: pytest.TempPathFactory, cr_en_dir: Path) -> Path:
 
 
 @pytest.fixture(scope="module")
+def full_renumbered(tmp_path_factory: pytest.TempPathFactory, cr_en_dir: Path) -> Path:
+    root = tmp_path_factory.mktemp("incr-full-renumbered")
+    instance = root / "instance"
+    build(instance, [_files(root / "all", EDITIONS[:2], cr_en_dir)], run_examples_too=False)
+    return instance
+
+
+@pytest.fixture(scope="module")
+def renumbered(tmp_path_factory: pytest.TempPathFactory, cr_en_dir: Path):
+    """2019-07-12 added after 2019-06-12: the new newest edition renumbers 116 -> 117, so the
+    lineages of every older rule of those sections are renamed."""
+    return _incremental(
+        tmp_path_factory.mktemp("incr-renumbered"), EDITIONS[:1], EDITIONS[1], cr_en_dir
+    )
+
+
+@pytest.fixture(scope="module")
 def newest(tmp_path_factory: pytest.TempPathFactory, cr_en_dir: Path):
     return _incremental(
         tmp_path_factory.mktemp("incr-newest"), EDITIONS[:2], EDITIONS[2], cr_en_dir
@@ -152,9 +169,10 @@ def _search(instance: Path) -> list[list[tuple]]:
     return out
 
 
-@pytest.mark.parametrize("case", ["newest", "middle"])
-def test_one_edition_added_equals_a_full_build(case: str, full: Path, request) -> None:
+@pytest.mark.parametrize("case", ["newest", "middle", "renumbered"])
+def test_one_edition_added_equals_a_full_build(case: str, request) -> None:
     instance, report = request.getfixturevalue(case)
+    full = request.getfixturevalue("full_renumbered" if case == "renumbered" else "full")
     assert report.notes[0].startswith("incremental: "), report.notes[:2]
     _assert_same(_content(instance), _content(full))
     got, want = _index(instance), _index(full)

@@ -40,10 +40,15 @@ class Forked:
     """``fn(*args)`` started in a child process (or run at once without a second core);
     :meth:`result` waits for it and returns its value or raises its exception."""
 
+    @staticmethod
+    def available() -> bool:
+        """Whether ``Forked`` would start a child now (else the function runs in the caller)."""
+        return hasattr(os, "fork") and cores() >= 2 and alone()
+
     def __init__(self, fn: Callable[..., Any], *args: Any) -> None:
         self._pid: int | None = None
         self._value: Any = None
-        if not hasattr(os, "fork") or cores() < 2 or not alone():
+        if not self.available():
             self._value = fn(*args)
             return
         read, write = os.pipe()

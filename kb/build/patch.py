@@ -1,27 +1,34 @@
 """What one added edition changes in a built archive (:mod:`kb.build.incremental`), computed in
 memory from the previous build's database and written over a copy of it: the new edition's
-rows, every lineage recomputed, changes reclassified, references' canonical numbers moved, the
-comparisons, the rule pages' history (:func:`kb.history.refresh_history`), and the search
-index (:meth:`Patch.index`, from the previous build's document state, beside the writing)."""
+rows, the lineages it reaches (:mod:`kb.build.lineage`), changes reclassified, references'
+canonical numbers moved, the comparisons, the rule pages' history
+(:func:`kb.history.patch_history`), and the search index (:meth:`Patch.index`, from the
+previous build's document state, in a process of its own beside the writing)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import pickle
 import sqlite3
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kb import concordance, store
+from kb.build.lineage import Relineage
 from kb.build.link import _vocabulary, attach_commentary, count, link, recanonicalise
 from kb.build.read import _add_full, _link_tree, commentary_of, display_path, read_cached
 from kb.build.reindex import save_state, saved_state
 from kb.buildcache import BuildCache
-from kb.history import refresh_history
+from kb.history import patch_history
 from kb.model import Edition, GlossaryEntry, KnowledgeBase, Rule
 from kb.paths import CORPUS_DIR
-from kb.search.docstate import DocState
 from kb.sources.records import Problem
+
+if TYPE_CHECKING:  # the search package is imported by the index's process only
+    from kb.search.docstate import DocState
 
 
 class NotIncremental(Exception):
@@ -58,6 +65,10 @@ class Patch:
         self.history_whole = False
         #: edition -> number -> canonical number, once the concordance is done
         self.canonical: dict[str, dict[str, str | None]] = {}
+        #: the pipe to the index's process (:meth:`open_channel`), and what it reads of the
+        #: previous database
+        self._channel: tuple[int, int] | None = None
+        self._index_inputs: tuple[Any, list[Any], list[Any], list[Any]] | None = None
 
     # ---- helpers ---------------------------------------------------------------------------
     def kb(self, rules: Mapping[str, Mapping[str, Rule]], glossary: Mapping[str, Any]) -> Any:
@@ -123,7 +134,8 @@ class Patch:
 
     # ---- the concordance -------------------------------------------------------------------
     def concord(self) -> list[str]:
-        """Lineage, change and canonical number of every rule; the new comparisons."""
+        """Lineage, change and canonical number of the rules the new edition reaches
+        (:class:`kb.build.lineage.Relineage`); the new comparisons."""
         notes: list[str] = []
         overrides = concordance.load_overrides(CORPUS_DIR / "concordance-overrides.toml")
         work = self.kb({}, {})
@@ -135,90 +147,54 @@ class Patch:
         self.prev = full[at - 1].id
         self.next = full[at + 1].id if at + 1 < len(full) else None
         reference = full[-1]
-        # One scan of the lineage table (the order of rules within an edition matters nowhere
-        # here: a lineage is unique within an edition).
-        rows = self.old._db.all(
-            "SELECT edition, number, lineage, canonical, change, compare FROM lineage"
-        )
-        self.old_rows = {(e, n): (lin, canon, ch) for e, n, lin, canon, ch, _ in rows}
-        by_ed: dict[str, dict[str, str]] = {}
-        for e, n, lin, _, _, _ in rows:
-            by_ed.setdefault(e, {})[n] = lin
-        digests = {(e, n): d for e, n, _, _, _, d in rows}
-        numbers = {e: list(t) for e, t in by_ed.items()}
-        numbers[self.new_id] = list(self.rules)
 
-        # Full editions, newest to oldest, as concordance.compute: the pairs of the two new
-        # comparisons from the alignment, the others from the lineage the database holds.
         tables = {self.new_id: self.rules, self.prev: self.load(self.prev)}
         if self.next:
             tables[self.next] = self.load(self.next)
         align_kb = self.kb(tables, {})
-        lineage: dict[str, dict[str, str]] = {ed_id: {} for ed_id in self.editions}
-        lineage[reference.id] = {n: n for n in numbers[reference.id]}
-        for older, newer in zip(reversed(full[:-1]), reversed(full[1:]), strict=True):
-            if self.new_id in (older.id, newer.id):
-                key = f"{older.id}..{newer.id}"
-                pairs = concordance._aligned(
-                    align_kb, older.id, newer.id, overrides.get(key, {}), self.cache
-                ).pairs
-            else:
-                by_lin = {lin: n for n, lin in by_ed[newer.id].items()}
-                pairs = {n: by_lin[lin] for n, lin in by_ed[older.id].items() if lin in by_lin}
-            lineage[older.id] = {
-                n: (lineage[newer.id][pairs[n]] if n in pairs else f"{older.id}:{n}")
-                for n in numbers[older.id]
-            }
-        part_kb = self._partial_kb(english, full, reference)
-        for ed in english:
-            if ed.kind == "full" or ed.id == reference.id:
-                continue
-            lineage[ed.id] = concordance._place_partial(
-                part_kb, ed, full, reference, lineage, overrides, notes
-            )
-        for ed in work.editions.values():
-            if ed.lang != "en":
-                lineage[ed.id] = concordance._place_translation(
-                    part_kb, ed, english, reference, lineage, notes
-                )
-        self.lineage = lineage
-        self.canonical = {
-            ed_id: {n: (None if ":" in lin else lin) for n, lin in table.items()}
-            for ed_id, table in lineage.items()
-        }
 
-        # Changes from the stored comparison digests (the new edition's computed here).
-        for n, rule in self.rules.items():
-            digests[(self.new_id, n)] = concordance.compare_digest(rule)
-        for ed_id in self.relinked:
-            for n, rule in self.loaded[ed_id].items():
-                digests[(ed_id, n)] = concordance.compare_digest(rule)
-        order = {e: list(t) for e, t in by_ed.items()}
-        order[self.new_id] = list(self.rules)
-        for ed_id in self.relinked:
-            order[ed_id] = list(self.loaded[ed_id])
-        self.changes: dict[tuple[str, str], str] = {}
-        for lang in {e.lang for e in work.editions.values()}:
-            eds = work.editions_of(lang)
-            table = [
-                (
-                    ed.id,
-                    ed.kind == "full",
-                    [(n, lineage[ed.id][n], digests[(ed.id, n)]) for n in order.get(ed.id, [])],
+        def pairs(older: str, newer: str) -> dict[str, str]:
+            key = f"{older}..{newer}"
+            return concordance._aligned(
+                align_kb, older, newer, overrides.get(key, {}), self.cache
+            ).pairs
+
+        def place(lineage: Any) -> dict[str, dict[str, str]]:
+            # Quotes and translations, placed as concordance.compute places them.
+            part_kb = self._partial_kb(english, full, reference)
+            placed: dict[str, dict[str, str]] = {}
+            for ed in english:
+                if ed.kind == "full" or ed.id == reference.id:
+                    continue
+                placed[ed.id] = lineage[ed.id] = concordance._place_partial(
+                    part_kb, ed, full, reference, lineage, overrides, notes
                 )
-                for ed in eds
-            ]
-            for ed, found in zip(eds, concordance.rule_changes(table), strict=True):
-                for n, change in found.items():
-                    self.changes[(ed.id, n)] = change
-        self.digests = digests
+            for ed in work.editions.values():
+                if ed.lang != "en":
+                    placed[ed.id] = lineage[ed.id] = concordance._place_translation(
+                        part_kb, ed, english, reference, lineage, notes
+                    )
+            return placed
+
+        relinked = {ed_id: self.loaded[ed_id] for ed_id in self.relinked}
+        self.relineage = Relineage(self.old._db, work, self.new_id, self.rules, relinked)
+        lineage = self.relineage.compute(
+            full,
+            pairs(self.prev, self.new_id),
+            pairs(self.new_id, self.next) if self.next else None,
+            place,
+        )
+        self.touched = set(self.relineage.touched)
+        self.canonical = self.relineage.canonical_changes()
 
         # The comparisons that involve the new edition (its neighbours' rules carry their lineage).
+        rows = self.relineage.full_rows[self.new_id]
         for ed_id, rules in tables.items():
             for n, rule in rules.items():
                 rule.lineage = lineage[ed_id][n]
                 rule.canonical = None if ":" in rule.lineage else rule.lineage
-                rule.change = self.changes.get((ed_id, n))
+                if ed_id == self.new_id:
+                    rule.change = rows[n][2]
         self.spans = {
             f"{self.prev}..{self.new_id}": concordance.diff_editions(
                 align_kb, self.prev, self.new_id
@@ -227,23 +203,87 @@ class Patch:
         if self.next:
             span = f"{self.new_id}..{self.next}"
             self.spans[span] = concordance.diff_editions(align_kb, self.new_id, self.next)
-        self.view = self._index_view()
         return notes
 
     def _index_view(self) -> KnowledgeBase:
-        """What the search index reads besides the document state, taken from the previous
-        database now (the index is built beside the patch, which must not share its files):
-        every edition, the newest glossary of each language, commentary, tournament rules,
-        examples and terms."""
-        glossary = self.newest_glossaries(self.editions.values())
+        """What the search index reads besides the document state: every edition, the newest
+        glossary of each language, commentary, tournament rules, examples and terms (taken
+        from the previous database by :meth:`open_channel` or :meth:`index`, before the index
+        may run in a process of its own, which must not share the database's files)."""
+        if self._index_inputs is None:
+            self._index_inputs = self._read_index_inputs()
+        glossary, commentary, tournament, examples = self._index_inputs
         return KnowledgeBase(
             editions=dict(self.editions),
             glossary=glossary,  # type: ignore[arg-type]
-            commentary=list(self.old.commentary),
-            tournament=list(self.old.tournament),
+            commentary=commentary,
+            tournament=tournament,
             terms=self.terms,
-            examples=list(self.old.examples),
+            examples=examples,
         )
+
+    def _read_index_inputs(self) -> tuple[Any, list[Any], list[Any], list[Any]]:
+        return (
+            self.newest_glossaries(self.editions.values()),
+            list(self.old.commentary),
+            list(self.old.tournament),
+            list(self.old.examples),
+        )
+
+    # ---- the index's process ---------------------------------------------------------------
+    def open_channel(self) -> None:
+        """Before the index's process is forked: the pipe that will carry the concordance to
+        it, and what it reads of the previous database."""
+        self._index_inputs = self._read_index_inputs()
+        self._channel = os.pipe()
+
+    def channel_opened(self) -> None:
+        """In this process, once the index's one is forked: its reading end is not ours."""
+        if self._channel is not None:
+            os.close(self._channel[0])
+
+    def send_concordance(self) -> None:
+        """Hand the index's process what the concordance decided that the index reads: the
+        canonical numbers that changed and each edition's fits (where an undated quote stands)."""
+        if self._channel is None:
+            return
+        data = pickle.dumps(
+            {"canonical": self.canonical, "fits": {e.id: e.fits for e in self.editions.values()}},
+            protocol=pickle.HIGHEST_PROTOCOL,
+        )
+        write = self._channel[1]
+        self._channel = None
+        try:
+            with os.fdopen(write, "wb") as out:
+                out.write(data)
+        except BrokenPipeError:
+            pass  # the index's process ended early: its result says why
+
+    def close_channel(self) -> None:
+        """The writing end closed (a failed build): the index's process, if waiting, ends."""
+        if self._channel is not None:
+            with contextlib.suppress(OSError):
+                os.close(self._channel[1])
+            self._channel = None
+
+    def _receive_concordance(self) -> None:
+        """In the index's process: wait for :meth:`send_concordance` (nothing to wait for when
+        the index runs in this process, after the concordance)."""
+        if self._channel is None:
+            return
+        read, write = self._channel
+        self._channel = None
+        os.close(write)
+        with os.fdopen(read, "rb") as handle:
+            data = handle.read()
+        if not data:
+            raise RuntimeError("the build ended before its concordance was computed")
+        found = pickle.loads(data)
+        self.canonical = found["canonical"]
+        for ed_id, fits in found["fits"].items():
+            self.editions[ed_id].fits = fits
+        for n, canon in self.canonical.get(self.new_id, {}).items():
+            self.rules[n].canonical = canon
 
     def _partial_kb(
         self, english: list[Edition], full: list[Edition], reference: Edition
@@ -274,55 +314,39 @@ class Patch:
     # ---- writing ---------------------------------------------------------------------------
     def write(self, conn: sqlite3.Connection, digest: str) -> None:
         """Patch the copied database: the new edition, lineage, references, comparisons ..."""
-        lineage = self.lineage
-        canonical = self.canonical
+        whole = self.relineage.full_rows
         # The new and the relinked editions, written whole.
         for ed_id in [self.new_id, *self.relinked]:
             table = self.loaded[ed_id]
+            rows = whole[ed_id]
+            canonical = {n: row[1] for n, row in rows.items()}
             for rule in table.values():
-                rule.lineage = lineage[ed_id][rule.number]
-                rule.canonical = canonical[ed_id][rule.number]
-                rule.change = self.changes[(ed_id, rule.number)]
+                rule.lineage, rule.canonical, rule.change, _ = rows[rule.number]
                 for ref in [*rule.refs, *(r for refs in rule.example_refs for r in refs)]:
-                    ref.canonical = canonical[ed_id].get(ref.number)
+                    ref.canonical = canonical.get(ref.number)
             if ed_id != self.new_id:
                 conn.execute("DELETE FROM rules WHERE edition = ?", (ed_id,))
                 conn.execute("DELETE FROM refs WHERE edition = ?", (ed_id,))
             store.write_edition_rules(conn, ed_id, table)
+        new_canonical = {n: row[1] for n, row in whole[self.new_id].items()}
         for entry in self.glossary.values():
             for ref in entry.refs:
-                ref.canonical = canonical[self.new_id].get(ref.number)
+                ref.canonical = new_canonical.get(ref.number)
         store.write_edition_glossary(conn, self.new_id, self.glossary)
 
-        # Lineage rows: the new edition's, and every old row that changed (their lineages' history
-        # is written again, under the old name and the new).
-        self.touched = {
-            lineage[ed_id][n] for ed_id in [self.new_id, *self.relinked] for n in lineage[ed_id]
-        }
+        # Lineage rows: the new edition's, the relinked ones', and every old row that changed
+        # (their lineages' history is written again, under the old name and the new).
         conn.executemany(
             "INSERT INTO lineage VALUES (?,?,?,?,?,?)",
-            [
-                (
-                    self.new_id,
-                    n,
-                    lineage[self.new_id][n],
-                    canonical[self.new_id][n],
-                    self.changes[(self.new_id, n)],
-                    self.digests[(self.new_id, n)],
-                )
-                for n in self.rules
-            ],
+            [(self.new_id, n, *row) for n, row in whole[self.new_id].items()],
         )
+        updates = [(*row, ed_id, n) for ed_id in self.relinked for n, row in whole[ed_id].items()]
         moved: dict[str, dict[str, str | None]] = {}
-        updates = []
-        for (ed_id, n), (lin, canon, change) in self.old_rows.items():
-            new = (lineage[ed_id][n], canonical[ed_id][n], self.changes[(ed_id, n)])
-            digest_now = self.digests[(ed_id, n)]
-            if new != (lin, canon, change) or ed_id in self.relinked:
-                updates.append((*new, digest_now, ed_id, n))
-                self.touched.update((lin, new[0]))
-            if new[1] != canon and ed_id not in self.relinked:
-                moved.setdefault(ed_id, {})[n] = new[1]
+        stored = self.relineage.stored_of
+        for (ed_id, n), row in self.relineage.updates.items():
+            updates.append((*row, ed_id, n))
+            if row[1] != stored[(ed_id, n)][1]:
+                moved.setdefault(ed_id, {})[n] = row[1]
         conn.executemany(
             "UPDATE lineage SET lineage = ?, canonical = ?, change = ?, compare = ? "
             "WHERE edition = ? AND number = ?",
@@ -380,7 +404,7 @@ class Patch:
             ],
         )
         self._history(conn, ordered)
-        self._commentary(conn, canonical)
+        self._commentary(conn)
         start = conn.execute("SELECT coalesce(max(position) + 1, 0) FROM warnings").fetchone()[0]
         for problem in self.problems:
             problem.path = display_path(problem.path)
@@ -396,49 +420,71 @@ class Patch:
         """Build the search index from the previous build's document state and this patch, and
         keep the new state; None (nothing written) when the cache no longer has the old one.
 
-        Runs in a child process beside :meth:`write` (:class:`kb.build.forked.Forked`): it
-        reads only what :meth:`index_view` took from the previous database before, and files."""
+        Runs in a process of its own when there is a second core (:class:`kb.build.forked.Forked`),
+        forked before the concordance: it loads the previous state and analyses meanwhile, then
+        waits for :meth:`send_concordance`. It reads only what :meth:`open_channel` took from the
+        previous database, and files."""
+        import kb.search.indexer  # noqa: F401  (imported while the concordance is computed)
         from kb.build import analysis_memo
         from kb.search import build_index
 
-        state = self.doc_state(previous_hash)
-        if state is None:
-            return None
-        self.view.content_hash = digest
+        state = saved_state(self.cache, previous_hash)
         with analysis_memo(self.cache) as memo:
-            stats = build_index(self.view, index_dir, previous_index, memo=memo, state=state)
+            self._receive_concordance()
+            if state is None:
+                return None
+            state = self._updated(state)
+            view = self._index_view()
+            view.content_hash = digest
+            stats = build_index(view, index_dir, previous_index, memo=memo, state=state)
         save_state(self.cache, digest, state)
         return stats
 
-    def doc_state(self, previous_hash: str) -> DocState | None:
+    def _updated(self, state: DocState) -> DocState:
         """The previous build's document state (:mod:`kb.search.docstate`) with the new edition
-        and every rule's new canonical number (None when the cache no longer has it)."""
-        state = saved_state(self.cache, previous_hash)
-        if state is None:
-            return None
+        and the new canonical numbers."""
         state.add_edition(self.new_id, self.rules, self.glossary)
         if state.recanonicalise(self.canonical) * 4 > len(state.texts):
             state = state.compact()  # texts no rule has any more: dropped once they add up
         return state
 
     def _history(self, conn: sqlite3.Connection, ordered: list[Edition]) -> None:
-        """The rule pages' history (:mod:`kb.history`) of the lineages the patch touched: their
-        rows under their new names, oldest edition first; their old names are dropped."""
-        sequences: dict[tuple[str, str], list[tuple[str, str, str | None]]] = {}
-        touched = self.touched
-        for ed in ordered:
-            for n, lin in self.lineage[ed.id].items():
-                if lin in touched:
-                    row = (ed.id, n, self.changes[(ed.id, n)])
-                    sequences.setdefault((lin, ed.lang), []).append(row)
+        """The rule pages' history (:mod:`kb.history`) of the lineages the patch changed,
+        patched from the stored entries (:func:`kb.history.patch_history`)."""
+        rel = self.relineage
+        rows: dict[tuple[str, str], tuple[str | None, str, str | None]] = {}
+        for n, row in rel.full_rows[self.new_id].items():
+            rows[(self.new_id, n)] = (None, row[0], row[2])
+        for ed_id in self.relinked:
+            stored = rel.stored(ed_id)
+            for n, row in rel.full_rows[ed_id].items():
+                rows[(ed_id, n)] = (stored[n][0], row[0], row[2])
+        for (ed_id, n), row in rel.updates.items():
+            rows[(ed_id, n)] = (rel.stored_of[(ed_id, n)][0], row[0], row[2])
+        # An edition placed elsewhere in time (a quote whose fits changed): its rules move.
+        before = list(self.old.editions)
+        after = [e.id for e in ordered if e.id != self.new_id]
+        if before != after:
+            full = {e.id for e in ordered if e.kind == "full"}
+            if [e for e in before if e in full] != [e for e in after if e in full]:
+                self.history_whole = True
+                return
+            for ed_id in set(before) - full:
+                for n, row in rel.stored(ed_id).items():
+                    now = rel.updates.get((ed_id, n), row)
+                    rows.setdefault((ed_id, n), (row[0], now[0], now[2]))
         try:
-            refresh_history(conn, sequences, touched, [self.new_id, *self.relinked])
+            patch_history(
+                conn,
+                rows,
+                {ed.id: i for i, ed in enumerate(ordered)},
+                {ed.id: ed.lang for ed in ordered},
+                [self.new_id, *self.relinked],
+            )
         except ValueError:
             self.history_whole = True
 
-    def _commentary(
-        self, conn: sqlite3.Connection, canonical: dict[str, dict[str, str | None]]
-    ) -> None:
+    def _commentary(self, conn: sqlite3.Connection) -> None:
         """Commentary points at canonical rules: placed again from its unmapped numbers."""
         from kb.build.read import corpus_inputs
 
@@ -451,7 +497,7 @@ class Patch:
             if sources & set(ed.sources):
                 rules[ed.id] = {
                     n: Rule(ed.id, ed.lang, n, "rule", "", canonical=canon)
-                    for n, canon in canonical[ed.id].items()
+                    for n, canon in self.relineage.canonical_of(ed.id).items()
                 }
         ckb = self.kb(rules, {})
         ckb.commentary = raw

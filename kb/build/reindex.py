@@ -8,12 +8,14 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kb import store
 from kb.buildcache import BuildCache
 from kb.model import GlossaryEntry, KnowledgeBase, Rule
-from kb.search.docstate import DocState
+
+if TYPE_CHECKING:  # the search package is imported where an index is built, not before
+    from kb.search.docstate import DocState
 
 #: The build cache's kind of entry for a build's document state (keyed by its content hash).
 STATE = "docstate"
@@ -39,6 +41,8 @@ def build_index_from(
     try:
         view = kb if state is not None else _IndexView.of(kb, canonical)
         if state is None:
+            from kb.search.docstate import DocState
+
             state = DocState.of(view)
         with analysis_memo(cache) as memo:
             stats = build_index(view, index_dir, previous, memo=memo, state=state)
@@ -50,6 +54,8 @@ def build_index_from(
 
 def saved_state(cache: BuildCache, content_hash: str) -> DocState | None:
     """The document state of the build with this content hash, if the cache has it."""
+    from kb.search.docstate import DocState
+
     try:
         found = cache.get(STATE, content_hash) if content_hash else None
     except (ValueError, TypeError, KeyError):  # a state of another layout: made again

@@ -33,6 +33,7 @@ from kb.search.understand import (
     asks_tournament,
     asks_when,
     proper_names,
+    searched_languages,
     strip_frames,
     word_variants,
 )
@@ -120,6 +121,10 @@ class QueryCompiler:
             for lang in LANGS
             for name in term.names(lang)
         }
+        # ... and their Japanese bigrams (a Japanese name is a phrase of them).
+        self._name_grams: dict[str, list[str]] = {
+            name: _grams(name) for term in kb.terms for name in term.names("ja")
+        }
         # ... and as a glossary entry's name is compared (a translated query is one of them).
         self._name_keys: dict[tuple[str, str], str] = {
             (name, lang): term_key(name, lang)
@@ -127,6 +132,18 @@ class QueryCompiler:
             for lang in LANGS
             for name in term.names(lang)
         }
+
+    def name_phrases(self) -> list[tuple[str, list[str]]]:
+        """The ``(field, words)`` phrases the term base's names make (see :meth:`_phrase`),
+        for :meth:`kb.search.postings.Postings.learn_phrases`."""
+        out: list[tuple[str, list[str]]] = []
+        for (name, lang), toks in self._name_terms.items():
+            if lang == "ja":
+                out.append(("body_ja", toks))
+                out.append(("gram_ja", self._name_grams.get(name, [])))
+            else:
+                out.extend(((f"body_{lang}", toks), (f"title_{lang}", toks)))
+        return [(field_name, words) for field_name, words in out if len(words) > 1]
 
     def _terms(self, text: str, analyzer: str) -> list[str]:
         """:func:`kb.search.analysis.terms`, once per text and analyser in a query (a copy)."""
@@ -156,14 +173,15 @@ class QueryCompiler:
         typed = qp.parse(text)
         out = Compiled(None, notes=list(typed.notes))
         self._names = proper_names(text)
-        out.src = detect_lang(text) or self._term_names.language_of(text) or lang
+        detected = detect_lang(text)
+        out.src = detected or self._term_names.language_of(text) or lang
         content = strip_frames(text, out.src)
         parsed = typed if content == text else qp.parse(content)
         if parsed.tree is None:
             parsed = typed
         if parsed.tree is not None:
             parts = []
-            for code in scope:
+            for code in searched_languages(detected, scope):
                 native = self._node(parsed.tree, code, out)
                 extra = self._translations(content, code, out)
                 if len(extra) > 1:
@@ -355,7 +373,8 @@ class QueryCompiler:
             return None
         if code == "ja":
             toks = self._terms(text, "ja")
-            grams = _grams(text)
+            grams = self._name_grams.get(text)
+            grams = list(grams) if grams is not None else _grams(text)
             clauses: list[wq.Query] = []
             if len(toks) > 1:
                 clauses.append(wq.Phrase("body_ja", toks))
@@ -480,13 +499,17 @@ class _TermNames:
         """The concepts one of whose ``src`` names is the whole of ``text``."""
         got = self._wholes.get((text, src))
         if got is None:
-            key = _analysed(text, src)
-            keys = self._keys
-            got = self._wholes[(text, src)] = [
-                term
-                for term in self._find(text, src)
-                if key in (keys.get((id(term), src)) or _names_analysed(term, src))
-            ]
+            found = self._find(text, src)
+            got = []
+            if found:  # the text is analysed only when it names a concept at all
+                key = _analysed(text, src)
+                keys = self._keys
+                got = [
+                    term
+                    for term in found
+                    if key in (keys.get((id(term), src)) or _names_analysed(term, src))
+                ]
+            self._wholes[(text, src)] = got
         return got
 
     def translate(self, text: str, src: str, dst: str, whole: bool = False) -> list[str]:

@@ -147,16 +147,21 @@ class DocState:
         self.add_glossary(ed_id, glossary)
 
     def recanonicalise(self, canonical: Mapping[str, Mapping[str, str | None]]) -> int:
-        """Give every rule the canonical number of ``canonical`` (edition -> number -> number)
-        where it differs from the recorded one; returns how many changed."""
+        """Give the rules of ``canonical`` (edition -> number -> canonical number; the rules it
+        does not name keep theirs) that number where it differs from the recorded one; returns
+        how many changed."""
         changed = 0
         texts = self.texts
-        for ed_id, (keys, ids) in self.rules.items():
-            table = canonical.get(ed_id)
-            if table is None:
+        for ed_id, table in canonical.items():
+            column = self.rules.get(ed_id)
+            if column is None or not table:
                 continue
-            for i, number in enumerate(keys):
-                now = table.get(number)
+            keys, ids = column
+            at = {n: i for i, n in enumerate(keys)}
+            for number, now in table.items():
+                i = at.get(number)
+                if i is None:
+                    continue
                 text = texts[ids[i]]
                 if text[2] != now:
                     ids[i] = self._text_id((*text[:2], now, *text[3:]))  # type: ignore[arg-type]

@@ -15,6 +15,7 @@ import re
 import shutil
 import time
 from array import array
+from bisect import bisect_left
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -25,7 +26,7 @@ from whoosh.fields import ID, KEYWORD, TEXT, Schema
 
 from kb.model import LANGS, KnowledgeBase, Rule
 from kb.rulenum import try_parse
-from kb.search import postings
+from kb.search import postings, snippets
 from kb.search.analysis import (
     _MEMO,
     ANALYZERS,
@@ -40,8 +41,11 @@ from kb.search.docstate import DocState, assemble
 from kb.search.understand import concept_table
 
 #: Bumped whenever the schema, the analysers, the documents or the metadata change meaning.
-FORMAT = 12
+FORMAT = 13
 META_FILE = "meta.json"
+#: What a build compares before reusing an index (format, content hash, analyser, vocabulary):
+#: the head of ``meta.json`` in a file of its own, so that it is read without the 5 MB rest.
+HEAD_FILE = "head.json"
 INDEX_NAME = "kb"
 
 #: Relative weight of a document by kind: a short glossary definition or wiki paragraph should
@@ -235,9 +239,8 @@ def _whoosh_fields(doc: Doc, row: dict[str, Any]) -> dict[str, Any]:
 
 def index_is_current(kb: KnowledgeBase, index_dir: Path) -> bool:
     """True if ``index_dir`` holds an index of exactly this knowledge base (same content hash)."""
-    try:
-        meta = json.loads((Path(index_dir) / META_FILE).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    meta = _head(Path(index_dir))
+    if meta is None:
         return False
     return (
         bool(kb.content_hash)
@@ -294,6 +297,7 @@ def build_index(
     rows = [_fields(doc) for doc in docs]
     scored: list[tuple[int, str, list[str], int]] = []
     known = AnalysisMemo(memo)
+    spans = snippets.SpanWriter()
     try:
         # One analysis per text: the postings take the terms, Whoosh the remembered spans.
         for num, row in enumerate(rows):
@@ -303,6 +307,7 @@ def build_index(
                     continue
                 whoosh = name not in postings.FIELD_WEIGHT or name == "body_ja"
                 toks, starts = known.analyse(analyzer, value, whoosh)
+                spans.add(num, docs[num], name, value, toks, starts)  # snippets' offsets
                 if name in postings.FIELD_WEIGHT:
                     main = docs[num].main
                     if main < 0 or not name.startswith(("body_", "gram_")):
@@ -310,7 +315,7 @@ def build_index(
                     else:
                         if name == "gram_ja":  # the title comes first there
                             main += len(docs[num].title) + 1
-                        own = sum(1 for start in starts if start < main)
+                        own = bisect_left(starts, main)  # the starts ascend
                         scored.append((num, name, toks, own))
         stop = sum(1 for d in docs if d.current)
         whoosh_rows = [_whoosh_fields(doc, row) for doc, row in zip(docs, rows, strict=True)]
@@ -325,6 +330,7 @@ def build_index(
             concepts = _concepts(kb, docs, scored)
             blob = postings.build(scored, len(docs), stop, [d.prior for d in docs])
             (index_dir / postings.FILE).write_bytes(blob)
+            spans.write(index_dir, stop)
         finally:
             if writing is not None:
                 writing.result()
@@ -343,6 +349,8 @@ def build_index(
         "definitions": [n for n, d in enumerate(docs) if d.current and d.prior == DEFINITION_PRIOR],
     }
     (index_dir / META_FILE).write_text(json.dumps(meta, ensure_ascii=False), encoding="utf-8")
+    head = {k: meta[k] for k in ("format", "content_hash", "ja_analyzer", "vocabulary")}
+    (index_dir / HEAD_FILE).write_text(json.dumps(head, ensure_ascii=False), encoding="utf-8")
     return {
         "docs": len(docs),
         "seconds": round(time.perf_counter() - started, 3),
@@ -375,8 +383,8 @@ def _copy_vocabulary(previous: Path | None, index_dir: Path, vocabulary: dict[st
     if previous is None or Path(previous) == index_dir:
         return False
     try:
-        meta = json.loads((Path(previous) / META_FILE).read_text(encoding="utf-8"))
-        before = meta.get("vocabulary")
+        meta = _head(Path(previous))
+        before = meta.get("vocabulary") if meta is not None else None
         if not isinstance(before, dict) or before.get("digest") != vocabulary["digest"]:
             return False
         more = vocabulary["docs"] - int(before["docs"])
@@ -506,10 +514,28 @@ def glossary_meta(kb: KnowledgeBase, docs: list[Doc]) -> dict[str, Any]:
     }
 
 
+def _head(index_dir: Path) -> dict[str, Any] | None:
+    """The head of an index's ``meta.json`` (:data:`HEAD_FILE`, or ``meta.json`` itself for an
+    index written before it existed); None when there is none."""
+    for name in (HEAD_FILE, META_FILE):
+        try:
+            found = json.loads((index_dir / name).read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            continue
+        except (OSError, ValueError):
+            return None
+        return found if isinstance(found, dict) else None
+    return None
+
+
 def _ours(path: Path) -> bool:
     """True for a file an index build writes: a Whoosh index (toc, segments, lock), the
-    postings and meta.json."""
-    return path.name in (META_FILE, postings.FILE) or path.suffix in (".toc", ".seg", ".pst")
+    postings, the snippets' spans, meta.json and its head."""
+    return path.name in (META_FILE, HEAD_FILE, postings.FILE, snippets.FILE) or path.suffix in (
+        ".toc",
+        ".seg",
+        ".pst",
+    )
 
 
 def _size(index_dir: Path) -> int:

@@ -20,8 +20,10 @@ import marshal
 import math
 import sqlite3
 import sys
-from collections.abc import Iterable
+from collections import Counter
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from operator import add
 from pathlib import Path
 
 from whoosh import query as wq
@@ -55,70 +57,81 @@ def build(
     tokens: Iterable[tuple[int, str, list[str], int]], n_docs: int, stop: int, priors: list[float]
 ) -> bytes:
     """Serialise the postings of ``(docnum, field, terms, main)`` rows, where the terms after
-    the first ``main`` ones weigh :data:`EXTRA`; ``stop`` is the first old document."""
+    the first ``main`` ones weigh :data:`EXTRA`; ``stop`` is the first old document.
+
+    Every weight depends on the whole collection (idf, average length), so each build computes
+    them all; the counting is done per document by ``Counter`` (C), not per token in Python."""
+    intern = sys.intern
     seqs: dict[str, list[tuple[str, ...] | None]] = {f: [None] * n_docs for f in FIELD_WEIGHT}
-    mains: dict[str, dict[int, int]] = {f: {} for f in FIELD_WEIGHT}
+    # Per field and document: each term's frequency (the extra terms counting EXTRA) and the
+    # field's length.
+    counts: dict[str, dict[int, dict[str, float]]] = {f: {} for f in FIELD_WEIGHT}
+    lengths: dict[str, list[float]] = {f: [0.0] * n_docs for f in FIELD_WEIGHT}
     for doc, name, toks, main in tokens:
-        if toks:
-            seqs[name][doc] = tuple(sys.intern(t) for t in toks)
-            if main < len(toks):
-                mains[name][doc] = main
+        if not toks:
+            continue
+        seq = tuple(map(intern, toks))
+        seqs[name][doc] = seq
+        if main < len(seq):
+            tf: dict[str, float] = Counter(seq[:main])  # type: ignore[assignment]
+            for t, k in Counter(seq[main:]).items():
+                tf[t] = tf.get(t, 0) + EXTRA * k
+            lengths[name][doc] = main + EXTRA * (len(seq) - main)
+        else:
+            tf = Counter(seq)  # type: ignore[assignment]
+            lengths[name][doc] = len(seq)
+        counts[name][doc] = tf
     # Document frequencies per language over its title and body together (BM25F): a word rare
     # among titles, most of which are bare rule numbers, is not rare in the language.
-    dfs: dict[str, dict[str, int]] = {}
+    dfs: dict[str, Counter[str]] = {}
     sizes: dict[str, int] = {}
-    for lang, names in _SHARED_DF.items():
-        df: dict[str, int] = {}
-        present = 0
-        for doc in range(n_docs):
-            words: set[str] = set()
-            for name in names:
-                seq = seqs[name][doc]
-                if seq:
-                    words.update(seq)
-            if words:
-                present += 1
-                for t in words:
-                    df[t] = df.get(t, 0) + 1
+    for lang, (title, body) in _SHARED_DF.items():
+        df: Counter[str] = Counter()
+        in_title, in_body = counts[title], counts[body]
+        docs = in_title.keys() | in_body.keys()
+        for doc in docs:
+            a, b = in_title.get(doc), in_body.get(doc)
+            df.update(a.keys() | b.keys() if a and b else (a or b).keys())  # type: ignore[union-attr]
         dfs[lang] = df
-        sizes[lang] = present
+        sizes[lang] = len(docs)
     cur: dict[str, dict[str, Weights]] = {}
     old: dict[str, dict[str, Weights]] = {}
-    for name, docs in seqs.items():
-        field_mains = mains[name]
-        lengths = [0.0] * n_docs
-        tfs: dict[str, dict[int, float]] = {}
-        for doc, seq in enumerate(docs):
-            if not seq:
-                continue
-            main = field_mains.get(doc, len(seq))
-            lengths[doc] = main + EXTRA * (len(seq) - main)
-            for i, t in enumerate(seq):
-                row = tfs.setdefault(t, {})
-                row[doc] = row.get(doc, 0.0) + (1.0 if i < main else EXTRA)
-        n = sum(1 for s in docs if s)
+    k1p = K1 + 1
+    for name in seqs:
+        per_doc = counts[name]
+        n = len(per_doc)
         if not n:
             continue
-        avg = sum(lengths) / n
+        field_lengths = lengths[name]
+        avg = sum(field_lengths) / n
         weight = FIELD_WEIGHT[name]
-        norms = [K1 * (1 - B + B * length / avg) for length in lengths]
+        shared = _LANG_OF.get(name)
+        if shared:
+            df_of, n_all = dfs[shared], sizes[shared]
+        else:
+            df_of, n_all = Counter(), n
+            for tf in per_doc.values():
+                df_of.update(tf.keys())
+        idf: dict[str, float] = {}
+        # One pass over the postings, documents in ascending order (the current ones, below
+        # ``stop``, first): each term's weights come out in document order.
         fc: dict[str, Weights] = {}
         fo: dict[str, Weights] = {}
-        shared = _LANG_OF.get(name)
-        df_of = dfs[shared] if shared else {}
-        n_all = sizes[shared] if shared else n
-        for term, row in tfs.items():
-            df_t = df_of.get(term, len(row))
-            idf = math.log(1 + (n_all - df_t + 0.5) / (df_t + 0.5)) * weight
-            c: Weights = {}
-            o: Weights = {}
-            for doc, tf in row.items():
-                w = idf * tf * (K1 + 1) / (tf + norms[doc]) * priors[doc]
-                (c if doc < stop else o)[doc] = round(w, 4)
-            if c:
-                fc[term] = c
-            if o:
-                fo[term] = o
+        for doc in sorted(per_doc):
+            norm = K1 * (1 - B + B * field_lengths[doc] / avg)
+            prior = priors[doc]
+            out = fc if doc < stop else fo
+            for term, tf in per_doc[doc].items():
+                i = idf.get(term)
+                if i is None:
+                    df_t = df_of[term]
+                    i = idf[term] = math.log(1 + (n_all - df_t + 0.5) / (df_t + 0.5)) * weight
+                w = round(i * tf * k1p / (tf + norm) * prior, 4)
+                row = out.get(term)
+                if row is None:
+                    out[term] = {doc: w}
+                else:
+                    row[doc] = w
         cur[name] = fc
         old[name] = fo
     return _serialise(cur, old, seqs, stop)
@@ -221,6 +234,9 @@ class Postings:
                 self._old_terms.setdefault(name, set()).add(sys.intern(term))
         except (sqlite3.Error, TypeError) as exc:
             raise ValueError(f"{path}: not a postings file ({exc})") from exc
+        # Phrases known before any query (the term base's names), evaluated once: see
+        # :meth:`learn_phrases`.
+        self._phrases: dict[tuple[str, tuple[str, ...]], Weights] = {}
         # Old documents' rows read by the search running now (searches hold the searcher's lock).
         self._old: dict[tuple[str, str], Weights] = {}
         self._old_seq: dict[tuple[str, int], tuple[str, ...] | None] = {}
@@ -325,7 +341,25 @@ class Postings:
             return {d: w for d, w in base.items() if d not in out}
         raise TypeError(f"cannot evaluate {type(q).__name__} queries")
 
+    def learn_phrases(self, phrases: Iterable[tuple[str, Sequence[str]]]) -> None:
+        """Evaluate once, over the current documents, the ``(field, words)`` phrases that any
+        query may bring (the term base's names, which translate a question's words): a
+        question naming a concept then finds its phrases' documents without checking their
+        words' order again (a Japanese name is a phrase of bigrams in most Japanese texts)."""
+        for name, words in phrases:
+            key = (name, tuple(words))
+            if len(key[1]) > 1 and key not in self._phrases:
+                self._phrases[key] = self._match(name, list(words), False, 1.0)
+
     def _phrase(self, name: str, words: list[str], everything: bool, boost: float) -> Weights:
+        if not everything:
+            known = self._phrases.get((name, tuple(words)))
+            if known is not None:
+                return known if boost == 1.0 else {d: w * boost for d, w in known.items()}
+        return self._match(name, words, everything, boost)
+
+    def _match(self, name: str, words: list[str], everything: bool, boost: float) -> Weights:
+        """The documents having ``words`` in a row in field ``name``, with their weights."""
         parts = [self.term(name, w, everything) for w in words]
         if not parts or not all(parts):
             return {}
@@ -349,16 +383,16 @@ class Postings:
             seq = current[doc] if doc < stop else self.sequence(name, doc)
             if seq is None:
                 continue
-            start = 0
-            while True:
-                try:
-                    i = seq.index(first, start)
-                except ValueError:
-                    break
-                if seq[i : i + n] == wanted:
-                    out[doc] = sum(p[doc] for p in parts) * boost
-                    break
-                start = i + 1
+            index = seq.index
+            i = -1
+            try:
+                while True:
+                    i = index(first, i + 1)
+                    if seq[i : i + n] == wanted:
+                        out[doc] = sum([p[doc] for p in parts]) * boost
+                        break
+            except ValueError:
+                pass
         return out
 
 
@@ -382,21 +416,25 @@ def _fields(q: wq.Query) -> Iterable[str]:
 def _union(parts: list[Weights], boost: float) -> Weights:
     """Sum of the parts' weights, documents in order of first appearance (largest part first).
 
-    Only the documents in more than one part are summed in Python; the others are copied by
-    ``dict.update``: a question's words share a few hundred of their thousands of documents.
+    Only the documents in more than one part are summed, by C iterators; the others are copied
+    by ``dict.update``: a question's words share a few hundred of their thousands of documents.
     """
     parts = [p for p in parts if p]
     if not parts:
         return {}
+    if len(parts) == 1:  # results are never modified: the one part is the union
+        part = parts[0]
+        return part if boost == 1.0 else {d: w * boost for d, w in part.items()}
     parts.sort(key=len, reverse=True)
     acc = dict(parts[0])
     for part in parts[1:]:
         common = acc.keys() & part.keys()
         if common:
-            before = {d: acc[d] for d in common}
+            # The shared documents' sums, made by C iterators before the part overwrites them.
+            docs = list(common)
+            sums = list(map(add, map(acc.__getitem__, docs), map(part.__getitem__, docs)))
             acc.update(part)
-            for d, w in before.items():
-                acc[d] = w + part[d]
+            acc.update(zip(docs, sums, strict=True))
         else:
             acc.update(part)
     if boost != 1.0:

@@ -365,17 +365,20 @@ def _proximity(
     present = words.intersection(seq)
     if len(present) < 2:  # a pair has two distinct words: most texts have one at most
         return 0.0
-    wanted = [(a, b) for a, b in pairs if a in present and b in present]
-    if not wanted:
-        return 0.0
-    where: dict[str, list[int]] = {}
-    for i, t in enumerate(seq):
-        if t in present:
-            where.setdefault(t, []).append(i)
+    # Each place of a pair's first word, found by the tuple's own search (in C), with the
+    # second word looked for in the window after it: texts are short, a query's words rare.
     found = 0
-    for a, b in wanted:
-        pa = where[a]
-        pb = where[b]
-        if any(0 < j - i <= window for i in pa for j in pb):
-            found += 1
+    index = seq.index
+    for a, b in pairs:
+        if a not in present or b not in present:
+            continue
+        i = -1
+        try:
+            while True:
+                i = index(a, i + 1)
+                if b in seq[i + 1 : i + 1 + window]:
+                    found += 1
+                    break
+        except ValueError:
+            pass
     return found / len(pairs)

@@ -38,6 +38,7 @@ from kb.search.postings import FILE as POSTINGS_FILE
 from kb.search.postings import Evaluation, Postings
 from kb.search.ranking import Ranker
 from kb.search.results import SearchError, SearchResult
+from kb.search.snippets import SnippetSpans
 from kb.search.spelling import Speller
 from kb.search.understand import Concepts
 
@@ -107,8 +108,10 @@ class Searcher:
         self._reader = self._searcher.reader()
         self._speller = Speller(self._reader)
         self._compiler = QueryCompiler(kb, self._speller, self._index, concepts, glossary)
+        self._index.learn_phrases(self._compiler.name_phrases())
         self._ranker = Ranker(self._index, self._langs, self._kinds, concepts, definitions)
-        self._hits = HitMaker(kb, self._refs, self._langs, self._groups, self._editions)
+        spans = SnippetSpans(index_dir, self._index.sequence, self._stop)
+        self._hits = HitMaker(kb, self._refs, self._langs, self._groups, self._editions, spans)
 
     # ---- public API ----------------------------------------------------------------------
     def close(self) -> None:

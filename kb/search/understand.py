@@ -16,7 +16,9 @@ inflections that Snowball stems apart ("sacrificed" / "sacrifices", :func:`infle
 (:func:`word_variants`). :meth:`Concepts.name_words` gives the words naming a concept, which the
 ranking levels across the concept's family so that the rest of a question picks the sibling. Capitalised words inside a sentence are names (:func:`proper_names`),
 which spelling repair leaves alone, and a question about tournaments asks for the tournament
-rules (:func:`asks_tournament`).
+rules (:func:`asks_tournament`). A sentence in English is searched in the English fields alone
+(:func:`searched_languages`): its words match the partial French and Japanese quotes only by
+accident, while a French or Japanese question needs the English fields (cognates, translations).
 """
 
 from __future__ import annotations
@@ -101,10 +103,11 @@ _FRAME_RE = {
 #: Query syntax that makes a query more than a question: frames are left alone then.
 #: Frames that ask *when* a player may act ("when can I", "quand puis-je", "いつ…できる"): the
 #: rule saying when players may cast, activate and take actions (117.1) answers them in part.
+#: A passive ("いつ解決される", when is it resolved) asks when something happens: not one.
 _WHEN_CAN = re.compile(
     r"\bwhen (?:can|may|could|do|should) (?:i|you|we|a player|players|my opponent)\b"
     r"|\bquand (?:puis-je|peut-on|peut-il|peut-elle|peuvent|est-ce que (?:je|l'on|on) peu)"
-    r"|\bà quel moment\b|いつ.*(?:でき|られ|れる)|(?:でき|られ)る(?:タイミング|時)",
+    r"|\bà quel moment\b|いつ.*(?:でき|られ|(?<!さ)れる)|(?:でき|られ)る(?:タイミング|時)",
     re.IGNORECASE,
 )
 WHEN_RULES = ("117.1",)
@@ -125,6 +128,18 @@ _TOURNAMENT = re.compile(
 def asks_tournament(text: str) -> bool:
     """True if ``text`` asks about tournament rules (the MTR) rather than the game's rules."""
     return bool(_TOURNAMENT.search(text))
+
+
+def searched_languages(detected: str | None, scope: tuple[str, ...]) -> tuple[str, ...]:
+    """The languages of ``scope`` whose fields a query is searched in. A sentence in English
+    (``detected``: :func:`kb.search.analysis.detect_lang` found English words around its
+    content) goes to the English fields alone: every rule has an English text, and its words
+    match the French and Japanese texts only by accident. A bare term ("priority") still finds
+    its translations, and a French or Japanese question is searched everywhere (their texts are
+    partial quotes, and a French word is often the English one: "vigilance", "sacrifice")."""
+    if detected == "en" and "en" in scope:
+        return ("en",)
+    return scope
 
 
 _SYNTAX = re.compile(r'["*()]|\b(?:AND|OR|NOT)\b|(?:^|\s)-\w')

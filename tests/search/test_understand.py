@@ -125,6 +125,9 @@ def test_previous_index_is_reused_when_the_knowledge_base_is_the_same(tmp_path: 
         ("マナ能力を起動できるタイミング", True),
         ("when does a creature die", False),
         ("quand est-ce que je pioche", False),
+        # A passive ("is resolved") asks when something happens, not when one may act.
+        ("スタックの一番上の呪文はいつ解決される", False),
+        ("ソーサリーはいつ唱えられる", True),
     ],
 )
 def test_questions_asking_when_one_may_act(query: str, asks: bool) -> None:
@@ -280,3 +283,23 @@ def test_a_word_of_another_language_and_a_missing_apostrophe_are_no_typos(
         assert "order" not in searcher._compile("triggers order", scope, None).corrections
         fixed = searcher._compile("players cant respond", scope, None).corrections
         assert fixed["cant"] == "can't"
+
+
+def test_an_english_sentence_is_searched_in_english_alone() -> None:
+    from kb.search.understand import searched_languages
+
+    everything = ("en", "fr", "ja")
+    assert searched_languages("en", everything) == ("en",)
+    # A bare term, a French question, or a search filtered to French: every field as asked.
+    assert searched_languages(None, everything) == everything
+    assert searched_languages("fr", everything) == everything
+    assert searched_languages("en", ("fr",)) == ("fr",)
+
+
+def test_an_english_question_finds_no_quote_of_another_language(searcher) -> None:
+    question = "when does the active player receive priority"
+    for prefer in (None, "fr"):
+        hits = searcher.search(question, limit=50, prefer_lang=prefer).hits
+        assert hits and {h.lang for h in hits} == {"en"}
+    # A bare term still finds the quotes of every language.
+    assert {"fr", "ja"} <= {h.lang for h in searcher.search("priority", limit=50).hits}
