@@ -36,7 +36,21 @@ EXIT_LEFT_OUT = 3
 
 
 class CommandError(Exception):
-    """A user error: printed as one line, exit status 1."""
+    """A user error: printed as one line, exit status 1 (with ``--json``: the error envelope).
+
+    ``status`` is the HTTP status the web app answers the same request with (404: no such rule,
+    entry or edition; 400: a request that cannot be answered), as in the envelope's ``status``.
+    """
+
+    def __init__(self, message: str, status: int = 400) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+def json_error(message: str, status: int = 400) -> str:
+    """The JSON error envelope of every ``--json`` command, as ``kb search --json`` and the web
+    API print it: ``{"ok": false, "error": ..., "status": ...}`` on one line."""
+    return json.dumps({"ok": False, "error": message, "status": status}, ensure_ascii=False)
 
 
 def _dump(data: Any, out: TextIO) -> None:
@@ -127,7 +141,7 @@ def cmd_rule(args: argparse.Namespace, out: TextIO) -> int:
     lang = args.lang
     if args.edition and kb.edition(lang, args.edition) is None:
         known = ", ".join(e.date or e.id for e in kb.editions_of(lang)) or "none"
-        raise CommandError(f"no {lang} edition {args.edition!r} (known: {known})")
+        raise CommandError(f"no {lang} edition {args.edition!r} (known: {known})", 404)
     rule = kb.find(lang, number, args.edition)
     if rule is None and not args.edition:
         # A current (canonical) number finds its text in any language: 117.3b is FR 116.3b.
@@ -137,7 +151,7 @@ def cmd_rule(args: argparse.Namespace, out: TextIO) -> int:
         near = nearest_rules(kb, ed.id, number) if ed else []
         hint = f"; nearest: {', '.join(near)}" if near else ""
         where = f"edition {args.edition}" if args.edition else f"any {lang} edition"
-        raise CommandError(f"no rule {number} in {where}{hint}")
+        raise CommandError(f"no rule {number} in {where}{hint}", 404)
     data = rule_json(kb, rule)
     if args.json:
         _dump(data, out)
@@ -174,7 +188,7 @@ def cmd_glossary(args: argparse.Namespace, out: TextIO) -> int:
         entry, via, guessed = near[0], near[0].term, True
     if entry is None:
         hint = f"; did you mean: {', '.join(e.term for e in near)}" if near else ""
-        raise CommandError(f"no glossary entry {args.term!r} in {args.lang}{hint}")
+        raise CommandError(f"no glossary entry {args.term!r} in {args.lang}{hint}", 404)
     if args.json:
         _dump({**glossary_json(entry), "found_as": via}, out)
         return 0
@@ -218,8 +232,14 @@ def cmd_concordance(args: argparse.Namespace, out: TextIO) -> int:
         ed = kb.resolve_edition(spec, None if spec[:3] in ("en-", "fr-", "ja-") else args.lang)
         if ed is None:
             known = ", ".join(e.id for e in kb.editions.values())
-            raise CommandError(f"unknown edition {spec!r} (known: {known})")
+            raise CommandError(f"unknown edition {spec!r} (known: {known})", 404)
         eds.append(ed)
+    from kb.comparison import IncomparableEditions, check_comparable
+
+    try:
+        check_comparable(eds[0], eds[1])
+    except IncomparableEditions as exc:
+        raise CommandError(str(exc)) from None
     # Neighbouring full editions were compared at build time; any other pair is compared now.
     changes = kb.changes.get(f"{eds[0].id}..{eds[1].id}") or diff_editions(kb, eds[0].id, eds[1].id)
     groups: dict[str, list[Any]] = {"moved": [], "edited": [], "created": [], "deleted": []}
@@ -331,8 +351,12 @@ def cmd_update(args: argparse.Namespace, out: TextIO) -> int:
     """``kb update``: add the newest official rules text from the publisher (``--check``: only
     say whether there is one: exit 0 up to date, 2 a newer edition is available, 1 an error)."""
     from kb.build import terminal_progress
-    from kb.update import UpdateError, update
+    from kb.update import UpdateError, rules_url, update
 
+    try:
+        rules_url(args.url)  # a malformed $KB_RULES_URL is named before any build or request
+    except UpdateError as exc:
+        raise CommandError(str(exc)) from exc
     instance = _ensure_built(args)
     progress = None if args.quiet or args.check else terminal_progress()
     try:
@@ -356,6 +380,27 @@ def _seconds(text: str) -> float:
         raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
     if not 0.1 <= value <= 600:
         raise argparse.ArgumentTypeError(f"must be between 0.1 and 600 seconds, not {text}")
+    return value
+
+
+def _rules_url(text: str) -> str:
+    """An argparse type: an http(s) URL with a host (``kb update --url``)."""
+    from kb.update import url_problem
+
+    problem = url_problem(text)
+    if problem:
+        raise argparse.ArgumentTypeError(f"{text!r}: {problem}")
+    return text
+
+
+def _port(text: str) -> int:
+    """An argparse type: a TCP port from 1 to 65535."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 1 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"port must be 1–65535, not {value}")
     return value
 
 
@@ -469,7 +514,7 @@ def parser() -> argparse.ArgumentParser:
 
     w = sub.add_parser("serve", parents=[common], help="serve the web app (builds first if needed)")
     w.add_argument("--host", default="127.0.0.1")
-    w.add_argument("--port", type=int, default=5000)
+    w.add_argument("--port", type=_port, default=5000, help="TCP port, 1-65535 (default 5000)")
     w.add_argument(
         "--workers",
         type=_positive,
@@ -493,6 +538,7 @@ def parser() -> argparse.ArgumentParser:
     )
     u.add_argument(
         "--url",
+        type=_rules_url,
         help="the rules page linking the .txt (default: $KB_RULES_URL or the publisher's page)",
     )
     u.add_argument(
@@ -506,7 +552,8 @@ def parser() -> argparse.ArgumentParser:
     ex.add_argument(
         "--base-url",
         metavar="URL",
-        help="where the site will live, for the sitemap and OpenSearch (default http://127.0.0.1:8000)",
+        help="where the site will live (http or https), for its pages, sitemap and OpenSearch "
+        "(default http://127.0.0.1:8000)",
     )
     ex.add_argument("--no-search", action="store_true", help="skip the Pagefind search index")
     ex.add_argument(
@@ -548,7 +595,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     try:
         return int(args.func(args, out) or 0)
     except CommandError as exc:
-        print(f"kb: error: {exc}", file=sys.stderr)
+        _report(args, out, str(exc), exc.status)
         return 1
     except KeyboardInterrupt:
         print("kb: interrupted", file=sys.stderr)
@@ -559,5 +606,13 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
         message = _user_error(exc)
         if message is None:
             raise
-        print(f"kb: error: {message}", file=sys.stderr)
+        _report(args, out, message, 400)
         return 1
+
+
+def _report(args: argparse.Namespace, out: TextIO, message: str, status: int) -> None:
+    """A user error: the JSON envelope on stdout for ``--json``, else one line on stderr."""
+    if getattr(args, "json", False):
+        out.write(json_error(message, status) + "\n")
+    else:
+        print(f"kb: error: {message}", file=sys.stderr)

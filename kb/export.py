@@ -93,6 +93,17 @@ class ExportReport:
         return "\n".join(lines)
 
 
+def check_base_url(url: str) -> str:
+    """``url`` without its trailing slash, if it is an http(s) URL with a host (else ExportError):
+    the sitemap, OpenSearch and every page's canonical links are made from it."""
+    parts = urllib.parse.urlsplit(url.strip())
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ExportError(
+            f"--base-url {url!r}: not an http(s) URL with a host, such as https://rules.example.org"
+        )
+    return url.strip().rstrip("/")
+
+
 # ---- the export ------------------------------------------------------------------------------
 def export(
     instance: Path,
@@ -109,6 +120,14 @@ def export(
     out = Path(out).expanduser()
     if out.exists() and not out.is_dir():
         raise ExportError(f"{out}: exists and is not a folder")
+    if out.is_dir() and not (out / MANIFEST).is_file() and any(out.iterdir()):
+        # Only a folder an earlier export wrote (its manifest says which files) may be written
+        # over: anything else (/etc, a home folder) is someone's files, not ours to mix with.
+        raise ExportError(
+            f"{out}: the folder is not empty and no kb export wrote it (no {MANIFEST}); "
+            "choose an empty or new folder"
+        )
+    base = check_base_url(base_url or DEFAULT_BASE_URL)
     if (
         out.resolve() == Path(instance).resolve()
         or Path(instance).resolve() in out.resolve().parents
@@ -119,12 +138,11 @@ def export(
         from kb.build import terminal_progress
 
         progress = terminal_progress()
-    base = (base_url or DEFAULT_BASE_URL).rstrip("/")
     jobs = max(1, jobs or min(4, os.cpu_count() or 1))
     report = ExportReport(out)
     previous = read_manifest(out)
     t = time.perf_counter()
-    site = Site(instance)
+    site = Site(instance, base)
     report.timings["load"] = time.perf_counter() - t
     if is_unchanged(out, previous, site.etag_seed, base, search):
         report.files = len(previous["files"])
@@ -200,8 +218,8 @@ class Batch:
 _STATE: dict[str, Any] = {}
 
 
-def _init_worker(instance: Path) -> None:
-    _STATE["site"] = Site(instance)
+def _init_worker(instance: Path, base_url: str) -> None:
+    _STATE["site"] = Site(instance, base_url)
 
 
 def _render_pages(urls: list[str]) -> Batch:
@@ -255,7 +273,9 @@ def _run(
 
     # Each worker opens the instance itself: a database connection must not cross a fork.
     context = multiprocessing.get_context("fork")
-    with context.Pool(jobs, initializer=_init_worker, initargs=(_STATE["instance"],)) as pool:
+    with context.Pool(
+        jobs, initializer=_init_worker, initargs=(_STATE["instance"], _STATE["site"].base_url)
+    ) as pool:
         for n, batch in enumerate(pool.imap(work, chunks), 1):
             results.append(batch)
             if progress:

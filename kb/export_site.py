@@ -31,8 +31,14 @@ class Rendered:
 class Site:
     """The Flask app of an instance and what the export needs to ask it."""
 
-    def __init__(self, instance: Path) -> None:
+    def __init__(self, instance: Path, base_url: str = "http://localhost") -> None:
         from kb.web import create_app
+
+        # The pages' absolute URLs (canonical, og:url, oEmbed) are made for the host the site
+        # will live on; the app is asked as if it were that host (its scheme and host: the
+        # paths of the export are the app's own).
+        parts = urllib.parse.urlsplit(base_url)
+        self.base_url = f"{parts.scheme}://{parts.netloc}"
         from kb.web.resources import get_kb
 
         self.app = create_app({"INSTANCE": Path(instance), "PAGE_CACHE": False})
@@ -47,7 +53,7 @@ class Site:
 
     def get(self, path: str, lang: str | None = None) -> Rendered:
         headers = {"Accept-Language": lang} if lang else {}
-        response = self.client.get(path, headers=headers)
+        response = self.client.get(path, headers=headers, base_url=self.base_url)
         location = response.headers.get("Location")
         if location:
             location = urllib.parse.urlsplit(location)._replace(scheme="", netloc="").geturl()
@@ -68,7 +74,7 @@ class Site:
 
         from kb.web.pages import swapped_locales
 
-        with self.app.test_request_context(path):
+        with self.app.test_request_context(path, base_url=self.base_url):
             self.app.preprocess_request()
             context.setdefault("alternates", swapped_locales())
             return render_template(name, **context).encode()

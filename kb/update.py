@@ -84,7 +84,31 @@ class UpdateResult:
 
 def rules_url(explicit: str | None = None) -> str:
     """The rules page to read: ``--url``, else ``$KB_RULES_URL``, else the publisher's page."""
-    return explicit or os.environ.get(URL_ENV) or DEFAULT_RULES_URL
+    if explicit:
+        return check_url(explicit)
+    if os.environ.get(URL_ENV):
+        return check_url(os.environ[URL_ENV], f"${URL_ENV}")
+    return DEFAULT_RULES_URL
+
+
+def url_problem(url: str) -> str | None:
+    """Why ``url`` is not an http(s) URL with a host that urllib can ask (None: it is one)."""
+    try:
+        parts = urllib.parse.urlsplit(url)
+        parts.port  # noqa: B018 - a port that is not a number raises here, not in urlopen
+    except ValueError as exc:
+        return f"not a valid URL ({exc})"
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return "not an http(s) URL with a host, such as https://magic.wizards.com/en/rules"
+    return None
+
+
+def check_url(url: str, source: str = "--url") -> str:
+    """``url`` if :func:`url_problem` finds nothing wrong, else an :class:`UpdateError`."""
+    problem = url_problem(url)
+    if problem:
+        raise UpdateError(f"{source} {url!r}", problem)
+    return url
 
 
 def downloads_dir(instance: Path) -> Path:
@@ -170,6 +194,8 @@ def _get(url: str, timeout: float, headers: dict[str, str] | None = None) -> _An
         raise UpdateError(url, f"the download stalled for {timeout:g} s (timed out)") from None
     except (HTTPException, OSError) as exc:
         raise UpdateError(url, f"the download failed: {exc or type(exc).__name__}") from None
+    except ValueError as exc:  # a URL urllib cannot ask (rules_url checks the page's own)
+        raise UpdateError(url, f"not a valid URL ({exc})") from None
     if len(body) > MAX_BYTES:
         raise UpdateError(url, f"more than {MAX_BYTES >> 20} MB: not a rules text")
     if expected and expected.isdigit() and int(expected) != len(body):

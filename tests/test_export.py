@@ -51,6 +51,9 @@ def test_json_twins_are_named_as_the_app_names_them() -> None:
     assert json_twin("/en/rules/117.3b") == "/en/rules/117.3b.json"
 
 
+BASE = "https://rules.example.org"
+
+
 # ---- one export of the embedded corpus, served by python -m http.server ------------------------
 @pytest.fixture(scope="module")
 def exported(embedded_instance: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
@@ -101,7 +104,7 @@ def test_every_page_and_json_twin_is_the_servers(
     assert {"/en/", "/fr/rules/", "/ja/glossary/", "/en/editions/", "/fr/examples/"} <= set(pages)
     assert any(p.startswith("/ja/rules/117.") for p in pages)
     for path in pages:
-        expected = flask_client.get(path)
+        expected = flask_client.get(path, base_url=BASE)
         assert expected.status_code == 200, path
         status, ctype, body, final = fetch(static_server + path)
         assert status == 200, path
@@ -117,7 +120,7 @@ def test_every_page_and_json_twin_is_the_servers(
     assert len(twins) >= len(pages) - 10
     for rel in twins:
         path = "/" + urllib.parse.quote(rel)
-        expected = flask_client.get(path, follow_redirects=True)
+        expected = flask_client.get(path, follow_redirects=True, base_url=BASE)
         status, ctype, body, _ = fetch(static_server + path)
         assert (status, ctype) == (200, "application/json"), path
         assert body == expected.get_data(), path
@@ -260,3 +263,41 @@ def test_cli_export(
     assert main(["export", str(inside), *args]) == 1
     assert "inside the instance" in capsys.readouterr().err
     assert not inside.exists()
+
+
+def test_every_absolute_url_of_the_pages_uses_the_base_url(exported: Path) -> None:
+    page = (exported / "en/rules/117.3b/index.html").read_text()
+    assert f'<link rel="canonical" href="{BASE}/en/rules/117.3b"' in page
+    assert re.search(rf'property="og:url" content="{re.escape(BASE)}/', page), page[:2000]
+    assert f"{BASE}/api/oembed" in page or f"{BASE}/api/oembed".replace("/", "%2F") in page
+    for rel in manifest(exported):
+        if rel.endswith((".html", ".json", ".xml")):
+            text = (exported / rel).read_text(encoding="utf-8")
+            assert "//localhost" not in text, rel
+
+
+@pytest.mark.parametrize("url", ["notaurl", "ftp://rules.example.org", "https://", "example.org"])
+def test_a_base_url_without_http_scheme_and_host_is_refused(
+    embedded_instance: Path, tmp_path: Path, url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "site"
+    assert main(["export", str(out), "--instance", str(embedded_instance), "--base-url", url]) == 1
+    err = capsys.readouterr().err
+    assert "--base-url" in err and repr(url) in err and err.count("\n") == 1
+    assert not out.exists()
+
+
+def test_a_folder_no_export_wrote_is_refused_and_left_alone(
+    embedded_instance: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    theirs = tmp_path / "theirs"
+    theirs.mkdir()
+    (theirs / "notes.txt").write_text("mine")
+    args = ["--instance", str(embedded_instance), "--quiet", "--no-search"]
+    assert main(["export", str(theirs), *args]) == 1
+    err = capsys.readouterr().err
+    assert str(theirs) in err and "not empty" in err and MANIFEST in err
+    assert sorted(p.name for p in theirs.iterdir()) == ["notes.txt"]
+    with pytest.raises(ExportError, match="no kb export wrote it"):
+        export(embedded_instance, theirs, search=False)
+    assert sorted(p.name for p in theirs.iterdir()) == ["notes.txt"]

@@ -80,7 +80,12 @@ def read_all(
             problems.extend(doc.problems)
         docs.extend(got)
     if first_failure is not None and failed == added and not other_added:
-        raise BuildError(_where(first_failure.problem)) from first_failure
+        # Name every file that failed (each with its line), not only the first.
+        unread = [_where(p) for p in problems if p.severity == "error"]
+        head = (
+            f"none of the {len(unread)} files added could be read:\n  " if len(unread) > 1 else ""
+        )
+        raise BuildError(head + "\n  ".join(unread)) from first_failure
     return docs, problems
 
 

@@ -392,8 +392,12 @@ def run_example_file(path: Path, pool: CardPool | None = None) -> ExampleResult:
     try:
         markdown = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as err:
+        if isinstance(err, UnicodeDecodeError):
+            problem = f"is not UTF-8 text (byte {err.start}); an example is a Markdown file"
+        else:
+            problem = f"cannot read: {err.strerror or err}"
         return ExampleResult(
-            path.stem, path.stem, where, [], "", False, failures=[f"{where}: {err}"]
+            path.stem, path.stem, where, [], "", False, failures=[f"{where}: {problem}"]
         )
     title_match = re.search(r"^#\s+(.+?)\s*$", markdown, re.M)
     title = title_match.group(1) if title_match else path.stem
@@ -489,6 +493,10 @@ def examples_cli(paths: list[str], trace: bool = False, out: TextIO | None = Non
     missing = [str(p) for p in targets if not p.exists()]
     if missing:
         print(f"no such file or folder: {', '.join(missing)}", file=out)
+        return 1
+    empty = [str(p) for p in targets if p.is_dir() and not expand_paths([p])]
+    if empty:  # a folder with no example is a mistyped path, not "0 passed, 0 failed"
+        print(f"no example files (*.md) found in {', '.join(empty)}", file=out)
         return 1
     results = run_examples(targets)
     passed = failed = 0

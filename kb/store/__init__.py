@@ -33,9 +33,17 @@ rule_refs, refs)`` and ``glossary_aliases(edition, lang, alias, key)``
 ``examples(id, position, title, path, markdown, passed, trace, trace_text, rules, titles, prose)``
 and ``example_rules(example, rule, anchor)``
     The executable examples; ``anchor`` is a cited rule or any rule above it.
-``terms(id, position, en, fr, ja, rules)``, ``commentary(...)``, ``tournament(...)``,
+``terms(id, position, en, fr, ja, rules)``
+    The term base: each concept's names in the three languages and the rules that use it.
+``commentary(id, position, lang, text, source, line, heading, about_rules, about_terms)``
+    Wiki commentary paragraphs under their ``heading``; ``about_rules`` and ``about_terms`` JSON
+    arrays of the rules and glossary terms each one discusses.
+``tournament(id, position, lang, section, text, source, line, flags)``
+    Tournament rules paragraphs by ``section``; ``flags`` a JSON array.
 ``warnings(position, text)``
-    The term base, wiki commentary, tournament rules and build warnings.
+    The build's warnings.
+
+(tests/test_fixes_docs.py keeps these column lists equal to :data:`SCHEMA`.)
 
 A reference's ``canonical`` is the ``lineage.canonical`` of its target in the same edition.
 """

@@ -133,6 +133,14 @@ def linkify() -> Response:
                 limit=MAX_TEXT_CHARS,
             ),
         )
+    if not isinstance(lang, str):
+        raise PageError(400, _("'lang' must be a string: en, fr or ja."))
+    formats = [f for f in (request.args.get("format"), payload.get("format")) if f is not None]
+    for fmt in formats:
+        if fmt not in ("json", "html"):
+            raise PageError(
+                400, _("Unknown format “%(format)s”: use json or html.", format=str(fmt)[:20])
+            )
     if lang not in LANGS:
         raise PageError(
             400, _("Unknown language “%(lang)s”: use en, fr or ja.", lang=str(lang)[:20])
@@ -168,8 +176,7 @@ def linkify() -> Response:
         urls[id(shown)] = url
         linked.append(shown)
     html = link_html(text, linked, lambda r: urls[id(r)])
-    wants_html = request.args.get("format") == "html" or payload.get("format") == "html"
-    if wants_html:
+    if "html" in formats:
         g.is_json = False
         response = Response(html, mimetype="text/html")
         response.headers["Access-Control-Allow-Origin"] = "*"

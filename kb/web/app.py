@@ -263,6 +263,7 @@ def _init_jinja(app: Flask) -> None:
     app.jinja_env.lstrip_blocks = True
     app.jinja_env.filters["day"] = lambda iso: i18n.format_day(iso, _locale())
     app.jinja_env.filters["num"] = lambda n: i18n.format_number(n, _locale())
+    app.jinja_env.filters["language"] = lambda code: i18n.language_name(code, _locale())
     app.jinja_env.globals.update(
         LANGUAGE_NAMES=i18n.LANGUAGE_NAMES,
         LOCALES=i18n.LOCALES,

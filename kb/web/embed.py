@@ -338,10 +338,12 @@ def oembed() -> Response:
             _("No rule, glossary entry, comparison or example page at “%(url)s”.", url=url[:200]),
             url=url[:200],
         )
-    width = _bound(request.args.get("maxwidth"), OEMBED_WIDTH, OEMBED_MIN_WIDTH, OEMBED_MAX_WIDTH)
+    width = _bound(
+        request.args.get("maxwidth"), OEMBED_WIDTH, OEMBED_MIN_WIDTH, OEMBED_MAX_WIDTH, "maxwidth"
+    )
     # Height: a title line and the text at about 70 characters a line of 22 px, plus margins.
     lines = 1 + -(-len(card.description) * 7 // width)
-    height = _bound(request.args.get("maxheight"), 40 + 22 * lines, 60, 2000)
+    height = _bound(request.args.get("maxheight"), 40 + 22 * lines, 60, 2000, "maxheight")
     link = f'<a href="{escape(card.url)}">{escape(card.title)}</a>'
     html = (
         f'<blockquote class="kb-unfurl" cite="{escape(card.url)}" lang="{escape(card.lang)}">'
@@ -369,18 +371,21 @@ def oembed() -> Response:
     )
 
 
-def _bound(raw: str | None, default: int, low: int, high: int) -> int:
-    """``default`` within [low, high], and never above ``maxwidth``/``maxheight`` when given."""
+def _bound(raw: str | None, default: int, low: int, high: int, name: str) -> int:
+    """``default`` within [low, high], and never above the parameter ``name`` when given (a
+    whole number of pixels from 1: anything else is a 400 naming the parameter)."""
     value = max(low, min(high, default))
     if raw is None:
         return value
     try:
         limit = int(raw)
     except ValueError:
+        limit = 0
+    if limit < 1:
         raise PageError(
-            400, _("'%(name)s' must be a whole number.", name="maxwidth/maxheight")
-        ) from None
-    return min(value, max(1, limit))
+            400, _("'%(name)s' must be a whole number of pixels, at least 1.", name=name)
+        )
+    return min(value, limit)
 
 
 # ---- the API described ---------------------------------------------------------------------

@@ -65,6 +65,13 @@ def _locale(code: str) -> Locale:
     return Locale.parse(code)
 
 
+@lru_cache(maxsize=64)
+def language_name(code: str, locale: str) -> str:
+    """The name of the language ``code`` in the interface language ``locale``, from Babel's CLDR
+    data ("anglais" on a French page, "英語" on a Japanese one); LANGUAGE_NAMES are self-names."""
+    return _locale(locale).languages.get(code, code)
+
+
 @lru_cache(maxsize=8192)
 def format_day(iso: str | None, locale: str) -> str:
     """An ISO date the way the locale writes it (``2025年11月14日``, ``14 novembre 2025``).

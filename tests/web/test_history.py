@@ -24,7 +24,7 @@ def _history(html: str) -> str:
 
 def test_single_edition_is_said_and_english_history_linked(real_client: FlaskClient) -> None:
     history = _history(real_client.get("/fr/rules/117.3b").get_data(as_text=True))
-    assert "la seule édition de ce texte en Français dans le corpus." in history
+    assert "la seule édition de ce texte en français dans le corpus." in history
     assert 'href="#history-en"' in history and 'id="history-en"' in history
     assert "Historique de la règle 117.3b en anglais" in history
     # The reader's language comes first.

@@ -21,5 +21,5 @@ def test_glossary_in_another_language_says_so(real_client: FlaskClient) -> None:
     # French has no glossary of its own: the English one is shown, and the page says it.
     for url in ("/fr/glossary/", "/fr/glossary/priority"):
         html = _main(real_client.get(url).get_data(as_text=True))
-        assert "Non disponible dans cette langue\u00a0: affiché en English." in html, url
+        assert "Non disponible dans cette langue\u00a0: affiché en anglais." in html, url
     assert "Not available" not in real_client.get("/en/glossary/priority").get_data(as_text=True)

@@ -10,10 +10,11 @@ from typing import Any
 from flask import Response, redirect, request
 
 from kb import lookup
+from kb.comparison import IncomparableEditions, check_comparable
 from kb.concordance import diff_editions
 from kb.model import LANGS, Change, Edition, KnowledgeBase
 from kb.rulenum import try_parse
-from kb.web.i18n import LANGUAGE_NAMES
+from kb.web.i18n import LANGUAGE_NAMES, language_name
 from kb.web.i18n import text as _
 from kb.web.pages.base import Page, PageError, suffix, twin
 from kb.web.pages.common import edition_info, rule_url, short
@@ -111,20 +112,22 @@ def parse_span(kb: KnowledgeBase, locale: str, span: str) -> tuple[Edition, Edit
             ),
         )
     old, new = _edition(kb, old_spec, locale), _edition(kb, new_spec, locale)
-    if old.lang != new.lang:
+    try:
+        check_comparable(old, new)  # the rule kb concordance follows too
+    except IncomparableEditions as exc:
+        if exc.reason == "same":
+            raise PageError(400, _("Choose two different editions to compare.")) from None
         raise PageError(
             400,
             _(
                 "Compare two editions of one language: %(old)s is %(old_lang)s, %(new)s is "
                 "%(new_lang)s.",
                 old=old.id,
-                old_lang=LANGUAGE_NAMES.get(old.lang, old.lang),
+                old_lang=language_name(old.lang, locale),
                 new=new.id,
-                new_lang=LANGUAGE_NAMES.get(new.lang, new.lang),
+                new_lang=language_name(new.lang, locale),
             ),
-        )
-    if old.id == new.id:
-        raise PageError(400, _("Choose two different editions to compare."))
+        ) from None
     return old, new
 
 
@@ -191,6 +194,8 @@ def editions(locale: str, fmt: str = "html") -> Page | Response:
     kb = get_kb()
     wanted_from, wanted_to = request.args.get("from", ""), request.args.get("to", "")
     if wanted_from or wanted_to:
+        if not (wanted_from and wanted_to):
+            raise PageError(400, _("Choose a second edition to compare."))
         old, new = parse_span(kb, locale, f"{wanted_from}..{wanted_to}")
         target = url_for("pages.changes", locale=locale, span=f"{old.id}..{new.id}")
         return redirect(suffix(target, fmt), 303)
