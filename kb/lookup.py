@@ -12,7 +12,7 @@ import contextlib
 import datetime as dt
 import difflib
 from collections import OrderedDict
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from typing import Any
 
 from kb.model import LANGS, Edition, GlossaryEntry, KnowledgeBase, Rule
@@ -54,15 +54,20 @@ def old_rule(kb: KnowledgeBase, spec: str, lang: str, number: str) -> Rule | Non
 
 
 def rules_many(
-    kb: KnowledgeBase, pairs: Iterable[tuple[str, str]]
-) -> dict[tuple[str, str], Rule | None]:
+    kb: KnowledgeBase,
+    pairs: Iterable[tuple[str, str]],
+    heads: Collection[tuple[str, str]] = (),
+) -> dict[tuple[str, str], Any]:
     """Rules by ``(edition, number)``, None where there is none: in one query from a database
     (:meth:`kb.store.StoredKnowledgeBase.rules_many`, which keeps them for the next
-    :meth:`~kb.model.KnowledgeBase.rule`), one by one from a knowledge base in memory."""
+    :meth:`~kb.model.KnowledgeBase.rule`), one by one from a knowledge base in memory.
+
+    ``heads``: pairs only linked to (number, title, text, canonical): from a database, those
+    it has not decoded already come as a lighter :class:`kb.store.reader.RuleHead`."""
     many = getattr(kb, "rules_many", None)
     if many is not None:
-        return many(pairs)  # type: ignore[no-any-return]
-    return {pair: kb.rule(*pair) for pair in pairs}
+        return many(pairs, heads) if heads else many(pairs)  # type: ignore[no-any-return]
+    return {pair: kb.rule(*pair) for pair in [*pairs, *heads]}
 
 
 def neighbour_numbers(kb: KnowledgeBase, rule: Rule) -> tuple[str | None, str | None]:

@@ -7,10 +7,10 @@ import json
 import os
 import sqlite3
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from kb.cachemap import MISSING, keep
 from kb.model import (
@@ -94,6 +94,19 @@ _RULE_COLUMNS = (
     "|| r.example_refs || ',' || r.terms || ',' || r.term_spans || ',' || r.flags || ']'"
 )
 _RULE_FROM = "rules r LEFT JOIN lineage l ON l.edition = r.edition AND l.number = r.number"
+
+
+class RuleHead(NamedTuple):
+    """What a link to a rule shows of it (:meth:`StoredKnowledgeBase.rules_many`'s ``heads``):
+    the fields of :class:`~kb.model.Rule` of the same names."""
+
+    edition: str
+    lang: str
+    number: str
+    title: str | None
+    text: str
+    canonical: str | None
+
 
 #: Rules read by one query of :meth:`StoredKnowledgeBase.rules_many` at most.
 _BATCH = 400
@@ -207,13 +220,21 @@ class StoredKnowledgeBase(KnowledgeBase):
         """Cache a decoded rule (:func:`kb.cachemap.keep`: the oldest out first)."""
         keep(self._rules, key, rule, self._rules_max)
 
-    def rules_many(self, pairs: Iterable[tuple[str, str]]) -> dict[tuple[str, str], Rule | None]:
+    def rules_many(
+        self, pairs: Iterable[tuple[str, str]], heads: Collection[tuple[str, str]] = ()
+    ) -> dict[tuple[str, str], Rule | RuleHead | None]:
         """Many rules by ``(edition, number)`` at once: the cached ones, and the others in one
-        query (a page reads its rule's children, ancestors, neighbours and references so)."""
-        out: dict[tuple[str, str], Rule | None] = {}
+        query (a page reads its rule's children, ancestors, neighbours and references so).
+
+        ``heads``: pairs of which only the number, title, text and canonical number are
+        wanted (a link to the rule): those not in the cache come as a :class:`RuleHead`, read
+        from the same row without decoding the rest, and are not kept."""
+        out: dict[tuple[str, str], Rule | RuleHead | None] = {}
         missing: list[tuple[str, str]] = []
         rules = self._rules
-        for key in pairs:
+        pairs = list(pairs)
+        wanted_whole = set(pairs) if heads else ()
+        for key in [*pairs, *heads]:
             if key in out:
                 continue
             found = rules.get(key, MISSING)
@@ -234,9 +255,14 @@ class StoredKnowledgeBase(KnowledgeBase):
                 "LEFT JOIN lineage l ON l.edition = r.edition AND l.number = r.number",
                 params,
             ):
-                out[(row[0], row[2])] = self._rule_from_row(row)
+                key = (row[0], row[2])
+                if key in heads and key not in wanted_whole:
+                    out[key] = RuleHead(row[0], row[1], row[2], row[5], row[4], row[7])
+                else:
+                    out[key] = self._rule_from_row(row)
             for key in chunk:
-                self._keep(key, out[key])
+                if type(out[key]) is not RuleHead:
+                    self._keep(key, out[key])  # type: ignore[arg-type]
         return out
 
     def _iter_rules(self, ed_id: str) -> Iterator[Rule]:

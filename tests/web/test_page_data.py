@@ -17,6 +17,7 @@ from markupsafe import Markup, escape
 from kb.build import load
 from kb.model import KnowledgeBase
 from kb.store import StoredKnowledgeBase
+from kb.store.reader import RuleHead
 from kb.web import create_app
 from kb.web.app import _Context, _escape
 from kb.web.pages.rules import _subtree
@@ -47,6 +48,26 @@ def test_rules_many_gives_what_rule_gives_one_by_one(web_instance: Path) -> None
     assert found[(ed, "999.9z")] is None and found[("en-1999-01-01", "117.3b")] is None
     # What a batch read is kept: the next rule() answers from the cache, the same object.
     assert batched.rule(*pairs[1]) is found[pairs[1]]
+
+
+def test_heads_are_what_a_link_shows_of_the_rule(web_instance: Path) -> None:
+    path = _db_path(web_instance)
+    batched, single = StoredKnowledgeBase(path), StoredKnowledgeBase(path)
+    pairs = _sample_pairs(single)
+    whole, linked, both = pairs[:3], pairs[3:9], pairs[9]
+    cached = pairs[10]
+    batched.rule(*cached)  # decoded before: the cached rule answers, whole
+    found = batched.rules_many([*whole, both], {*linked, both, cached, (linked[0][0], "999.9z")})
+    for pair in linked:
+        rule, head = single.rule(*pair), found[pair]
+        assert isinstance(head, RuleHead) and rule is not None, pair
+        assert head == RuleHead(
+            rule.edition, rule.lang, rule.number, rule.title, rule.text, rule.canonical
+        )
+        assert pair not in batched._rules  # a head is not kept as the rule
+    for pair in [*whole, both, cached]:  # asked whole too, or decoded already: the rule
+        assert found[pair] == single.rule(*pair)
+    assert found[(linked[0][0], "999.9z")] is None
 
 
 def test_the_rule_cache_stays_within_its_bound(web_instance: Path) -> None:

@@ -14,6 +14,7 @@ from kb.cachemap import MISSING, keep, shared_cache
 from kb.lookup import followed_editions, lag, local_term, term_entry
 from kb.model import LANGS, Edition, ExampleInfo, KnowledgeBase, Ref, Rule, parsed_number
 from kb.serialise import rule_json
+from kb.store.reader import RuleHead
 from kb.web.i18n import LANGUAGE_NAMES
 from kb.web.i18n import text as _
 from kb.web.pages.base import Page, PageError, suffix, twin
@@ -351,17 +352,16 @@ def rule_page(
     back = kb.referenced_by(rule)[:20]
     prev_number, next_number = lookup.neighbour_numbers(kb, rule)
     ancestors = [str(anc) for anc in reversed(num.ancestors())] if num is not None else []
-    wanted = [
-        (rule.edition, n)
-        for n in (*rule.children, *ancestors, prev_number, next_number, *back)
-        if n is not None
-    ]
+    # Ancestors are read whole: the pages of their other descendants show them too (kept).
+    wanted = [(rule.edition, n) for n in (*rule.children, *ancestors)]
     translated = []
     if canonical and rule.lineage in (None, canonical):
         translated = [(e[-1][0], e[-1][1]) for lang, e in by_lang.items() if lang != rule.lang]
     wanted += translated
     wanted += _ref_targets(kb, [rule], pinned)
-    found = lookup.rules_many(kb, wanted)
+    # The neighbours and the rules citing this one are links only: their heads do.
+    linked_only = {(rule.edition, n) for n in (prev_number, next_number, *back) if n is not None}
+    found = lookup.rules_many(kb, wanted, linked_only)
 
     nodes = None if rule.kind == "section" else _subtree(kb, rule, SUBTREE_BUDGET)
     shallow = nodes is None
@@ -386,20 +386,27 @@ def rule_page(
     assert nodes is not None
     ed = kb.editions[rule.edition]
 
-    def link(r: Rule | None) -> dict[str, Any] | None:
+    def link(r: Rule | RuleHead | None) -> dict[str, Any] | None:
         if r is None:
             return None
         url = rule_url(locale, r.number, pinned) if pinned or not r.canonical else None
         url = url or rule_url(locale, r.canonical or r.number)
         return {"number": r.number, "title": r.title or short(r.text, 60), "url": url}
 
+    def head(number: str | None) -> Rule | RuleHead | None:
+        """A rule read above as a link (its head), else as a rule."""
+        if number is None:
+            return None
+        found_head = found.get((rule.edition, number), MISSING)
+        return kb.rule(rule.edition, number) if found_head is MISSING else found_head
+
     crumbs = []
     for anc in ancestors:
-        parent = kb.rule(rule.edition, anc)
+        parent = head(anc)
         if parent is not None:
             crumbs.append(link(parent))
-    prev = kb.rule(rule.edition, prev_number) if prev_number is not None else None
-    nxt = kb.rule(rule.edition, next_number) if next_number is not None else None
+    prev = head(prev_number)
+    nxt = head(next_number)
     examples = kb.examples_for(canonical) if canonical else []
     shown = [_example_item(kb, ex, locale) for ex in examples[:MAX_PAGE_EXAMPLES]]
     permalink = (
@@ -434,7 +441,7 @@ def rule_page(
         "translations": _translations(kb, rule, locale, by_lang),
         "history": history(kb, canonical, locale, by_lang, full=False) if canonical else [],
         "old_numbers": old_numbers(kb, canonical, locale, by_lang) if canonical else [],
-        "referenced_by": [link(kb.rule(rule.edition, n)) for n in back],
+        "referenced_by": [link(head(n)) for n in back],
         "examples": shown,
         "more_examples": max(0, len(examples) - MAX_PAGE_EXAMPLES),
         "permalink": permalink,
