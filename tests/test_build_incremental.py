@@ -8,6 +8,7 @@ archive) and 2023-11-17.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import shutil
@@ -152,6 +153,15 @@ def _index(instance: Path) -> dict:
             for name in sorted(reader.indexed_field_names())
         }
     ix.close()
+    from kb.search import postings, snippets
+
+    # What the searcher reads besides Whoosh: the postings' rows and the snippets' offsets.
+    conn = sqlite3.connect(instance / "index" / postings.FILE)
+    meta[postings.FILE] = hashlib.sha256("\n".join(conn.iterdump()).encode()).hexdigest()
+    conn.close()
+    meta[snippets.FILE] = hashlib.sha256(
+        (instance / "index" / snippets.FILE).read_bytes()
+    ).hexdigest()
     return meta
 
 

@@ -51,6 +51,8 @@ def run_search_command(
         label = hit.number or hit.key
         where = hit.edition or hit.kind
         extra = " (other language)" if hit.cross_language else ""
+        if hit.withdrawn:
+            extra += f" (withdrawn: last in {hit.edition})"
         out.write(f"\n{hit.kind} {label} [{hit.lang}, {where}]{extra} {hit.title}\n")
         out.write("  " + _plain(hit.snippet) + "\n")
     return 0

@@ -121,6 +121,10 @@ class QueryCompiler:
             for lang in LANGS
             for name in term.names(lang)
         }
+        # ... and their Japanese bigrams (a Japanese name is a phrase of them).
+        self._name_grams: dict[str, list[str]] = {
+            name: _grams(name) for term in kb.terms for name in term.names("ja")
+        }
         # ... and as a glossary entry's name is compared (a translated query is one of them).
         self._name_keys: dict[tuple[str, str], str] = {
             (name, lang): term_key(name, lang)
@@ -128,6 +132,18 @@ class QueryCompiler:
             for lang in LANGS
             for name in term.names(lang)
         }
+
+    def name_phrases(self) -> list[tuple[str, list[str]]]:
+        """The ``(field, words)`` phrases the term base's names make (see :meth:`_phrase`),
+        for :meth:`kb.search.postings.Postings.learn_phrases`."""
+        out: list[tuple[str, list[str]]] = []
+        for (name, lang), toks in self._name_terms.items():
+            if lang == "ja":
+                out.append(("body_ja", toks))
+                out.append(("gram_ja", self._name_grams.get(name, [])))
+            else:
+                out.extend(((f"body_{lang}", toks), (f"title_{lang}", toks)))
+        return [(field_name, words) for field_name, words in out if len(words) > 1]
 
     def _terms(self, text: str, analyzer: str) -> list[str]:
         """:func:`kb.search.analysis.terms`, once per text and analyser in a query (a copy)."""
@@ -167,11 +183,15 @@ class QueryCompiler:
             parts = []
             for code in searched_languages(detected, scope):
                 native = self._node(parsed.tree, code, out)
-                extra = self._translations(content, code, out)
+                extra = self._translations(qp.kept_text(parsed.tree, content), code, out)
                 if len(extra) > 1:
                     # Translated names are a question's words too: a text having more of them
                     # ranks higher, as with the words of a question typed in that language.
                     extra = [Coord(extra, lang=code)]
+                if extra and qp.has_exclusions(parsed.tree):
+                    # The translated names are the whole question's: its exclusions apply.
+                    banned = self._banned(parsed.tree, code, out)
+                    extra = [wq.AndNot(extra[0], wq.Or(banned))] if banned else extra
                 if native is not None and extra:
                     native = wq.Or([native, *extra])
                 elif extra:
@@ -182,7 +202,7 @@ class QueryCompiler:
                 out.query = parts[0] if len(parts) == 1 else wq.Or(parts)
             self._pin_glossary(typed, scope, out)
             # Concepts are read in the repaired question: "trampel" names trample.
-            repaired = content
+            repaired = qp.kept_text(parsed.tree, content)  # an excluded concept raises nothing
             for wrong, right in out.corrections.items():
                 repaired = re.sub(rf"(?<!\w){re.escape(wrong)}(?!\w)", right, repaired)
             out.boosts, out.defined = self.concept_boosts(repaired, out.src)
@@ -214,6 +234,10 @@ class QueryCompiler:
         positive = [q for q in (self._node(n, code, out) for n in node.positive) if q is not None]
         required = [q for q in (self._node(n, code, out) for n in node.required) if q is not None]
         negative = [q for q in (self._node(n, code, out) for n in node.negative) if q is not None]
+        # An excluded word excludes its translations too (the expansion a searched word gets).
+        negative += [
+            q for n in node.negative for q in self._translations(qp.leaf_text(n), code, out)
+        ]
         if len(required) < len(node.required):
             return None  # a required word that cannot match in this language: nothing can
         base: wq.Query | None
@@ -230,6 +254,14 @@ class QueryCompiler:
         if negative:
             base = wq.AndNot(base, wq.Or(negative))
         return base
+
+    def _banned(self, tree: qp.Node, code: str, out: Compiled) -> list[wq.Query]:
+        """What the exclusions of ``tree`` (at any depth) exclude in ``code``, translated too."""
+        found: list[wq.Query] = []
+        for node in qp.exclusions(tree):
+            found += [q for q in (self._node(node, code, out),) if q is not None]
+            found += self._translations(qp.leaf_text(node), code, out)
+        return found
 
     def _mark(self, out: Compiled, analyzer: str, items: list[str]) -> None:
         out.marks.setdefault(analyzer, set()).update(items)
@@ -357,7 +389,8 @@ class QueryCompiler:
             return None
         if code == "ja":
             toks = self._terms(text, "ja")
-            grams = _grams(text)
+            grams = self._name_grams.get(text)
+            grams = list(grams) if grams is not None else _grams(text)
             clauses: list[wq.Query] = []
             if len(toks) > 1:
                 clauses.append(wq.Phrase("body_ja", toks))
@@ -482,13 +515,17 @@ class _TermNames:
         """The concepts one of whose ``src`` names is the whole of ``text``."""
         got = self._wholes.get((text, src))
         if got is None:
-            key = _analysed(text, src)
-            keys = self._keys
-            got = self._wholes[(text, src)] = [
-                term
-                for term in self._find(text, src)
-                if key in (keys.get((id(term), src)) or _names_analysed(term, src))
-            ]
+            found = self._find(text, src)
+            got = []
+            if found:  # the text is analysed only when it names a concept at all
+                key = _analysed(text, src)
+                keys = self._keys
+                got = [
+                    term
+                    for term in found
+                    if key in (keys.get((id(term), src)) or _names_analysed(term, src))
+                ]
+            self._wholes[(text, src)] = got
         return got
 
     def translate(self, text: str, src: str, dst: str, whole: bool = False) -> list[str]:

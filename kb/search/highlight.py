@@ -26,8 +26,12 @@ def highlight(
     wanted: set[str],
     analyzers: list[Callable[[str], list[Span]]],
     width: int = WIDTH,
+    marks: list[tuple[int, int]] | None = None,
 ) -> str:
     """An HTML snippet of ``text`` of about ``width`` characters, ``wanted`` terms marked.
+
+    ``marks``: the spans of the wanted terms when the caller knows them already (offsets stored
+    by the build, :mod:`kb.search.snippets`); the text is then not analysed.
 
     >>> from kb.search.analysis import analyze_en
     >>> highlight("If <x> triggers, it triggered.", {"trigger"}, [analyze_en], width=80)
@@ -36,7 +40,9 @@ def highlight(
     if not text:
         return ""
     spans: list[tuple[int, int]] = []
-    if wanted:
+    if marks is not None:
+        spans = marks
+    elif wanted:
         if unicodedata.is_normalized("NFKC", text):  # most texts: offsets are the same
             for analyze in analyzers:
                 spans.extend((start, end) for term, start, end in analyze(text) if term in wanted)
@@ -48,18 +54,32 @@ def highlight(
                         spans.append((offsets[start], offsets[end - 1] + 1))
     spans = _merge(sorted(spans))
     start, end = _window(text, spans, width)
-    # Most rule texts have nothing to escape: then the pieces are copied as they are.
-    esc = _escape if "&" in text or "<" in text or ">" in text else str
     out: list[str] = ["…" if start > 0 else ""]
+    append = out.append
     pos = start
-    for s, e in spans:
-        if e <= start or s >= end:
-            continue
-        s, e = max(s, start), min(e, end)
-        out.append(esc(text[pos:s]))
-        out.append(f"<mark>{esc(text[s:e])}</mark>")
-        pos = e
-    out.append(esc(text[pos:end]))
+    if "&" in text or "<" in text or ">" in text:
+        for s, e in spans:
+            if e <= start or s >= end:
+                continue
+            s, e = max(s, start), min(e, end)
+            append(_escape(text[pos:s]))
+            append(f"<mark>{_escape(text[s:e])}</mark>")
+            pos = e
+        append(_escape(text[pos:end]))
+    else:  # most rule texts have nothing to escape: the pieces are copied as they are
+        for s, e in spans:
+            if e <= start or s >= end:
+                continue
+            if s < start:
+                s = start
+            if e > end:
+                e = end
+            append(text[pos:s])
+            append("<mark>")
+            append(text[s:e])
+            append("</mark>")
+            pos = e
+        append(text[pos:end])
     if end < len(text):
         out.append("…")
     return "".join(out)

@@ -12,6 +12,7 @@ from kb.search.compiler import Compiled
 from kb.search.highlight import gram_marker, highlight, marker
 from kb.search.indexer import example_prose
 from kb.search.results import Hit
+from kb.search.snippets import SnippetSpans
 
 
 class EditionSets:
@@ -37,6 +38,7 @@ class EditionSets:
         }
         self.docs = [self.mask(eds) for eds in doc_editions]
         self._of_scope: dict[tuple[str, ...], int] = {}  # the editions of a scope's languages
+        self._names: dict[int, tuple[str, ...]] = {}  # a set of editions -> their names
 
     def mask(self, editions: list[str]) -> int:
         """The set of ``editions`` (names this index knows)."""
@@ -52,13 +54,20 @@ class EditionSets:
         if of_scope is None:
             of_scope = self._of_scope[scope] = sum(self._by_lang[code] for code in scope)
         mask &= of_scope
-        ids = self.ids
-        out = []
-        while mask:
-            low = mask & -mask
-            out.append(ids[low.bit_length() - 1])
-            mask ^= low
-        return out
+        # Most rules are in the same few sets of editions: each set is read once.
+        known = self._names.get(mask)
+        if known is None:
+            ids = self.ids
+            out = []
+            bits = mask
+            while bits:
+                low = bits & -bits
+                out.append(ids[low.bit_length() - 1])
+                bits ^= low
+            known = tuple(out)
+            if len(self._names) < 4096:
+                self._names[mask] = known
+        return list(known)
 
 
 class HitMaker:
@@ -71,8 +80,10 @@ class HitMaker:
         langs: list[str],
         groups: list[str],
         editions: EditionSets,
+        spans: SnippetSpans | None = None,
     ) -> None:
         self.kb = kb
+        self._spans = spans  # the build's offsets of the documents' terms
         self._refs = refs
         self._langs = langs
         self._groups = groups
@@ -99,16 +110,8 @@ class HitMaker:
         marks = compiled.marks
         if lang == "ja":
             wanted = marks.get("ja", set()) | marks.get("ja_gram", set())
-            grams = compiled.markers.get("ja_gram")
-            if grams is None:
-                grams = compiled.markers["ja_gram"] = gram_marker(wanted)
-            analyzers = [ANALYZERS["ja"], grams]
         else:
             wanted = marks.get(lang, set())
-            mark = compiled.markers.get(lang)
-            if mark is None:
-                mark = compiled.markers[lang] = marker(lang, wanted)
-            analyzers = [mark]
         cross = compiled.src is not None and compiled.src != lang
         if kind == "r":
             ed_id, number = rest.split("|", 1)
@@ -116,8 +119,9 @@ class HitMaker:
                 ed_id = ed.id
             rule = self.kb.rules[ed_id][number]
             hit = self.rule_hit(rule, scope, score, "")
-            body = "\n".join([rule.text, *rule.examples]).strip() or hit.title
-            hit.snippet = highlight(body, wanted, analyzers)
+            body = "\n".join([rule.text, *rule.examples]).strip()
+            # The rule's own text is its document's body or the start of it: the stored spans.
+            hit.snippet = self._snippet(doc, lang, body or hit.title, wanted, compiled, bool(body))
         elif kind == "g":
             ed_id, key = rest.split("|", 1)
             if ed is not None and key in self.kb.glossary.get(ed.id, {}):
@@ -131,17 +135,50 @@ class HitMaker:
                 self._editions(self._groups[doc], scope),
                 None,
                 entry.term,
-                highlight(entry.definition, wanted, analyzers),
+                self._snippet(doc, lang, entry.definition, wanted, compiled, True),
                 score,
                 key=key,
             )
         else:
-            hit = self._other_hit(kind, rest, lang, score, wanted, analyzers)
+            hit = self._other_hit(doc, kind, rest, lang, score, wanted, compiled)
         hit.cross_language = cross
         return hit
 
+    def _snippet(
+        self, doc: int, lang: str, text: str, wanted: set[str], compiled: Compiled, body: bool
+    ) -> str:
+        """``text`` highlighted for ``wanted``: at the offsets the build stored when ``text`` is
+        document ``doc``'s body (or its start), else by analysing it."""
+        if not wanted:
+            return highlight(text, wanted, [])
+        if body and self._spans is not None:
+            found = self._spans.marks(doc, lang, text, wanted)
+            if found is not None:
+                return highlight(text, wanted, [], marks=found)
+        return highlight(text, wanted, self._analyzers(lang, wanted, compiled))
+
+    @staticmethod
+    def _analyzers(lang: str, wanted: set[str], compiled: Compiled) -> list[Any]:
+        """The analysers marking ``wanted`` in a text of ``lang`` (made once per query)."""
+        if lang == "ja":
+            grams = compiled.markers.get("ja_gram")
+            if grams is None:
+                grams = compiled.markers["ja_gram"] = gram_marker(wanted)
+            return [ANALYZERS["ja"], grams]
+        mark = compiled.markers.get(lang)
+        if mark is None:
+            mark = compiled.markers[lang] = marker(lang, wanted)
+        return [mark]
+
     def _other_hit(
-        self, kind: str, ident: str, lang: str, score: float, wanted: set[str], analyzers: list[Any]
+        self,
+        doc: int,
+        kind: str,
+        ident: str,
+        lang: str,
+        score: float,
+        wanted: set[str],
+        compiled: Compiled,
     ) -> Hit:
         if kind == "c":
             com = self._by_id("c", self.kb.commentary)[ident]
@@ -155,7 +192,7 @@ class HitMaker:
                 [],
                 com.about_rules[0] if com.about_rules else None,
                 title,
-                highlight(com.text, wanted, analyzers),
+                self._snippet(doc, lang, com.text, wanted, compiled, True),
                 score,
                 key=ident,
             )
@@ -169,11 +206,12 @@ class HitMaker:
                 [],
                 None,
                 f"MTR {item.section}",
-                highlight(item.text, wanted, analyzers),
+                self._snippet(doc, lang, item.text, wanted, compiled, True),
                 score,
                 key=ident,
             )
         ex = self._by_id("x", self.kb.examples)[ident]
+        prose = example_prose(ex.markdown)
         return Hit(
             "example",
             None,
@@ -182,7 +220,7 @@ class HitMaker:
             [],
             ex.rules[0] if ex.rules else None,
             ex.title,
-            highlight(example_prose(ex.markdown) or ex.title, wanted, analyzers),
+            self._snippet(doc, lang, prose or ex.title, wanted, compiled, bool(prose)),
             score,
             key=ident,
         )

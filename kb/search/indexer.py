@@ -26,7 +26,7 @@ from whoosh.fields import ID, KEYWORD, TEXT, Schema
 
 from kb.model import LANGS, KnowledgeBase, Rule
 from kb.rulenum import try_parse
-from kb.search import postings
+from kb.search import postings, snippets
 from kb.search.analysis import (
     _MEMO,
     ANALYZERS,
@@ -41,7 +41,7 @@ from kb.search.docstate import DocState, assemble
 from kb.search.understand import concept_table
 
 #: Bumped whenever the schema, the analysers, the documents or the metadata change meaning.
-FORMAT = 12
+FORMAT = 13
 META_FILE = "meta.json"
 #: What a build compares before reusing an index (format, content hash, analyser, vocabulary):
 #: the head of ``meta.json`` in a file of its own, so that it is read without the 5 MB rest.
@@ -297,6 +297,7 @@ def build_index(
     rows = [_fields(doc) for doc in docs]
     scored: list[tuple[int, str, list[str], int]] = []
     known = AnalysisMemo(memo)
+    spans = snippets.SpanWriter()
     try:
         # One analysis per text: the postings take the terms, Whoosh the remembered spans.
         for num, row in enumerate(rows):
@@ -306,6 +307,7 @@ def build_index(
                     continue
                 whoosh = name not in postings.FIELD_WEIGHT or name == "body_ja"
                 toks, starts = known.analyse(analyzer, value, whoosh)
+                spans.add(num, docs[num], name, value, toks, starts)  # snippets' offsets
                 if name in postings.FIELD_WEIGHT:
                     main = docs[num].main
                     if main < 0 or not name.startswith(("body_", "gram_")):
@@ -328,6 +330,7 @@ def build_index(
             concepts = _concepts(kb, docs, scored)
             blob = postings.build(scored, len(docs), stop, [d.prior for d in docs])
             (index_dir / postings.FILE).write_bytes(blob)
+            spans.write(index_dir, stop)
         finally:
             if writing is not None:
                 writing.result()
@@ -527,8 +530,8 @@ def _head(index_dir: Path) -> dict[str, Any] | None:
 
 def _ours(path: Path) -> bool:
     """True for a file an index build writes: a Whoosh index (toc, segments, lock), the
-    postings, meta.json and its head."""
-    return path.name in (META_FILE, HEAD_FILE, postings.FILE) or path.suffix in (
+    postings, the snippets' spans, meta.json and its head."""
+    return path.name in (META_FILE, HEAD_FILE, postings.FILE, snippets.FILE) or path.suffix in (
         ".toc",
         ".seg",
         ".pst",

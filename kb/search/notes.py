@@ -97,4 +97,9 @@ def message(notes: Iterable[Note]) -> str:
     items = list(notes)
     if items and items[-1].code == "nothing_to_search":
         return "; ".join(n.text for n in items)
-    return " ".join(n.text for n in items)
+    texts = [n.text for n in items]
+    # A repair note is a clause ("'ab*': a wildcard needs ..."): it ends as a sentence when
+    # another follows ("No results.").
+    return " ".join(
+        t if i == len(texts) - 1 or t[-1:] in ".?!…" else f"{t}." for i, t in enumerate(texts)
+    )

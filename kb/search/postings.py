@@ -21,8 +21,9 @@ import math
 import sqlite3
 import sys
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from operator import add
 from pathlib import Path
 
 from whoosh import query as wq
@@ -233,6 +234,9 @@ class Postings:
                 self._old_terms.setdefault(name, set()).add(sys.intern(term))
         except (sqlite3.Error, TypeError) as exc:
             raise ValueError(f"{path}: not a postings file ({exc})") from exc
+        # Phrases known before any query (the term base's names), evaluated once: see
+        # :meth:`learn_phrases`.
+        self._phrases: dict[tuple[str, tuple[str, ...]], Weights] = {}
         # Old documents' rows read by the search running now (searches hold the searcher's lock).
         self._old: dict[tuple[str, str], Weights] = {}
         self._old_seq: dict[tuple[str, int], tuple[str, ...] | None] = {}
@@ -337,7 +341,25 @@ class Postings:
             return {d: w for d, w in base.items() if d not in out}
         raise TypeError(f"cannot evaluate {type(q).__name__} queries")
 
+    def learn_phrases(self, phrases: Iterable[tuple[str, Sequence[str]]]) -> None:
+        """Evaluate once, over the current documents, the ``(field, words)`` phrases that any
+        query may bring (the term base's names, which translate a question's words): a
+        question naming a concept then finds its phrases' documents without checking their
+        words' order again (a Japanese name is a phrase of bigrams in most Japanese texts)."""
+        for name, words in phrases:
+            key = (name, tuple(words))
+            if len(key[1]) > 1 and key not in self._phrases:
+                self._phrases[key] = self._match(name, list(words), False, 1.0)
+
     def _phrase(self, name: str, words: list[str], everything: bool, boost: float) -> Weights:
+        if not everything:
+            known = self._phrases.get((name, tuple(words)))
+            if known is not None:
+                return known if boost == 1.0 else {d: w * boost for d, w in known.items()}
+        return self._match(name, words, everything, boost)
+
+    def _match(self, name: str, words: list[str], everything: bool, boost: float) -> Weights:
+        """The documents having ``words`` in a row in field ``name``, with their weights."""
         parts = [self.term(name, w, everything) for w in words]
         if not parts or not all(parts):
             return {}
@@ -361,16 +383,16 @@ class Postings:
             seq = current[doc] if doc < stop else self.sequence(name, doc)
             if seq is None:
                 continue
-            start = 0
-            while True:
-                try:
-                    i = seq.index(first, start)
-                except ValueError:
-                    break
-                if seq[i : i + n] == wanted:
-                    out[doc] = sum(p[doc] for p in parts) * boost
-                    break
-                start = i + 1
+            index = seq.index
+            i = -1
+            try:
+                while True:
+                    i = index(first, i + 1)
+                    if seq[i : i + n] == wanted:
+                        out[doc] = sum([p[doc] for p in parts]) * boost
+                        break
+            except ValueError:
+                pass
         return out
 
 
@@ -394,21 +416,25 @@ def _fields(q: wq.Query) -> Iterable[str]:
 def _union(parts: list[Weights], boost: float) -> Weights:
     """Sum of the parts' weights, documents in order of first appearance (largest part first).
 
-    Only the documents in more than one part are summed in Python; the others are copied by
-    ``dict.update``: a question's words share a few hundred of their thousands of documents.
+    Only the documents in more than one part are summed, by C iterators; the others are copied
+    by ``dict.update``: a question's words share a few hundred of their thousands of documents.
     """
     parts = [p for p in parts if p]
     if not parts:
         return {}
+    if len(parts) == 1:  # results are never modified: the one part is the union
+        part = parts[0]
+        return part if boost == 1.0 else {d: w * boost for d, w in part.items()}
     parts.sort(key=len, reverse=True)
     acc = dict(parts[0])
     for part in parts[1:]:
         common = acc.keys() & part.keys()
         if common:
-            before = {d: acc[d] for d in common}
+            # The shared documents' sums, made by C iterators before the part overwrites them.
+            docs = list(common)
+            sums = list(map(add, map(acc.__getitem__, docs), map(part.__getitem__, docs)))
             acc.update(part)
-            for d, w in before.items():
-                acc[d] = w + part[d]
+            acc.update(zip(docs, sums, strict=True))
         else:
             acc.update(part)
     if boost != 1.0:

@@ -6,6 +6,11 @@ had to repair is reported in :attr:`Parsed.notes` (:class:`kb.search.notes.Note`
 
 Words next to each other are alternatives ranked by relevance (a player's question is not a
 conjunction of all its words); ``AND`` makes both required, ``NOT``/``-`` excludes.
+
+``prefix*`` is a search, not an error: readers of the rules look up a word's family ("trampl*":
+trample, trampling) or a word they half remember, and the vocabulary expands it (the most
+frequent words starting with it, capped by the compiler). A prefix no word starts with finds
+no results, and says so (:func:`nothing_found`).
 """
 
 from __future__ import annotations
@@ -199,6 +204,17 @@ def parse(text: str) -> Parsed:
     return Parsed(tree, unique(notes))
 
 
+def nothing_found(text: str) -> Note:
+    """Why a query that compiled to no search found nothing: a wildcard no word of the rules
+    starts with (or one too short to search) finds "no results"; a query of only common words
+    or exclusions has "nothing to search for"."""
+    parsed = parse(text)
+    wildcard = any(n.code == "short_wildcard" for n in parsed.notes) or any(
+        isinstance(leaf, Word) and leaf.prefix for leaf in words(parsed.tree)
+    )
+    return note("no_results") if wildcard else note("nothing_to_search")
+
+
 def words(node: Node | None) -> list[Word | Phrase]:
     """The leaves of a tree (words and phrases), left to right."""
     if node is None:
@@ -208,6 +224,35 @@ def words(node: Node | None) -> list[Word | Phrase]:
     if isinstance(node, AnyOf):
         return [leaf for item in node.items for leaf in words(item)]
     return [leaf for item in (*node.positive, *node.required) for leaf in words(item)]
+
+
+def has_exclusions(node: Node | None) -> bool:
+    """True if ``node`` excludes anything (``-word`` or ``NOT word``, at any depth)."""
+    return bool(exclusions(node))
+
+
+def exclusions(node: Node | None) -> list[Node]:
+    """The excluded items of ``node``, at any depth, left to right."""
+    if node is None or isinstance(node, Word | Phrase):
+        return []
+    if isinstance(node, AnyOf):
+        return [n for item in node.items for n in exclusions(item)]
+    inner = [n for item in (*node.positive, *node.required) for n in exclusions(item)]
+    return [*node.negative, *inner]
+
+
+def kept_text(node: Node | None, text: str) -> str:
+    """``text`` as what its query looks for: the text itself, or, if ``node`` excludes words,
+    its searched words and phrases only. What is translated through the term base is this:
+    an excluded "priority" must not come back as a wanted "優先権"."""
+    if not has_exclusions(node):
+        return text
+    return " ".join(leaf.text for leaf in words(node))
+
+
+def leaf_text(node: Node) -> str:
+    """The words of ``node`` as one text (an excluded item's, to translate and exclude too)."""
+    return " ".join(leaf.text for leaf in words(node))
 
 
 def is_simple(node: Node | None) -> bool:

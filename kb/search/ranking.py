@@ -2,7 +2,8 @@
 language, examples asked for or not, the reader's language) and the best of them reranked by
 coverage of the question's words and their proximity. Priors that hold for any question come
 last (:meth:`Ranker._question_priors`): a rule matched in several languages adds its texts' scores
-up, and commentary yields to the rules it comments on. Within a named concept's family the
+up, commentary yields to the rules it comments on, and a withdrawn text (history: see
+:func:`withdrawn_docs`) to the current ones. Within a named concept's family the
 concept's words weigh alike and earlier subrules lead later ones (:meth:`Ranker._level`)."""
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import heapq
 from collections.abc import Iterable
 from itertools import compress, pairwise
 
-from kb.model import LANGS
+from kb.model import LANGS, KnowledgeBase
 from kb.search.compiler import Compiled
 from kb.search.postings import Evaluation, Postings
 from kb.search.understand import Concepts
@@ -56,6 +57,12 @@ COMMENTARY_DEMOTION = 0.5
 LANG_FUSION = 0.5
 
 
+#: A withdrawn text (a glossary entry or rule its language's newest full edition no longer has;
+#: default searches still see it, as the newest version of itself) weighs this much: it is
+#: history, and ranks below what the rules say today.
+WITHDRAWN = 0.2
+
+
 #: The rule opening a concept the question names weighs this much more (see Ranker._open),
 #: when the question names only concepts, and when it names more.
 OPENING_DEFINED = 1.3
@@ -78,7 +85,9 @@ class Ranker:
         kinds: list[str],
         concepts: Concepts,
         definitions: frozenset[int],
+        withdrawn: frozenset[int] = frozenset(),
     ) -> None:
+        self._withdrawn = withdrawn
         self._index = index
         self._langs = langs
         self._concepts = concepts
@@ -168,6 +177,8 @@ class Ranker:
             kind = kinds[doc]
             if kind == "commentary" and not examples_wanted:
                 score *= COMMENTARY_DEMOTION
+            if doc in self._withdrawn:
+                score *= WITHDRAWN
             number = number_of.get(doc)
             if number is not None and best[number][1] == doc and number in extra:
                 score += LANG_FUSION * extra[number]
@@ -326,6 +337,28 @@ class Ranker:
         return out
 
 
+def withdrawn_docs(
+    kb: KnowledgeBase, refs: list[str], langs: list[str], stop: int
+) -> frozenset[int]:
+    """The current documents (below ``stop``) of glossary entries and rules that the newest
+    full edition of their language no longer has: a document's reference names the newest
+    edition having it. A partial edition (a quote) proves nothing by leaving a text out."""
+    newest: dict[tuple[str, str], str | None] = {}
+    for code in LANGS:
+        rules, glossary = kb.newest(code), kb.glossary_edition(code)
+        newest[(code, "r")] = rules.id if rules is not None and rules.kind == "full" else None
+        newest[(code, "g")] = (
+            glossary.id if glossary is not None and glossary.kind == "full" else None
+        )
+    out = set()
+    for doc in range(stop):
+        kind, _, rest = refs[doc].partition("|")
+        last = newest.get((langs[doc], kind))
+        if last is not None and not rest.startswith(last + "|"):
+            out.add(doc)
+    return frozenset(out)
+
+
 def _among(docs: frozenset[int], scores: dict[int, float]) -> Iterable[int]:
     """The documents of ``docs`` that ``scores`` has, walking the smaller of the two (in C)."""
     if len(docs) < len(scores):
@@ -365,17 +398,20 @@ def _proximity(
     present = words.intersection(seq)
     if len(present) < 2:  # a pair has two distinct words: most texts have one at most
         return 0.0
-    wanted = [(a, b) for a, b in pairs if a in present and b in present]
-    if not wanted:
-        return 0.0
-    where: dict[str, list[int]] = {}
-    for i, t in enumerate(seq):
-        if t in present:
-            where.setdefault(t, []).append(i)
+    # Each place of a pair's first word, found by the tuple's own search (in C), with the
+    # second word looked for in the window after it: texts are short, a query's words rare.
     found = 0
-    for a, b in wanted:
-        pa = where[a]
-        pb = where[b]
-        if any(0 < j - i <= window for i in pa for j in pb):
-            found += 1
+    index = seq.index
+    for a, b in pairs:
+        if a not in present or b not in present:
+            continue
+        i = -1
+        try:
+            while True:
+                i = index(a, i + 1)
+                if b in seq[i + 1 : i + 1 + window]:
+                    found += 1
+                    break
+        except ValueError:
+            pass
     return found / len(pairs)

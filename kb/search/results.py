@@ -36,6 +36,8 @@ class Hit:
     score: float
     cross_language: bool = False
     key: str = ""
+    #: No longer in its language's newest edition: :attr:`edition` is the last one having it.
+    withdrawn: bool = False
 
     def to_json(self) -> dict[str, Any]:
         """The documented JSON shape of a hit."""
@@ -51,6 +53,7 @@ class Hit:
             "snippet": self.snippet,
             "score": round(self.score, 4),
             "cross_language": self.cross_language,
+            "withdrawn": self.withdrawn,
         }
 
 

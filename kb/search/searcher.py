@@ -36,8 +36,9 @@ from kb.search.indexer import FORMAT, INDEX_NAME, KINDS, META_FILE, RULE_KINDS
 from kb.search.notes import note
 from kb.search.postings import FILE as POSTINGS_FILE
 from kb.search.postings import Evaluation, Postings
-from kb.search.ranking import Ranker
+from kb.search.ranking import Ranker, withdrawn_docs
 from kb.search.results import SearchError, SearchResult
+from kb.search.snippets import SnippetSpans
 from kb.search.spelling import Speller
 from kb.search.understand import Concepts
 
@@ -107,8 +108,14 @@ class Searcher:
         self._reader = self._searcher.reader()
         self._speller = Speller(self._reader)
         self._compiler = QueryCompiler(kb, self._speller, self._index, concepts, glossary)
-        self._ranker = Ranker(self._index, self._langs, self._kinds, concepts, definitions)
-        self._hits = HitMaker(kb, self._refs, self._langs, self._groups, self._editions)
+        self._index.learn_phrases(self._compiler.name_phrases())
+        # Glossary entries and rules no longer in the rules: ranked low, marked (kb.search.ranking).
+        self._withdrawn = withdrawn_docs(kb, self._refs, self._langs, self._stop)
+        self._ranker = Ranker(
+            self._index, self._langs, self._kinds, concepts, definitions, self._withdrawn
+        )
+        spans = SnippetSpans(index_dir, self._index.sequence, self._stop)
+        self._hits = HitMaker(kb, self._refs, self._langs, self._groups, self._editions, spans)
 
     # ---- public API ----------------------------------------------------------------------
     def close(self) -> None:
@@ -313,7 +320,7 @@ class Searcher:
         compiled = self._compile(text, scope, lang)
         notes = list(compiled.notes)
         if compiled.query is None:
-            result.tell(*notes, note("nothing_to_search"))
+            result.tell(*notes, qp.nothing_found(text))
             return result
         allowed = self._allowed(ed, kind)
         ev = Evaluation()
@@ -335,7 +342,10 @@ class Searcher:
         top = scored[0][0] if scored else 1.0
         stop = self._stop if ed is None else len(self._refs)
         pinned = [
-            d for d in compiled.glossary if (d in allowed if allowed is not None else d < stop)
+            d
+            for d in compiled.glossary
+            if (d in allowed if allowed is not None else d < stop)
+            and (ed is not None or d not in self._withdrawn)  # history is not what a term means
         ]
         ordered = [(top * 2 + 1.0, d) for d in pinned if not prefer or self._langs[d] == prefer]
         foreign = [d for d in pinned if prefer and self._langs[d] != prefer]
@@ -373,6 +383,7 @@ class Searcher:
         picked = list(groups.values())[(page - 1) * limit : page * limit]
         for score, doc in picked:
             hit = self._hits.hit(doc, score, compiled, scope, ed)
+            hit.withdrawn = ed is None and doc in self._withdrawn
             if prefer:
                 hit.cross_language = hit.lang != prefer
             result.hits.append(hit)

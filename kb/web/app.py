@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import threading
-from collections import OrderedDict
+from collections import ChainMap, OrderedDict
 from collections.abc import Callable, Iterable, MutableMapping
 from pathlib import Path
 from typing import Any
@@ -14,6 +14,7 @@ from flask import Flask, Response, current_app, g, jsonify, render_template, req
 from flask.globals import _cv_app, _cv_request
 from flask.templating import Environment
 from jinja2 import BytecodeCache, FileSystemBytecodeCache, Template
+from jinja2.runtime import Context, Macro
 from markupsafe import Markup, escape
 from werkzeug.exceptions import HTTPException
 
@@ -84,6 +85,7 @@ class _Environment(Environment):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.template_class = _Template
+        self.context_class = _Context
 
     def getattr(self, obj: Any, attribute: str) -> Any:
         if type(obj) is dict and attribute not in _DICT_ATTRIBUTES:
@@ -108,6 +110,24 @@ def _escape(value: Any) -> str:
     return escape(value)
 
 
+class _Context(Context):
+    """Jinja's context, calling the page's own helpers (``_``, ``ngettext``, ``url_for``,
+    ``chrome``) and macros at once: none takes the context, which Jinja otherwise looks for
+    on each of the few dozen calls of every page (two failed attribute lookups a call)."""
+
+    def call(__self, __obj: Any, *args: Any, **kwargs: Any) -> Any:
+        if type(__obj) is Macro or id(__obj) in _PLAIN_HELPERS:
+            kwargs.pop("_block_vars", None)
+            kwargs.pop("_loop_vars", None)
+            try:
+                return __obj(*args, **kwargs)
+            except StopIteration:  # what Jinja answers too
+                return __self.environment.undefined(
+                    "value was undefined because a callable raised a StopIteration exception"
+                )
+        return super().call(__obj, *args, **kwargs)
+
+
 class _Template(Template):
     """Templates that write values with :func:`_escape`."""
 
@@ -120,6 +140,18 @@ class _Template(Template):
     ) -> Template:
         namespace["escape"] = _escape
         return super()._from_namespace(environment, namespace, globals)
+
+    def _get_default_module(self, ctx: Any = None) -> Any:
+        """Jinja's, for a template that another imports (``{% from ... import ...%}``) on every
+        render: the globals the importer has and this template lacks are found by a set
+        difference with each of the mappings of this template's globals, not with their
+        ChainMap's keys, which Python walks whole (measurable on every rule page)."""
+        if ctx is not None:
+            own = self.globals
+            maps = own.maps if type(own) is ChainMap else [own]
+            if ctx.globals_keys.difference(*maps):
+                return super()._get_default_module(ctx)
+        return super()._get_default_module(None)
 
 
 class _Flask(Flask):
@@ -238,7 +270,13 @@ def _init_jinja(app: Flask) -> None:
         url_for=urls.url_for,  # Flask's URLs, built once per endpoint (kb.web.urls)
         chrome=_chrome,
     )
+    global _PLAIN_HELPERS
+    _PLAIN_HELPERS = frozenset(map(id, (_gettext, _ngettext, urls.url_for, _chrome)))
 
+
+#: The ids of template helpers that take no context (:class:`_Context` calls them directly;
+#: they live as long as the process, so their ids name no other object).
+_PLAIN_HELPERS: frozenset[int] = frozenset()
 
 #: (app, script root, locale, part) -> the rendered part of partials/chrome.html.
 _CHROME: dict[tuple[int, str, str, str], Markup] = {}
@@ -310,14 +348,18 @@ def _after_request(response: Response) -> Response:
         response.headers["Access-Control-Allow-Origin"] = "*"
     elif response.mimetype == "text/html":
         response.headers["Content-Language"] = _locale()
+    # Whether the view set Cache-Control, from the names read above (werkzeug answers a
+    # missing header by raising and catching an exception, twice a request).
+    cache_control = "cache-control" in present
     if (
         request.method in ("GET", "HEAD")
         and response.status_code == 200
         and not getattr(g, "uncacheable", False)
-        and "Cache-Control" not in response.headers
+        and not cache_control
     ):
         response.set_etag(etag_for_request())
         response.headers["Cache-Control"] = CACHE_CONTROL
+        cache_control = True
         request.environ["kb.cacheable"] = True
     elif (
         response.status_code == 404
@@ -326,7 +368,7 @@ def _after_request(response: Response) -> Response:
         and not getattr(g, "uncacheable", False)
     ):
         request.environ["kb.cacheable"] = True
-    if "Cache-Control" not in response.headers:
+    if not cache_control:
         response.headers["Cache-Control"] = "no-cache"
     return response
 

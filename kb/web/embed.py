@@ -31,11 +31,13 @@ from werkzeug.datastructures import MultiDict
 from werkzeug.exceptions import HTTPException
 
 from kb import lookup
+from kb.cachemap import keep
 from kb.model import LANGS, KnowledgeBase, Rule
 from kb.web import i18n
 from kb.web.i18n import text as _
 from kb.web.pages.base import PageError
 from kb.web.pages.common import current_for_old, edition_label, parse_number, short
+from kb.web.pages.history import edition_labels
 from kb.web.pages.home import title_for
 from kb.web.resources import get_kb
 from kb.web.urls import per_request, url_for
@@ -82,8 +84,21 @@ def public_base() -> str:
     memo = per_request()  # werkzeug computes host_url afresh on every read
     found = memo.get("public_base")
     if found is None:
-        found = memo["public_base"] = request.host_url.rstrip("/")
+        # Werkzeug's host URL (scheme, Host header, IRI decoding) is the same for every
+        # request to the same host: kept per (scheme, host), a bounded few (hosts are the
+        # client's to choose).
+        key = (request.scheme, request.host)
+        found = _HOST_URLS.get(key)
+        if found is None:
+            found = request.host_url.rstrip("/")
+            keep(_HOST_URLS, key, found, HOST_URLS)
+        memo["public_base"] = found
     return found  # type: ignore[no-any-return]
+
+
+#: (scheme, Host) -> the public base werkzeug gives for them; at most HOST_URLS of them.
+_HOST_URLS: dict[tuple[str, str], str] = {}
+HOST_URLS = 64
 
 
 def unfurl(path: str, args: MultiDict[str, str] | None = None) -> Unfurl | None:
@@ -147,7 +162,7 @@ def _rule_card(kb: KnowledgeBase, locale: str, number: str, edition: str | None)
         if ed is None or rule is None:
             return None
         shown = key
-        label = edition_label(ed, locale)
+        label = edition_labels(kb, locale)[ed.id][2]  # edition_label(ed, locale), kept
         title = f"{_('Rule %(number)s', number=key).local(locale)} · {label}"
         url = url_for("pages.rule_pinned", locale=locale, edition=ed.id, number=key)
     else:
@@ -272,7 +287,11 @@ def _unfurl_context() -> dict[str, Any]:
     if request.endpoint.startswith("pages."):
         try:
             # This request's own URL: Flask matched it already.
-            card = _card(request.endpoint, dict(request.view_args or {}), request.args)
+            endpoint = request.endpoint
+            # The query matters to the current rule's card only (``?edition=``): not parsed
+            # for the others.
+            args = request.args if endpoint == "pages.rule" else MultiDict()
+            card = _card(endpoint, dict(request.view_args or {}), args)
         except Exception:  # a card is an extra: it must never cost the page (or its error page)
             log.exception("no unfurl card for %s", request.path)
     oembed_url = (

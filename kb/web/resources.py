@@ -8,6 +8,7 @@ next request without a restart, while requests in flight finish on the build the
 from __future__ import annotations
 
 import logging
+import os
 import threading
 from pathlib import Path
 from typing import Any
@@ -95,6 +96,8 @@ class BuildWatcher:
         self.instance = instance
         self.index_dir = index_dir
         self._lock = threading.Lock()
+        #: The pointer's path, joined once (what :func:`kb.instance.build_id` reads).
+        self._pointer = os.fspath(Path(instance) / layout.CURRENT)
         self.active = self._open(layout.build_id(instance))
 
     def _open(self, build_id: str | None) -> Build:
@@ -106,7 +109,10 @@ class BuildWatcher:
     def current(self) -> Build:
         """The newest published build (reopened here when the pointer moved)."""
         active = self.active
-        wanted = layout.build_id(self.instance)
+        try:
+            wanted: str | None = os.readlink(self._pointer)  # layout.build_id, path made once
+        except OSError:
+            wanted = None
         if wanted is None or wanted == active.build_id:
             return active
         with self._lock:

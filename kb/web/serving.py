@@ -8,6 +8,10 @@ seconds take every thread; waitress buffers requests in an event loop and hands 
 ones to its threads, so a slow client costs a socket, not a thread. Elsewhere (Windows), one
 waitress process with threads.
 
+Workers share the listening socket, and a worker takes a new connection only while it holds
+about as many as the others (:class:`_Balance`): clients that keep their connections open
+would otherwise often stay on one worker while the other idles.
+
 Each worker process creates the app itself (no ``preload``): the built artefacts are opened
 read-only per process, never shared across a fork. The listening socket is bound before anything
 is printed, so a busy port is the only line a user sees.
@@ -36,6 +40,13 @@ CONNECTION_LIMIT = 1000
 CHANNEL_TIMEOUT = 30
 #: Connections waiting for accept() in the kernel.
 BACKLOG = 2048
+#: Collections of the middle generation between two full collections (Python's default: 10).
+#: A full collection walks every object the caches hold (decoded rules, glossary entries): 30
+#: to 100 ms during which a worker answers nobody, every ~800 pages at the default, enough to
+#: set the p99 of a busy server. Ten times rarer, it no longer does; what it would have freed in
+#: between (the few reference cycles of a request that outlive the young collections, about a
+#: few hundred objects per full collection at the default) waits longer: about a MB at most.
+FULL_COLLECTION_EVERY = 100
 
 
 class ServeError(Exception):
@@ -106,6 +117,8 @@ def _make_app(instance: Path, page_cache: bool = True) -> Any:
     # reach, or every full collection walks them all (100 ms pauses at p99).
     gc.collect()
     gc.freeze()
+    young, middle, _full = gc.get_threshold()
+    gc.set_threshold(young, middle, FULL_COLLECTION_EVERY)
     pool = app.extensions["kb_search"]
     if pool.available:
         # The index takes most of a second to open: it opens in the background once the first
@@ -176,20 +189,44 @@ def serve(
 
 
 def _waitress(
-    app: Any, sockets: list[socket.socket], alive: Callable[[], bool] | None = None
+    app: Any,
+    sockets: list[socket.socket],
+    alive: Callable[[], bool] | None = None,
+    balance: _Balance | None = None,
 ) -> None:
-    """Run waitress on sockets that are already listening (until ``alive()`` turns false)."""
+    """Run waitress on sockets that are already listening (until ``alive()`` turns false);
+    with ``balance``, this process accepts a connection only while it holds no more of them
+    than any other worker (see :class:`_Balance`)."""
     from waitress import wasyncore
-    from waitress.server import create_server
+    from waitress.server import BaseWSGIServer, create_server
 
     channels: dict[int, Any] = {}
     server = create_server(app, map=channels, sockets=sockets, **waitress_options())
     if alive is None:
         server.run()
         return
+    own = len(channels)  # the listening sockets and waitress's trigger: not connections
+    if balance is not None:
+        for listener in list(channels.values()):
+            if isinstance(listener, BaseWSGIServer):
+                readable, accept = listener.readable, listener.handle_accept
+
+                def balanced_readable(readable: Callable[[], bool] = readable) -> bool:
+                    return readable() and balance.may_accept(len(channels) - own)
+
+                def balanced_accept(accept: Callable[[], None] = accept) -> None:
+                    accept()
+                    balance.publish(len(channels) - own)  # at once: the others look at it
+
+                listener.readable = balanced_readable  # type: ignore[method-assign]
+                listener.handle_accept = balanced_accept  # type: ignore[method-assign]
     try:
         while alive():
-            wasyncore.loop(timeout=1.0, map=channels, count=1)
+            timeout = 1.0
+            if balance is not None:
+                balance.publish(len(channels) - own)
+                timeout = BALANCE_RECHECK_S if balance.waiting else 1.0
+            wasyncore.loop(timeout=timeout, map=channels, count=1)
     finally:
         server.close()  # type: ignore[union-attr]
         server.task_dispatcher.shutdown(timeout=5)  # type: ignore[union-attr]
@@ -204,14 +241,103 @@ def _worker_class() -> type:
 
         def run(self) -> None:
             parent = os.getppid()
+            told = 0.0
+            balance = _BALANCE
+            if balance is not None:
+                balance.join(getattr(self, "kb_slot", -1))
 
             def alive() -> bool:
-                self.notify()
+                nonlocal told
+                now = time.monotonic()
+                if now - told >= HEARTBEAT_S:  # a file's time set: not on every request
+                    told = now
+                    self.notify()
                 return bool(self.alive) and os.getppid() == parent
 
-            _waitress(self.wsgi, [listener.sock for listener in self.sockets], alive)
+            _waitress(self.wsgi, [listener.sock for listener in self.sockets], alive, balance)
 
     return WaitressWorker
+
+
+#: Seconds between two heartbeats of a worker to the arbiter (its timeout is 120 s).
+HEARTBEAT_S = 0.5
+#: Seconds after which a worker that has not said how many connections it holds is left out.
+BALANCE_STALE_S = 3.0
+#: Seconds after which a worker that let a connection wait for another looks again.
+BALANCE_RECHECK_S = 0.005
+
+
+class _Balance:
+    """How many connections each worker holds, in memory the workers share (mapped by the
+    arbiter before it forks them), so that each accepts a connection only while it holds no
+    more than the others.
+
+    Workers share one listening socket, and the kernel gives a connection to whichever
+    accepts first. Clients that keep their connections open (a browser, a proxy, a load test)
+    then often stay on one worker: 21 and 11 of 32, even all 32 on one, measured, which left
+    one core idle and doubled every wait on the other. A slot per worker holds its pid, its
+    connections and when it last wrote them; slots not written for :data:`BALANCE_STALE_S` (a
+    worker that died or hangs) are left out, so that the others accept without it."""
+
+    _FORMAT = "=iid"
+
+    def __init__(self, workers: int) -> None:
+        import mmap
+        import struct
+
+        self.slots = max(2, 2 * workers)
+        self._struct = struct.Struct(self._FORMAT)
+        self._all = struct.Struct("=" + self._FORMAT[1:] * self.slots)
+        self.mem = mmap.mmap(-1, self._all.size)  # anonymous and shared with forked children
+        self.slot = -1
+        #: This worker let a connection wait for another: it looks again soon, not in a second.
+        self.waiting = False
+
+    def assign(self, taken: set[int]) -> int:
+        """A free slot for a worker about to be forked (in the arbiter, one at a time)."""
+        slot = next((i for i in range(self.slots) if i not in taken), -1)
+        if slot >= 0:
+            self._struct.pack_into(self.mem, slot * self._struct.size, 0, 0, 0.0)
+        return slot
+
+    def join(self, slot: int) -> None:
+        """This process (a forked worker) writes to ``slot`` from now on (-1: to none)."""
+        self.slot = slot if 0 <= slot < self.slots else -1
+        self.publish(0)
+
+    def publish(self, connections: int) -> None:
+        """Say how many connections this worker holds now."""
+        if self.slot >= 0:
+            self._struct.pack_into(
+                self.mem, self.slot * self._struct.size, os.getpid(), connections, time.monotonic()
+            )
+
+    def may_accept(self, connections: int) -> bool:
+        """Whether this worker, holding ``connections``, may take one more: no other live
+        worker holds fewer by more than a little (one and an eighth of what that one holds: a
+        burst of new connections is taken by both without waiting for each other)."""
+        values = self._all.unpack_from(self.mem)
+        now = time.monotonic()
+        for i in range(self.slots):
+            if i == self.slot:
+                continue
+            pid, count, written = values[3 * i : 3 * i + 3]
+            if pid and now - written < BALANCE_STALE_S and connections > count + 1 + count // 8:
+                self.waiting = True
+                return False
+        self.waiting = False
+        return True
+
+
+#: The balance of connections between the workers of this server (set in the arbiter).
+_BALANCE: _Balance | None = None
+
+
+def _slot_for(arbiter: Any, worker: Any) -> None:
+    """Give a worker about to be forked its slot of :data:`_BALANCE` (gunicorn's pre_fork)."""
+    if _BALANCE is not None:
+        taken = {getattr(w, "kb_slot", -1) for w in arbiter.WORKERS.values()}
+        worker.kb_slot = _BALANCE.assign(taken)
 
 
 def _own_session(_arbiter: Any, _worker: Any) -> None:
@@ -239,8 +365,11 @@ class _Arbiter:
             "loglevel": "warning",
             "accesslog": None,
             "proc_name": "kb",
+            "pre_fork": _slot_for,
             "post_fork": _own_session,
         }
+        global _BALANCE
+        _BALANCE = _Balance(workers)
 
         class Application(BaseApplication):  # type: ignore[misc]
             def load_config(self) -> None:

@@ -116,7 +116,11 @@ def per_request() -> dict[str, Any]:
     """What this request has worked out once (its ETag, public base, link card), kept in its
     WSGI environ: ``g`` lives as long as the app context, which a caller may keep open across
     requests, and a value of one URL must never answer another."""
-    from flask import request
-
-    memo: dict[str, Any] = request.environ.setdefault("kb.per_request", {})
+    ctx = _cv_request.get(None)  # flask.request, without its proxy
+    if ctx is None:
+        raise RuntimeError("Working outside of request context.")
+    environ = ctx.request.environ
+    memo: dict[str, Any] | None = environ.get("kb.per_request")
+    if memo is None:
+        memo = environ["kb.per_request"] = {}
     return memo

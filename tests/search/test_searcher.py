@@ -18,7 +18,7 @@ from kb.search import (
     index_is_current,
     run_search_command,
 )
-from kb.search.indexer import FORMAT, INDEX_NAME
+from kb.search.indexer import FORMAT, HEAD_FILE, INDEX_NAME
 from kb.search.query import Group, Phrase, Word, parse
 
 from .conftest import EN_NEW, EN_OLD, FR, JA, small_kb
@@ -85,10 +85,11 @@ def test_index_of_another_japanese_analyser_is_rebuilt(
 
 def test_index_of_an_older_format_is_rebuilt(kb, tmp_path: Path) -> None:
     build_index(kb, tmp_path)
-    meta_path = tmp_path / "meta.json"
-    meta = json.loads(meta_path.read_text(encoding="utf-8"))
-    meta["format"] = FORMAT - 1
-    meta_path.write_text(json.dumps(meta), encoding="utf-8")
+    for name in ("meta.json", HEAD_FILE):  # the head is read first, meta.json of older indexes
+        meta_path = tmp_path / name
+        meta = json.loads(meta_path.read_text(encoding="utf-8"))
+        meta["format"] = FORMAT - 1
+        meta_path.write_text(json.dumps(meta), encoding="utf-8")
     assert not index_is_current(kb, tmp_path)
     assert not build_index(kb, tmp_path)["skipped"]
 

@@ -11,14 +11,14 @@ from pathlib import Path
 import pytest
 from flask import url_for as flask_url_for
 from flask.testing import FlaskClient
-from jinja2 import Undefined
+from jinja2 import Undefined, pass_context
 from markupsafe import Markup, escape
 
 from kb.build import load
 from kb.model import KnowledgeBase
 from kb.store import StoredKnowledgeBase
 from kb.web import create_app
-from kb.web.app import _escape
+from kb.web.app import _Context, _escape
 from kb.web.pages.rules import _subtree
 
 
@@ -168,6 +168,26 @@ def test_templates_write_values_with_the_fast_escape(app) -> None:
             f"<p>{escape(hostile)}</p>"
         )
         assert template.root_render_func.__globals__["escape"] is _escape
+
+
+def test_template_calls_give_what_jinja_gives(app) -> None:
+    # Helpers and macros are called without Jinja's look for a context argument; a function
+    # that asks for the context still gets it, inside a loop too.
+    @pass_context
+    def seen(context, suffix: str) -> str:
+        return f"{context.get('name')}{suffix}"
+
+    source = (
+        '{% macro m(x) %}[{{ x }}]{% endmacro %}{% for i in [1, 2] %}{{ m(i) }}{{ seen("!") }}'
+        '{% endfor %}{{ _("Rules") }} {{ ngettext("%(num)d edition", "%(num)d editions", 2) }} '
+        "{{ url_for('pages.rule', locale='fr', number='117.3b') }}"
+    )
+    with app.test_request_context("/en/"):
+        template = app.jinja_env.from_string(source)
+        assert type(template.new_context()) is _Context
+        assert template.render(name="<n>", seen=seen) == (
+            "[1]&lt;n&gt;![2]&lt;n&gt;!Rules 2 editions /fr/rules/117.3b"
+        )
 
 
 def test_etag_belongs_to_its_url_even_in_one_app_context(app, client: FlaskClient) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from kb import lookup
-from kb.model import Edition, KnowledgeBase, Rule
+from kb.model import Edition, KnowledgeBase, Rule, parsed_number
 from kb.rulenum import RuleNumber, try_parse
 from kb.serialise import edition_json
 from kb.web.i18n import LANGUAGE_NAMES, format_day, format_month
@@ -26,7 +26,7 @@ def rule_url(locale: str, number: str, edition: str | None = None) -> str:
 
 def anchor(number: str) -> str:
     """The HTML id of a rule (``R1173a``): dotted numbers never serve as ids."""
-    num = try_parse(number)
+    num = parsed_number(number)
     return num.anchor if num else "R" + "".join(c for c in number if c.isalnum())
 
 

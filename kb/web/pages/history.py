@@ -16,7 +16,7 @@ from kb.web.urls import maker
 HistoryEntries = dict[str, list[stored_history.Entry]]
 
 
-def _edition_labels(kb: KnowledgeBase, locale: str) -> dict[str, tuple[str | None, str, str]]:
+def edition_labels(kb: KnowledgeBase, locale: str) -> dict[str, tuple[str | None, str, str]]:
     """Per edition id: its date, the date as the locale writes it and its label (kept on the
     knowledge base object, which a rebuild replaces)."""
     cache = kb.__dict__.setdefault("_history_labels", {})
@@ -49,7 +49,7 @@ def history(
     the rows show are made (at archive scale, a tenth of them)."""
     if by_lang is None:
         by_lang = stored_history.entries(kb, canonical)
-    labels = _edition_labels(kb, locale)
+    labels = edition_labels(kb, locale)
     pinned_url = maker("pages.rule_pinned", "locale", "edition", "number")
 
     def entry(item: stored_history.Entry) -> dict[str, Any]:

@@ -12,8 +12,7 @@ from kb import history as stored_history
 from kb import lookup
 from kb.cachemap import MISSING, keep, shared_cache
 from kb.lookup import followed_editions, lag, local_term, term_entry
-from kb.model import LANGS, Edition, ExampleInfo, KnowledgeBase, Ref, Rule
-from kb.rulenum import try_parse
+from kb.model import LANGS, Edition, ExampleInfo, KnowledgeBase, Ref, Rule, parsed_number
 from kb.serialise import rule_json
 from kb.web.i18n import LANGUAGE_NAMES
 from kb.web.i18n import text as _
@@ -105,7 +104,7 @@ def _node(
 ) -> dict:
     """One rule of a page as data; glossary terms are linked once per page (``terms`` collects
     the keys already linked, None: no term links)."""
-    num = try_parse(rule.number)
+    num = parsed_number(rule.number)
     spans: list[tuple[str, int, int]] = []
     if terms is not None:
         for key, start, end in rule.term_spans:
@@ -344,7 +343,7 @@ def rule_page(
     its text in the other languages, the rules it cites) are read together first, in a query or
     two, rather than one by one as the page meets them."""
     canonical = rule.canonical
-    num = try_parse(rule.number)
+    num = parsed_number(rule.number)
     depth0 = num.depth if num else 0
     # The lineage's history (precomputed by the build): its rows, its old numbers and where
     # its text is in the other languages, in one lookup.
