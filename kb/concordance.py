@@ -539,8 +539,10 @@ def diff_editions(kb: KnowledgeBase, old_id: str, new_id: str) -> list[Change]:
 def _ordered(
     lins: Iterable[str], old_by: Mapping[str, Rule], new_by: Mapping[str, Rule]
 ) -> list[str]:
-    def key(lin: str) -> tuple[tuple[int, int, int], int]:
+    # Section 9 and rule 900 sort alike: the numbers and lineages break ties, so that the
+    # order never depends on the set's (per-process) hashing.
+    def key(lin: str) -> tuple[tuple[int, int, int], int, str, str]:
         rule = new_by.get(lin) or old_by[lin]
-        return (_order(rule.number), 0 if lin in new_by else 1)
+        return (_order(rule.number), 0 if lin in new_by else 1, rule.number, lin)
 
     return sorted(lins, key=key)

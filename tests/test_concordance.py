@@ -197,3 +197,33 @@ def test_renamed_heading_follows_its_children() -> None:
         head.children = [n for n in table if n != head.number]
     al = align(old, new)
     assert al.pairs == {"716": "720", "716.1": "720.1", "716.2": "720.2"}
+
+
+def test_changes_between_editions_are_listed_in_one_order_whatever_the_hashing() -> None:
+    """Section 9 and rule 900 sort alike by number: their order in a comparison was the order
+    of a set of strings, which changes with each process's hash seed (two builds of the same
+    inputs wrote different ``changes`` tables)."""
+    import os
+    import subprocess
+    import sys
+
+    code = (
+        "from kb.concordance import diff_editions\n"
+        "from kb.model import Edition, KnowledgeBase, Rule\n"
+        "eds = {i: Edition(i, 'en', d, 'full', i, [i]) for i, d in "
+        "(('en-a', '2020-01-01'), ('en-b', '2020-02-01'))}\n"
+        "rules = {'en-a': {}, 'en-b': {n: Rule('en-b', 'en', n, 'rule', 'x ' + n) for n in "
+        "('9', '900', '900.1', '901')}}\n"
+        "for r in rules['en-b'].values():\n"
+        "    r.lineage = r.number\n"
+        "kb = KnowledgeBase(editions=eds, rules=rules)\n"
+        "print([c.new for c in diff_editions(kb, 'en-a', 'en-b')])\n"
+    )
+    seen = set()
+    for seed in range(8):
+        env = {**os.environ, "PYTHONHASHSEED": str(seed)}
+        done = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True
+        )
+        seen.add(done.stdout.strip())
+    assert seen == {"['9', '900', '900.1', '901']"}
