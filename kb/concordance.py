@@ -23,7 +23,7 @@ from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
-from kb.model import Change, Edition, KnowledgeBase, Rule
+from kb.model import M10_FIRST_DATE, Change, Edition, KnowledgeBase, Rule
 from kb.rulenum import RuleNumber, try_parse
 from kb.text import collapse_spaces, nfkc, straight_quotes
 
@@ -360,7 +360,9 @@ def compute(
 #: ``Edition.numbering`` of the English editions before the rewrite of July 11, 2009 (M10),
 #: which renumbered every rule: their numbers mean nothing in the M10 numbering.
 PRE_M10 = "pre-m10"
-M10_FIRST_DATE = "2009-07-11"
+#: How far (in days) the nearest English edition may be from a translation whose own English
+#: edition is absent for its numbering to be assumed: further, a renumbering may lie between.
+NEAREST_NUMBERING_DAYS = 366
 
 
 def mark_pre_m10(ed: Edition) -> bool:
@@ -433,10 +435,18 @@ def _place_translation(
         # The English text it translates is not in the corpus: use the nearest English edition.
         dated = [e for e in english if e.kind == "full" and e.date]
         if dated:
-            base_id = min(dated, key=lambda e: abs(_days(e.date) - _days(ed.date))).id
-            notes.append(
-                f"{ed.id}: the English edition it follows is absent; numbering of {base_id} assumed"
-            )
+            nearest = min(dated, key=lambda e: abs(_days(e.date) - _days(ed.date)))
+            if abs(_days(nearest.date) - _days(ed.date)) <= NEAREST_NUMBERING_DAYS:
+                base_id = nearest.id
+                notes.append(
+                    f"{ed.id}: the English edition it follows is absent; "
+                    f"numbering of {base_id} assumed"
+                )
+            else:
+                notes.append(
+                    f"{ed.id}: the English edition it follows is absent and the nearest, "
+                    f"{nearest.id}, is over a year away; its rules are not linked to English ones"
+                )
     out: dict[str, str] = {}
     for number in kb.rules[ed.id]:
         lin = lineage.get(base_id, {}).get(number) if base_id else None

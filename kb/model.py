@@ -9,6 +9,7 @@ Nothing here reads a corpus file or does I/O beyond (de)serialising.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -388,6 +389,8 @@ class KnowledgeBase:
 
     def examples_for(self, canonical: str) -> list[ExampleInfo]:
         """Executable examples that cite this canonical rule (or a rule below it)."""
+        if not examples_fit(self.editions.values()):
+            return []
         return [
             ex
             for ex in self.examples
@@ -471,6 +474,26 @@ class KnowledgeBase:
     def load(cls, path: Path) -> KnowledgeBase:
         """Read ``kb.json``."""
         return cls.from_json(json.loads(path.read_text(encoding="utf-8")))
+
+
+#: The numbering the executable examples (``corpus/examples``) cite rules by: the one in force
+#: since the edition of July 12, 2019, which made Timing and Priority rule 117.
+EXAMPLES_NUMBERING = "2019-07-12"
+#: The first edition of the M10 numbering; full editions before it follow another numbering.
+M10_FIRST_DATE = "2009-07-11"
+
+
+def examples_fit(editions: Iterable[Edition]) -> bool:
+    """True when the knowledge base's canonical numbers follow the examples' numbering: its newest
+    full English edition of the M10 numbering is dated on or after :data:`EXAMPLES_NUMBERING`, or
+    it has none (partial texts follow the numbering their manifest declares). Otherwise "117.3b"
+    names another rule there, and no example may be attached by number."""
+    dates = [
+        e.date
+        for e in editions
+        if e.lang == "en" and e.kind == "full" and e.date and e.date >= M10_FIRST_DATE
+    ]
+    return not dates or max(dates) >= EXAMPLES_NUMBERING
 
 
 @lru_cache(maxsize=1 << 16)

@@ -23,6 +23,7 @@ from kb.model import (
     Rule,
     Term,
     TournamentRule,
+    examples_fit,
 )
 from kb.store.schema import FORMAT, StoreError
 from kb.store.views import _Changes, _Concordance, _Glossary, _LazyList, _Rules
@@ -517,6 +518,9 @@ class StoredKnowledgeBase(KnowledgeBase):
         anchors = self._example_anchors
         if anchors is None:  # a small table (a row per example and rule it cites): read once
             found: dict[str, set[str]] = {}
+            if not examples_fit(self.editions.values()):  # numbers of another numbering
+                anchors = self._example_anchors = found
+                return []
             for example, anchor in self._db.all("SELECT example, anchor FROM example_rules"):
                 found.setdefault(anchor, set()).add(example)
             anchors = self._example_anchors = found
