@@ -125,3 +125,19 @@ def test_history_shows_the_2019_renumbering(real_client: FlaskClient) -> None:
         pytest.skip("the shared English editions are absent: no 2019 renumbering to show")
     assert ("116.3a", "117.3a") in moves
     assert {"number": "116.3a", "until": "2019-06-14"}.items() <= body["old_numbers"][0].items()
+
+
+@pytest.mark.parametrize(("locale", "label"), [("en", "withdrawn"), ("fr", "retiré")])
+def test_a_withdrawn_entry_is_marked_on_the_page(
+    full_client: FlaskClient, locale: str, label: str
+) -> None:
+    # "Checklist Card" left the glossary after July 2019 (rule 713 became "Substitute Cards").
+    page = full_client.get(f"/{locale}/search?q=checklist+card&lang=en")
+    assert page.status_code == 200
+    html = page.get_data(as_text=True)
+    at = html.index("withdrawn-badge")
+    item = html[html.rindex("<li", 0, at) : html.index("</li>", at)]
+    assert "checklist" in item.lower()
+    assert f">{label}</span>" in html
+    current = full_client.get(f"/{locale}/search?q=priority&lang=en").get_data(as_text=True)
+    assert "withdrawn-badge" not in current
