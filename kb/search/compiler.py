@@ -171,6 +171,7 @@ class QueryCompiler:
         self._term_names.forget()
         self._analyses.clear()
         typed = qp.parse(text)
+        text = text[: qp.MAX_QUERY]  # parse noted the cut: nothing past it is searched
         out = Compiled(None, notes=list(typed.notes))
         self._names = proper_names(text)
         detected = detect_lang(text)

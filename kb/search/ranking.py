@@ -14,6 +14,7 @@ from itertools import compress, pairwise
 
 from kb.model import LANGS, KnowledgeBase
 from kb.search.compiler import Compiled
+from kb.search.hits import EditionSets
 from kb.search.postings import Evaluation, Postings
 from kb.search.understand import Concepts
 
@@ -338,23 +339,23 @@ class Ranker:
 
 
 def withdrawn_docs(
-    kb: KnowledgeBase, refs: list[str], langs: list[str], stop: int
+    kb: KnowledgeBase, refs: list[str], langs: list[str], stop: int, editions: EditionSets
 ) -> frozenset[int]:
     """The current documents (below ``stop``) of glossary entries and rules that the newest
-    full edition of their language no longer has: a document's reference names the newest
-    edition having it. A partial edition (a quote) proves nothing by leaving a text out."""
-    newest: dict[tuple[str, str], str | None] = {}
+    full edition of their language no longer has (its bit is not in the document's set of
+    ``editions``). A partial edition (a quote) proves nothing by leaving a text out."""
+    newest: dict[tuple[str, str], int] = {}
     for code in LANGS:
-        rules, glossary = kb.newest(code), kb.glossary_edition(code)
-        newest[(code, "r")] = rules.id if rules is not None and rules.kind == "full" else None
-        newest[(code, "g")] = (
-            glossary.id if glossary is not None and glossary.kind == "full" else None
-        )
+        full = kb.editions_of(code, full_only=True)
+        glossaries = [ed for ed in full if kb.glossary.get(ed.id)]
+        for kind, eds in (("r", full), ("g", glossaries)):
+            if eds and eds[-1].id in editions.bit:
+                newest[(code, kind)] = editions.bit[eds[-1].id]
     out = set()
+    masks = editions.docs
     for doc in range(stop):
-        kind, _, rest = refs[doc].partition("|")
-        last = newest.get((langs[doc], kind))
-        if last is not None and not rest.startswith(last + "|"):
+        bit = newest.get((langs[doc], refs[doc].partition("|")[0]))
+        if bit is not None and not masks[doc] & bit:
             out.add(doc)
     return frozenset(out)
 

@@ -110,7 +110,7 @@ class Searcher:
         self._compiler = QueryCompiler(kb, self._speller, self._index, concepts, glossary)
         self._index.learn_phrases(self._compiler.name_phrases())
         # Glossary entries and rules no longer in the rules: ranked low, marked (kb.search.ranking).
-        self._withdrawn = withdrawn_docs(kb, self._refs, self._langs, self._stop)
+        self._withdrawn = withdrawn_docs(kb, self._refs, self._langs, self._stop, self._editions)
         self._ranker = Ranker(
             self._index, self._langs, self._kinds, concepts, definitions, self._withdrawn
         )

@@ -71,3 +71,11 @@ def test_the_cli_and_the_web_say_the_same(
     assert cli["message"] == web["message"]
     assert web["message"].startswith(f"the query was cut to its first {qp.MAX_QUERY} characters")
     assert cli["total"] == web["total"]
+
+
+def test_nothing_past_the_cut_is_searched(searcher) -> None:
+    # A word past the limit, alone, finds rules; after the cut it must add nothing.
+    filler = "x" * qp.MAX_QUERY
+    cut = searcher.search(f"{filler} priority")
+    assert any(n.code == "query_cut" for n in cut.notes)
+    assert cut.total == searcher.search(filler).total

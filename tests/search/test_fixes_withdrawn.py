@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from kb.model import GlossaryEntry, KnowledgeBase, Rule
+from kb.model import Edition, GlossaryEntry, KnowledgeBase, Rule
 from kb.search import Searcher, build_index
+from kb.search.hits import EditionSets
 from kb.search.ranking import withdrawn_docs
 from tests.search.conftest import EN_NEW, EN_OLD, small_kb
 
@@ -134,5 +135,20 @@ def test_withdrawn_docs_names_only_texts_missing_from_the_newest_full_edition() 
         "c|c1",
     ]
     langs = ["en", "en", "en", "fr", "fr"]
-    assert withdrawn_docs(kb, refs, langs, len(refs)) == {0, 2}
-    assert withdrawn_docs(kb, refs, langs, 1) == {0}
+    editions = [[r.split("|")[1]] if not r.startswith("c|") else [] for r in refs]
+    sets = EditionSets(kb, editions)
+    assert withdrawn_docs(kb, refs, langs, len(refs), sets) == {0, 2}
+    assert withdrawn_docs(kb, refs, langs, 1, sets) == {0}
+
+
+def test_a_text_of_the_newest_full_edition_quoted_later_is_not_withdrawn() -> None:
+    # Its reference names the newest edition having it, here a later partial quote: what
+    # counts is whether the newest full edition has it too.
+    kb = history_kb()
+    quote = Edition(
+        id="en-2026-01-01", lang="en", kind="partial", date="2026-01-01", numbering=None, sources=[]
+    )
+    kb.editions[quote.id] = quote
+    refs = ["r|en-2026-01-01|106.4", "r|en-2026-01-01|500.9"]
+    sets = EditionSets(kb, [[EN_NEW, quote.id], [EN_OLD, quote.id]])
+    assert withdrawn_docs(kb, refs, ["en", "en"], 2, sets) == {1}
