@@ -94,14 +94,18 @@ class ExportReport:
 
 
 def check_base_url(url: str) -> str:
-    """``url`` without its trailing slash, if it is an http(s) URL with a host (else ExportError):
-    the sitemap, OpenSearch and every page's canonical links are made from it."""
-    parts = urllib.parse.urlsplit(url.strip())
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise ExportError(
-            f"--base-url {url!r}: not an http(s) URL with a host, such as https://rules.example.org"
-        )
-    return url.strip().rstrip("/")
+    """``url`` without its trailing slash, if it is an http(s) URL with a host and no path (else
+    ExportError): the sitemap, OpenSearch and every page's canonical links are made from it, and
+    the pages link to each other from the site's root, so they can't be hosted below a path."""
+    from kb.update import url_problem
+
+    url = url.strip()
+    problem = url_problem(url, example="https://rules.example.org")
+    if problem is None and urllib.parse.urlsplit(url).path.strip("/"):
+        problem = "the site's pages link from the root of their host, so it can't have a path"
+    if problem:
+        raise ExportError(f"--base-url {url!r}: {problem}")
+    return url.rstrip("/")
 
 
 # ---- the export ------------------------------------------------------------------------------
@@ -177,9 +181,11 @@ def export(
         report.search = "not built (--no-search)"
 
     # Remove what an earlier export wrote and this one did not (never other files).
+    root = out.resolve()
     for rel in previous.get("files", {}):
-        if rel not in writer.files:
-            (out / rel).unlink(missing_ok=True)
+        target = (out / rel).resolve()
+        if rel not in writer.files and target.is_relative_to(root) and target != root:
+            target.unlink(missing_ok=True)  # never outside the folder, whatever the manifest says
             report.removed += 1
     report.written, report.unchanged = writer.written, writer.unchanged
     report.changed = writer.changed

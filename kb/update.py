@@ -91,7 +91,7 @@ def rules_url(explicit: str | None = None) -> str:
     return DEFAULT_RULES_URL
 
 
-def url_problem(url: str) -> str | None:
+def url_problem(url: str, example: str = "https://magic.wizards.com/en/rules") -> str | None:
     """Why ``url`` is not an http(s) URL with a host that urllib can ask (None: it is one)."""
     try:
         parts = urllib.parse.urlsplit(url)
@@ -99,7 +99,7 @@ def url_problem(url: str) -> str | None:
     except ValueError as exc:
         return f"not a valid URL ({exc})"
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        return "not an http(s) URL with a host, such as https://magic.wizards.com/en/rules"
+        return f"not an http(s) URL with a host, such as {example}"
     return None
 
 

@@ -245,6 +245,21 @@ def test_a_reexport_repairs_and_prunes_only_its_own_files(
     assert not stale.exists() and mine.read_text() == "rules.example.org\n"
 
 
+def test_a_tampered_manifest_never_removes_files_outside_the_folder(
+    embedded_instance: Path, exported: Path, tmp_path: Path
+) -> None:
+    site = tmp_path / "site"
+    shutil.copytree(exported, site)
+    outside = tmp_path / "precious.txt"
+    outside.write_text("keep me")
+    data = json.loads((site / MANIFEST).read_text())
+    data["files"]["../precious.txt"] = 7
+    data["files"][str(outside)] = 7
+    (site / MANIFEST).write_text(json.dumps(data))
+    export(embedded_instance, site, base_url="https://rules.example.org")
+    assert outside.read_text() == "keep me"
+
+
 def test_cli_export(
     embedded_instance: Path, exported: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -276,7 +291,18 @@ def test_every_absolute_url_of_the_pages_uses_the_base_url(exported: Path) -> No
             assert "//localhost" not in text, rel
 
 
-@pytest.mark.parametrize("url", ["notaurl", "ftp://rules.example.org", "https://", "example.org"])
+@pytest.mark.parametrize(
+    "url",
+    [
+        "notaurl",
+        "ftp://rules.example.org",
+        "https://",
+        "example.org",
+        "http://[::1",  # urllib raises on it
+        "https://rules.example.org:port",
+        "https://u.github.io/proj",  # the pages link from the host's root
+    ],
+)
 def test_a_base_url_without_http_scheme_and_host_is_refused(
     embedded_instance: Path, tmp_path: Path, url: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
