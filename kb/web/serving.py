@@ -22,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import os
+import select
 import socket
 import sys
 import threading
@@ -210,9 +211,9 @@ def _waitress(
         for listener in list(channels.values()):
             if isinstance(listener, BaseWSGIServer):
                 readable, accept = listener.readable, listener.handle_accept
-
-                def balanced_readable(readable: Callable[[], bool] = readable) -> bool:
-                    return readable() and balance.may_accept(len(channels) - own)
+                balanced_readable = _balanced_readable(
+                    readable, listener.socket, balance, lambda: len(channels) - own
+                )
 
                 def balanced_accept(accept: Callable[[], None] = accept) -> None:
                     accept()
@@ -230,6 +231,26 @@ def _waitress(
     finally:
         server.close()  # type: ignore[union-attr]
         server.task_dispatcher.shutdown(timeout=5)  # type: ignore[union-attr]
+
+
+def _balanced_readable(
+    readable: Callable[[], bool], sock: socket.socket, balance: _Balance, held: Callable[[], int]
+) -> Callable[[], bool]:
+    """A listener's readable check that also asks ``balance`` whether this worker, holding
+    ``held()`` connections, may accept one more."""
+
+    def check() -> bool:
+        if not readable():
+            return False
+        if balance.may_accept(held()):
+            balance.waiting = False
+            return True
+        # Refused: look again soon only while a connection waits in the kernel, else an idle
+        # worker holding more than another would wake every few ms for nothing.
+        balance.waiting = bool(select.select([sock], [], [], 0)[0])
+        return False
+
+    return check
 
 
 def _worker_class() -> type:
@@ -290,7 +311,8 @@ class _Balance:
         self._all = struct.Struct("=" + self._FORMAT[1:] * self.slots)
         self.mem = mmap.mmap(-1, self._all.size)  # anonymous and shared with forked children
         self.slot = -1
-        #: This worker let a connection wait for another: it looks again soon, not in a second.
+        #: This worker let a waiting connection wait for another: it looks again soon, not in a
+        #: second (set by the listener's readable check, which sees whether one waits).
         self.waiting = False
 
     def assign(self, taken: set[int]) -> int:
@@ -323,9 +345,7 @@ class _Balance:
                 continue
             pid, count, written = values[3 * i : 3 * i + 3]
             if pid and now - written < BALANCE_STALE_S and connections > count + 1 + count // 8:
-                self.waiting = True
                 return False
-        self.waiting = False
         return True
 
 

@@ -23,6 +23,7 @@ from kb.web.serving import (
     FULL_COLLECTION_EVERY,
     ServeError,
     _Balance,
+    _balanced_readable,
     _make_app,
     bind,
     waitress_options,
@@ -178,6 +179,27 @@ def test_a_worker_holding_more_connections_than_another_waits() -> None:
     # a worker that stopped writing (dead or hung) no longer holds the others back
     shared._struct.pack_into(shared.mem, second * shared._struct.size, 12345, 0, 0.0)
     assert one.may_accept(50)
+
+
+def test_a_refused_worker_looks_again_soon_only_while_a_connection_waits() -> None:
+    shared = _Balance(2)
+    first, second = shared.assign(set()), shared.assign({0})
+    one, two = copy.copy(shared), copy.copy(shared)
+    one.join(first)
+    two.join(second)
+    two.publish(0)
+    listener = socket.create_server(("127.0.0.1", 0))
+    try:
+        check = _balanced_readable(lambda: True, listener, one, lambda: 5)
+        assert not check() and not one.waiting  # busier, but nobody waits: sleep a second
+        client = socket.create_connection(listener.getsockname())
+        try:
+            assert not check() and one.waiting  # somebody waits: look again in a few ms
+        finally:
+            client.close()
+        assert _balanced_readable(lambda: True, listener, two, lambda: 0)() and not two.waiting
+    finally:
+        listener.close()
 
 
 def test_kept_alive_connections_are_shared_between_the_workers(served: str) -> None:
