@@ -45,10 +45,12 @@ class Forked:
         """Whether ``Forked`` would start a child now (else the function runs in the caller)."""
         return hasattr(os, "fork") and cores() >= 2 and alone()
 
-    def __init__(self, fn: Callable[..., Any], *args: Any) -> None:
+    def __init__(self, fn: Callable[..., Any], *args: Any, fork: bool | None = None) -> None:
+        """``fork``: the caller's own :meth:`available` answer, when it prepared for a child
+        already (asking twice could answer twice differently); None: ask now."""
         self._pid: int | None = None
         self._value: Any = None
-        if not self.available():
+        if not (self.available() if fork is None else fork):
             self._value = fn(*args)
             return
         read, write = os.pipe()

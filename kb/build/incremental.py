@@ -133,7 +133,7 @@ def _add_edition(
         try:
             if Forked.available():
                 patch.open_channel()
-                indexing = Forked(*index_args)
+                indexing = Forked(*index_args, fork=True)  # the channel is open for a child
                 patch.channel_opened()
             t = time.perf_counter()
             notes = patch.concord()
