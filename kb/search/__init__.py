@@ -13,8 +13,10 @@ one run; quality as defined there, p50 per call):
 - Query parsing: kb (:mod:`kb.search.query`): words kept 0.993 against Whoosh's QueryParser
   0.997, at 39-45 µs against 347-360 µs (9x), never raising on hostile input.
 - Highlighting: kb (:mod:`kb.search.highlight`): terms marked 0.935 against Whoosh's
-  highlight 0.965, at 58-76 µs against 134-142 µs per snippet; ten snippets a page make
-  Whoosh's cost most of a query's latency budget, so kb's stays.
+  highlight 0.965, at 58-76 µs against 134-142 µs per snippet, both analysing the text; ten
+  snippets a page make Whoosh's cost most of a query's latency budget, so kb's stays. A current
+  text's snippet is now marked from offsets the build stores (:mod:`kb.search.snippets`), so it
+  is not analysed at all; the figures above are the fallback's, for texts of older editions.
 - Scoring: kb's BM25F postings (:mod:`kb.search.postings`): raw top-10 MRR 0.446 against
   Whoosh's BM25F searcher 0.477, at 0.4-0.5 ms against 113-127 ms p50 (over 200x); the
   reranking in :mod:`kb.search.ranking` then decides the order.

@@ -1,7 +1,9 @@
 """Snippets: the part of a text where the query's terms are densest, matches in ``<mark>``.
 
-The text is analysed with the same analyser as its index field, so ``triggered`` is marked for the
-query ``trigger`` and ``priorité`` for ``priorite``; everything else is HTML-escaped.
+A term is marked where its index field's analyser finds it, so ``triggered`` is marked for the
+query ``trigger`` and ``priorité`` for ``priorite``; everything else is HTML-escaped. The places
+come from the build's stored offsets (``marks=``, :mod:`kb.search.snippets`) for a current text,
+else from analysing the text here.
 """
 
 from __future__ import annotations
