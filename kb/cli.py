@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from kb import __version__
+from kb import __version__, cli_types
 from kb.paths import default_instance
 
 if TYPE_CHECKING:
@@ -372,38 +372,6 @@ def cmd_update(args: argparse.Namespace, out: TextIO) -> int:
     return 2 if result.status == "available" else 0
 
 
-def _seconds(text: str) -> float:
-    """An argparse type: a number of seconds from 0.1 to 600."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not 0.1 <= value <= 600:
-        raise argparse.ArgumentTypeError(f"must be between 0.1 and 600 seconds, not {text}")
-    return value
-
-
-def _rules_url(text: str) -> str:
-    """An argparse type: an http(s) URL with a host (``kb update --url``)."""
-    from kb.update import url_problem
-
-    problem = url_problem(text)
-    if problem:
-        raise argparse.ArgumentTypeError(f"{text!r}: {problem}")
-    return text
-
-
-def _port(text: str) -> int:
-    """An argparse type: a TCP port from 1 to 65535."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not 1 <= value <= 65535:
-        raise argparse.ArgumentTypeError(f"port must be 1–65535, not {value}")
-    return value
-
-
 def cmd_export(args: argparse.Namespace, out: TextIO) -> int:
     """``kb export DIR``: the whole site as static files for any web host or CDN."""
     from kb.export import ExportError, export
@@ -425,17 +393,6 @@ def cmd_export(args: argparse.Namespace, out: TextIO) -> int:
 
 
 # ---- parser ---------------------------------------------------------------------------------
-
-
-def _positive(text: str) -> int:
-    """An argparse type: a whole number from 1 to 100."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not 1 <= value <= 100:
-        raise argparse.ArgumentTypeError(f"must be between 1 and 100, not {value}")
-    return value
 
 
 def parser() -> argparse.ArgumentParser:
@@ -490,7 +447,9 @@ def parser() -> argparse.ArgumentParser:
     c.add_argument("old", metavar="FROM", help="edition: en-2019-06-14 or 2019-06-14")
     c.add_argument("new", metavar="TO")
     c.add_argument("--lang", choices=LANGS, default="en")
-    c.add_argument("--limit", type=_positive, default=20, help="items shown per list (text output)")
+    c.add_argument(
+        "--limit", type=cli_types.positive, default=20, help="items shown per list (text output)"
+    )
     c.add_argument("--json", action="store_true")
     c.set_defaults(func=cmd_concordance)
 
@@ -499,7 +458,7 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--lang", choices=LANGS)
     s.add_argument("--edition", metavar="DATE")
     s.add_argument("--kind", choices=SEARCH_KINDS, help="what to search (default: everything)")
-    s.add_argument("--limit", type=_positive, default=10, help="hits per page (1-100)")
+    s.add_argument("--limit", type=cli_types.positive, default=10, help="hits per page (1-100)")
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=cmd_search)
 
@@ -514,10 +473,12 @@ def parser() -> argparse.ArgumentParser:
 
     w = sub.add_parser("serve", parents=[common], help="serve the web app (builds first if needed)")
     w.add_argument("--host", default="127.0.0.1")
-    w.add_argument("--port", type=_port, default=5000, help="TCP port, 1-65535 (default 5000)")
+    w.add_argument(
+        "--port", type=cli_types.port, default=5000, help="TCP port, 1-65535 (default 5000)"
+    )
     w.add_argument(
         "--workers",
-        type=_positive,
+        type=cli_types.positive,
         metavar="N",
         help="worker processes (default: one per core; gunicorn on Linux and macOS)",
     )
@@ -538,11 +499,11 @@ def parser() -> argparse.ArgumentParser:
     )
     u.add_argument(
         "--url",
-        type=_rules_url,
+        type=cli_types.rules_url,
         help="the rules page linking the .txt (default: $KB_RULES_URL or the publisher's page)",
     )
     u.add_argument(
-        "--timeout", type=_seconds, default=30.0, help="seconds per request (default 30)"
+        "--timeout", type=cli_types.seconds, default=30.0, help="seconds per request (default 30)"
     )
     u.add_argument("--quiet", action="store_true", help="print only when an edition was added")
     u.set_defaults(func=cmd_update)
@@ -558,7 +519,7 @@ def parser() -> argparse.ArgumentParser:
     ex.add_argument("--no-search", action="store_true", help="skip the Pagefind search index")
     ex.add_argument(
         "--jobs",
-        type=_positive,
+        type=cli_types.positive,
         metavar="N",
         help="pages rendered in N processes (default: cores, max 4)",
     )

@@ -1,0 +1,49 @@
+"""The command line's value types (argparse ``type=``): each turns a typed word into a value or
+says in one line what is wrong with it, so that ``kb`` answers a usage error, not a stack trace."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def seconds(text: str) -> float:
+    """An argparse type: a number of seconds from 0.1 to 600."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0.1 <= value <= 600:
+        raise argparse.ArgumentTypeError(f"must be between 0.1 and 600 seconds, not {text}")
+    return value
+
+
+def rules_url(text: str) -> str:
+    """An argparse type: an http(s) URL with a host (``kb update --url``)."""
+    from kb.update import url_problem
+
+    problem = url_problem(text)
+    if problem:
+        raise argparse.ArgumentTypeError(f"{text!r}: {problem}")
+    return text
+
+
+def port(text: str) -> int:
+    """An argparse type: a TCP port from 1 to 65535."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 1 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"port must be 1–65535, not {value}")
+    return value
+
+
+def positive(text: str) -> int:
+    """An argparse type: a whole number from 1 to 100."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 1 <= value <= 100:
+        raise argparse.ArgumentTypeError(f"must be between 1 and 100, not {value}")
+    return value
