@@ -29,21 +29,20 @@ def rules_url(text: str) -> str:
 
 def port(text: str) -> int:
     """An argparse type: a TCP port from 1 to 65535."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not 1 <= value <= 65535:
-        raise argparse.ArgumentTypeError(f"port must be 1–65535, not {value}")
-    return value
+    return _whole(text, 1, 65535, "port must be 1–65535, not {}")
 
 
 def positive(text: str) -> int:
     """An argparse type: a whole number from 1 to 100."""
+    return _whole(text, 1, 100, "must be between 1 and 100, not {}")
+
+
+def _whole(text: str, low: int, high: int, outside: str) -> int:
+    """``text`` as a whole number from ``low`` to ``high``; ``outside`` says what is wrong else."""
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not 1 <= value <= 100:
-        raise argparse.ArgumentTypeError(f"must be between 1 and 100, not {value}")
+    if not low <= value <= high:
+        raise argparse.ArgumentTypeError(outside.format(value))
     return value
