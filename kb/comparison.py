@@ -31,6 +31,6 @@ def check_comparable(old: Edition, new: Edition) -> None:
 
 
 def _english_name(code: str) -> str:
-    from babel import Locale
+    from kb.web.i18n import language_name
 
-    return str(Locale("en").languages.get(code, code))
+    return language_name(code, "en")

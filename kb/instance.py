@@ -61,8 +61,14 @@ def current_build(instance: Path) -> Path | None:
 
 def build_id(instance: Path) -> str | None:
     """The pointer's target as a string: cheap to compare per request (one ``readlink``)."""
+    return pointer_target(Path(instance) / CURRENT)
+
+
+def pointer_target(pointer: Path | str) -> str | None:
+    """What the build pointer ``pointer`` (the instance's :data:`CURRENT`, a path a server makes
+    once) names, None without one: :func:`build_id` without joining the path again."""
     try:
-        return os.readlink(Path(instance) / CURRENT)
+        return os.readlink(pointer)
     except OSError:
         return None
 

@@ -182,14 +182,16 @@ class QueryCompiler:
             parsed = typed
         if parsed.tree is not None:
             parts = []
+            searched = qp.kept_text(parsed.tree, content)  # an excluded word is not translated
+            excludes = qp.has_exclusions(parsed.tree)
             for code in searched_languages(detected, scope):
                 native = self._node(parsed.tree, code, out)
-                extra = self._translations(qp.kept_text(parsed.tree, content), code, out)
+                extra = self._translations(searched, code, out)
                 if len(extra) > 1:
                     # Translated names are a question's words too: a text having more of them
                     # ranks higher, as with the words of a question typed in that language.
                     extra = [Coord(extra, lang=code)]
-                if extra and qp.has_exclusions(parsed.tree):
+                if extra and excludes:
                     # The translated names are the whole question's: its exclusions apply.
                     banned = self._banned(parsed.tree, code, out)
                     extra = [wq.AndNot(extra[0], wq.Or(banned))] if banned else extra
@@ -203,7 +205,7 @@ class QueryCompiler:
                 out.query = parts[0] if len(parts) == 1 else wq.Or(parts)
             self._pin_glossary(typed, scope, out)
             # Concepts are read in the repaired question: "trampel" names trample.
-            repaired = qp.kept_text(parsed.tree, content)  # an excluded concept raises nothing
+            repaired = searched  # an excluded concept raises nothing
             for wrong, right in out.corrections.items():
                 repaired = re.sub(rf"(?<!\w){re.escape(wrong)}(?!\w)", right, repaired)
             out.boosts, out.defined = self.concept_boosts(repaired, out.src)
@@ -234,11 +236,7 @@ class QueryCompiler:
             return wq.Or(items) if len(items) > 1 else (items[0] if items else None)
         positive = [q for q in (self._node(n, code, out) for n in node.positive) if q is not None]
         required = [q for q in (self._node(n, code, out) for n in node.required) if q is not None]
-        negative = [q for q in (self._node(n, code, out) for n in node.negative) if q is not None]
-        # An excluded word excludes its translations too (the expansion a searched word gets).
-        negative += [
-            q for n in node.negative for q in self._translations(qp.leaf_text(n), code, out)
-        ]
+        negative = [q for n in node.negative for q in self._excluded(n, code, out)]
         if len(required) < len(node.required):
             return None  # a required word that cannot match in this language: nothing can
         base: wq.Query | None
@@ -258,11 +256,15 @@ class QueryCompiler:
 
     def _banned(self, tree: qp.Node, code: str, out: Compiled) -> list[wq.Query]:
         """What the exclusions of ``tree`` (at any depth) exclude in ``code``, translated too."""
-        found: list[wq.Query] = []
-        for node in qp.exclusions(tree):
-            found += [q for q in (self._node(node, code, out),) if q is not None]
-            found += self._translations(qp.leaf_text(node), code, out)
-        return found
+        return [q for node in qp.exclusions(tree) for q in self._excluded(node, code, out)]
+
+    def _excluded(self, node: qp.Node, code: str, out: Compiled) -> list[wq.Query]:
+        """What one excluded item excludes in ``code``: itself and its translations (the
+        expansion a searched word gets)."""
+        own = self._node(node, code, out)
+        return ([own] if own is not None else []) + self._translations(
+            qp.leaf_text(node), code, out
+        )
 
     def _mark(self, out: Compiled, analyzer: str, items: list[str]) -> None:
         out.marks.setdefault(analyzer, set()).update(items)

@@ -245,9 +245,7 @@ def kept_text(node: Node | None, text: str) -> str:
     """``text`` as what its query looks for: the text itself, or, if ``node`` excludes words,
     its searched words and phrases only. What is translated through the term base is this:
     an excluded "priority" must not come back as a wanted "優先権"."""
-    if not has_exclusions(node):
-        return text
-    return " ".join(leaf.text for leaf in words(node))
+    return leaf_text(node) if node is not None and has_exclusions(node) else text
 
 
 def leaf_text(node: Node) -> str:

@@ -16,7 +16,7 @@ from typing import Any
 from flask import Flask, current_app, g, has_request_context, request
 
 from kb import instance as layout
-from kb.instance import BuildError, load
+from kb.instance import BuildError, load, pointer_target
 from kb.model import KnowledgeBase
 
 log = logging.getLogger(__name__)
@@ -109,10 +109,7 @@ class BuildWatcher:
     def current(self) -> Build:
         """The newest published build (reopened here when the pointer moved)."""
         active = self.active
-        try:
-            wanted: str | None = os.readlink(self._pointer)  # layout.build_id, path made once
-        except OSError:
-            wanted = None
+        wanted = pointer_target(self._pointer)  # the pointer's path is made once
         if wanted is None or wanted == active.build_id:
             return active
         with self._lock:
