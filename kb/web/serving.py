@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import logging
 import os
 import select
 import socket
@@ -201,6 +202,10 @@ def _waitress(
     from waitress import wasyncore
     from waitress.server import BaseWSGIServer, create_server
 
+    # Requests waiting for a thread are how waitress serves more connections than threads (a
+    # browser's or a load test's kept-alive connections): its "Task queue depth is N" warning
+    # then wrote a line to stderr for nearly every request of a busy server.
+    logging.getLogger("waitress.queue").setLevel(logging.ERROR)
     channels: dict[int, Any] = {}
     server = create_server(app, map=channels, sockets=sockets, **waitress_options())
     for listener in list(channels.values()):

@@ -6,6 +6,7 @@ import collections
 import contextlib
 import copy
 import gc
+import logging
 import os
 import re
 import socket
@@ -14,7 +15,7 @@ import sys
 import threading
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -26,6 +27,7 @@ from kb.web.serving import (
     _balanced_readable,
     _channel_class,
     _make_app,
+    _waitress,
     bind,
     waitress_options,
 )
@@ -222,6 +224,39 @@ def test_the_event_loop_leaves_a_connection_alone_while_its_task_sends() -> None
     finally:
         ours.close()
         theirs.close()
+
+
+def test_requests_waiting_for_a_thread_write_no_log_line_each(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """More kept-alive connections than threads is the normal state of a busy server: waitress
+    warned "Task queue depth is N" on stderr for nearly every request."""
+
+    def slow(environ: dict, start_response: Callable) -> list[bytes]:
+        time.sleep(0.1)
+        start_response("200 OK", [("Content-Type", "text/plain")])
+        return [b"ok"]
+
+    sock = socket.create_server(("127.0.0.1", 0))
+    sock.setblocking(False)
+    stop = threading.Event()
+    server = threading.Thread(target=_waitress, args=(slow, [sock], lambda: not stop.is_set()))
+    server.start()
+    url = f"http://127.0.0.1:{sock.getsockname()[1]}/"
+    try:
+        with caplog.at_level(logging.INFO):
+            threads = [
+                threading.Thread(target=lambda: urllib.request.urlopen(url, timeout=30).read())
+                for _ in range(12)  # three times the threads of a worker
+            ]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+        assert not [r for r in caplog.records if "queue depth" in r.getMessage()]
+    finally:
+        stop.set()
+        server.join(10)
 
 
 def test_a_refused_worker_looks_again_soon_only_while_a_connection_waits() -> None:
