@@ -239,6 +239,7 @@ def _waitress(
     finally:
         server.close()  # type: ignore[union-attr]
         server.task_dispatcher.shutdown(timeout=5)  # type: ignore[union-attr]
+        wasyncore.close_all(channels)  # the connections still open, as the process would
 
 
 _CHANNEL_CLASS: type | None = None
