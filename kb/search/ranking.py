@@ -22,6 +22,8 @@ from kb.search.understand import Concepts
 RERANK = 40
 #: A document having one of a question's many words keeps this share of its score (squared).
 COVERAGE_FLOOR = 0.3
+#: An English question's French and Japanese texts cover none of its words (see Ranker._rank).
+FOREIGN_COVERAGE = True
 #: Weight of proximity: a document gets up to this much more when every pair of successive
 #: query words stands together in its text (within :data:`WINDOW` words; adjacent bigrams in
 #: Japanese, i.e. a shared three-character run).
@@ -309,6 +311,13 @@ class Ranker:
         sequence = self._index.sequence
         out = []
         examples = self._example_docs if demote_examples else frozenset()
+        # An English question's own words are English: a French or Japanese text met only
+        # through the translated names has none of them, and covers none of its word groups.
+        foreign = (
+            COVERAGE_FLOOR ** (2 * len(groups_of["en"]))
+            if compiled.src == "en" and FOREIGN_COVERAGE
+            else 1.0
+        )
         # Per language: the field, the successive pairs of the query's words and their window.
         pairs_of = {}
         for code, (name, wanted) in order.items():
@@ -326,6 +335,8 @@ class Ranker:
                 seq = sequence(name, doc)
                 if seq:
                     score *= 1.0 + PROXIMITY * _proximity(seq, pairs, window, words)
+            if foreign != 1.0 and langs[doc] != "en":
+                score *= foreign
             for parts in groups_of[langs[doc]]:
                 hits = 0
                 for part in parts:

@@ -205,3 +205,11 @@ def test_a_concepts_own_title_is_not_its_familys_measure() -> None:
     ranker._level(scores, compiled)
     assert scores[4] == 10.0
     assert scores[1] < 3.0 and scores[2] < 3.0
+
+
+def test_translated_names_do_not_outrank_an_english_questions_own_words(searcher) -> None:
+    # "zorblax" is in no text: the English rule has one of the question's two words, the
+    # Japanese quote only the translation of "special action" (特別な処理). The English text
+    # answers an English question; the translation must not lead it.
+    hits = [h for h in searcher.search("zorblax special action").hits if h.kind != "glossary"]
+    assert hits and hits[0].lang == "en"
