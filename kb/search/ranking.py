@@ -53,6 +53,15 @@ EXAMPLE_DEMOTION = 0.2
 EXAMPLE_WANTED = 3.0
 
 
+#: The executable examples (``corpus/examples``) tell a game in players' words and name the rules
+#: deciding it: each of the :data:`EXAMPLE_VOTERS` best-matching examples adds this share of
+#: its (undemoted) score to the current English text of every rule it cites (see
+#: Ranker._cited). "Do tokens go to the graveyard when destroyed?" matches the example of a
+#: token ceasing to exist, which cites 111.7 though the question shares few words with it.
+EXAMPLE_VOTE = 0.4
+EXAMPLE_VOTERS = 3
+
+
 #: Commentary (wiki paragraphs about a rule) weighs this much against the rules for a question:
 #: the rules are the answer, the commentary a reading of them.
 COMMENTARY_DEMOTION = 0.5
@@ -89,8 +98,10 @@ class Ranker:
         concepts: Concepts,
         definitions: frozenset[int],
         withdrawn: frozenset[int] = frozenset(),
+        cites: dict[int, tuple[int, ...]] | None = None,
     ) -> None:
         self._withdrawn = withdrawn
+        self._cites = cites or {}
         self._index = index
         self._langs = langs
         self._concepts = concepts
@@ -149,11 +160,38 @@ class Ranker:
         scored = self._rank(
             scores, max(fetch, RERANK), compiled, ev, demote_examples=not examples_wanted
         )
+        if current and self._cites and not examples_wanted and EXAMPLE_VOTE:
+            scored = self._cited(scored)
         if current:
             scored = self._question_priors(scored, examples_wanted)
         if prefer:
             scored = self._prefer(scored, prefer)
         return scored[:fetch]
+
+    def _cited(self, scored: list[tuple[float, int]]) -> list[tuple[float, int]]:
+        """The reranked list with the rules the best-matching examples cite raised by
+        :data:`EXAMPLE_VOTE` of each example's score before its demotion (a cited rule the
+        question's words missed joins the list): an example's scenario is a player's
+        question, its ``rules:`` line the answer."""
+        cites = self._cites
+        add: dict[int, float] = {}
+        voters = 0
+        for score, doc in scored:
+            rules = cites.get(doc)
+            if rules is None:
+                continue
+            vote = EXAMPLE_VOTE * score / EXAMPLE_DEMOTION
+            for rule in rules:
+                add[rule] = add.get(rule, 0.0) + vote
+            voters += 1
+            if voters == EXAMPLE_VOTERS:
+                break
+        if not add:
+            return scored
+        out = [(score + add.pop(doc, 0.0), doc) for score, doc in scored]
+        out.extend((w, d) for d, w in add.items())
+        out.sort(key=lambda x: (-x[0], x[1]))
+        return out
 
     def _question_priors(
         self, scored: list[tuple[float, int]], examples_wanted: bool
@@ -369,6 +407,28 @@ def withdrawn_docs(
         if bit is not None and not masks[doc] & bit:
             out.add(doc)
     return frozenset(out)
+
+
+def example_citations(
+    kb: KnowledgeBase, groups: list[str], langs: list[str], stop: int
+) -> dict[int, tuple[int, ...]]:
+    """Each current example document (group ``x:<id>``) -> the current English documents of
+    the rules its ``rules:`` line cites (tournament rules and unknown numbers left out)."""
+    english: dict[str, int] = {}
+    examples: dict[str, int] = {}
+    for doc in range(stop):
+        group = groups[doc]
+        if group.startswith("r:") and langs[doc] == "en":
+            english[group[2:]] = doc
+        elif group.startswith("x:"):
+            examples.setdefault(group[2:], doc)
+    out: dict[int, tuple[int, ...]] = {}
+    for info in kb.examples:
+        doc = examples.get(info.id)
+        rules = tuple(dict.fromkeys(english[r] for r in info.rules if r in english))
+        if doc is not None and rules:
+            out[doc] = rules
+    return out
 
 
 def _among(docs: frozenset[int], scores: dict[int, float]) -> Iterable[int]:
