@@ -3,7 +3,10 @@ language, examples asked for or not, the reader's language) and the best of them
 coverage of the question's words and their proximity. Priors that hold for any question come
 last (:meth:`Ranker._question_priors`): a rule matched in several languages adds its texts' scores
 up, commentary yields to the rules it comments on, and a withdrawn text (history: see
-:func:`withdrawn_docs`) to the current ones. Within a named concept's family the
+:func:`withdrawn_docs`) to the current ones. The executable examples, told in players' words,
+lend their scores to the rules they cite (:meth:`Ranker._cited`, :func:`example_citations`),
+and an English question's French and Japanese texts, met only through translated names, cover
+none of its words. Within a named concept's family the
 concept's words weigh alike and earlier subrules lead later ones (:meth:`Ranker._level`)."""
 
 from __future__ import annotations
