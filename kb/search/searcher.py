@@ -36,7 +36,7 @@ from kb.search.indexer import FORMAT, INDEX_NAME, KINDS, META_FILE, RULE_KINDS
 from kb.search.notes import note
 from kb.search.postings import FILE as POSTINGS_FILE
 from kb.search.postings import Evaluation, Postings
-from kb.search.ranking import Ranker, withdrawn_docs
+from kb.search.ranking import Ranker, example_citations, withdrawn_docs
 from kb.search.results import SearchError, SearchResult
 from kb.search.snippets import SnippetSpans
 from kb.search.spelling import Speller
@@ -111,8 +111,9 @@ class Searcher:
         self._index.learn_phrases(self._compiler.name_phrases())
         # Glossary entries and rules no longer in the rules: ranked low, marked (kb.search.ranking).
         self._withdrawn = withdrawn_docs(kb, self._refs, self._langs, self._stop, self._editions)
+        cites = example_citations(kb, self._groups, self._langs, self._stop)
         self._ranker = Ranker(
-            self._index, self._langs, self._kinds, concepts, definitions, self._withdrawn
+            self._index, self._langs, self._kinds, concepts, definitions, self._withdrawn, cites
         )
         spans = SnippetSpans(index_dir, self._index.sequence, self._stop)
         self._hits = HitMaker(kb, self._refs, self._langs, self._groups, self._editions, spans)
