@@ -129,7 +129,7 @@ def cmd_build(args: argparse.Namespace, out: TextIO) -> int:
 
 def cmd_rule(args: argparse.Namespace, out: TextIO) -> int:
     """``kb rule NUMBER``: one rule with its tree, references, history and translations."""
-    from kb.lookup import nearest_rules
+    from kb.lookup import lineage_number, nearest_rules
     from kb.rulenum import RuleNumberError, parse
     from kb.serialise import rule_json
 
@@ -146,17 +146,27 @@ def cmd_rule(args: argparse.Namespace, out: TextIO) -> int:
     if rule is None and not args.edition:
         # A current (canonical) number finds its text in any language: 117.3b is FR 116.3b.
         rule = kb.current(number, lang)
+    fallback = None
+    if rule is None and not args.edition and lang != "en":
+        # Like the web: a rule the language's texts lack is shown in English, with a note.
+        rule = kb.current(number, "en")
+        fallback = rule is not None
     if rule is None:
         ed = kb.edition(lang, args.edition)
         near = nearest_rules(kb, ed.id, number) if ed else []
+        same = lineage_number(kb, ed.id, number) if ed else None
+        was = f" (the current {number} is {same} there)" if same else ""
         hint = f"; nearest: {', '.join(near)}" if near else ""
         where = f"edition {args.edition}" if args.edition else f"any {lang} edition"
-        raise CommandError(f"no rule {number} in {where}{hint}", 404)
+        raise CommandError(f"no rule {number} in {where}{was}{hint}", 404)
     data = rule_json(kb, rule)
     if args.json:
         _dump(data, out)
         return 0
     from kb.cli_text import write_rule
+
+    if fallback:
+        out.write(f"(rule {number} is not available in {lang}; the English text follows)\n")
 
     write_rule(kb, rule, data, out)
     return 0
@@ -164,24 +174,15 @@ def cmd_rule(args: argparse.Namespace, out: TextIO) -> int:
 
 def cmd_glossary(args: argparse.Namespace, out: TextIO) -> int:
     """``kb glossary TERM``: a glossary entry by term or alias, case-insensitively."""
-    from kb.lookup import glossary_suggestions
+    from kb.lookup import glossary_match, glossary_suggestions
     from kb.serialise import glossary_json
-    from kb.terms import TermIndex
 
     kb = _kb(args)
-    entry = kb.glossary_lookup(args.term, args.lang)
-    via = None
-    if entry is None:
-        # No entry of that name in that language: the term base knows the concept in English.
-        for src in dict.fromkeys([args.lang, "en", "fr", "ja"]):
-            for name in TermIndex(kb.terms).translate(args.term, src, "en"):
-                entry = kb.glossary_lookup(name, args.lang) or kb.glossary_lookup(name, "en")
-                if entry is not None:
-                    via = name
-                    break
-            if entry is not None:
-                break
-    guessed = False
+    # The web's lookup: the asked language's entry or term first, a term-base guess last.
+    match = glossary_match(kb, args.term, args.lang)
+    entry = match.entry if match else None
+    via = match.via if match else None
+    guessed = bool(match and match.guessed)
     near = glossary_suggestions(kb, args.term, args.lang) if entry is None else []
     if entry is None and len(near) == 1:
         # One entry the words begin or a typo away from (APNAP, stak): that is the answer.
@@ -242,13 +243,31 @@ def cmd_concordance(args: argparse.Namespace, out: TextIO) -> int:
         raise CommandError(str(exc)) from None
     # Neighbouring full editions were compared at build time; any other pair is compared now.
     changes = kb.changes.get(f"{eds[0].id}..{eds[1].id}") or diff_editions(kb, eds[0].id, eds[1].id)
+    # Against an excerpt, the rules it does not quote are set apart (the web's changes page too).
+    from kb.comparison import excerpt_sides, split_excerpt
+
+    changes, apart = split_excerpt(eds[0], eds[1], changes)
     groups: dict[str, list[Any]] = {"moved": [], "edited": [], "created": [], "deleted": []}
     for c in changes:
-        groups[c.change].append({"old": c.old, "new": c.new})
+        if c.change in groups:
+            groups[c.change].append({"old": c.old, "new": c.new})
+    sides = excerpt_sides(eds[0], eds[1])
     if args.json:
-        _dump({"from": eds[0].id, "to": eds[1].id, **groups}, out)
+        extra = {
+            "excerpt": list(sides),
+            "not_compared": [{"change": c.change, "old": c.old, "new": c.new} for c in apart],
+        }
+        _dump({"from": eds[0].id, "to": eds[1].id, **groups, **extra}, out)
         return 0
     out.write(f"{eds[0].id} -> {eds[1].id}\n")
+    for side, ed in (("from", eds[0]), ("to", eds[1])):
+        if side in sides:
+            kind = "created" if side == "from" else "deleted"
+            out.write(
+                f"({ed.id} holds excerpts only: rules it does not quote are not counted as {kind})\n"
+            )
+    if apart:
+        out.write(f"{len(apart)} rules not compared (only one side holds them)\n")
     counts = ", ".join(f"{len(groups[k])} {k}" for k in ("edited", "created", "deleted", "moved"))
     out.write(f"{counts}\n")
     # What was edited, created and deleted leads, with titles; the pure moves come last, folded.

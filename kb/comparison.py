@@ -1,10 +1,13 @@
 """Which two editions can be compared: two different editions of one language (a rule number
 means nothing across languages). The web's changes page and ``kb concordance`` both ask here,
-each saying the refusal in its own words (the web translates it)."""
+each saying the refusal in its own words (the web translates it). Both also ask here which
+changes an excerpt edition cannot tell (:func:`split_excerpt`)."""
 
 from __future__ import annotations
 
-from kb.model import Edition
+from collections.abc import Iterable
+
+from kb.model import Change, Edition
 
 
 class IncomparableEditions(ValueError):
@@ -34,3 +37,23 @@ def _english_name(code: str) -> str:
     from kb.web.i18n import language_name
 
     return language_name(code, "en")
+
+
+def excerpt_sides(old: Edition, new: Edition) -> tuple[str, ...]:
+    """Which sides of a comparison hold excerpts only (``"from"``, ``"to"``): a wiki page quoting
+    14 rules, set against a full edition, neither created nor deleted the 3,000 others."""
+    return tuple(side for side, ed in (("from", old), ("to", new)) if ed.kind == "partial")
+
+
+def split_excerpt(
+    old: Edition, new: Edition, changes: Iterable[Change]
+) -> tuple[list[Change], list[Change]]:
+    """The changes both sides could hold, and apart those an excerpt cannot tell: the rules it
+    does not quote ("created" when ``old`` is an excerpt, "deleted" when ``new`` is)."""
+    sides = excerpt_sides(old, new)
+    apart_kinds = {k for side, k in (("from", "created"), ("to", "deleted")) if side in sides}
+    kept: list[Change] = []
+    apart: list[Change] = []
+    for change in changes:
+        (apart if change.change in apart_kinds else kept).append(change)
+    return kept, apart

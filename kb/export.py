@@ -101,8 +101,12 @@ def check_base_url(url: str) -> str:
 
     url = url.strip()
     problem = url_problem(url, example="https://rules.example.org")
-    if problem is None and urllib.parse.urlsplit(url).path.strip("/"):
+    parts = urllib.parse.urlsplit(url)
+    if problem is None and parts.path.strip("/"):
         problem = "the site's pages link from the root of their host, so it can't have a path"
+    if problem is None and (parts.query or parts.fragment or url.endswith(("?", "#"))):
+        # The sitemap, robots.txt and OpenSearch add paths after it: "?q=1/en/" is no page.
+        problem = "it can't have a query (?…) or a fragment (#…): give the site's root only"
     if problem:
         raise ExportError(f"--base-url {url!r}: {problem}")
     return url.rstrip("/")

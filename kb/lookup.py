@@ -13,6 +13,7 @@ import datetime as dt
 import difflib
 from collections import OrderedDict
 from collections.abc import Collection, Iterable
+from dataclasses import dataclass
 from typing import Any
 
 from kb.model import LANGS, Edition, GlossaryEntry, KnowledgeBase, Rule
@@ -20,12 +21,16 @@ from kb.rulenum import try_parse
 from kb.text import nfkc
 
 __all__ = [
+    "GlossaryMatch",
     "canonical_for",
     "find_glossary",
     "followed_editions",
     "glossary_edition",
+    "glossary_match",
+    "glossary_shadowed",
     "glossary_suggestions",
     "lag",
+    "lineage_number",
     "local_term",
     "lookup_rule",
     "move_runs",
@@ -188,12 +193,137 @@ def glossary_edition(kb: KnowledgeBase, locale: str) -> Edition | None:
 
 
 def find_glossary(kb: KnowledgeBase, locale: str, key: str) -> GlossaryEntry | None:
-    """An entry by key or alias, in the locale's language first."""
-    for lang in (locale, "en", *LANGS):
-        entry = kb.glossary_lookup(key, lang)
-        if entry is not None:
-            return entry
+    """The entry a word names for a reader of ``locale`` (:func:`glossary_match`), or None: a
+    page's address never leads to a guess (the caller offers it among the suggestions)."""
+    found = glossary_match(kb, key, locale)
+    return found.entry if found and not found.guessed else None
+
+
+@dataclass(frozen=True, slots=True)
+class GlossaryMatch:
+    """What :func:`glossary_match` found: the entry, and how."""
+
+    entry: GlossaryEntry
+    #: The English name the term base gave for the words (None: the words name the entry).
+    via: str | None = None
+    #: True when the term base only found a concept *inside* the words (a guess).
+    guessed: bool = False
+
+
+def glossary_match(kb: KnowledgeBase, text: str, lang: str) -> GlossaryMatch | None:
+    """The glossary entry ``text`` names for a reader of ``lang``: the one lookup of the CLI's
+    ``kb glossary`` and the web's ``/<lang>/glossary/<key>``.
+
+    Nearest first: an entry of ``lang``'s glossary, then a name of the term base in ``lang``
+    (``joueur actif``, ``pile``, ``優先権``), then an English entry, each as typed, then the same
+    up to case, accents and singular/plural (``state-based action``), then a name in another
+    language; only then a concept the term base finds inside the words (a guess).
+    """
+    wanted = nfkc(text).strip()
+    if not wanted or len(wanted) > 200 or lang not in LANGS:
+        return None
+    others = [code for code in LANGS if code != lang]
+    entry = kb.glossary_lookup(wanted, lang)
+    if entry is not None:
+        return GlossaryMatch(entry)
+    found = _term_glossary(kb, _term_index(kb, lang).get(wanted.lower()), lang)
+    if found is not None:
+        return found
+    if lang != "en" and (entry := kb.glossary_lookup(wanted, "en")) is not None:
+        return GlossaryMatch(entry)
+    for code in dict.fromkeys((lang, "en")):
+        key = _glossary_stems(kb, code).get(_name_key(wanted, code))
+        if key is not None and (entry := kb.glossary_lookup(key, code)) is not None:
+            return GlossaryMatch(entry)
+        if code == lang:
+            found = _term_glossary(kb, _term_stems(kb, lang).get(_name_key(wanted, lang)), lang)
+            if found is not None:
+                return found
+    for code in others:
+        position = _term_index(kb, code).get(wanted.lower())
+        if position is None:
+            position = _term_stems(kb, code).get(_name_key(wanted, code))
+        found = _term_glossary(kb, position, lang)
+        if found is not None:
+            return found
+    from kb.terms import TermIndex
+
+    index = TermIndex(kb.terms)
+    for src in (lang, *others):
+        for name in index.translate(wanted, src, "en"):
+            entry = kb.glossary_lookup(name, lang) or kb.glossary_lookup(name, "en")
+            if entry is not None:
+                return GlossaryMatch(entry, name, guessed=True)
     return None
+
+
+def _name_key(text: str, lang: str) -> object:
+    """The comparison key of a name (stems for EN/FR: case, accents and plural ignored)."""
+    from kb.terms import normalize_name
+
+    return normalize_name(text, lang)
+
+
+def _term_glossary(kb: KnowledgeBase, position: int | None, lang: str) -> GlossaryMatch | None:
+    """The entry of the term base's concept at ``position``: by its English names, in ``lang``'s
+    glossary, else the English one."""
+    if position is None:
+        return None
+    for name in kb.terms[position].names("en"):
+        entry = kb.glossary_lookup(name, lang) or kb.glossary_lookup(name, "en")
+        if entry is not None:
+            return GlossaryMatch(entry, name)
+    return None
+
+
+def _glossary_stems(kb: KnowledgeBase, lang: str) -> dict[object, str]:
+    """Comparison key -> entry key, of the keys and aliases of ``lang``'s newest glossary
+    (built once per knowledge base object)."""
+    cache = kb.__dict__.setdefault("_glossary_stems", {})
+    table = cache.get(lang)
+    if table is None:
+        table = {}
+        ed = kb.glossary_edition(lang)
+        for key, entry in (kb.glossary.get(ed.id, {}) if ed else {}).items():
+            for name in (key, *entry.aliases):
+                table.setdefault(_name_key(name, lang), key)
+        cache[lang] = table
+    return table
+
+
+def _term_stems(kb: KnowledgeBase, lang: str) -> dict[object, int]:
+    """Comparison key -> position of the first Term with that ``lang`` name (built once)."""
+    cache = kb.__dict__.setdefault("_term_stems", {})
+    table = cache.get(lang)
+    if table is None:
+        table = {}
+        for position, term in enumerate(kb.terms):
+            for name in term.names(lang):
+                table.setdefault(_name_key(name, lang), position)
+        cache[lang] = table
+    return table
+
+
+def glossary_shadowed(kb: KnowledgeBase, locale: str) -> frozenset[str]:
+    """Keys of the English glossary that name another entry for a reader of ``locale`` (in
+    French, ``pile`` is the stack, not the English entry "Pile"): their links say the entry's
+    language. Built once per knowledge base object and locale."""
+    if locale == "en":
+        return frozenset()
+    cache = kb.__dict__.setdefault("_glossary_shadowed", {})
+    found = cache.get(locale)
+    if found is None:
+        names = set(_term_index(kb, locale)) | set(_term_stems(kb, locale))
+        ed = kb.glossary_edition("en")
+        keys = set()
+        own = kb.glossary_edition(locale) is not None
+        for key in kb.glossary.get(ed.id, {}) if ed else {}:
+            if own or key in names or _name_key(key, locale) in names:
+                match = glossary_match(kb, key, locale)
+                if match is None or match.entry.key != key or match.entry.lang != "en":
+                    keys.add(key)
+        found = cache[locale] = frozenset(keys)
+    return found
 
 
 #: Entries :func:`term_entry` keeps per knowledge base (the oldest looked up go first).
@@ -321,7 +451,20 @@ def nearest_rules(kb: KnowledgeBase, edition_id: str, number: str, n: int = 5) -
         if after < len(same_depth) and len(out) < n:
             out.append(same_depth[after])
             after += 1
-    return sorted(dict.fromkeys(out), key=parse_key)[:n]
+    near = sorted(dict.fromkeys(out), key=parse_key)[:n]
+    same = lineage_number(kb, edition_id, number)
+    if same is not None:
+        # The same rule under that edition's numbering (117.3b was 115.3b in 2009) comes first:
+        # the numbers near 117.3b there belong to other rules.
+        near = [same, *(m for m in near if m != same)][:n]
+    return near
+
+
+def lineage_number(kb: KnowledgeBase, edition_id: str, number: str) -> str | None:
+    """The number the current rule ``number`` had in an edition (the concordance: 117.3b was
+    115.3b in 2009), None when ``number`` is not current, the edition lacks it, or it is the same."""
+    found = kb.concordance.get(number, {}).get(edition_id)
+    return found if found and found != number else None
 
 
 def parse_key(number: str) -> tuple[int, int, int]:

@@ -12,6 +12,7 @@ from flask import Flask
 
 from kb.web.app import create_app
 from kb.web.openapi import Endpoint, Param
+from kb.web.pages.search import KINDS as SEARCH_KINDS
 from kb.web.serving import serve
 
 __all__ = ["URLS", "create_app", "render_get", "serve"]
@@ -61,7 +62,12 @@ URLS: dict[str, str] = {
         params=(
             Param("q", 'Words, a rule number, a glossary term, "a phrase", -exclusion, prefix*.'),
             Param("lang", "Only texts of this language.", {"enum": ["", "en", "fr", "ja"]}),
-            Param("kind", "Only hits of this kind (section, rule, subrule, glossary, ...)."),
+            Param(
+                "kind",
+                f"Only hits of this kind: {', '.join(SEARCH_KINDS)} (rules: every numbered "
+                "section, rule and subrule).",
+                {"enum": ["", *SEARCH_KINDS]},
+            ),
             Param("edition", "Only this edition (id, date or version)."),
             Param("page", "Page of results, from 1.", {"type": "integer", "minimum": 1}),
         ),

@@ -36,7 +36,13 @@ from kb.model import LANGS, KnowledgeBase, Rule
 from kb.web import i18n
 from kb.web.i18n import text as _
 from kb.web.pages.base import PageError
-from kb.web.pages.common import current_for_old, edition_label, parse_number, short
+from kb.web.pages.common import (
+    current_for_old,
+    edition_label,
+    glossary_url,
+    parse_number,
+    short,
+)
 from kb.web.pages.history import edition_labels
 from kb.web.pages.home import title_for
 from kb.web.resources import get_kb
@@ -213,7 +219,7 @@ def _glossary_card(kb: KnowledgeBase, locale: str, key: str) -> Unfurl | None:
         lang=entry.lang,
         title=_("%(term)s (glossary)", term=entry.term).local(locale),
         description=short(" ".join(entry.definition.split()), DESCRIPTION_CHARS),
-        url=public_base() + url_for("pages.glossary_entry", locale=locale, key=entry.key),
+        url=public_base() + glossary_url(kb, locale, entry.key, entry.lang),
         site=_site(locale),
     )
 

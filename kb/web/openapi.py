@@ -438,8 +438,12 @@ def _operation(path: str, row: Endpoint) -> dict[str, Any]:
                 "(another spelling, an old number, an alias).",
                 "headers": {"Location": {"schema": STR}},
             }
-        elif status == 503:  # the search's own envelope, saying why (available: false)
-            responses["503"] = {**responses["200"], "description": _STATUS_TEXT_503}
+        elif status == 503:  # the error envelope, with the search's own data (available: false)
+            schema = {"allOf": [_ref("Error"), _ref(row.response)]}
+            responses["503"] = {
+                "description": _STATUS_TEXT_503,
+                "content": {"application/json": {"schema": schema}},
+            }
         else:
             responses[str(status)] = {"$ref": f"#/components/responses/E{status}"}
     op: dict[str, Any] = {
@@ -467,7 +471,10 @@ _STATUS_TEXT = {
     413: "The body is too large.",
     501: "Not implemented (oEmbed formats other than JSON).",
 }
-_STATUS_TEXT_503 = "Search is unavailable (no index): the search's envelope says why."
+_STATUS_TEXT_503 = (
+    "Search is unavailable (no index, or a damaged one): the error envelope says why, with the "
+    "search's data (available: false)."
+)
 
 
 def document(urls: Mapping[str, str], server: str = "") -> dict[str, Any]:

@@ -64,8 +64,13 @@ class SearcherPool:
 
                         self._searcher = Searcher(self.index_dir, self.kb)
                     except Exception as exc:  # a damaged or outdated index: report, never crash
-                        log.exception("cannot open the search index at %s", self.index_dir)
-                        self.error = f"cannot open the search index ({exc.__class__.__name__})"
+                        # One line naming the cause (a traceback of a damaged file tells the
+                        # operator nothing more, and `kb get` would print it to the user).
+                        log.error("cannot open the search index at %s: %s", self.index_dir, exc)
+                        self.error = (
+                            f"cannot open the search index ({exc.__class__.__name__}); "
+                            "rebuild it with `kb build --force`"
+                        )
                         raise SearchUnavailable(self.error) from None
         return self._searcher
 

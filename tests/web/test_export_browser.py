@@ -86,6 +86,8 @@ def test_permalink_of_an_old_number(tab) -> None:  # type: ignore[no-untyped-def
     expect(tab.locator("h1")).to_contain_text("116.3b")  # the French text, as printed
     tab.goto("/r/#R1173a")
     expect(tab).to_have_url(re.compile(r"/fr/rules/117\.3a/?$"))
+    tab.goto("/en/rules/#R1173a")  # app.js: to /r/117.3a, a page the export has
+    expect(tab).to_have_url(re.compile(r"/en/rules/117\.3a/?$"))
     tab.goto("/r/117.3a?lang=ja")
     expect(tab).to_have_url(re.compile(r"/ja/rules/117\.3a/?$"))
 

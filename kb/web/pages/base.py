@@ -29,6 +29,9 @@ class Page:
     #: The JSON twin's body when it is not ``data`` (a rule: the CLI's shape, ``data`` as "page"),
     #: or a function that makes it (only the JSON form calls it).
     json: dict[str, Any] | Callable[[], dict[str, Any]] | None = None
+    #: Why the page is an error (status 4xx/5xx): the JSON twin then says ``ok: false`` with this
+    #: as its ``error``, like every other error envelope, while the HTML page keeps its form.
+    error: Text | None = None
 
 
 class PageError(Exception):
@@ -74,7 +77,16 @@ def respond(page: Page, fmt: str) -> Response:
     if fmt == "json":
         body = page.data if page.json is None else page.json
         body = body() if callable(body) else body
-        response = jsonify({"ok": True, "locale": g.locale, **body})
+        if page.error is not None:
+            envelope = {
+                "ok": False,
+                "error": page.error.english(),
+                "error_local": page.error.local(g.locale),
+                "status": page.status,
+            }
+            response = jsonify({**envelope, "locale": g.locale, **body})
+        else:
+            response = jsonify({"ok": True, "locale": g.locale, **body})
         response.headers["Link"] = f'<{html_url}>; rel="alternate"; type="text/html"'
     else:
         alternates = page.alternates or swapped_locales()
@@ -136,4 +148,7 @@ def twin(rule: str, endpoint: str) -> Callable[[Callable[..., Page]], Callable[.
 
 def suffix(url: str, fmt: str) -> str:
     """The URL in the form that was asked for: ``.json`` added for the JSON twin."""
-    return url + ".json" if fmt == "json" else url
+    if fmt != "json":
+        return url
+    path, mark, query = url.partition("?")
+    return path + ".json" + mark + query

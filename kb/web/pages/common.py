@@ -24,6 +24,14 @@ def rule_url(locale: str, number: str, edition: str | None = None) -> str:
     return url_for("pages.rule", locale=locale, number=number)
 
 
+def glossary_url(kb: KnowledgeBase, locale: str, key: str, lang: str = "en") -> str:
+    """The page of a glossary entry (by key, of a ``lang`` glossary): ``?lang=`` added only where
+    the key names another entry for a reader of ``locale`` (French ``pile`` is the stack)."""
+    if lang != locale and key in lookup.glossary_shadowed(kb, locale):
+        return url_for("pages.glossary_entry", locale=locale, key=key, lang=lang)
+    return url_for("pages.glossary_entry", locale=locale, key=key)
+
+
 def anchor(number: str) -> str:
     """The HTML id of a rule (``R1173a``): dotted numbers never serve as ids."""
     num = parsed_number(number)

@@ -10,7 +10,12 @@ from typing import Any
 from flask import Response, redirect, request
 
 from kb import lookup
-from kb.comparison import IncomparableEditions, check_comparable
+from kb.comparison import (
+    IncomparableEditions,
+    check_comparable,
+    excerpt_sides,
+    split_excerpt,
+)
 from kb.concordance import diff_editions
 from kb.model import LANGS, Change, Edition, KnowledgeBase
 from kb.rulenum import try_parse
@@ -137,7 +142,9 @@ def changes_page(kb: KnowledgeBase, locale: str, old: Edition, new: Edition) -> 
     groups: dict[str, list[dict[str, Any]]] = {
         k: [] for k in ("edited", "created", "deleted", "moved")
     }
-    for change in compared(kb, old, new):
+    # Against an excerpt, the rules it does not quote are counted apart, not as created/deleted.
+    kept, apart = split_excerpt(old, new, compared(kb, old, new))
+    for change in kept:
         if change.change not in groups:
             continue
         before = kb.rule(old.id, change.old) if change.old else None
@@ -171,6 +178,9 @@ def changes_page(kb: KnowledgeBase, locale: str, old: Edition, new: Edition) -> 
             "span": span,
             "backwards": kb.sort_date(old) > kb.sort_date(new),
             "counts": {k: len(v) for k, v in groups.items()},
+            # The sides that hold excerpts only ("from", "to"), and the changes set apart.
+            "excerpt": list(excerpt_sides(old, new)),
+            "not_compared": [{"change": c.change, "old": c.old, "new": c.new} for c in apart],
             "changes": groups,
             "move_runs": lookup.move_runs(groups["moved"]),
             "limit": MAX_CHANGES_SHOWN,

@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-from flask import Response, redirect
+from flask import Response, redirect, request
 
-from kb.lookup import find_glossary, glossary_edition, glossary_suggestions
+from kb.lookup import find_glossary, glossary_edition, glossary_match, glossary_suggestions
 from kb.model import LANGS, GlossaryEntry, KnowledgeBase, Ref
 from kb.web.i18n import text as _
 from kb.web.pages.base import Page, PageError, suffix, twin
-from kb.web.pages.common import edition_info, rule_url
+from kb.web.pages.common import edition_info, glossary_url, rule_url
 from kb.web.render import rule_html
 from kb.web.resources import get_kb
-from kb.web.urls import url_for
 
 
 def glossary_index_page(kb: KnowledgeBase, locale: str) -> Page:
@@ -28,7 +27,7 @@ def glossary_index_page(kb: KnowledgeBase, locale: str) -> Page:
                     "term": e.term,
                     "lang": e.lang,
                     "obsolete": e.obsolete,
-                    "url": url_for("pages.glossary_entry", locale=locale, key=e.key),
+                    "url": glossary_url(kb, locale, e.key, e.lang),
                 }
                 for e in entries
             ],
@@ -62,17 +61,14 @@ def glossary_page(kb: KnowledgeBase, locale: str, entry: GlossaryEntry) -> Page:
                 "aliases": entry.aliases,
                 "obsolete": entry.obsolete,
                 "see": [
-                    {"term": s, "url": url_for("pages.glossary_entry", locale=locale, key=s)}
-                    for s in entry.see
+                    {"term": s, "url": glossary_url(kb, locale, s, entry.lang)} for s in entry.see
                 ],
                 "rules": [{"number": n, "url": rule_url(locale, n)} for n in entry.rule_refs],
             },
             "edition": edition_info(kb.editions.get(entry.edition), locale),
             "equivalents": equivalents,
         },
-        alternates={
-            loc: url_for("pages.glossary_entry", locale=loc, key=entry.key) for loc in LANGS
-        },
+        alternates={loc: glossary_url(kb, loc, entry.key, entry.lang) for loc in LANGS},
     )
 
 
@@ -87,18 +83,25 @@ def glossary_index(locale: str, fmt: str = "html") -> Page:
 def glossary_entry(locale: str, key: str, fmt: str = "html") -> Page | Response:
     """One entry; an alias or another spelling redirects to the entry's own key."""
     kb = get_kb()
-    entry = find_glossary(kb, locale, key) if len(key) <= 200 else None
+    # ?lang= names the glossary's language where a word means another thing in the reader's
+    # (the French index links the English "Pile" as /fr/glossary/pile?lang=en: "pile" is the stack).
+    lang = request.args.get("lang", "")
+    if lang and lang not in LANGS:
+        raise PageError(400, _("Unknown language “%(lang)s”: use en, fr or ja.", lang=lang[:20]))
+    entry = find_glossary(kb, lang or locale, key) if len(key) <= 200 else None
     if entry is None:
+        guess = glossary_match(kb, key, lang or locale) if len(key) <= 200 else None
         near = glossary_suggestions(kb, key, locale)
+        if guess is not None:  # a concept the term base finds inside the words comes first
+            near = [guess.entry, *(e for e in near if e.key != guess.entry.key)]
         raise PageError(
             404,
             _("No glossary entry “%(key)s”.", key=key[:60]),
             suggestions=[
-                {"term": e.term, "url": url_for("pages.glossary_entry", locale=locale, key=e.key)}
-                for e in near
+                {"term": e.term, "url": glossary_url(kb, locale, e.key, e.lang)} for e in near
             ],
         )
     if entry.key != key:
-        target = url_for("pages.glossary_entry", locale=locale, key=entry.key)
+        target = glossary_url(kb, locale, entry.key, entry.lang)
         return redirect(suffix(target, fmt), 301)
     return glossary_page(kb, locale, entry)

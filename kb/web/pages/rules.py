@@ -22,6 +22,7 @@ from kb.web.pages.common import (
     anchor,
     current_for_old,
     edition_info,
+    glossary_url,
     not_found_rule,
     parse_number,
     rule_url,
@@ -117,7 +118,7 @@ def _node(
     href = _ref_href(locale, rule, pinned)
 
     def term_href(key: str) -> str:
-        return url_for("pages.glossary_entry", locale=locale, key=key)
+        return glossary_url(kb, locale, key)
 
     examples = []
     for i, text in enumerate(rule.examples):
@@ -202,7 +203,7 @@ def _term_item(
         "local": local_term(kb, entry, locale),
         "definition": short(entry.definition, 240),
         "lang": entry.lang,
-        "url": url_for("pages.glossary_entry", locale=locale, key=entry.key),
+        "url": glossary_url(kb, locale, entry.key, entry.lang),
     }
 
 

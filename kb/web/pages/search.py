@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections import Counter
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from flask import request
@@ -11,10 +12,12 @@ from markupsafe import Markup
 
 from kb.model import LANGS, KnowledgeBase
 from kb.rulenum import try_parse
+from kb.text import fold_accents
+from kb.web.i18n import Text
 from kb.web.i18n import text as _
 from kb.web.notes import join_sentences, note_text
 from kb.web.pages.base import Page, PageError, twin
-from kb.web.pages.common import edition_label, rule_url
+from kb.web.pages.common import edition_label, glossary_url, rule_url
 from kb.web.resources import SearchUnavailable, get_kb, get_search
 from kb.web.urls import url_for
 
@@ -64,7 +67,7 @@ def _hit_url(kb: KnowledgeBase, locale: str, hit: dict[str, Any]) -> str | None:
     number = str(hit.get("number") or "")
     key = str(hit.get("key") or "")
     if kind == "glossary":
-        return url_for("pages.glossary_entry", locale=locale, key=key) if key else None
+        return glossary_url(kb, locale, key, hit.get("lang") or "en") if key else None
     if kind == "example":
         return url_for("pages.example", locale=locale, example_id=key) if key else None
     canonical = hit.get("canonical")
@@ -79,6 +82,12 @@ def _hit_url(kb: KnowledgeBase, locale: str, hit: dict[str, Any]) -> str | None:
     if edition and try_parse(number):
         return rule_url(locale, number, edition)
     return rule_url(locale, canonical or number)
+
+
+def _unavailable(data: dict[str, Any]) -> Page:
+    """The 503 of a search that cannot run: the form and its message on the page, the error
+    envelope (``ok: false``, ``error``) in JSON."""
+    return Page("pages/search.html", data, status=503, error=Text(data["message"]))
 
 
 def search_page(kb: KnowledgeBase, locale: str, args: Mapping[str, str]) -> Page:
@@ -112,7 +121,9 @@ def search_page(kb: KnowledgeBase, locale: str, args: Mapping[str, str]) -> Page
     }
     if not pool.available:
         data["message"] = "Search is unavailable: " + (pool.error or "no index") + "."
-        return Page("pages/search.html", data, status=503 if params["q"] else 200)
+        if not params["q"]:
+            return Page("pages/search.html", data)
+        return _unavailable(data)
     if not params["q"]:
         return Page("pages/search.html", data)
     from kb.search import SearchError
@@ -131,7 +142,7 @@ def search_page(kb: KnowledgeBase, locale: str, args: Mapping[str, str]) -> Page
     except SearchUnavailable as error:
         data["available"] = False
         data["message"] = f"Search is unavailable: {error}."
-        return Page("pages/search.html", data, status=503)
+        return _unavailable(data)
     except SearchError as error:
         raise PageError(400, note_text(error.note), query=params["q"]) from None
     found = result.to_json()
@@ -246,9 +257,10 @@ def suggestions(kb: KnowledgeBase, prefix: str, lang: str, limit: int = 8) -> li
         from kb.search import SearchError
 
         try:
-            return list(pool.get().suggest(prefix, lang, limit=limit))[:limit]
+            found = pool.get().suggest(prefix, lang, limit=limit)
         except (SearchError, SearchUnavailable):
             return []
+        return _as_written(kb, found, lang)[:limit]
     wanted = prefix.lower()
     out: list[str] = []
     for ed in reversed(kb.editions_of(lang)):
@@ -261,6 +273,46 @@ def suggestions(kb: KnowledgeBase, prefix: str, lang: str, limit: int = 8) -> li
         if len(out) >= limit:
             break
     return out[:limit]
+
+
+_WORD = re.compile(r"\w+")
+#: The editions of a language whose words give the written forms (the newest few suffice).
+WRITTEN_EDITIONS = 2
+
+
+def _as_written(kb: KnowledgeBase, found: Iterable[str], lang: str) -> list[str]:
+    """Suggestions as a reader writes them: the index's accent-folded words back in their written
+    form (``resolution`` -> ``résolution``), and each once whatever its case (``Legend`` and
+    ``legend``: the first)."""
+    # Only French folds accents in its index (Japanese kana must keep their marks as typed).
+    forms = _written_forms(kb, lang) if lang == "fr" else {}
+    out: dict[str, str] = {}
+    for text in found:
+        written = _WORD.sub(lambda m: forms.get(m.group(0).lower(), m.group(0)), text)
+        out.setdefault(written.casefold(), written)
+    return list(out.values())
+
+
+def _written_forms(kb: KnowledgeBase, lang: str) -> dict[str, str]:
+    """Folded word -> its most frequent written form with accents, from the newest texts of
+    ``lang`` and the term base (built once per knowledge base object and language)."""
+    cache = kb.__dict__.setdefault("_written_forms", {})
+    forms = cache.get(lang)
+    if forms is None:
+        counts: Counter[str] = Counter()
+        for ed in list(reversed(kb.editions_of(lang)))[:WRITTEN_EDITIONS]:
+            for rule in kb.rules.get(ed.id, {}).values():
+                counts.update(w.lower() for w in _WORD.findall(f"{rule.title or ''} {rule.text}"))
+        for term in kb.terms:
+            for name in term.names(lang):
+                counts.update(w.lower() for w in _WORD.findall(name))
+        forms = {}
+        for word, _count in counts.most_common():
+            folded = fold_accents(word)
+            if folded != word:
+                forms.setdefault(folded, word)
+        cache[lang] = forms
+    return forms
 
 
 # ---- routes ---

@@ -2,10 +2,13 @@
 (function () {
   "use strict";
 
-  // Yawgatog-style anchors (#R1173a) never reach the server: send them to /r/R1173a.
+  // Yawgatog-style anchors (#R1173a) never reach the server: send them to /r/117.3a, the
+  // dotted number a static export has a page for too (it can't resolve /r/R1173a itself).
   var map = document.getElementById("anchor-map");
-  if (map && /^#R\d{3}\d{0,3}[a-z]?$/i.test(location.hash)) {
-    location.replace(map.dataset.target + encodeURIComponent(location.hash.slice(1)) +
+  var anchor = map && /^#R(\d{3})(\d{0,3})([a-z]?)$/i.exec(location.hash);
+  if (anchor) {
+    var number = anchor[1] + (anchor[2] ? "." + anchor[2] : "") + anchor[3].toLowerCase();
+    location.replace(map.dataset.target + encodeURIComponent(number) +
       "?lang=" + encodeURIComponent(map.dataset.lang));
     return;
   }

@@ -1,0 +1,20 @@
+"""Defects of the static export found by a new user's trial (each test failed before its fix)."""
+
+from __future__ import annotations
+
+import pytest
+
+from kb.export import ExportError, check_base_url
+
+
+@pytest.mark.parametrize(
+    "url", ["https://example.org/?q=1", "https://example.org?q=1", "https://example.org/#top"]
+)
+def test_base_url_with_a_query_or_fragment_is_refused(url: str) -> None:
+    with pytest.raises(ExportError, match=r"query .* or a fragment"):
+        check_base_url(url)
+
+
+def test_base_url_of_a_root_is_accepted() -> None:
+    assert check_base_url("https://example.org/") == "https://example.org"
+    assert check_base_url("http://localhost:8000") == "http://localhost:8000"
