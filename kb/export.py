@@ -101,10 +101,10 @@ def check_base_url(url: str) -> str:
 
     url = url.strip()
     problem = url_problem(url, example="https://rules.example.org")
-    parts = urllib.parse.urlsplit(url)
-    if problem is None and parts.path.strip("/"):
+    parts = urllib.parse.urlsplit(url) if problem is None else None
+    if parts is not None and parts.path.strip("/"):
         problem = "the site's pages link from the root of their host, so it can't have a path"
-    if problem is None and (parts.query or parts.fragment or url.endswith(("?", "#"))):
+    if parts is not None and (parts.query or parts.fragment or url.endswith(("?", "#"))):
         # The sitemap, robots.txt and OpenSearch add paths after it: "?q=1/en/" is no page.
         problem = "it can't have a query (?…) or a fragment (#…): give the site's root only"
     if problem:

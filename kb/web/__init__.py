@@ -91,10 +91,19 @@ URLS: dict[str, str] = {
         statuses=(),
     ),
     "/<locale>/glossary/<key>": Endpoint(
-        "one entry; aliases redirect (+ .json)",
+        "one entry; aliases and names in the locale's language (joueur actif) redirect; "
+        "?lang= reads the key in that language's glossary (+ .json)",
         json_path="/<locale>/glossary/<key>.json",
         response="GlossaryEntry",
-        statuses=(301, 404),
+        params=(
+            Param(
+                "lang",
+                "Read the key in this language (the French index links the English “Pile” as "
+                "pile?lang=en: in French, pile is the stack).",
+                {"enum": ["", "en", "fr", "ja"]},
+            ),
+        ),
+        statuses=(301, 400, 404),
     ),
     "/<locale>/editions/": Endpoint(
         "editions per language and how far each lags; ?from=&to= (the "

@@ -325,6 +325,10 @@ def _schemas(note_codes: Mapping[str, str]) -> dict[str, Any]:
                 "total": INT,
                 "page": INT,
                 "pages": INT,
+                "past_end": {
+                    **BOOL,
+                    "description": "True when page is past the last page (last_page names it).",
+                },
                 "suggestion": _opt({}),
                 "groups": _arr({"type": "object", "description": "Hits grouped by rule."}),
                 "message": _opt({**STR, "description": "The notes in English."}),

@@ -298,3 +298,43 @@ def test_suggest_endpoint_answers_written_forms(full_client: FlaskClient) -> Non
     assert "résolution" in french or "résoudre" in french
     _, english = full_client.get("/en/suggest?q=legend").get_json()
     assert len({w.casefold() for w in english}) == len(english)
+
+
+# ---- 8. minor: example suggestions, error titles, a page past the end --------------------------
+def test_a_mistyped_example_suggests_the_similar_one(kb: KnowledgeBase) -> None:
+    from kb.model import ExampleInfo
+    from kb.web.pages.examples import similar_examples
+
+    kb.examples = [
+        ExampleInfo(f"10{i}-unrelated-{i}", "x", "x.md", [], "", True) for i in range(12)
+    ] + [ExampleInfo("117-3a-active-player-first", "y", "y.md", [], "", True)]
+    assert [e.id for e in similar_examples(kb, "117-3a-active")] == ["117-3a-active-player-first"]
+    assert len(similar_examples(kb, "zzzz")) == 10  # nothing near: the first ones
+
+
+@pytest.mark.parametrize(
+    ("locale", "title"),
+    [
+        ("en", "Method not allowed"),
+        ("fr", "Méthode non autorisée"),
+        ("ja", "許可されていないメソッド"),
+    ],
+)
+def test_error_pages_are_titled_by_their_status(
+    client: FlaskClient, locale: str, title: str
+) -> None:
+    page = client.post(f"/{locale}/rules/117.3a").get_data(as_text=True)
+    assert f"<h1>{title} " in page and "Bad request" not in page
+    assert "<h1>Bad request " in client.get("/en/search?q=x&page=0").get_data(as_text=True)
+
+
+def test_a_page_past_the_end_says_so(full_client: FlaskClient) -> None:
+    first = full_client.get("/en/search.json?q=priority").get_json()
+    pages = first["pages"]
+    assert 1 < pages < 500
+    body = full_client.get("/en/search.json?q=priority&page=500").get_json()
+    assert body["past_end"] is True and body["next_page"] is None
+    assert body["last_page"]["page"] == pages and body["prev_page"]["page"] == pages
+    html = full_client.get("/en/search?q=priority&page=500").get_data(as_text=True)
+    assert f"the results end at page {pages}" in html
+    assert full_client.get("/en/search.json?q=priority&page=2").get_json()["past_end"] is False

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import re
 from typing import Any
 
@@ -138,6 +139,21 @@ def example(locale: str, example_id: str, fmt: str = "html") -> Page:
                 "title": local_title(ex, locale)[0],
                 "url": url_for("pages.example", locale=locale, example_id=ex.id),
             }
-            for ex in kb.examples[:10]
+            for ex in similar_examples(kb, example_id)
         ],
     )
+
+
+#: How many examples a miss suggests.
+MAX_SIMILAR = 10
+
+
+def similar_examples(kb: KnowledgeBase, example_id: str) -> list[ExampleInfo]:
+    """The examples nearest a mistyped id, best first: those whose id starts with what was typed
+    (``117-3a-active``), then by likeness of the ids; the first ones only when nothing is near."""
+    wanted = example_id[:80].lower()
+    by_id = {ex.id: ex for ex in kb.examples}
+    starts = [i for i in by_id if i.startswith(wanted)]
+    close = difflib.get_close_matches(wanted, list(by_id), n=MAX_SIMILAR, cutoff=0.5)
+    found = list(dict.fromkeys([*starts, *close]))[:MAX_SIMILAR]
+    return [by_id[i] for i in found] or kb.examples[:MAX_SIMILAR]

@@ -115,6 +115,7 @@ def search_page(kb: KnowledgeBase, locale: str, args: Mapping[str, str]) -> Page
         "prev_page": None,
         "next_page": None,
         "last_page": None,
+        "past_end": False,
         "message": None,
         "message_local": None,
         "notes": [],
@@ -187,7 +188,18 @@ def _pager(locale: str, params: dict[str, Any], pages: int) -> dict[str, Any]:
     def link(n: int) -> dict[str, Any]:
         return {"page": n, "url": _search_url(locale, params, page=n), "current": n == page}
 
+    if 0 < pages < page:
+        # Past the end (page 500 of 12): the way back is the last page, and the pager says so.
+        return {
+            "past_end": True,
+            "page_links": [link(n) for n in range(max(1, pages - 8), pages + 1)],
+            "first_page": link(1),
+            "prev_page": link(pages),
+            "next_page": None,
+            "last_page": link(pages),
+        }
     return {
+        "past_end": False,
         "page_links": [link(n) for n in range(max(1, page - 4), min(pages, page + 4) + 1)],
         "first_page": link(1) if page > 1 else None,
         "prev_page": link(page - 1) if page > 1 else None,
