@@ -338,3 +338,9 @@ def test_a_page_past_the_end_says_so(full_client: FlaskClient) -> None:
     html = full_client.get("/en/search?q=priority&page=500").get_data(as_text=True)
     assert f"the results end at page {pages}" in html
     assert full_client.get("/en/search.json?q=priority&page=2").get_json()["past_end"] is False
+
+
+def test_did_you_mean_is_written_with_its_accents(full_client: FlaskClient) -> None:
+    body = full_client.get("/fr/search.json?q=priorte&lang=fr").get_json()
+    assert body["suggestion"]["query"] == "priorité"
+    assert "q=priorit%C3%A9" in body["suggestion"]["url"]

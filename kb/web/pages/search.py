@@ -173,7 +173,7 @@ def search_page(kb: KnowledgeBase, locale: str, args: Mapping[str, str]) -> Page
     data.update(
         total=found.get("total", 0),
         groups=list(groups.values()),
-        suggestion=_suggestion(result, locale, params),
+        suggestion=_suggestion(kb, result, locale, params),
         pages=found.get("pages", 0),
         **_told(kb, result, locale),
     )
@@ -208,17 +208,21 @@ def _pager(locale: str, params: dict[str, Any], pages: int) -> dict[str, Any]:
     }
 
 
-def _suggestion(result: SearchResult, locale: str, params: dict[str, Any]) -> dict[str, Any] | None:
-    """The corrected query, its URL and the "did you mean" line that links to it (HTML)."""
+def _suggestion(
+    kb: KnowledgeBase, result: SearchResult, locale: str, params: dict[str, Any]
+) -> dict[str, Any] | None:
+    """The corrected query, its URL and the "did you mean" line that links to it (HTML); French
+    words as written (the index folds accents: ``priorite`` is shown ``priorité``)."""
     if not result.suggestion:
         return None
-    url = _search_url(locale, params, q=result.suggestion, page=1)
-    link = Markup('<a href="%s">%s</a>') % (url, result.suggestion)
+    suggested = _as_written(kb, [result.suggestion], params["lang"] or locale)[0]
+    url = _search_url(locale, params, q=suggested, page=1)
+    link = Markup('<a href="%s">%s</a>') % (url, suggested)
     from kb.search import Note
 
-    line = note_text(Note("did_you_mean", {"suggestion": result.suggestion}))
+    line = note_text(Note("did_you_mean", {"suggestion": suggested}))
     return {
-        "query": result.suggestion,
+        "query": suggested,
         "url": url,
         "text_local": line.local(locale),
         "html": str(line.html(locale, {"suggestion": link})),
