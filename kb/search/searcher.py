@@ -29,7 +29,7 @@ from kb.model import LANGS, Edition, KnowledgeBase, Rule
 from kb.rulenum import try_parse
 from kb.search import query as qp
 from kb.search.analysis import clean_query, fold_accents
-from kb.search.compiler import Compiled, QueryCompiler
+from kb.search.compiler import Compiled, QueryCompiler, replace_word
 from kb.search.highlight import highlight
 from kb.search.hits import EditionSets, HitMaker
 from kb.search.indexer import FORMAT, INDEX_NAME, KINDS, META_FILE, RULE_KINDS
@@ -393,7 +393,7 @@ class Searcher:
         if corrections:
             suggestion = text
             for wrong, right in corrections.items():
-                suggestion = re.sub(rf"(?<!\w){re.escape(wrong)}(?!\w)", right, suggestion)
+                suggestion = replace_word(suggestion, wrong, right)
             if suggestion != text:
                 result.suggestion = suggestion
         if not result.hits:
