@@ -145,14 +145,7 @@ class QueryCompiler:
     def name_phrases(self) -> list[tuple[str, list[str]]]:
         """The ``(field, words)`` phrases the term base's names make (see :meth:`_phrase`),
         for :meth:`kb.search.postings.Postings.learn_phrases`."""
-        out: list[tuple[str, list[str]]] = []
-        for (name, lang), toks in self._name_terms.items():
-            if lang == "ja":
-                out.append(("body_ja", toks))
-                out.append(("gram_ja", self._name_grams.get(name, [])))
-            else:
-                out.extend(((f"body_{lang}", toks), (f"title_{lang}", toks)))
-        return [(field_name, words) for field_name, words in out if len(words) > 1]
+        return _phrases_of(self._name_terms, self._name_grams)
 
     def _terms(self, text: str, analyzer: str) -> list[str]:
         """:func:`kb.search.analysis.terms`, once per text and analyser in a query (a copy)."""
@@ -594,6 +587,36 @@ class _TermNames:
         cjk = has_cjk(text)
         found = [code for code in LANGS if (code == "ja") == cjk and self._find(text, code)]
         return found[0] if len(found) == 1 else None
+
+
+def name_phrases(kb: KnowledgeBase) -> list[tuple[str, list[str]]]:
+    """The ``(field, words)`` phrases the term base's names make, as
+    :meth:`QueryCompiler.name_phrases` gives them, without a compiler (the index build
+    evaluates them: :mod:`kb.search.prepared`)."""
+    name_terms = {
+        (name, lang): terms(name, lang)
+        for term in kb.terms
+        for lang in LANGS
+        for name in term.names(lang)
+    }
+    name_grams = {name: _grams(name) for term in kb.terms for name in term.names("ja")}
+    return _phrases_of(name_terms, name_grams)
+
+
+def _phrases_of(
+    name_terms: dict[tuple[str, str], list[str]], name_grams: dict[str, list[str]]
+) -> list[tuple[str, list[str]]]:
+    """The phrases of names analysed per language (``name_terms``) and of the Japanese names'
+    bigrams (``name_grams``): a name in its body and title fields, a Japanese one in its body
+    and bigram fields; only those of several words."""
+    out: list[tuple[str, list[str]]] = []
+    for (name, lang), toks in name_terms.items():
+        if lang == "ja":
+            out.append(("body_ja", toks))
+            out.append(("gram_ja", name_grams.get(name, [])))
+        else:
+            out.extend(((f"body_{lang}", toks), (f"title_{lang}", toks)))
+    return [(field_name, words) for field_name, words in out if len(words) > 1]
 
 
 def replace_word(text: str, wrong: str, right: str) -> str:

@@ -36,6 +36,7 @@ from kb.search.indexer import FORMAT, INDEX_NAME, KINDS, META_FILE, RULE_KINDS
 from kb.search.notes import note
 from kb.search.postings import FILE as POSTINGS_FILE
 from kb.search.postings import Evaluation, Postings
+from kb.search.prepared import read as read_prepared
 from kb.search.ranking import Ranker, withdrawn_docs
 from kb.search.results import SearchError, SearchResult
 from kb.search.snippets import SnippetSpans
@@ -108,9 +109,20 @@ class Searcher:
         self._reader = self._searcher.reader()
         self._speller = Speller(self._reader)
         self._compiler = QueryCompiler(kb, self._speller, self._index, concepts, glossary)
-        self._index.learn_phrases(self._compiler.name_phrases())
-        # Glossary entries and rules no longer in the rules: ranked low, marked (kb.search.ranking).
-        self._withdrawn = withdrawn_docs(kb, self._refs, self._langs, self._stop, self._editions)
+        # The term base's phrases and the withdrawn documents, as the build stored them
+        # (kb.search.prepared), else computed here. Withdrawn: glossary entries and rules no
+        # longer in the rules, ranked low and marked (kb.search.ranking).
+        prepared = read_prepared(
+            index_dir, meta.get("content_hash") or "", len(self._refs), self._stop
+        )
+        if prepared is not None:
+            self._index.know_phrases(prepared.phrases)
+            self._withdrawn = prepared.withdrawn
+        else:
+            self._index.learn_phrases(self._compiler.name_phrases())
+            self._withdrawn = withdrawn_docs(
+                kb, self._refs, self._langs, self._stop, self._editions
+            )
         self._ranker = Ranker(
             self._index, self._langs, self._kinds, concepts, definitions, self._withdrawn
         )
