@@ -96,6 +96,7 @@ class Compiled:
     about_examples: bool = False  # the query asks for examples: they are not demoted
     about_tournament: bool = False  # the query asks for tournament rules: they are raised
     markers: dict[str, Any] = field(default_factory=dict)  # language -> snippet analyser
+    wanted: dict[str, set[str]] = field(default_factory=dict)  # language -> terms it marks
 
 
 class QueryCompiler:
