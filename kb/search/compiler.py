@@ -14,6 +14,7 @@ from whoosh import query as wq
 
 from kb.model import LANGS, KnowledgeBase, Term
 from kb.rulenum import try_parse
+from kb.search import analysis
 from kb.search import query as qp
 from kb.search.analysis import (
     bigrams_ja,
@@ -123,6 +124,7 @@ class QueryCompiler:
         # Words analysed by any query, and the variants of each the index has (WORD_CACHE).
         self._word_cache: dict[tuple[str, str], list[str]] = {}
         self._variant_cache: dict[tuple[str, str], tuple[tuple[str, float], ...]] = {}
+        self._clause_cache: dict[tuple[str, str, str], Any] = {}
         # The term base's names in their language's analysis, made once (1,100 names, 20 ms):
         # a query's translations and the concepts it names are these names.
         self._name_terms: dict[tuple[str, str], list[str]] = {
@@ -306,7 +308,34 @@ class QueryCompiler:
             return None
         if word.prefix:
             return self._prefix(text, code, out)
+        key = (text, code, analysis.JA_DEFAULT if code == "ja" else "")
+        facts = self._clause_cache.get(key)
+        if facts is None:
+            facts = self._word_facts(text, code)
+            _remember(self._clause_cache, key, facts)
+        found, marks, state = facts
+        for analyzer, items in marks:
+            self._mark(out, analyzer, items)
+        clauses = list(found)
+        if state == _KNOWN or (state == _UNSEEN and out.src not in (None, code)):
+            out.known.add(text)
+        elif state == _UNSEEN:
+            clauses.extend(self._fuzzy(text, code, out))
+        if not clauses:
+            return None
+        return clauses[0] if len(clauses) == 1 else wq.Or(clauses)
+
+    def _word_facts(
+        self, text: str, code: str
+    ) -> tuple[tuple[wq.Query, ...], tuple[tuple[str, list[str]], ...], int]:
+        """What word ``text`` is in ``code``'s fields, the same in every query (remembered,
+        :data:`WORD_CACHE`): its clauses (terms, phrase, rule number, variants the index
+        has), the terms it marks, and whether it is known (:data:`_KNOWN`), a word no field
+        has (:data:`_UNSEEN`: a typo, repaired by :meth:`_fuzzy` when the question's
+        language allows) or neither (:data:`_NEITHER`)."""
+        scratch = Compiled(None)
         clauses: list[wq.Query] = []
+        state = _NEITHER
         if _NUMBER_TOKEN.match(text):
             number = try_parse(text)
             if number is not None:
@@ -316,42 +345,37 @@ class QueryCompiler:
             toks = self._terms(text, "ja")
             # A Japanese question is one "word" of several morphemes: alternatives, ranked by
             # how many of them a document has, like the words of an English question.
-            parts = [self._ja_token(tok, out) for tok in toks]
+            parts = [self._ja_token(tok, scratch) for tok in toks]
             if len(parts) > 1:
                 clauses.append(Coord(parts, lang="ja"))
             else:
                 clauses.extend(parts)
-            if not clauses:
-                return None
         else:
             toks = self._terms(text, code)
             if not toks and code == "en" and text.lower() in EN_SYNONYMS:
                 toks = self._terms(EN_SYNONYMS[text.lower()], code)
-            if not toks:
-                return wq.Or(clauses) if clauses else None
-            self._mark(out, code, toks)
-            if len(toks) > 1:
-                clauses.append(wq.Phrase(f"body_{code}", toks))
-                clauses.append(wq.Phrase(f"title_{code}", toks))
-            else:
-                tok = toks[0]
-                clauses.append(wq.Term(f"body_{code}", tok))
-                clauses.append(wq.Term(f"title_{code}", tok))
-                for variant, weight in self._known_variants(text, tok, code):
-                    self._mark(out, code, [variant])
-                    clauses.append(wq.Term(f"body_{code}", variant, boost=weight))
-                if (
-                    tok.isalpha()
-                    and out.src in (None, code)
-                    and not self._postings.knows(f"body_{code}", tok)
-                    and not self._postings.knows(f"title_{code}", tok)
-                ):
-                    clauses.extend(self._fuzzy(text, code, out))
+            if toks:
+                self._mark(scratch, code, toks)
+                if len(toks) > 1:
+                    clauses.append(wq.Phrase(f"body_{code}", toks))
+                    clauses.append(wq.Phrase(f"title_{code}", toks))
                 else:
-                    out.known.add(text)
-        if not clauses:
-            return None
-        return clauses[0] if len(clauses) == 1 else wq.Or(clauses)
+                    tok = toks[0]
+                    clauses.append(wq.Term(f"body_{code}", tok))
+                    clauses.append(wq.Term(f"title_{code}", tok))
+                    for variant, weight in self._known_variants(text, tok, code):
+                        self._mark(scratch, code, [variant])
+                        clauses.append(wq.Term(f"body_{code}", variant, boost=weight))
+                    unseen = (
+                        tok.isalpha()
+                        and not self._postings.knows(f"body_{code}", tok)
+                        and not self._postings.knows(f"title_{code}", tok)
+                    )
+                    state = _UNSEEN if unseen else _KNOWN
+            elif clauses:
+                clauses = [wq.Or(clauses)]  # a rule number the analyser drops
+        marks = tuple((name, sorted(items)) for name, items in scratch.marks.items())
+        return tuple(clauses), marks, state
 
     def _fuzzy(self, text: str, code: str, out: Compiled) -> list[wq.Query]:
         spelled = self._terms(text, f"{code}_plain")
@@ -650,6 +674,10 @@ def replace_word(text: str, wrong: str, right: str) -> str:
 def _is_word_char(char: str) -> bool:
     r"""True for what ``\w`` matches in a regular expression: a letter, a digit or ``_``."""
     return char.isalnum() or char == "_"
+
+
+#: What a word is in a language's fields (:meth:`QueryCompiler._word_facts`).
+_KNOWN, _UNSEEN, _NEITHER = 1, 2, 3
 
 
 def _remember(cache: dict[Any, Any], key: Any, value: Any) -> None:

@@ -112,12 +112,14 @@ def test_remembered_words_compile_as_new_ones(searcher: Searcher) -> None:
     for query in _QUERIES:
         searcher._compiler._word_cache.clear()
         searcher._compiler._variant_cache.clear()
+        searcher._compiler._clause_cache.clear()
         searcher.clear_caches()
         cold[query] = _compiled(searcher, query)
     for query in reversed(_QUERIES):
         searcher.clear_caches()
         assert _compiled(searcher, query) == cold[query], query
-    assert searcher._compiler._word_cache and searcher._compiler._variant_cache
+    compiler = searcher._compiler
+    assert compiler._word_cache and compiler._variant_cache and compiler._clause_cache
 
 
 def test_the_words_remembered_are_bounded(
@@ -130,6 +132,7 @@ def test_the_words_remembered_are_bounded(
     compiler = searcher._compiler
     assert 0 < len(compiler._word_cache) <= 4
     assert 0 < len(compiler._variant_cache) <= 4
+    assert 0 < len(compiler._clause_cache) <= 4
     # The newest words are the ones kept.
     assert any("other19" in key[0] for key in compiler._word_cache)
 
