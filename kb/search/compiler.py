@@ -528,7 +528,12 @@ class QueryCompiler:
             for cand in candidates:
                 key = self._name_keys.get((cand, code))
                 if key is None:
-                    key = term_key(cand, code)
+                    # kb.search.indexer.term_key, the words analysed once per query or word
+                    key = (
+                        term_key(cand, code)
+                        if code == "ja"
+                        else " ".join(self._terms(cand, f"{code}_plain"))
+                    )
                 if not key:  # only stop words ("the of and"): no entry is named by nothing
                     continue
                 for doc in self._glossary.get((code, key), []):

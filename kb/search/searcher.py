@@ -98,7 +98,9 @@ class Searcher:
         for doc in range(self._stop):
             siblings.setdefault(self._groups[doc], []).append(doc)
         self._siblings = {g: docs for g, docs in siblings.items() if len(docs) > 1}
-        self._shared = frozenset(d for docs in self._siblings.values() for d in docs)
+        # A set, not a frozenset: keys & set walks the smaller of the two (a frozenset, always
+        # itself; an archive shares tens of thousands).
+        self._shared = {d for docs in self._siblings.values() for d in docs}
         self._filters: dict[tuple[Any, ...], set[int] | None] = {}
         # The glossary's names were analysed by the build (kb.search.indexer.glossary_meta).
         glossary: dict[tuple[str, str], list[int]] = {}
@@ -379,7 +381,7 @@ class Searcher:
         elif ed is None:
             # Current documents: most are the only one of their group (a rule's English text,
             # its French and Japanese quotes share one); count only those that share.
-            shared = scores.keys() & self._shared  # walks the few shared, not the scores
+            shared = scores.keys() & self._shared  # walks the smaller of the two
             groups_of = self._groups
             total = len(scores) - len(shared) + len({groups_of[d] for d in shared})
             siblings = self._siblings
