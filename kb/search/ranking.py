@@ -100,6 +100,7 @@ class Ranker:
             code: frozenset(d for d, x in enumerate(langs) if x == code) for code in LANGS
         }
         self._example_docs = frozenset(d for d, k in enumerate(kinds) if k == "example")
+        self._tournament_docs = frozenset(d for d, k in enumerate(kinds) if k == "tournament")
 
     def order(
         self,
@@ -134,16 +135,11 @@ class Ranker:
         if compiled.src in ("fr", "ja") and lang is None and prefer is None:
             # A French or Japanese question is best answered in its language where a text of
             # that language matches about as well (the French and Japanese texts are partial).
-            langs = self._langs
-            own = compiled.src
-            for d, w in scores.items():
-                if langs[d] == own:
-                    scores[d] = w * SAME_LANG
+            for d in _among(self._lang_docs[compiled.src], scores):
+                scores[d] *= SAME_LANG
         if compiled.about_tournament and TOURNAMENT_WANTED != 1.0:
-            kinds = self._kinds
-            for d, w in scores.items():
-                if kinds[d] == "tournament":
-                    scores[d] = w * TOURNAMENT_WANTED
+            for d in _among(self._tournament_docs, scores):
+                scores[d] *= TOURNAMENT_WANTED
         self._reweigh(scores, prefer, examples_wanted)
         scored = self._rank(
             scores, max(fetch, RERANK), compiled, ev, demote_examples=not examples_wanted
