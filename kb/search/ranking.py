@@ -357,17 +357,6 @@ def withdrawn_docs(
     return frozenset(out)
 
 
-def _best_first(scored: list[tuple[float, int]]) -> None:
-    """Sort ``(score, doc)`` pairs in place, best score first, ties by document number: two
-    stable sorts keyed in C (a key function making a tuple per pair cost more than both)."""
-    scored.sort(key=_DOC)
-    scored.sort(key=_SCORE, reverse=True)
-
-
-_SCORE = itemgetter(0)
-_DOC = itemgetter(1)
-
-
 def _among(docs: frozenset[int], scores: dict[int, float]) -> Iterable[int]:
     """The documents of ``docs`` that ``scores`` has, walking the smaller of the two (in C)."""
     if len(docs) < len(scores):
@@ -424,3 +413,14 @@ def _proximity(
         except ValueError:
             pass
     return found / len(pairs)
+
+
+def _best_first(scored: list[tuple[float, int]]) -> None:
+    """Sort ``(score, doc)`` pairs in place, best score first, ties by document number: two
+    stable sorts keyed in C (a key function making a tuple per pair cost more than both)."""
+    scored.sort(key=_DOC)
+    scored.sort(key=_SCORE, reverse=True)
+
+
+_SCORE = itemgetter(0)
+_DOC = itemgetter(1)
