@@ -57,17 +57,15 @@ def highlight(
     spans = _merge(sorted(spans))
     start, end = _window(text, spans, width)
     out: list[str] = ["…" if start > 0 else ""]
-    append = out.append
     pos = start
     if "&" in text or "<" in text or ">" in text:
         for s, e in spans:
             if e <= start or s >= end:
                 continue
             s, e = max(s, start), min(e, end)
-            append(_escape(text[pos:s]))
-            append(f"<mark>{_escape(text[s:e])}</mark>")
+            out += (_escape(text[pos:s]), f"<mark>{_escape(text[s:e])}</mark>")
             pos = e
-        append(_escape(text[pos:end]))
+        out.append(_escape(text[pos:end]))
     else:  # most rule texts have nothing to escape: the pieces are copied as they are
         for s, e in spans:
             if e <= start or s >= end:
@@ -76,12 +74,9 @@ def highlight(
                 s = start
             if e > end:
                 e = end
-            append(text[pos:s])
-            append("<mark>")
-            append(text[s:e])
-            append("</mark>")
+            out += (text[pos:s], "<mark>", text[s:e], "</mark>")  # one extend, not 4 appends
             pos = e
-        append(text[pos:end])
+        out.append(text[pos:end])
     if end < len(text):
         out.append("…")
     return "".join(out)
