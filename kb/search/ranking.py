@@ -3,7 +3,10 @@ language, examples asked for or not, the reader's language) and the best of them
 coverage of the question's words and their proximity. Priors that hold for any question come
 last (:meth:`Ranker._question_priors`): a rule matched in several languages adds its texts' scores
 up, commentary yields to the rules it comments on, and a withdrawn text (history: see
-:func:`withdrawn_docs`) to the current ones. Within a named concept's family the
+:func:`withdrawn_docs`) to the current ones. The executable examples, told in players' words,
+lend their scores to the rules they cite (:meth:`Ranker._cited`, :func:`example_citations`),
+and an English question's French and Japanese texts, met only through translated names, cover
+none of its words. Within a named concept's family the
 concept's words weigh alike and earlier subrules lead later ones (:meth:`Ranker._level`)."""
 
 from __future__ import annotations
@@ -23,6 +26,8 @@ from kb.search.understand import Concepts
 RERANK = 40
 #: A document having one of a question's many words keeps this share of its score (squared).
 COVERAGE_FLOOR = 0.3
+#: An English question's French and Japanese texts cover none of its words (see Ranker._rank).
+FOREIGN_COVERAGE = True
 #: Weight of proximity: a document gets up to this much more when every pair of successive
 #: query words stands together in its text (within :data:`WINDOW` words; adjacent bigrams in
 #: Japanese, i.e. a shared three-character run).
@@ -50,6 +55,15 @@ TOURNAMENT_WANTED = 3.0
 EXAMPLE_DEMOTION = 0.2
 #: ... and this much more when it does (rules' own "Example:" lines also have the word).
 EXAMPLE_WANTED = 3.0
+
+
+#: The executable examples (``corpus/examples``) tell a game in players' words and name the rules
+#: deciding it: each of the :data:`EXAMPLE_VOTERS` best-matching examples adds this share of
+#: its (undemoted) score to the current English text of every rule it cites (see
+#: Ranker._cited). "Do tokens go to the graveyard when destroyed?" matches the example of a
+#: token ceasing to exist, which cites 111.7 though the question shares few words with it.
+EXAMPLE_VOTE = 0.4
+EXAMPLE_VOTERS = 3
 
 
 #: Commentary (wiki paragraphs about a rule) weighs this much against the rules for a question:
@@ -88,8 +102,10 @@ class Ranker:
         concepts: Concepts,
         definitions: frozenset[int],
         withdrawn: frozenset[int] = frozenset(),
+        cites: dict[int, tuple[int, ...]] | None = None,
     ) -> None:
         self._withdrawn = withdrawn
+        self._cites = cites or {}
         self._index = index
         self._langs = langs
         self._concepts = concepts
@@ -144,11 +160,38 @@ class Ranker:
         scored = self._rank(
             scores, max(fetch, RERANK), compiled, ev, demote_examples=not examples_wanted
         )
+        if current and self._cites and not examples_wanted and EXAMPLE_VOTE:
+            scored = self._cited(scored)
         if current:
             scored = self._question_priors(scored, examples_wanted)
         if prefer:
             scored = self._prefer(scored, prefer)
         return scored[:fetch]
+
+    def _cited(self, scored: list[tuple[float, int]]) -> list[tuple[float, int]]:
+        """The reranked list with the rules the best-matching examples cite raised by
+        :data:`EXAMPLE_VOTE` of each example's score before its demotion (a cited rule the
+        question's words missed joins the list): an example's scenario is a player's
+        question, its ``rules:`` line the answer."""
+        cites = self._cites
+        add: dict[int, float] = {}
+        voters = 0
+        for score, doc in scored:
+            rules = cites.get(doc)
+            if rules is None:
+                continue
+            vote = EXAMPLE_VOTE * score / EXAMPLE_DEMOTION
+            for rule in rules:
+                add[rule] = add.get(rule, 0.0) + vote
+            voters += 1
+            if voters == EXAMPLE_VOTERS:
+                break
+        if not add:
+            return scored
+        out = [(score + add.pop(doc, 0.0), doc) for score, doc in scored]
+        out.extend((w, d) for d, w in add.items())
+        out.sort(key=lambda x: (-x[0], x[1]))
+        return out
 
     def _question_priors(
         self, scored: list[tuple[float, int]], examples_wanted: bool
@@ -306,6 +349,13 @@ class Ranker:
         sequence = self._index.sequence
         out = []
         examples = self._example_docs if demote_examples else frozenset()
+        # An English question's own words are English: a French or Japanese text met only
+        # through the translated names has none of them, and covers none of its word groups.
+        foreign = (
+            COVERAGE_FLOOR ** (2 * len(groups_of["en"]))
+            if compiled.src == "en" and FOREIGN_COVERAGE
+            else 1.0
+        )
         # Per language: the field, the successive pairs of the query's words and their window.
         pairs_of = {}
         for code, (name, wanted) in order.items():
@@ -323,6 +373,8 @@ class Ranker:
                 seq = sequence(name, doc)
                 if seq:
                     score *= 1.0 + PROXIMITY * _proximity(seq, pairs, window, words)
+            if foreign != 1.0 and langs[doc] != "en":
+                score *= foreign
             for parts in groups_of[langs[doc]]:
                 hits = 0
                 for part in parts:
@@ -355,6 +407,28 @@ def withdrawn_docs(
         if bit is not None and not masks[doc] & bit:
             out.add(doc)
     return frozenset(out)
+
+
+def example_citations(
+    kb: KnowledgeBase, groups: list[str], langs: list[str], stop: int
+) -> dict[int, tuple[int, ...]]:
+    """Each current example document (group ``x:<id>``) -> the current English documents of
+    the rules its ``rules:`` line cites (tournament rules and unknown numbers left out)."""
+    english: dict[str, int] = {}
+    examples: dict[str, int] = {}
+    for doc in range(stop):
+        group = groups[doc]
+        if group.startswith("r:") and langs[doc] == "en":
+            english[group[2:]] = doc
+        elif group.startswith("x:"):
+            examples.setdefault(group[2:], doc)
+    out: dict[int, tuple[int, ...]] = {}
+    for info in kb.examples:
+        doc = examples.get(info.id)
+        rules = tuple(dict.fromkeys(english[r] for r in info.rules if r in english))
+        if doc is not None and rules:
+            out[doc] = rules
+    return out
 
 
 def _among(docs: frozenset[int], scores: dict[int, float]) -> Iterable[int]:

@@ -37,7 +37,7 @@ from kb.search.notes import note
 from kb.search.postings import FILE as POSTINGS_FILE
 from kb.search.postings import Evaluation, Postings
 from kb.search.prepared import read as read_prepared
-from kb.search.ranking import Ranker, withdrawn_docs
+from kb.search.ranking import Ranker, example_citations, withdrawn_docs
 from kb.search.results import SearchError, SearchResult
 from kb.search.snippets import SnippetSpans
 from kb.search.spelling import Speller
@@ -125,8 +125,9 @@ class Searcher:
             self._withdrawn = withdrawn_docs(
                 kb, self._refs, self._langs, self._stop, self._editions
             )
+        cites = example_citations(kb, self._groups, self._langs, self._stop)
         self._ranker = Ranker(
-            self._index, self._langs, self._kinds, concepts, definitions, self._withdrawn
+            self._index, self._langs, self._kinds, concepts, definitions, self._withdrawn, cites
         )
         spans = SnippetSpans(index_dir, self._index.sequence, self._stop)
         self._hits = HitMaker(kb, self._refs, self._langs, self._groups, self._editions, spans)
