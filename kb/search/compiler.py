@@ -12,7 +12,7 @@ from typing import Any
 
 from whoosh import query as wq
 
-from kb.model import LANGS, KnowledgeBase, Term
+from kb.model import LANGS, KnowledgeBase
 from kb.rulenum import try_parse
 from kb.search import analysis
 from kb.search import query as qp
@@ -28,6 +28,8 @@ from kb.search.indexer import term_key
 from kb.search.notes import Note
 from kb.search.postings import Coord, Postings
 from kb.search.spelling import Speller
+from kb.search.termnames import TermNames, phrases_of
+from kb.search.termnames import grams as _grams
 from kb.search.understand import (
     WHEN_RULES,
     Concepts,
@@ -38,7 +40,6 @@ from kb.search.understand import (
     strip_frames,
     word_variants,
 )
-from kb.terms import TermIndex
 
 #: Weight of the rules a concept of the query names ("mana ability" -> 605, "dies" -> 700.4,
 #: "絆魂" -> lifelink -> 702.15), for a fully specific concept (see kb.search.understand).
@@ -117,7 +118,7 @@ class QueryCompiler:
         self._concepts = concepts
         self._glossary = glossary
         self._cache: OrderedDict[tuple[Any, ...], Compiled] = OrderedDict()
-        self._term_names = _TermNames(kb)
+        self._term_names = TermNames(kb)
         self._names: frozenset[str] = frozenset()  # the compiled query's proper names
         # Texts analysed for the query being compiled (a word is looked at several times).
         self._analyses: dict[tuple[str, str], list[str]] = {}
@@ -148,7 +149,7 @@ class QueryCompiler:
     def name_phrases(self) -> list[tuple[str, list[str]]]:
         """The ``(field, words)`` phrases the term base's names make (see :meth:`_phrase`),
         for :meth:`kb.search.postings.Postings.learn_phrases`."""
-        return _phrases_of(self._name_terms, self._name_grams)
+        return phrases_of(self._name_terms, self._name_grams)
 
     def _terms(self, text: str, analyzer: str) -> list[str]:
         """:func:`kb.search.analysis.terms`, once per text and analyser in a query (a copy)."""
@@ -541,114 +542,6 @@ class QueryCompiler:
                         out.glossary.append(doc)
 
 
-class _TermNames:
-    """The term base for cross-language expansion: :class:`kb.terms.TermIndex` finds the
-    concepts a query names; a whole-query match compares the query with a name as analysed.
-
-    A query is looked up in each of its languages once however many ways it is translated:
-    :meth:`forget` drops what the last query found."""
-
-    def __init__(self, kb: KnowledgeBase) -> None:
-        self.terms = kb.terms
-        self._index = TermIndex(kb.terms)
-        self._found: dict[tuple[str, str], list[Term]] = {}
-        self._wholes: dict[tuple[str, str], list[Term]] = {}
-        # Each concept's names per language as analysed, made once (a thousand names, 10 ms):
-        # a query compared with them names the concept whole.
-        self._keys: dict[tuple[int, str], set[tuple[str, ...]]] = {
-            (id(term), lang): {_analysed(name, lang) for name in term.names(lang)}
-            for term in kb.terms
-            for lang in LANGS
-        }
-
-    def forget(self) -> None:
-        """Drop the concepts found for the previous query."""
-        self._found.clear()
-        self._wholes.clear()
-
-    def _find(self, text: str, src: str) -> list[Term]:
-        key = (text, src)
-        found = self._found.get(key)
-        if found is None:
-            found = self._found[key] = self._index.find(text, src)
-        return found
-
-    def _whole(self, text: str, src: str) -> list[Term]:
-        """The concepts one of whose ``src`` names is the whole of ``text``."""
-        got = self._wholes.get((text, src))
-        if got is None:
-            found = self._find(text, src)
-            got = []
-            if found:  # the text is analysed only when it names a concept at all
-                key = _analysed(text, src)
-                keys = self._keys
-                got = [
-                    term
-                    for term in found
-                    if key in (keys.get((id(term), src)) or _names_analysed(term, src))
-                ]
-            self._wholes[(text, src)] = got
-        return got
-
-    def translate(self, text: str, src: str, dst: str, whole: bool = False) -> list[str]:
-        """Names in ``dst`` of the concepts named in ``text`` in ``src`` (``whole``: the text
-        is one name, and each concept gives its first two names)."""
-        if (src == "ja") != has_cjk(text):
-            return []
-        if not whole:
-            # kb.terms.TermIndex.translate's answer: each concept's first name, once.
-            out: list[str] = []
-            for term in self._find(text, src):
-                names = term.names(dst)
-                if names and names[0] not in out:
-                    out.append(names[0])
-            return out
-        names = [name for term in self._whole(text, src) for name in term.names(dst)[:2]]
-        return list(dict.fromkeys(names))
-
-    def names(self, word: str, lang: str) -> bool:
-        """True if ``word`` is a whole name of a concept of the term base in ``lang``."""
-        if (lang == "ja") != has_cjk(word):
-            return False
-        return any(term.names(lang) for term in self._whole(word, lang))
-
-    def language_of(self, text: str) -> str | None:
-        """The one language whose term names occur in ``text``, if exactly one does."""
-        cjk = has_cjk(text)
-        found = [code for code in LANGS if (code == "ja") == cjk and self._find(text, code)]
-        return found[0] if len(found) == 1 else None
-
-
-def name_phrases(kb: KnowledgeBase) -> list[tuple[str, list[str]]]:
-    """The ``(field, words)`` phrases the term base's names make, as
-    :meth:`QueryCompiler.name_phrases` gives them, without a compiler (the index build
-    evaluates them: :mod:`kb.search.prepared`)."""
-    name_terms = {
-        (name, lang): terms(name, lang)
-        for term in kb.terms
-        for lang in LANGS
-        for name in term.names(lang)
-    }
-    name_grams = {name: _grams(name) for term in kb.terms for name in term.names("ja")}
-    return _phrases_of(name_terms, name_grams)
-
-
-def _phrases_of(
-    name_terms: dict[tuple[str, str], list[str]], name_grams: dict[str, list[str]]
-) -> list[tuple[str, list[str]]]:
-    """The phrases of names analysed per language (``name_terms``) and of the Japanese names'
-    bigrams (``name_grams``): a name in its body and title fields, a Japanese one in its body
-    and bigram fields; only those of several words."""
-    out: list[tuple[str, list[str]]] = []
-    for (name, lang), toks in name_terms.items():
-        if lang == "ja":
-            out.append(("body_ja", toks))
-            out.append(("gram_ja", name_grams.get(name, [])))
-        else:
-            out.extend(((f"body_{lang}", toks), (f"title_{lang}", toks)))
-    return [(field_name, words) for field_name, words in out if len(words) > 1]
-
-
 def replace_word(text: str, wrong: str, right: str) -> str:
     r"""``text`` with each whole-word ``wrong`` (no word character either side, as the regular
     expression ``(?<!\w)wrong(?!\w)`` finds it) replaced by ``right``: a correction written
@@ -691,22 +584,6 @@ def _remember(cache: dict[Any, Any], key: Any, value: Any) -> None:
     if len(cache) >= WORD_CACHE:
         del cache[next(iter(cache))]
     cache[key] = value
-
-
-def _analysed(text: str, lang: str) -> tuple[str, ...]:
-    """A name or a query as the index sees it: stems in English and French, NFKC in Japanese."""
-    return (normalize(text),) if lang == "ja" else tuple(terms(text, lang))
-
-
-def _grams(text: str) -> list[str]:
-    """The bigrams of :func:`kb.search.analysis.bigrams_ja`; none, without walking the text, in
-    a text with no Japanese character (most words a Latin query has in the Japanese fields)."""
-    return [g for g, _, _ in bigrams_ja(text)] if has_cjk(normalize(text)) else []
-
-
-def _names_analysed(term: Term, lang: str) -> set[tuple[str, ...]]:
-    """The names of ``term`` in ``lang`` as analysed (a concept not made at start-up)."""
-    return {_analysed(name, lang) for name in term.names(lang)}
 
 
 def _about_examples(text: str) -> bool:

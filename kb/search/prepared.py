@@ -24,6 +24,7 @@ from typing import Any
 from kb.model import LANGS, KnowledgeBase
 from kb.search.postings import FILE as POSTINGS_FILE
 from kb.search.postings import Postings, Weights
+from kb.search.termnames import name_phrases
 
 FILE = "prepared.bin"
 #: Format of :data:`FILE`, checked when it is read (bumped when its meaning changes).
@@ -66,9 +67,7 @@ def withdrawn(kb: KnowledgeBase, docs: Sequence[Any], stop: int) -> list[int]:
 def write(index_dir: Path, kb: KnowledgeBase, docs: Sequence[Any], stop: int) -> None:
     """Write :data:`FILE` for the index of ``docs`` (``stop`` current) in ``index_dir``, whose
     postings are written already: the withdrawn documents, and the term base's phrases
-    (:func:`kb.search.compiler.name_phrases`) evaluated over the current documents."""
-    from kb.search.compiler import name_phrases  # the compiler imports the indexer
-
+    (:func:`kb.search.termnames.name_phrases`) evaluated over the current documents."""
     index_dir = Path(index_dir)
     postings = Postings(index_dir / POSTINGS_FILE, old_vocabulary=False)
     try:
