@@ -8,6 +8,7 @@ file, never a guess. The manifest also states what the text does not (numbering,
 
 from __future__ import annotations
 
+import os
 import re
 import tomllib
 from collections.abc import Callable
@@ -190,10 +191,38 @@ def _table_line(raw: str, name: str) -> int | None:
 
 
 def iter_corpus_files(path: Path) -> list[Path]:
-    """A file as given, or the ``.txt`` files of a folder, sorted by name."""
+    """A file as given, or the ``.txt`` files of a folder and its subfolders, sorted by their path
+    inside it (hidden files and folders skipped, symbolic links to folders not followed).
+
+    A folder with no ``.txt`` file raises :class:`SourceError` naming it: a ``--corpus`` that adds
+    nothing is a mistake to report, not a build to run (and remember).
+    """
     path = Path(path)
     if path.is_file():
         return [path]
-    if path.is_dir():
-        return sorted(p for p in path.iterdir() if p.is_file() and p.suffix.lower() == ".txt")
-    raise SourceError(str(path), "no such file or folder")
+    if not path.is_dir():
+        raise SourceError(str(path), "no such file or folder")
+    found: list[tuple[tuple[str, ...], Path]] = []
+    others = 0
+    for folder, dirs, files in os.walk(path, onerror=None, followlinks=False):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        here = Path(folder)
+        rel = here.relative_to(path).parts
+        for name in files:
+            if name.startswith("."):
+                continue
+            full = here / name
+            if name.lower().endswith(".txt") and full.is_file():
+                found.append(((*rel, name), full))
+            else:
+                others += 1
+    if not found:
+        seen = (
+            f" ({others} other file{'s' * (others != 1)}, not .txt)" if others else " (it is empty)"
+        )
+        raise SourceError(
+            str(path),
+            f"no .txt rule texts in this folder or its subfolders{seen}: nothing to add "
+            "(corpus path not added)",
+        )
+    return [p for _, p in sorted(found)]
