@@ -349,7 +349,8 @@ def _error_of(body: str) -> str:
 
 def cmd_update(args: argparse.Namespace, out: TextIO) -> int:
     """``kb update``: add the newest official rules text from the publisher (``--check``: only
-    say whether there is one: exit 0 up to date, 2 a newer edition is available, 1 an error)."""
+    say whether there is one: exit 0 up to date, 2 a newer edition is available, 1 an error;
+    64 a usage error, see :data:`kb.cli_types.USAGE_ERROR`)."""
     from kb.build import terminal_progress
     from kb.update import UpdateError, rules_url, update
 
@@ -495,7 +496,8 @@ def parser() -> argparse.ArgumentParser:
     u.add_argument(
         "--check",
         action="store_true",
-        help="only check: exit 0 up to date, 2 a newer edition is available, 1 an error",
+        help="only check: exit 0 up to date, 2 a newer edition is available, 1 an error "
+        f"(any kb update: {cli_types.USAGE_ERROR} a usage error, such as a bad --url or --timeout)",
     )
     u.add_argument(
         "--url",
@@ -507,6 +509,7 @@ def parser() -> argparse.ArgumentParser:
     )
     u.add_argument("--quiet", action="store_true", help="print only when an edition was added")
     u.set_defaults(func=cmd_update)
+    cli_types.usage_errors_exit(u)  # argparse's 2 would read as "a newer edition is available"
 
     ex = sub.add_parser("export", parents=[common], help="write the site as static files")
     ex.add_argument("dir", metavar="DIR", help="output folder (files that did not change are kept)")
