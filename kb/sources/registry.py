@@ -226,3 +226,44 @@ def iter_corpus_files(path: Path) -> list[Path]:
             "(corpus path not added)",
         )
     return [p for _, p in sorted(found)]
+
+
+def duplicate_edition(ed_id: str, kept: str, doc: SourceDoc) -> Problem:
+    """The warning for a second file giving an edition already read from ``kept``: whether the
+    two texts are the same (a copy) or differ, and which one was kept (the one read first).
+
+    The texts are compared as the readers see them (decoded, line endings and trailing spaces
+    normalised), so a re-encoded copy of a file is still a copy.
+    """
+    from kb.sources.decode import read_text
+
+    def text(path: str) -> str | None:
+        try:
+            return "\n".join(line.rstrip() for line in read_text(Path(path)).strip().split("\n"))
+        except (OSError, SourceError):
+            return None
+
+    first, second = text(kept), text(doc.path)
+    if first is not None and first == second:
+        message = f"edition {ed_id} is already read from {kept}; this file is a copy of it, ignored"
+    elif first is None or second is None:
+        message = (
+            f"edition {ed_id} is also given by this file; kept {kept} (read first), this one "
+            "ignored (the two could not be compared)"
+        )
+    else:
+        where = _first_difference(first, second)
+        message = (
+            f"edition {ed_id} is also given by this file, but the texts differ (first at line "
+            f"{where}); kept {kept} (read first), this one ignored: remove the file you do "
+            "not want, or fix its date"
+        )
+    return Problem(doc.path, None, message)
+
+
+def _first_difference(a: str, b: str) -> int:
+    """The first line (1-based) where two texts differ."""
+    for number, (x, y) in enumerate(zip(a.split("\n"), b.split("\n"), strict=False), 1):
+        if x != y:
+            return number
+    return min(a.count("\n"), b.count("\n")) + 2
