@@ -22,7 +22,7 @@ from kb import __version__, cli_types
 from kb.paths import default_instance
 
 if TYPE_CHECKING:
-    from kb.model import KnowledgeBase
+    from kb.model import Edition, KnowledgeBase
 
 # Imports stay inside the commands: `kb rule` must answer in a fraction of a second, so it loads
 # neither the build, nor Whoosh, Sudachi or Flask (tests/test_startup.py keeps it that way).
@@ -88,6 +88,19 @@ def _kb(args: argparse.Namespace) -> KnowledgeBase:
     return load(_ensure_built(args))
 
 
+def _pinned_edition(kb: KnowledgeBase, lang: str, spec: str) -> Edition:
+    """The one edition ``--edition`` names, else a :class:`CommandError` naming the known
+    editions (none matches) or the candidates (a year or month that names several)."""
+    found = kb.edition_matches(lang, spec)
+    if not found:
+        known = ", ".join(e.date or e.id for e in kb.editions_of(lang)) or "none"
+        raise CommandError(f"no {lang} edition {spec!r} (known: {known})", 404)
+    if len(found) > 1:
+        names = ", ".join(e.date or e.id for e in found)
+        raise CommandError(f"{spec!r} names {len(found)} {lang} editions ({names}): give one", 400)
+    return found[0]
+
+
 # ---- commands -------------------------------------------------------------------------------
 def cmd_build(args: argparse.Namespace, out: TextIO) -> int:
     """``kb build``: read the corpus (plus added paths), build atomically, print the summary."""
@@ -139,9 +152,8 @@ def cmd_rule(args: argparse.Namespace, out: TextIO) -> int:
     except RuleNumberError as exc:
         raise CommandError(str(exc)) from exc
     lang = args.lang
-    if args.edition and kb.edition(lang, args.edition) is None:
-        known = ", ".join(e.date or e.id for e in kb.editions_of(lang)) or "none"
-        raise CommandError(f"no {lang} edition {args.edition!r} (known: {known})", 404)
+    if args.edition:
+        _pinned_edition(kb, lang, args.edition)
     rule = kb.find(lang, number, args.edition)
     if rule is None and not args.edition:
         # A current (canonical) number finds its text in any language: 117.3b is FR 116.3b.
