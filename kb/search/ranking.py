@@ -14,6 +14,7 @@ from __future__ import annotations
 import heapq
 from collections.abc import Iterable
 from itertools import compress, pairwise
+from operator import itemgetter
 
 from kb.model import LANGS, KnowledgeBase
 from kb.search.compiler import Compiled
@@ -115,6 +116,7 @@ class Ranker:
             code: frozenset(d for d, x in enumerate(langs) if x == code) for code in LANGS
         }
         self._example_docs = frozenset(d for d, k in enumerate(kinds) if k == "example")
+        self._tournament_docs = frozenset(d for d, k in enumerate(kinds) if k == "tournament")
 
     def order(
         self,
@@ -149,16 +151,11 @@ class Ranker:
         if compiled.src in ("fr", "ja") and lang is None and prefer is None:
             # A French or Japanese question is best answered in its language where a text of
             # that language matches about as well (the French and Japanese texts are partial).
-            langs = self._langs
-            own = compiled.src
-            for d, w in scores.items():
-                if langs[d] == own:
-                    scores[d] = w * SAME_LANG
+            for d in _among(self._lang_docs[compiled.src], scores):
+                scores[d] *= SAME_LANG
         if compiled.about_tournament and TOURNAMENT_WANTED != 1.0:
-            kinds = self._kinds
-            for d, w in scores.items():
-                if kinds[d] == "tournament":
-                    scores[d] = w * TOURNAMENT_WANTED
+            for d in _among(self._tournament_docs, scores):
+                scores[d] *= TOURNAMENT_WANTED
         self._reweigh(scores, prefer, examples_wanted)
         scored = self._rank(
             scores, max(fetch, RERANK), compiled, ev, demote_examples=not examples_wanted
@@ -227,7 +224,7 @@ class Ranker:
             if number is not None and best[number][1] == doc and number in extra:
                 score += LANG_FUSION * extra[number]
             out.append((score, doc))
-        out.sort(key=lambda x: (-x[0], x[1]))
+        _best_first(out)
         return out
 
     def _level(self, scores: dict[int, float], compiled: Compiled) -> None:
@@ -327,7 +324,7 @@ class Ranker:
             return scored
         factor = min(other * PREFER_LEAD / own, PREFER_MAX)
         out = [(s * factor if langs[d] == prefer else s, d) for s, d in scored]
-        out.sort(key=lambda x: (-x[0], x[1]))
+        _best_first(out)
         return out
 
     def _rank(
@@ -386,7 +383,7 @@ class Ranker:
                 if hits:
                     score *= (COVERAGE_FLOOR + (1 - COVERAGE_FLOOR) * hits / len(parts)) ** 2
             out.append((score, doc))
-        out.sort(key=lambda x: (-x[0], x[1]))
+        _best_first(out)
         return out
 
 
@@ -490,3 +487,14 @@ def _proximity(
         except ValueError:
             pass
     return found / len(pairs)
+
+
+def _best_first(scored: list[tuple[float, int]]) -> None:
+    """Sort ``(score, doc)`` pairs in place, best score first, ties by document number: two
+    stable sorts keyed in C (a key function making a tuple per pair cost more than both)."""
+    scored.sort(key=_DOC)
+    scored.sort(key=_SCORE, reverse=True)
+
+
+_SCORE = itemgetter(0)
+_DOC = itemgetter(1)
