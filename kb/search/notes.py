@@ -33,6 +33,7 @@ TEXTS: dict[str, str] = {
     "no_rule_in_lang": "No rule {number} in the {lang} editions.",
     "no_rule_in_edition": "No rule {number} in {edition}.",
     "nearby": "Nearby: {numbers}.",
+    "range_missing": "No rule holds these numbers of the range: {numbers}.",
     "renumbered": "Rule {number} of {edition} is rule {canonical} ({title}) today.",
     "renumbered_untitled": "Rule {number} of {edition} is rule {canonical} today.",
     "deleted": "Rule {number} of {edition} is no longer in the rules.",

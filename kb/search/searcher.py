@@ -26,7 +26,7 @@ from whoosh import index as whoosh_index
 
 from kb.lookup import ancestor_title
 from kb.model import LANGS, Edition, KnowledgeBase, Rule
-from kb.rulenum import try_parse
+from kb.rulenum import parse_number_query
 from kb.search import query as qp
 from kb.search.analysis import clean_query, fold_accents
 from kb.search.compiler import Compiled, QueryCompiler, replace_word
@@ -47,9 +47,9 @@ __all__ = ["Searcher"]
 
 MAX_LIMIT = 100
 # "rule 117.3b", "117.3 b": spellings kb.rulenum.parse reads as one number.
-_NUMBER_QUERY = re.compile(
-    r"^\s*(?:rules?|r[eè]gles?|r)?\s*\.?\s*\d{1,3}(?:\.\s*\d{0,3})?\s*[a-z]?\.?\s*$", re.IGNORECASE
-)
+# Only a query with a digit can be a rule number or a range (kb.rulenum.parse_number_query reads
+# every spelling the reference finder reads: "rule 117.3b", "CR 117.3a", "ルール117.3b", "117.3a-d").
+_HAS_DIGIT = re.compile(r"[0-9０-９]")
 
 
 class Searcher:
@@ -177,10 +177,10 @@ class Searcher:
         if not text.strip():
             result.tell(note("empty_query"))
             return result
-        if _NUMBER_QUERY.match(text) and kind in (None, *RULE_KINDS, "rules"):
-            number = try_parse(text[: qp.MAX_QUERY])
-            if number is not None:
-                return self._number_search(str(number), lang, ed, limit, page, result)
+        if kind in (None, *RULE_KINDS, "rules") and _HAS_DIGIT.search(text):
+            numbers = parse_number_query(text[: qp.MAX_QUERY])
+            if numbers:
+                return self._number_search(numbers, lang, ed, limit, page, result)
         with self._lock:
             try:
                 return self._text_search(text, lang, ed, kind, limit, page, result, prefer_lang)
@@ -265,27 +265,35 @@ class Searcher:
         return out
 
     # ---- rule numbers ----------------------------------------------------------------------
+    def _find_number(self, number: str, lang: str | None, ed: Edition | None) -> Rule | None:
+        """The rule a number names in the edition, the language, or the first language holding it."""
+        kb = self.kb
+        if ed is not None:
+            return kb.rule(ed.id, number)
+        if lang is not None:
+            return kb.find(lang, number)
+        for code in LANGS:
+            rule = kb.current(number, code) if number in kb.concordance else None
+            rule = rule or kb.find(code, number)
+            if rule is not None:
+                return rule
+        return None
+
     def _number_search(
         self,
-        number: str,
+        numbers: list[str],
         lang: str | None,
         ed: Edition | None,
         limit: int,
         page: int,
         result: SearchResult,
     ) -> SearchResult:
+        """The rule a number names with its subrules, or the rules of a range in order."""
         kb = self.kb
-        rule: Rule | None = None
-        if ed is not None:
-            rule = kb.rule(ed.id, number)
-        elif lang is not None:
-            rule = kb.find(lang, number)
-        else:
-            for code in LANGS:
-                rule = kb.current(number, code) if number in kb.concordance else None
-                rule = rule or kb.find(code, number)
-                if rule is not None:
-                    break
+        if len(numbers) > 1:
+            return self._range_search(numbers, lang, ed, limit, page, result)
+        number = numbers[0]
+        rule = self._find_number(number, lang, ed)
         if rule is None:
             if ed is not None:
                 notes = [note("no_rule_in_edition", number=number, edition=ed.id)]
@@ -316,6 +324,33 @@ class Searcher:
         for node in nodes[(page - 1) * limit : page * limit]:
             hit = self._hits.rule_hit(node, scope, 1.0, "")
             hit.snippet = highlight(node.text or hit.title, set(), [])
+            result.hits.append(hit)
+        return result
+
+    def _range_search(
+        self,
+        numbers: list[str],
+        lang: str | None,
+        ed: Edition | None,
+        limit: int,
+        page: int,
+        result: SearchResult,
+    ) -> SearchResult:
+        """The rules of a range (``117.3a-d``), each once, in the range's order; a note names the
+        numbers of the range that no rule holds."""
+        found = [(n, self._find_number(n, lang, ed)) for n in numbers]
+        rules = [r for _, r in found if r is not None]
+        missing = [n for n, r in found if r is None]
+        if not rules:
+            return self._number_search(numbers[:1], lang, ed, limit, page, result)
+        if missing:
+            result.tell(note("range_missing", numbers=missing))
+        result.total = len(rules)
+        result.pages = math.ceil(len(rules) / limit)
+        scope = (lang,) if lang else LANGS
+        for rule in rules[(page - 1) * limit : page * limit]:
+            hit = self._hits.rule_hit(rule, scope, 1.0, "")
+            hit.snippet = highlight(rule.text or hit.title, set(), [])
             result.hits.append(hit)
         return result
 

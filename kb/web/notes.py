@@ -34,6 +34,7 @@ NOTE_TEXTS: dict[str, Text] = {
     "no_rule_in_lang": _("No rule %(number)s in the %(lang)s editions."),
     "no_rule_in_edition": _("No rule %(number)s in %(edition)s."),
     "nearby": _("Nearby: %(numbers)s."),
+    "range_missing": _("No rule holds these numbers of the range: %(numbers)s."),
     "renumbered": _("Rule %(number)s of %(edition)s is rule %(canonical)s (%(title)s) today."),
     "renumbered_untitled": _("Rule %(number)s of %(edition)s is rule %(canonical)s today."),
     "deleted": _("Rule %(number)s of %(edition)s is no longer in the rules."),
