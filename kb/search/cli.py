@@ -53,8 +53,10 @@ def run_search_command(
         extra = " (other language)" if hit.cross_language else ""
         if hit.withdrawn:
             extra += f" (withdrawn: last in {hit.edition})"
-        out.write(f"\n{hit.kind} {label} [{hit.lang}, {where}]{extra} {hit.title}\n")
-        out.write("  " + _plain(hit.snippet) + "\n")
+        title = f" {hit.title}" if hit.title else ""
+        out.write(f"\n{hit.kind} {label} [{hit.lang}, {where}]{extra}{title}\n")
+        # A snippet is one indented line: the text's own line breaks would start at column 0.
+        out.write("  " + " ".join(_plain(hit.snippet).split()) + "\n")
     return 0
 
 

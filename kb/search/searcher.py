@@ -42,6 +42,7 @@ from kb.search.results import SearchError, SearchResult
 from kb.search.snippets import SnippetSpans
 from kb.search.spelling import Speller
 from kb.search.understand import Concepts
+from kb.search.written import as_written
 
 __all__ = ["Searcher"]
 
@@ -445,7 +446,10 @@ class Searcher:
             for wrong, right in corrections.items():
                 suggestion = replace_word(suggestion, wrong, right)
             if suggestion != text:
-                result.suggestion = suggestion
+                # French words come back folded from the index: shown as written ("priorité").
+                result.suggestion = (
+                    as_written(self.kb, [suggestion], lang)[0] if lang else suggestion
+                )
         if not result.hits:
             if result.suggestion:
                 notes += [note("no_results"), note("did_you_mean", suggestion=result.suggestion)]

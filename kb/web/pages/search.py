@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from flask import request
@@ -12,7 +11,7 @@ from markupsafe import Markup
 
 from kb.model import LANGS, KnowledgeBase
 from kb.rulenum import try_parse
-from kb.text import fold_accents
+from kb.search.written import as_written as _as_written
 from kb.web.i18n import Text
 from kb.web.i18n import text as _
 from kb.web.notes import join_sentences, note_text
@@ -289,46 +288,6 @@ def suggestions(kb: KnowledgeBase, prefix: str, lang: str, limit: int = 8) -> li
         if len(out) >= limit:
             break
     return out[:limit]
-
-
-_WORD = re.compile(r"\w+")
-#: The editions of a language whose words give the written forms (the newest few suffice).
-WRITTEN_EDITIONS = 2
-
-
-def _as_written(kb: KnowledgeBase, found: Iterable[str], lang: str) -> list[str]:
-    """Suggestions as a reader writes them: the index's accent-folded words back in their written
-    form (``resolution`` -> ``résolution``), and each once whatever its case (``Legend`` and
-    ``legend``: the first)."""
-    # Only French folds accents in its index (Japanese kana must keep their marks as typed).
-    forms = _written_forms(kb, lang) if lang == "fr" else {}
-    out: dict[str, str] = {}
-    for text in found:
-        written = _WORD.sub(lambda m: forms.get(m.group(0).lower(), m.group(0)), text)
-        out.setdefault(written.casefold(), written)
-    return list(out.values())
-
-
-def _written_forms(kb: KnowledgeBase, lang: str) -> dict[str, str]:
-    """Folded word -> its most frequent written form with accents, from the newest texts of
-    ``lang`` and the term base (built once per knowledge base object and language)."""
-    cache = kb.__dict__.setdefault("_written_forms", {})
-    forms = cache.get(lang)
-    if forms is None:
-        counts: Counter[str] = Counter()
-        for ed in list(reversed(kb.editions_of(lang)))[:WRITTEN_EDITIONS]:
-            for rule in kb.rules.get(ed.id, {}).values():
-                counts.update(w.lower() for w in _WORD.findall(f"{rule.title or ''} {rule.text}"))
-        for term in kb.terms:
-            for name in term.names(lang):
-                counts.update(w.lower() for w in _WORD.findall(name))
-        forms = {}
-        for word, _count in counts.most_common():
-            folded = fold_accents(word)
-            if folded != word:
-                forms.setdefault(folded, word)
-        cache[lang] = forms
-    return forms
 
 
 # ---- routes ---
