@@ -22,7 +22,7 @@ from kb import __version__, cli_types
 from kb.paths import default_instance
 
 if TYPE_CHECKING:
-    from kb.model import KnowledgeBase
+    from kb.model import Edition, KnowledgeBase
 
 # Imports stay inside the commands: `kb rule` must answer in a fraction of a second, so it loads
 # neither the build, nor Whoosh, Sudachi or Flask (tests/test_startup.py keeps it that way).
@@ -88,6 +88,19 @@ def _kb(args: argparse.Namespace) -> KnowledgeBase:
     return load(_ensure_built(args))
 
 
+def _pinned_edition(kb: KnowledgeBase, lang: str, spec: str) -> Edition:
+    """The one edition ``--edition`` names, else a :class:`CommandError` naming the known
+    editions (none matches) or the candidates (a year or month that names several)."""
+    found = kb.edition_matches(lang, spec)
+    if not found:
+        known = ", ".join(e.date or e.id for e in kb.editions_of(lang)) or "none"
+        raise CommandError(f"no {lang} edition {spec!r} (known: {known})", 404)
+    if len(found) > 1:
+        names = ", ".join(e.date or e.id for e in found)
+        raise CommandError(f"{spec!r} names {len(found)} {lang} editions ({names}): give one", 400)
+    return found[0]
+
+
 # ---- commands -------------------------------------------------------------------------------
 def cmd_build(args: argparse.Namespace, out: TextIO) -> int:
     """``kb build``: read the corpus (plus added paths), build atomically, print the summary."""
@@ -139,9 +152,8 @@ def cmd_rule(args: argparse.Namespace, out: TextIO) -> int:
     except RuleNumberError as exc:
         raise CommandError(str(exc)) from exc
     lang = args.lang
-    if args.edition and kb.edition(lang, args.edition) is None:
-        known = ", ".join(e.date or e.id for e in kb.editions_of(lang)) or "none"
-        raise CommandError(f"no {lang} edition {args.edition!r} (known: {known})", 404)
+    if args.edition:
+        _pinned_edition(kb, lang, args.edition)
     rule = kb.find(lang, number, args.edition)
     if rule is None and not args.edition:
         # A current (canonical) number finds its text in any language: 117.3b is FR 116.3b.
@@ -353,7 +365,8 @@ def _error_of(body: str) -> str:
 
 def cmd_update(args: argparse.Namespace, out: TextIO) -> int:
     """``kb update``: add the newest official rules text from the publisher (``--check``: only
-    say whether there is one: exit 0 up to date, 2 a newer edition is available, 1 an error)."""
+    say whether there is one: exit 0 up to date, 2 a newer edition is available, 1 an error;
+    64 a usage error, see :data:`kb.cli_types.USAGE_ERROR`)."""
     from kb.build import terminal_progress
     from kb.update import UpdateError, rules_url, update
 
@@ -499,7 +512,8 @@ def parser() -> argparse.ArgumentParser:
     u.add_argument(
         "--check",
         action="store_true",
-        help="only check: exit 0 up to date, 2 a newer edition is available, 1 an error",
+        help="only check: exit 0 up to date, 2 a newer edition is available, 1 an error "
+        f"(any kb update: {cli_types.USAGE_ERROR} a usage error, such as a bad --url or --timeout)",
     )
     u.add_argument(
         "--url",
@@ -511,6 +525,7 @@ def parser() -> argparse.ArgumentParser:
     )
     u.add_argument("--quiet", action="store_true", help="print only when an edition was added")
     u.set_defaults(func=cmd_update)
+    cli_types.usage_errors_exit(u)  # argparse's 2 would read as "a newer edition is available"
 
     ex = sub.add_parser("export", parents=[common], help="write the site as static files")
     ex.add_argument("dir", metavar="DIR", help="output folder (files that did not change are kept)")

@@ -4,6 +4,33 @@ says in one line what is wrong with it, so that ``kb`` answers a usage error, no
 from __future__ import annotations
 
 import argparse
+import sys
+from typing import Any
+
+#: The exit status of a usage error (a bad or unknown option) of a command whose own statuses
+#: give 2 a meaning (``kb update --check``: 2 says a newer edition is available); sysexits'
+#: EX_USAGE. Other commands keep argparse's 2.
+USAGE_ERROR = 64
+
+
+def usage_errors_exit(parser: argparse.ArgumentParser, status: int = USAGE_ERROR) -> None:
+    """Make a (sub)command's parser answer every usage error, a bad option value or an option it
+    does not know, with ``status`` instead of argparse's 2; the message is argparse's own."""
+
+    def error(message: str) -> Any:
+        parser.print_usage(sys.stderr)
+        parser.exit(status, f"{parser.prog}: error: {message}\n")
+
+    known = parser.parse_known_args
+
+    def parse_known_args(args: Any = None, namespace: Any = None) -> Any:
+        parsed, extras = known(args, namespace)
+        if extras:  # left for the main parser, which would exit with 2
+            error(f"unrecognized arguments: {' '.join(extras)}")
+        return parsed, extras
+
+    parser.error = error  # type: ignore[method-assign]
+    parser.parse_known_args = parse_known_args  # type: ignore[method-assign]
 
 
 def seconds(text: str) -> float:

@@ -26,7 +26,7 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 
 from kb.model import LANGS, Ref
-from kb.rulenum import LETTERS, RuleNumber, RuleNumberError, parse
+from kb.rulenum import MAX_RANGE, RangeError, RuleNumber, expand_range
 from kb.text import (
     fold_width,
 )
@@ -43,14 +43,7 @@ __all__ = [
     "scan_form",
 ]
 
-#: The longest range :func:`expand_range` expands; a longer one is a typo or hostile text.
-MAX_RANGE = 60
-
-_ALPHABET = "abcdefghijklmnopqrstuvwxyz"
-
-
-class RangeError(ValueError):
-    """Two rule numbers that do not make a range ("117.3b"–"a", "117.3"–"205.1")."""
+# The range reader lives in kb.rulenum (lookup and search read the same ranges); re-exported here.
 
 
 # ---- folding ----------------------------------------------------------------------------------
@@ -65,54 +58,6 @@ def check_lang(lang: str) -> None:
     """Raise ValueError naming the language when ``lang`` is not one of the knowledge base's."""
     if lang not in LANGS:
         raise ValueError(f"unknown language {lang!r} (expected one of {', '.join(LANGS)})")
-
-
-# ---- ranges -----------------------------------------------------------------------------------
-
-
-def expand_range(first: str, last: str) -> list[str]:
-    """Every number from ``first`` to ``last``: ``("603.7d", "f")`` -> 603.7d, 603.7e, 603.7f.
-
-    ``last`` is a full number or the part that changes: a letter ("f"), a subrule ("3" after
-    "509.1") or a rule ("119" after "117"). Letters skip ``l`` and ``o`` as the rules do.
-    Raises :class:`RangeError` when the two do not make an ascending range of siblings.
-    """
-    try:
-        a = parse(first)
-    except RuleNumberError as exc:
-        raise RangeError(f"bad range start: {exc}") from None
-    tail = fold(last).strip().lower()
-    try:
-        if re.fullmatch(r"[a-z]", tail):
-            if a.letter is None:
-                raise RangeError(f"bad range {first!r}–{last!r}: a letter follows a number")
-            b = RuleNumber(a.major, a.minor, tail)
-        elif re.fullmatch(r"\d{1,3}", tail):
-            if a.letter is not None:
-                raise RangeError(f"bad range {first!r}–{last!r}: a number follows a letter")
-            b = RuleNumber(a.major, int(tail)) if a.minor is not None else parse(tail)
-        else:
-            b = parse(tail)
-    except RuleNumberError as exc:
-        raise RangeError(f"bad range end: {exc}") from None
-    if a.depth != b.depth or a.parent != b.parent:
-        raise RangeError(f"bad range {first!r}–{last!r}: the ends are not siblings")
-    if not a < b:
-        raise RangeError(f"bad range {first!r}–{last!r}: the end is not after the start")
-    if a.letter is not None and b.letter is not None:
-        lo, hi = _ALPHABET.index(a.letter), _ALPHABET.index(b.letter)
-        # The texts never use l or o, but a range that names one as an end keeps it.
-        letters = [c for c in _ALPHABET[lo : hi + 1] if c in LETTERS or c in (a.letter, b.letter)]
-        out = [RuleNumber(a.major, a.minor, c) for c in letters]
-    elif a.minor is not None and b.minor is not None:
-        out = [RuleNumber(a.major, m) for m in range(a.minor, b.minor + 1)]
-    else:
-        out = [RuleNumber(m) for m in range(a.major, b.major + 1)]
-    if len(out) > MAX_RANGE:
-        raise RangeError(
-            f"range {first!r}–{last!r} covers {len(out)} numbers (at most {MAX_RANGE})"
-        )
-    return [str(n) for n in out]
 
 
 # ---- references -------------------------------------------------------------------------------

@@ -26,6 +26,7 @@ from markdown.util import HTML_PLACEHOLDER, AtomicString
 
 from kb.link import find_refs, ref_groups
 from kb.model import LANGS
+from kb.urlcheck import base_url_problem
 
 __all__ = ["RuleRefExtension", "default_url", "makeExtension"]
 
@@ -132,7 +133,11 @@ class RuleRefExtension(Extension):
 
     def __init__(self, **kwargs: Any) -> None:
         self.config = {
-            "base_url": ["", "Root URL of the kb instance ('' links to this site's root)."],
+            "base_url": [
+                "",
+                "Root URL of the kb instance: an http(s) URL, or a path from this site's root "
+                "('' links to this site's root).",
+            ],
             "lang": ["en", "Language of the prose (en, fr or ja): how references are read."],
             "html_class": ["ref", "CSS class of the links."],
             "build_url": [default_url, "Callable (number, base_url, lang) -> URL."],
@@ -141,6 +146,13 @@ class RuleRefExtension(Extension):
         lang = self.getConfig("lang")
         if lang not in LANGS:
             raise ValueError(f"kb.markdown: unknown lang {lang!r} (expected one of {LANGS})")
+        base = self.getConfig("base_url")
+        if not isinstance(base, str):
+            raise ValueError(f"kb.markdown: base_url is a string, not {base!r}")
+        # '' links to this site's root; a bare word would make links relative to each page.
+        problem = base_url_problem(base, embedded=True) if base else None
+        if problem:
+            raise ValueError(f"kb.markdown: base_url {base!r}: {problem}")
 
     def extendMarkdown(self, md: Markdown) -> None:
         """Run after the inline patterns and the unescaping, on the finished tree."""

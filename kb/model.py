@@ -9,6 +9,7 @@ Nothing here reads a corpus file or does I/O beyond (de)serialising.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from functools import lru_cache
@@ -245,18 +246,28 @@ class KnowledgeBase:
         return eds[-1] if eds else None
 
     def edition(self, lang: str, spec: str | None) -> Edition | None:
-        """Find an edition of ``lang`` by id, ISO date or date prefix (``2019-07``); None: newest."""
+        """Find an edition of ``lang`` by id, ISO date, version, the date in its file's name
+        (``2019-06-12`` for the text of 2019-06-14) or a date prefix of a year or a month
+        (``2019``, ``2019-07``: the newest that matches); None: newest."""
         if not spec:
             return self.newest(lang)
+        matches = self.edition_matches(lang, spec)
+        return matches[-1] if matches else None
+
+    def edition_matches(self, lang: str, spec: str) -> list[Edition]:
+        """Every edition of ``lang`` a typed ``spec`` names, oldest first (see :meth:`edition`):
+        an exact id, date, version or file date names one; a year or month prefix may name
+        several, which a caller names back when it wants one."""
         spec = spec.strip()
         if spec in self.editions and self.editions[spec].lang == lang:
-            return self.editions[spec]
-        matches = [
-            e
-            for e in self.editions_of(lang)
-            if e.id == f"{lang}-{spec}" or (e.date and e.date.startswith(spec)) or e.version == spec
-        ]
-        return matches[-1] if matches else None
+            return [self.editions[spec]]
+        eds = self.editions_of(lang)
+        exact = [e for e in eds if e.id == f"{lang}-{spec}" or e.date == spec or e.version == spec]
+        if not exact and _ISO_DATE.fullmatch(spec):
+            exact = [e for e in eds if any(spec in _file_date(s) for s in e.sources)]
+        if exact or not _DATE_PREFIX.fullmatch(spec):
+            return exact
+        return [e for e in eds if e.date and e.date.startswith(spec + "-")]
 
     # ---- rules ---------------------------------------------------------------------------
     def rule(self, edition_id: str, number: str) -> Rule | None:
@@ -515,3 +526,17 @@ def _is_prefix_rule(ancestor: str, number: str) -> bool:
     """True if ``ancestor`` is above ``number`` (the page of 117 shows examples citing 117.3b)."""
     a, b = try_parse(ancestor), try_parse(number)
     return bool(a and b and a.is_ancestor_of(b))
+
+
+# What --edition may abbreviate: a year or a year and month ("2" or "201" named any edition).
+_DATE_PREFIX = re.compile(r"\d{4}(?:-\d{2})?")
+_ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+def _file_date(source: str) -> list[str]:
+    """The ISO dates in a source file's name (``MagicCompRules-2019-06-12.txt``, or
+    ``MagicCompRules 20190612.txt``), which may differ from its edition's effective date."""
+    name = source.replace("\\", "/").rsplit("/", 1)[-1]
+    return [
+        f"{y}-{m}-{d}" for y, m, d in re.findall(r"(?<!\d)(\d{4})-?(\d{2})-?(\d{2})(?!\d)", name)
+    ]

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from kb import __version__
+from kb.urlcheck import url_problem  # re-exported: kb.cli_types and kb.export import it here
 
 #: The publisher's rules page, which links the current Comprehensive Rules text.
 DEFAULT_RULES_URL = "https://magic.wizards.com/en/rules"
@@ -91,18 +92,6 @@ def rules_url(explicit: str | None = None) -> str:
     return DEFAULT_RULES_URL
 
 
-def url_problem(url: str, example: str = "https://magic.wizards.com/en/rules") -> str | None:
-    """Why ``url`` is not an http(s) URL with a host that urllib can ask (None: it is one)."""
-    try:
-        parts = urllib.parse.urlsplit(url)
-        parts.port  # noqa: B018 - a port that is not a number raises here, not in urlopen
-    except ValueError as exc:
-        return f"not a valid URL ({exc})"
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        return f"not an http(s) URL with a host, such as {example}"
-    return None
-
-
 def check_url(url: str, source: str = "--url") -> str:
     """``url`` if :func:`url_problem` finds nothing wrong, else an :class:`UpdateError`."""
     problem = url_problem(url)
@@ -141,13 +130,29 @@ def _date_of(url: str) -> str | None:
     return f"{year}-{month}-{day}"
 
 
+#: What stays as it is in a URL's path and query: the reserved and unreserved characters and
+#: "%" (an escape the page already wrote); a space, a control or non-ASCII character is escaped.
+_PATH_SAFE = "/%:@!$&'()*+,;=~-._"
+_QUERY_SAFE = _PATH_SAFE + "?"
+
+
+def _quoted(url: str) -> str:
+    """``url`` as a request may carry it: a raw space or non-ASCII character in a link's path
+    or query (``MagicCompRules 20260101.txt``, as pages do write) percent-encoded (UTF-8), the
+    escapes already there kept, the fragment dropped (it is never sent)."""
+    parts = urllib.parse.urlsplit(url)
+    path = urllib.parse.quote(parts.path, safe=_PATH_SAFE)
+    query = urllib.parse.quote(parts.query, safe=_QUERY_SAFE)
+    return urllib.parse.urlunsplit((parts.scheme, parts.netloc, path, query, ""))
+
+
 def find_rules_link(page_url: str, html: str) -> RulesLink:
     """The newest ``.txt`` linked from the rules page (by the date in its name, else the last)."""
     parser = _Links()
     parser.feed(html)
     links = []
     for href in parser.hrefs:
-        url = urllib.parse.urljoin(page_url, href)
+        url = _quoted(urllib.parse.urljoin(page_url, href))
         path = urllib.parse.urlsplit(url).path
         if urllib.parse.urlsplit(url).scheme in ("http", "https") and path.lower().endswith(".txt"):
             links.append(RulesLink(url, _date_of(url)))

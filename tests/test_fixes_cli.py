@@ -25,7 +25,7 @@ def test_update_names_a_malformed_url(
 ) -> None:
     with pytest.raises(SystemExit) as exit_:
         run("update", "--check", "--url", url, "--instance", str(embedded_instance))
-    assert exit_.value.code == 2
+    assert exit_.value.code == 64  # a usage error; 2 is --check's "a newer edition is available"
     err = capsys.readouterr().err
     assert repr(url) in err and "Traceback" not in err and "--url" in err
 

@@ -20,6 +20,7 @@ from kb.engine.effect_text import (
     TriggerCondition,
     parse_effects,
 )
+from kb.engine.limits import bounded
 from kb.engine.mana import ManaCost, ManaError, parse_cost
 from kb.engine.steps import parse_step
 from kb.paths import CORPUS_DIR
@@ -295,7 +296,9 @@ def _parse_head(name: str, head: str) -> dict[str, Any]:
         if low.startswith("{"):
             cost_tokens.append(token)
         elif _PT.match(low):
-            power, toughness = (int(x) for x in low.split("/"))
+            power, toughness = (
+                bounded(x, "power/toughness", error=CardError) for x in low.split("/")
+            )
         elif low in ("—", "-", "–"):
             if not types:
                 raise CardError(f"{name}: a dash comes after the card types, before subtypes")
@@ -366,10 +369,16 @@ def parse_card(name: str, text: str) -> CardDef:
                 abilities.append(parse_ability(part[8:]))
             elif m := re.match(r"^loyalty ([+-]?\d+)\s*:\s*(.+)$", low):
                 abilities.append(
-                    Ability(ManaCost(), False, parse_effects(m.group(2)), part, int(m.group(1)))
+                    Ability(
+                        ManaCost(),
+                        False,
+                        parse_effects(m.group(2)),
+                        part,
+                        bounded(m.group(1), "loyalty", error=CardError),
+                    )
                 )
             elif m := re.match(r"^loyalty (\d+)$", low):
-                fields["loyalty"] = int(m.group(1))
+                fields["loyalty"] = bounded(m.group(1), "loyalty", error=CardError)
             elif m := re.match(r"^equip ((?:\{[^}]*\})+)$", low):
                 effects_ = (
                     Effect("attach", "attach to target creature you control", target="yours"),
@@ -380,7 +389,10 @@ def parse_card(name: str, text: str) -> CardDef:
             elif low.startswith("trigger "):
                 triggers.append(parse_trigger(part[8:]))
             elif m := re.match(r"^static creatures you control get ([+-]\d+)/([+-]\d+)$", low):
-                fields["anthem"] = (int(m.group(1)), int(m.group(2)))
+                fields["anthem"] = (
+                    bounded(m.group(1), "power", error=CardError),
+                    bounded(m.group(2), "toughness", error=CardError),
+                )
             elif m := _ATTACHED.match(low):
                 kws = frozenset(
                     k.strip() for k in re.split(r",? and |, ", m.group(4) or "") if k.strip()
@@ -388,7 +400,11 @@ def parse_card(name: str, text: str) -> CardDef:
                 unknown = sorted(k for k in kws if k not in KEYWORDS)
                 if unknown:
                     raise CardError(f"unknown keyword {unknown[0]!r}")
-                fields["attached_bonus"] = (int(m.group(2)), int(m.group(3)), kws)
+                fields["attached_bonus"] = (
+                    bounded(m.group(2), "power", error=CardError),
+                    bounded(m.group(3), "toughness", error=CardError),
+                    kws,
+                )
             elif m := re.match(r"^choose one\s*[:—-]\s*(.+)$", low):
                 modes.extend(parse_effects(mode) for mode in m.group(1).split("|"))
                 if len(modes) < 2:
@@ -398,7 +414,10 @@ def parse_card(name: str, text: str) -> CardDef:
             elif m := re.match(r"^plot ((?:\{[^}]*\})+)$", low):
                 fields["plot"] = parse_cost(m.group(1))
             elif m := re.match(r"^suspend (\d+)\s*[—-]?\s*((?:\{[^}]*\})+)$", low):
-                fields["suspend"] = (int(m.group(1)), parse_cost(m.group(2)))
+                fields["suspend"] = (
+                    bounded(m.group(1), "suspend", error=CardError),
+                    parse_cost(m.group(2)),
+                )
             elif low == "companion":
                 fields["companion"] = True
             elif low == "you may discard this card any time you could cast an instant":

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
+from kb.engine.limits import MAX_NUMBER, MAX_REPEAT, bounded
 from kb.engine.mana import ManaError, parse_cost, parse_mana
 from kb.engine.steps import Step, parse_step
 
@@ -69,14 +70,14 @@ class Effect:
 _NUM_WORDS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5}
 
 
-def _number(text: str) -> int:
+def _number(text: str, what: str = "amount", limit: int = MAX_NUMBER) -> int:
+    """A count written as a word (``two``) or digits, within ``limit`` (:mod:`kb.engine.limits`)."""
     text = text.strip().lower()
     if text in _NUM_WORDS:
         return _NUM_WORDS[text]
-    try:
-        return int(text)
-    except ValueError:
-        raise CardError(f"not a number: {text!r}") from None
+    if not text.lstrip("+-").isdigit():
+        raise CardError(f"not a number: {text!r}")
+    return bounded(text, what, limit, CardError)
 
 
 _EFFECT_PATTERNS: list[tuple[re.Pattern[str], str]] = [
@@ -201,8 +202,10 @@ def _parse_one_effect(text: str) -> Effect:
             return Effect("damage", text, amount=_number(m.group(1)), scope=who)
         if kind == "opponents lose":
             return Effect("lose", text, amount=_number(m.group(1)), scope="each opponent")
-        if kind in ("gain", "lose", "draw", "discard"):
+        if kind in ("gain", "lose"):
             return Effect(kind, text, amount=_number(m.group(1)))
+        if kind in ("draw", "discard"):  # done card by card: a smaller bound
+            return Effect(kind, text, amount=_number(m.group(1), kind, MAX_REPEAT))
         if kind == "add":
             try:
                 mana = parse_mana(m.group(1))
@@ -236,16 +239,16 @@ def _parse_one_effect(text: str) -> Effect:
             return Effect(
                 "token",
                 text,
-                amount=_number(m.group(1)),
-                toughness=int(m.group(3)),
+                amount=_number(m.group(1), "tokens", MAX_REPEAT),
+                toughness=_number(m.group(3), "toughness"),
                 counter=" ".join(w.capitalize() for w in words.split()) + " Token",
                 keywords=kws,
-                power=int(m.group(2)),
+                power=_number(m.group(2), "power"),
             )
         if kind == "exile":
             return Effect("exile", text, target="creature")
         if kind == "look":
-            return Effect(m.group(1), text, amount=_number(m.group(2)))
+            return Effect(m.group(1), text, amount=_number(m.group(2), m.group(1), MAX_REPEAT))
         if kind == "bounce":
             return Effect("bounce", text, target="creature")
         if kind == "copy":
@@ -262,8 +265,8 @@ def _parse_one_effect(text: str) -> Effect:
             return Effect(
                 "pump",
                 text,
-                amount=int(m.group(1)),
-                toughness=int(m.group(2)),
+                amount=_number(m.group(1), "power"),
+                toughness=_number(m.group(2), "toughness"),
                 target="creature",
                 until=until,
             )

@@ -174,6 +174,7 @@ class _Run:
         if self.game is not None:
             return True
         s = self.setup
+        where = line  # a zone's error is reported at its own 'has:' line
         try:
             game = Game(s["players"], self.pool, s["mode"])
             game.one_defender = "one defending player" in s["options"]
@@ -181,6 +182,7 @@ class _Run:
             if s["teams"]:
                 game.set_teams(s["teams"])
             for st in s["has"]:
+                where = st.line
                 who = st.data["player"]
                 for zone, value in st.data["zones"].items():
                     if zone == "life":
@@ -208,10 +210,11 @@ class _Run:
                     if st.data["player"].lower() == pl.name.lower()
                 ):
                     game.set_library_count(pl.name, 20)
+            where = line
             who, step, number = s["turn"] or (s["players"][0], Step.PRECOMBAT_MAIN, 2)
             game.start(who, step, number)
         except (ScenarioError, CardError) as err:
-            self.fail(line, f"setup: {err}")
+            self.fail(where, f"setup: {err}")
             return False
         self.game = game
         self.last = list(game.events)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from kb.engine.limits import bounded
+
 #: The five colours and colourless, in the order the rules list them (105.1, 106.1b).
 COLOURS = ("W", "U", "B", "R", "G", "C")
 _SYMBOL = re.compile(r"\{([^{}]*)\}")
@@ -45,7 +47,7 @@ def parse_cost(text: str) -> ManaCost:
         pos = match.end()
         sym = match.group(1).strip().upper()
         if sym.isdigit():
-            generic += int(sym)
+            generic += bounded(sym, "generic mana", error=ManaError)
         elif sym in COLOURS:
             counts[sym] = counts.get(sym, 0) + 1
         else:

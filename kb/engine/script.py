@@ -2,7 +2,8 @@
 
 :func:`parse_block` turns the lines into :class:`Statement` objects (setup, actions,
 expectations) and reports every syntax error with its line; it never raises for bad input.
-A ``#`` starts a comment. The statements:
+A ``#`` starts a comment. Every number is bounded (:mod:`kb.engine.limits`): ``library
+99999999999999999`` is a syntax error on its line, not a hang. The statements:
 
 Setup (before the first action)
     ``players: Alice, Bob`` (2 to 4, in turn order) · ``mode: strict | tournament`` ·
@@ -51,6 +52,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kb.engine.cards import CardError, parse_card_line
+from kb.engine.limits import MAX_REPEAT, NumberTooLarge, bounded
 from kb.engine.mana import ManaError, parse_mana
 from kb.engine.script_actions import ActionParser, split_list, split_top
 from kb.engine.steps import Step, parse_step
@@ -118,6 +120,12 @@ class _Parser(ActionParser):
         return None
 
     def line(self, lineno: int, raw: str) -> None:
+        try:
+            self._line(lineno, raw)
+        except NumberTooLarge as err:  # a count above the engine's bounds (kb.engine.limits)
+            self.fail(lineno, str(err))
+
+    def _line(self, lineno: int, raw: str) -> None:
         text = _strip_comment(raw).strip()
         if not text:
             return
@@ -231,7 +239,7 @@ class _Parser(ActionParser):
             if not m:
                 self.fail(lineno, f"expected 'turn N' after the step, not {extra!r}")
                 return
-            number = int(m.group(1))
+            number = bounded(m.group(1), "turn")
         self.add(lineno, "turn", text, player=who, step=step, number=number)
 
     def has_line(self, lineno: int, who: str, rest: str, text: str) -> None:
@@ -255,7 +263,7 @@ class _Parser(ActionParser):
                 if not re.fullmatch(r"-?\d+" if zone == "life" else r"\d+", value):
                     self.fail(lineno, f"{zone} is a number, not {value!r}")
                     return
-                zones[zone] = int(value)
+                zones[zone] = bounded(value, zone)
             elif zone == "pool":
                 try:
                     zones["pool"] = parse_mana(value) if value not in ("{}", "") else {}
@@ -263,7 +271,8 @@ class _Parser(ActionParser):
                     self.fail(lineno, f"pool: {err}")
                     return
             elif zone == "library" and re.fullmatch(r"\d+", value):
-                zones["library"] = int(value)
+                # the unknown cards are made one by one: a bound, not a hang (kb.engine.limits)
+                zones["library"] = bounded(value, "library", MAX_REPEAT)
             else:
                 if not (value.startswith("[") and value.endswith("]")):
                     self.fail(lineno, f"{zone} is a list in brackets: {zone} [A, B]")

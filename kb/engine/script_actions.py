@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from kb.engine.limits import bounded
 from kb.engine.mana import ManaError, parse_mana
 from kb.engine.objects import SHORTCUTS, Action
 from kb.engine.steps import parse_step
@@ -113,7 +114,7 @@ class ActionParser:
                 card=m.group(1).strip(),
                 face_down=bool(m.group(3)),
                 targets=targets,
-                mode=int(m.group(4)) if m.group(4) else None,
+                mode=bounded(m.group(4), "mode") if m.group(4) else None,
                 division=division,
                 zone="exile" if m.group(2) else "hand",
             )
@@ -124,7 +125,7 @@ class ActionParser:
             return act(
                 "activate",
                 card=m.group(1).strip(),
-                ability=int(m.group(2)) if m.group(2) else None,
+                ability=bounded(m.group(2), "ability") if m.group(2) else None,
                 phrase=m.group(3) or "",
                 targets=tuple(split_list(m.group(4) or "")),
             )
@@ -216,7 +217,7 @@ class ActionParser:
             return self.group_line(lineno, who, text, m.group(1))
         m = re.match(r"^interrupts the group at (?:object )?(\d+)$", rest, re.I)
         if m:
-            return act("interrupt_group", ability=int(m.group(1)))
+            return act("interrupt_group", ability=bounded(m.group(1), "object"))
         m = re.match(r"^pays ((?:\{[^}]*\})+) to stop (.+?)(?:'s effect)?$", rest, re.I)
         if m:
             return act("stop_effect", card=m.group(2).strip(), mana=m.group(1))
@@ -280,7 +281,7 @@ class ActionParser:
             if not m:
                 self.fail(lineno, f"'<N> to <creature or player>', not {item!r}")
                 return
-            parts.append((m.group(2).strip(), int(m.group(1))))
+            parts.append((m.group(2).strip(), bounded(m.group(1), "damage")))
         entry = (attacker, tuple(parts))
         prev = self.statements[-1] if self.statements else None
         if prev and prev.kind == "action" and prev.data["action"].kind == "assign":
@@ -301,7 +302,7 @@ def _targets_with_division(text: str) -> tuple[tuple[str, ...], tuple[int, ...]]
         m = re.fullmatch(r"(.+?)\s*\((\d+)\)", name)
         if m:
             out.append(m.group(1).strip())
-            division.append(int(m.group(2)))
+            division.append(bounded(m.group(2), "damage"))
         else:
             out.append(name)
     if division and len(division) != len(out):

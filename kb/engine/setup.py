@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+from kb.engine.limits import MAX_NUMBER, bounded
 from kb.engine.objects import GameObject, ScenarioError
 from kb.engine.state import GameState
 
@@ -127,7 +128,13 @@ _NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 
 
 def _count(word: str, marker: str) -> int:
     if word.isdigit():
-        return int(word)
+        try:
+            return bounded(word, "count", error=ScenarioError)
+        except ScenarioError:
+            shown = marker.replace(word, "N", 1)
+            raise ScenarioError(
+                f"the N of ({shown}) is too large: at most {MAX_NUMBER:,}"
+            ) from None
     if word in _NUMBERS:
         return _NUMBERS[word]
     raise ScenarioError(f"not a number in ({marker})")

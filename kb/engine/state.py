@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from kb.engine.cards import LIBRARY_CARD, CardDef, CardPool, unquote
+from kb.engine.limits import MAX_REPEAT
 from kb.engine.objects import (
     Action,
     Battlefield,
@@ -263,7 +264,10 @@ class GameState:
         return "\n".join(e.line() for e in (self.events if events is None else events))
 
     def set_library_count(self, player: str, count: int) -> None:
-        """A library of ``count`` unknown cards."""
+        """A library of ``count`` unknown cards (at most :data:`~kb.engine.limits.MAX_REPEAT`:
+        each is an object)."""
+        if not 0 <= count <= MAX_REPEAT:
+            raise ScenarioError(f"library {count}: a library holds 0 to {MAX_REPEAT:,} cards here")
         owner = self.player(player)
         owner.library = [self._new_object(LIBRARY_CARD, owner.index) for _ in range(count)]
 

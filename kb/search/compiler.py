@@ -12,8 +12,9 @@ from typing import Any
 
 from whoosh import query as wq
 
-from kb.model import LANGS, KnowledgeBase, Term
+from kb.model import LANGS, KnowledgeBase
 from kb.rulenum import try_parse
+from kb.search import analysis
 from kb.search import query as qp
 from kb.search.analysis import (
     bigrams_ja,
@@ -27,6 +28,8 @@ from kb.search.indexer import term_key
 from kb.search.notes import Note
 from kb.search.postings import Coord, Postings
 from kb.search.spelling import Speller
+from kb.search.termnames import TermNames, phrases_of
+from kb.search.termnames import grams as _grams
 from kb.search.understand import (
     WHEN_RULES,
     Concepts,
@@ -37,7 +40,6 @@ from kb.search.understand import (
     strip_frames,
     word_variants,
 )
-from kb.terms import TermIndex
 
 #: Weight of the rules a concept of the query names ("mana ability" -> 605, "dies" -> 700.4,
 #: "絆魂" -> lifelink -> 702.15), for a fully specific concept (see kb.search.understand).
@@ -68,6 +70,12 @@ _NUMBER_TOKEN = re.compile(
 #: next pages and repeated searches. One holds about 14 KB (query tree, marks, snippet
 #: markers), so 2,048 of them cost a server process 28 MB; a miss costs about 0.5 ms.
 CACHE_SIZE = 256
+#: How many words' facts are remembered across queries (:meth:`QueryCompiler._word_terms`,
+#: :meth:`QueryCompiler._known_variants`): a word's analysis and which of its variants the
+#: index has are the same in every query, and players' questions share most of their words.
+#: These are facts of single words, never of a query (a query is compiled again each time
+#: its cache above misses); 16,384 words cost a server process about 4 MB.
+WORD_CACHE = 16384
 
 
 @dataclass(slots=True)
@@ -90,6 +98,7 @@ class Compiled:
     about_examples: bool = False  # the query asks for examples: they are not demoted
     about_tournament: bool = False  # the query asks for tournament rules: they are raised
     markers: dict[str, Any] = field(default_factory=dict)  # language -> snippet analyser
+    wanted: dict[str, set[str]] = field(default_factory=dict)  # language -> terms it marks
 
 
 class QueryCompiler:
@@ -109,10 +118,14 @@ class QueryCompiler:
         self._concepts = concepts
         self._glossary = glossary
         self._cache: OrderedDict[tuple[Any, ...], Compiled] = OrderedDict()
-        self._term_names = _TermNames(kb)
+        self._term_names = TermNames(kb)
         self._names: frozenset[str] = frozenset()  # the compiled query's proper names
         # Texts analysed for the query being compiled (a word is looked at several times).
         self._analyses: dict[tuple[str, str], list[str]] = {}
+        # Words analysed by any query, and the variants of each the index has (WORD_CACHE).
+        self._word_cache: dict[tuple[str, str], list[str]] = {}
+        self._variant_cache: dict[tuple[str, str], tuple[tuple[str, float], ...]] = {}
+        self._clause_cache: dict[tuple[str, str, str], Any] = {}
         # The term base's names in their language's analysis, made once (1,100 names, 20 ms):
         # a query's translations and the concepts it names are these names.
         self._name_terms: dict[tuple[str, str], list[str]] = {
@@ -136,14 +149,7 @@ class QueryCompiler:
     def name_phrases(self) -> list[tuple[str, list[str]]]:
         """The ``(field, words)`` phrases the term base's names make (see :meth:`_phrase`),
         for :meth:`kb.search.postings.Postings.learn_phrases`."""
-        out: list[tuple[str, list[str]]] = []
-        for (name, lang), toks in self._name_terms.items():
-            if lang == "ja":
-                out.append(("body_ja", toks))
-                out.append(("gram_ja", self._name_grams.get(name, [])))
-            else:
-                out.extend(((f"body_{lang}", toks), (f"title_{lang}", toks)))
-        return [(field_name, words) for field_name, words in out if len(words) > 1]
+        return phrases_of(self._name_terms, self._name_grams)
 
     def _terms(self, text: str, analyzer: str) -> list[str]:
         """:func:`kb.search.analysis.terms`, once per text and analyser in a query (a copy)."""
@@ -152,9 +158,37 @@ class QueryCompiler:
         if found is None:
             found = self._name_terms.get(key)
             if found is None:
-                found = terms(text, analyzer)
+                found = self._word_terms(text, analyzer)
             self._analyses[key] = found
         return list(found)
+
+    def _word_terms(self, text: str, analyzer: str) -> list[str]:
+        """:func:`kb.search.analysis.terms` of ``text``, remembered across queries when it is
+        one word of a Latin-script language (the Japanese analyser keeps its own cache)."""
+        if analyzer == "ja" or text.split() != [text]:
+            return terms(text, analyzer)
+        key = (text, analyzer)
+        found = self._word_cache.get(key)
+        if found is None:
+            found = terms(text, analyzer)
+            _remember(self._word_cache, key, found)
+        return found
+
+    def _known_variants(self, text: str, tok: str, code: str) -> tuple[tuple[str, float], ...]:
+        """The variants of word ``text`` (analysed ``tok``) that the index has in ``code``'s
+        body field, with their weights (:func:`kb.search.understand.word_variants`)."""
+        key = (text, code)
+        found = self._variant_cache.get(key)
+        if found is None:
+            body = f"body_{code}"
+            knows = self._postings.knows
+            found = tuple(
+                (variant, weight)
+                for variant, weight in word_variants(text, tok, code)
+                if knows(body, variant)
+            )
+            _remember(self._variant_cache, key, found)
+        return found
 
     def clear(self) -> None:
         """Forget the compiled queries."""
@@ -207,7 +241,7 @@ class QueryCompiler:
             # Concepts are read in the repaired question: "trampel" names trample.
             repaired = searched  # an excluded concept raises nothing
             for wrong, right in out.corrections.items():
-                repaired = re.sub(rf"(?<!\w){re.escape(wrong)}(?!\w)", right, repaired)
+                repaired = replace_word(repaired, wrong, right)
             out.boosts, out.defined = self.concept_boosts(repaired, out.src)
             if asks_when(text):
                 for rule in WHEN_RULES:
@@ -275,7 +309,34 @@ class QueryCompiler:
             return None
         if word.prefix:
             return self._prefix(text, code, out)
+        key = (text, code, analysis.JA_DEFAULT if code == "ja" else "")
+        facts = self._clause_cache.get(key)
+        if facts is None:
+            facts = self._word_facts(text, code)
+            _remember(self._clause_cache, key, facts)
+        found, marks, state = facts
+        for analyzer, items in marks:
+            self._mark(out, analyzer, items)
+        clauses = list(found)
+        if state == _KNOWN or (state == _UNSEEN and out.src not in (None, code)):
+            out.known.add(text)
+        elif state == _UNSEEN:
+            clauses.extend(self._fuzzy(text, code, out))
+        if not clauses:
+            return None
+        return clauses[0] if len(clauses) == 1 else wq.Or(clauses)
+
+    def _word_facts(
+        self, text: str, code: str
+    ) -> tuple[tuple[wq.Query, ...], tuple[tuple[str, list[str]], ...], int]:
+        """What word ``text`` is in ``code``'s fields, the same in every query (remembered,
+        :data:`WORD_CACHE`): its clauses (terms, phrase, rule number, variants the index
+        has), the terms it marks, and whether it is known (:data:`_KNOWN`), a word no field
+        has (:data:`_UNSEEN`: a typo, repaired by :meth:`_fuzzy` when the question's
+        language allows) or neither (:data:`_NEITHER`)."""
+        scratch = Compiled(None)
         clauses: list[wq.Query] = []
+        state = _NEITHER
         if _NUMBER_TOKEN.match(text):
             number = try_parse(text)
             if number is not None:
@@ -285,43 +346,37 @@ class QueryCompiler:
             toks = self._terms(text, "ja")
             # A Japanese question is one "word" of several morphemes: alternatives, ranked by
             # how many of them a document has, like the words of an English question.
-            parts = [self._ja_token(tok, out) for tok in toks]
+            parts = [self._ja_token(tok, scratch) for tok in toks]
             if len(parts) > 1:
                 clauses.append(Coord(parts, lang="ja"))
             else:
                 clauses.extend(parts)
-            if not clauses:
-                return None
         else:
             toks = self._terms(text, code)
             if not toks and code == "en" and text.lower() in EN_SYNONYMS:
                 toks = self._terms(EN_SYNONYMS[text.lower()], code)
-            if not toks:
-                return wq.Or(clauses) if clauses else None
-            self._mark(out, code, toks)
-            if len(toks) > 1:
-                clauses.append(wq.Phrase(f"body_{code}", toks))
-                clauses.append(wq.Phrase(f"title_{code}", toks))
-            else:
-                tok = toks[0]
-                clauses.append(wq.Term(f"body_{code}", tok))
-                clauses.append(wq.Term(f"title_{code}", tok))
-                for variant, weight in word_variants(text, tok, code):
-                    if self._postings.knows(f"body_{code}", variant):
-                        self._mark(out, code, [variant])
-                        clauses.append(wq.Term(f"body_{code}", variant, boost=weight))
-                if (
-                    tok.isalpha()
-                    and out.src in (None, code)
-                    and not self._postings.knows(f"body_{code}", tok)
-                    and not self._postings.knows(f"title_{code}", tok)
-                ):
-                    clauses.extend(self._fuzzy(text, code, out))
+            if toks:
+                self._mark(scratch, code, toks)
+                if len(toks) > 1:
+                    clauses.append(wq.Phrase(f"body_{code}", toks))
+                    clauses.append(wq.Phrase(f"title_{code}", toks))
                 else:
-                    out.known.add(text)
-        if not clauses:
-            return None
-        return clauses[0] if len(clauses) == 1 else wq.Or(clauses)
+                    tok = toks[0]
+                    clauses.append(wq.Term(f"body_{code}", tok))
+                    clauses.append(wq.Term(f"title_{code}", tok))
+                    for variant, weight in self._known_variants(text, tok, code):
+                        self._mark(scratch, code, [variant])
+                        clauses.append(wq.Term(f"body_{code}", variant, boost=weight))
+                    unseen = (
+                        tok.isalpha()
+                        and not self._postings.knows(f"body_{code}", tok)
+                        and not self._postings.knows(f"title_{code}", tok)
+                    )
+                    state = _UNSEEN if unseen else _KNOWN
+            elif clauses:
+                clauses = [wq.Or(clauses)]  # a rule number the analyser drops
+        marks = tuple((name, sorted(items)) for name, items in scratch.marks.items())
+        return tuple(clauses), marks, state
 
     def _fuzzy(self, text: str, code: str, out: Compiled) -> list[wq.Query]:
         spelled = self._terms(text, f"{code}_plain")
@@ -474,7 +529,12 @@ class QueryCompiler:
             for cand in candidates:
                 key = self._name_keys.get((cand, code))
                 if key is None:
-                    key = term_key(cand, code)
+                    # kb.search.indexer.term_key, the words analysed once per query or word
+                    key = (
+                        term_key(cand, code)
+                        if code == "ja"
+                        else " ".join(self._terms(cand, f"{code}_plain"))
+                    )
                 if not key:  # only stop words ("the of and"): no entry is named by nothing
                     continue
                 for doc in self._glossary.get((code, key), []):
@@ -482,98 +542,48 @@ class QueryCompiler:
                         out.glossary.append(doc)
 
 
-class _TermNames:
-    """The term base for cross-language expansion: :class:`kb.terms.TermIndex` finds the
-    concepts a query names; a whole-query match compares the query with a name as analysed.
-
-    A query is looked up in each of its languages once however many ways it is translated:
-    :meth:`forget` drops what the last query found."""
-
-    def __init__(self, kb: KnowledgeBase) -> None:
-        self.terms = kb.terms
-        self._index = TermIndex(kb.terms)
-        self._found: dict[tuple[str, str], list[Term]] = {}
-        self._wholes: dict[tuple[str, str], list[Term]] = {}
-        # Each concept's names per language as analysed, made once (a thousand names, 10 ms):
-        # a query compared with them names the concept whole.
-        self._keys: dict[tuple[int, str], set[tuple[str, ...]]] = {
-            (id(term), lang): {_analysed(name, lang) for name in term.names(lang)}
-            for term in kb.terms
-            for lang in LANGS
-        }
-
-    def forget(self) -> None:
-        """Drop the concepts found for the previous query."""
-        self._found.clear()
-        self._wholes.clear()
-
-    def _find(self, text: str, src: str) -> list[Term]:
-        key = (text, src)
-        found = self._found.get(key)
-        if found is None:
-            found = self._found[key] = self._index.find(text, src)
-        return found
-
-    def _whole(self, text: str, src: str) -> list[Term]:
-        """The concepts one of whose ``src`` names is the whole of ``text``."""
-        got = self._wholes.get((text, src))
-        if got is None:
-            found = self._find(text, src)
-            got = []
-            if found:  # the text is analysed only when it names a concept at all
-                key = _analysed(text, src)
-                keys = self._keys
-                got = [
-                    term
-                    for term in found
-                    if key in (keys.get((id(term), src)) or _names_analysed(term, src))
-                ]
-            self._wholes[(text, src)] = got
-        return got
-
-    def translate(self, text: str, src: str, dst: str, whole: bool = False) -> list[str]:
-        """Names in ``dst`` of the concepts named in ``text`` in ``src`` (``whole``: the text
-        is one name, and each concept gives its first two names)."""
-        if (src == "ja") != has_cjk(text):
-            return []
-        if not whole:
-            # kb.terms.TermIndex.translate's answer: each concept's first name, once.
-            out: list[str] = []
-            for term in self._find(text, src):
-                names = term.names(dst)
-                if names and names[0] not in out:
-                    out.append(names[0])
-            return out
-        names = [name for term in self._whole(text, src) for name in term.names(dst)[:2]]
-        return list(dict.fromkeys(names))
-
-    def names(self, word: str, lang: str) -> bool:
-        """True if ``word`` is a whole name of a concept of the term base in ``lang``."""
-        if (lang == "ja") != has_cjk(word):
-            return False
-        return any(term.names(lang) for term in self._whole(word, lang))
-
-    def language_of(self, text: str) -> str | None:
-        """The one language whose term names occur in ``text``, if exactly one does."""
-        cjk = has_cjk(text)
-        found = [code for code in LANGS if (code == "ja") == cjk and self._find(text, code)]
-        return found[0] if len(found) == 1 else None
+def replace_word(text: str, wrong: str, right: str) -> str:
+    r"""``text`` with each whole-word ``wrong`` (no word character either side, as the regular
+    expression ``(?<!\w)wrong(?!\w)`` finds it) replaced by ``right``: a correction written
+    into the question, without compiling a pattern for each new typo (0.3 ms each)."""
+    if not wrong:
+        return text
+    out: list[str] = []
+    pos = 0
+    size = len(wrong)
+    i = text.find(wrong)
+    while i >= 0:
+        j = i + size
+        if (i == 0 or not _is_word_char(text[i - 1])) and (
+            j == len(text) or not _is_word_char(text[j])
+        ):
+            out.append(text[pos:i])
+            out.append(right)
+            pos = j
+            i = text.find(wrong, j)
+        else:
+            i = text.find(wrong, i + 1)
+    if not out:
+        return text
+    out.append(text[pos:])
+    return "".join(out)
 
 
-def _analysed(text: str, lang: str) -> tuple[str, ...]:
-    """A name or a query as the index sees it: stems in English and French, NFKC in Japanese."""
-    return (normalize(text),) if lang == "ja" else tuple(terms(text, lang))
+def _is_word_char(char: str) -> bool:
+    r"""True for what ``\w`` matches in a regular expression: a letter, a digit or ``_``."""
+    return char.isalnum() or char == "_"
 
 
-def _grams(text: str) -> list[str]:
-    """The bigrams of :func:`kb.search.analysis.bigrams_ja`; none, without walking the text, in
-    a text with no Japanese character (most words a Latin query has in the Japanese fields)."""
-    return [g for g, _, _ in bigrams_ja(text)] if has_cjk(normalize(text)) else []
+#: What a word is in a language's fields (:meth:`QueryCompiler._word_facts`).
+_KNOWN, _UNSEEN, _NEITHER = 1, 2, 3
 
 
-def _names_analysed(term: Term, lang: str) -> set[tuple[str, ...]]:
-    """The names of ``term`` in ``lang`` as analysed (a concept not made at start-up)."""
-    return {_analysed(name, lang) for name in term.names(lang)}
+def _remember(cache: dict[Any, Any], key: Any, value: Any) -> None:
+    """Keep ``value`` in a per-word ``cache`` of at most :data:`WORD_CACHE` entries (the
+    oldest goes first)."""
+    if len(cache) >= WORD_CACHE:
+        del cache[next(iter(cache))]
+    cache[key] = value
 
 
 def _about_examples(text: str) -> bool:

@@ -3,10 +3,11 @@ editions and highlighted snippet, read from the knowledge base."""
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
-from kb.lookup import ancestor_title
 from kb.model import LANGS, Edition, KnowledgeBase, Rule
+from kb.rulenum import try_parse
 from kb.search.analysis import ANALYZERS
 from kb.search.compiler import Compiled
 from kb.search.highlight import gram_marker, highlight, marker
@@ -107,11 +108,15 @@ class HitMaker:
         ref = self._refs[doc]
         kind, _, rest = ref.partition("|")
         lang = self._langs[doc]
-        marks = compiled.marks
-        if lang == "ja":
-            wanted = marks.get("ja", set()) | marks.get("ja_gram", set())
-        else:
-            wanted = marks.get(lang, set())
+        wanted = compiled.wanted.get(lang)
+        if wanted is None:
+            # The terms marked in a text of ``lang``, once per query and language.
+            marks = compiled.marks
+            if lang == "ja":
+                wanted = marks.get("ja", set()) | marks.get("ja_gram", set())
+            else:
+                wanted = marks.get(lang, set())
+            compiled.wanted[lang] = wanted
         cross = compiled.src is not None and compiled.src != lang
         if kind == "r":
             ed_id, number = rest.split("|", 1)
@@ -259,13 +264,27 @@ class HitMaker:
         key = (rule.edition, rule.number)
         title = self._titles.get(key)
         if title is None:
-            title = ancestor_title(self.kb, rule)
+            # kb.lookup.ancestor_title's answer, the number's ancestors parsed once per number.
+            title = ""
+            table = self.kb.rules.get(rule.edition, {})
+            for number in _ancestors(rule.number):
+                node = table.get(number)
+                if node is not None and node.title:
+                    title = node.title
+                    break
             if len(self._titles) < 100_000:
                 self._titles[key] = title
         return title
 
     def _editions(self, group: str, scope: tuple[str, ...]) -> list[str]:
         return self._sets.names(self._group_editions.get(group, 0), scope)
+
+
+@lru_cache(maxsize=1 << 14)
+def _ancestors(number: str) -> tuple[str, ...]:
+    """The numbers above rule ``number``, nearest first (none if it is not a rule number)."""
+    parsed = try_parse(number)
+    return tuple(str(a) for a in parsed.ancestors()) if parsed else ()
 
 
 def _opening(text: str, limit: int = 40) -> str:

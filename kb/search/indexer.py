@@ -26,7 +26,7 @@ from whoosh.fields import ID, KEYWORD, TEXT, Schema
 
 from kb.model import LANGS, KnowledgeBase, Rule
 from kb.rulenum import try_parse
-from kb.search import postings, snippets
+from kb.search import postings, prepared, snippets
 from kb.search.analysis import (
     _MEMO,
     ANALYZERS,
@@ -337,6 +337,7 @@ def build_index(
             blob = postings.build(scored, len(docs), stop, [d.prior for d in docs])
             (index_dir / postings.FILE).write_bytes(blob)
             spans.write(index_dir, stop, _head_of(kb, vocabulary))
+            prepared.write(index_dir, kb, docs, stop)  # what a searcher would compute at open
         finally:
             if writing is not None:
                 writing.result()
@@ -545,6 +546,8 @@ def _head(index_dir: Path) -> dict[str, Any] | None:
 def _ours(path: Path) -> bool:
     """True for a file an index build writes: a Whoosh index (toc, segments, lock), the
     postings, the snippets' spans, meta.json and its head."""
+    if path.name == prepared.FILE:  # what a searcher would compute at open
+        return True
     return path.name in (META_FILE, HEAD_FILE, postings.FILE, snippets.FILE) or path.suffix in (
         ".toc",
         ".seg",

@@ -210,8 +210,9 @@ class Coord(wq.Or):
 class Postings:
     """The postings of one index: the current documents' in memory, the older ones' on disk."""
 
-    def __init__(self, path: Path) -> None:
-        """Open the postings file at ``path``; ValueError if it is not one."""
+    def __init__(self, path: Path, old_vocabulary: bool = True) -> None:
+        """Open the postings file at ``path``; ValueError if it is not one. ``old_vocabulary``:
+        read the old documents' words now (a searcher), not on first use (the build)."""
         path = Path(path)
         if not path.is_file():
             raise FileNotFoundError(path)
@@ -227,13 +228,18 @@ class Postings:
             for name, weights, seqs in self._db.execute("SELECT field, weights, seqs FROM current"):
                 self._cur[name] = marshal.loads(weights)
                 self._seq[name] = marshal.loads(seqs)
-            # The words of old documents, by field: a question's words are checked against every
-            # edition's vocabulary (an unknown one is a typo), and a set lookup beats a query.
-            self._old_terms: dict[str, set[str]] = {}
-            for name, term in self._db.execute("SELECT field, term FROM old"):
-                self._old_terms.setdefault(name, set()).add(sys.intern(term))
+            # The old documents' tables are read when needed; that they are there is checked now.
+            self._db.execute("SELECT 1 FROM old LIMIT 1").fetchall()
+            self._db.execute("SELECT 1 FROM old_seq LIMIT 1").fetchall()
         except (sqlite3.Error, TypeError) as exc:
             raise ValueError(f"{path}: not a postings file ({exc})") from exc
+        # The words of old documents, by field, read on first use (see :meth:`_old_vocabulary`).
+        self._old_terms: dict[str, set[str]] | None = None
+        if old_vocabulary:
+            try:
+                self._old_vocabulary()
+            except sqlite3.Error as exc:
+                raise ValueError(f"{path}: not a postings file ({exc})") from exc
         # Phrases known before any query (the term base's names), evaluated once: see
         # :meth:`learn_phrases`.
         self._phrases: dict[tuple[str, tuple[str, ...]], Weights] = {}
@@ -250,9 +256,21 @@ class Postings:
         self._old.clear()
         self._old_seq.clear()
 
+    def _old_vocabulary(self) -> dict[str, set[str]]:
+        """The words of old documents, by field: a question's words are checked against every
+        edition's vocabulary (an unknown one is a typo), and a set lookup beats a query (an
+        archive's are 250,000 rows, which a build evaluating phrases never needs)."""
+        found = self._old_terms
+        if found is None:
+            found = {}
+            for name, term in self._db.execute("SELECT field, term FROM old"):
+                found.setdefault(name, set()).add(sys.intern(term))
+            self._old_terms = found
+        return found
+
     def knows(self, name: str, term: str) -> bool:
         """True if any document (current or not) has ``term`` in field ``name``."""
-        return term in self._cur.get(name, ()) or term in self._old_terms.get(name, ())
+        return term in self._cur.get(name, ()) or term in self._old_vocabulary().get(name, ())
 
     def frequency(self, name: str, term: str) -> int:
         """How many documents (current or not) have ``term`` in field ``name``."""
@@ -261,7 +279,7 @@ class Postings:
     def _old_weights(self, name: str, term: str) -> Weights:
         key = (name, term)
         got = self._old.get(key)
-        if got is None and term not in self._old_terms.get(name, ()):
+        if got is None and term not in self._old_vocabulary().get(name, ()):
             return {}
         if got is None:
             row = self._db.execute(
@@ -350,6 +368,16 @@ class Postings:
             key = (name, tuple(words))
             if len(key[1]) > 1 and key not in self._phrases:
                 self._phrases[key] = self._match(name, list(words), False, 1.0)
+
+    def phrases(self) -> list[tuple[tuple[str, tuple[str, ...]], Weights]]:
+        """The phrases learnt so far with their current documents' weights (the build stores
+        them: :mod:`kb.search.prepared`)."""
+        return list(self._phrases.items())
+
+    def know_phrases(self, phrases: dict[tuple[str, tuple[str, ...]], Weights]) -> None:
+        """Take phrases evaluated by the build (:meth:`phrases` of the same postings) as
+        learnt: a searcher opening the index does not evaluate them again."""
+        self._phrases.update(phrases)
 
     def _phrase(self, name: str, words: list[str], everything: bool, boost: float) -> Weights:
         if not everything:

@@ -71,6 +71,9 @@ class Parsed:
 
 _TOKEN = re.compile(r'"[^"]*"?|\(|\)|[^\s()"]+')
 _OPERATORS = {"AND", "OR", "NOT", "&&", "||"}
+#: What makes a query more than plain words side by side: quotes, parentheses, a prefix's or a
+#: stray ``*``, ``field:`` syntax, an exclusion, an operator.
+_SYNTAX = re.compile(r'["()*:]|(?:^|\s)-|\b(?:AND|OR|NOT)\b|&&|\|\|')
 
 
 def _lex(text: str, notes: list[Note]) -> list[str]:
@@ -189,6 +192,18 @@ class _Parser:
 
 def parse(text: str) -> Parsed:
     """Parse a cleaned query text (see :func:`kb.search.analysis.clean_query`)."""
+    if len(text) <= MAX_QUERY and not _SYNTAX.search(text):
+        # Plain words (most queries): the tree the parser would make, without walking it.
+        plain = text.split()
+        if len(plain) <= MAX_NODES:
+            if len(plain) > 1:
+                return Parsed(Group(tuple(map(Word, plain))))
+            return Parsed(Word(plain[0]) if plain else None)
+    return parse_syntax(text)
+
+
+def parse_syntax(text: str) -> Parsed:
+    """:func:`parse` by the parser, whatever the text (plain words included: tests compare)."""
     notes: list[Note] = []
     if len(text) > MAX_QUERY:
         notes.append(note("query_cut", limit=MAX_QUERY))

@@ -3,7 +3,10 @@ language, examples asked for or not, the reader's language) and the best of them
 coverage of the question's words and their proximity. Priors that hold for any question come
 last (:meth:`Ranker._question_priors`): a rule matched in several languages adds its texts' scores
 up, commentary yields to the rules it comments on, and a withdrawn text (history: see
-:func:`withdrawn_docs`) to the current ones. Within a named concept's family the
+:func:`withdrawn_docs`) to the current ones. The executable examples, told in players' words,
+lend their scores to the rules they cite (:meth:`Ranker._cited`, :func:`example_citations`),
+and an English question's French and Japanese texts, met only through translated names, cover
+none of its words. Within a named concept's family the
 concept's words weigh alike and earlier subrules lead later ones (:meth:`Ranker._level`)."""
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from __future__ import annotations
 import heapq
 from collections.abc import Iterable
 from itertools import compress, pairwise
+from operator import itemgetter
 
 from kb.model import LANGS, KnowledgeBase
 from kb.search.compiler import Compiled
@@ -22,6 +26,8 @@ from kb.search.understand import Concepts
 RERANK = 40
 #: A document having one of a question's many words keeps this share of its score (squared).
 COVERAGE_FLOOR = 0.3
+#: An English question's French and Japanese texts cover none of its words (see Ranker._rank).
+FOREIGN_COVERAGE = True
 #: Weight of proximity: a document gets up to this much more when every pair of successive
 #: query words stands together in its text (within :data:`WINDOW` words; adjacent bigrams in
 #: Japanese, i.e. a shared three-character run).
@@ -49,6 +55,15 @@ TOURNAMENT_WANTED = 3.0
 EXAMPLE_DEMOTION = 0.2
 #: ... and this much more when it does (rules' own "Example:" lines also have the word).
 EXAMPLE_WANTED = 3.0
+
+
+#: The executable examples (``corpus/examples``) tell a game in players' words and name the rules
+#: deciding it: each of the :data:`EXAMPLE_VOTERS` best-matching examples adds this share of
+#: its (undemoted) score to the current English text of every rule it cites (see
+#: Ranker._cited). "Do tokens go to the graveyard when destroyed?" matches the example of a
+#: token ceasing to exist, which cites 111.7 though the question shares few words with it.
+EXAMPLE_VOTE = 0.4
+EXAMPLE_VOTERS = 3
 
 
 #: Commentary (wiki paragraphs about a rule) weighs this much against the rules for a question:
@@ -87,8 +102,10 @@ class Ranker:
         concepts: Concepts,
         definitions: frozenset[int],
         withdrawn: frozenset[int] = frozenset(),
+        cites: dict[int, tuple[int, ...]] | None = None,
     ) -> None:
         self._withdrawn = withdrawn
+        self._cites = cites or {}
         self._index = index
         self._langs = langs
         self._concepts = concepts
@@ -99,6 +116,7 @@ class Ranker:
             code: frozenset(d for d, x in enumerate(langs) if x == code) for code in LANGS
         }
         self._example_docs = frozenset(d for d, k in enumerate(kinds) if k == "example")
+        self._tournament_docs = frozenset(d for d, k in enumerate(kinds) if k == "tournament")
 
     def order(
         self,
@@ -133,25 +151,47 @@ class Ranker:
         if compiled.src in ("fr", "ja") and lang is None and prefer is None:
             # A French or Japanese question is best answered in its language where a text of
             # that language matches about as well (the French and Japanese texts are partial).
-            langs = self._langs
-            own = compiled.src
-            for d, w in scores.items():
-                if langs[d] == own:
-                    scores[d] = w * SAME_LANG
+            for d in _among(self._lang_docs[compiled.src], scores):
+                scores[d] *= SAME_LANG
         if compiled.about_tournament and TOURNAMENT_WANTED != 1.0:
-            kinds = self._kinds
-            for d, w in scores.items():
-                if kinds[d] == "tournament":
-                    scores[d] = w * TOURNAMENT_WANTED
+            for d in _among(self._tournament_docs, scores):
+                scores[d] *= TOURNAMENT_WANTED
         self._reweigh(scores, prefer, examples_wanted)
         scored = self._rank(
             scores, max(fetch, RERANK), compiled, ev, demote_examples=not examples_wanted
         )
+        if current and self._cites and not examples_wanted and EXAMPLE_VOTE:
+            scored = self._cited(scored)
         if current:
             scored = self._question_priors(scored, examples_wanted)
         if prefer:
             scored = self._prefer(scored, prefer)
         return scored[:fetch]
+
+    def _cited(self, scored: list[tuple[float, int]]) -> list[tuple[float, int]]:
+        """The reranked list with the rules the best-matching examples cite raised by
+        :data:`EXAMPLE_VOTE` of each example's score before its demotion (a cited rule the
+        question's words missed joins the list): an example's scenario is a player's
+        question, its ``rules:`` line the answer."""
+        cites = self._cites
+        add: dict[int, float] = {}
+        voters = 0
+        for score, doc in scored:
+            rules = cites.get(doc)
+            if rules is None:
+                continue
+            vote = EXAMPLE_VOTE * score / EXAMPLE_DEMOTION
+            for rule in rules:
+                add[rule] = add.get(rule, 0.0) + vote
+            voters += 1
+            if voters == EXAMPLE_VOTERS:
+                break
+        if not add:
+            return scored
+        out = [(score + add.pop(doc, 0.0), doc) for score, doc in scored]
+        out.extend((w, d) for d, w in add.items())
+        out.sort(key=lambda x: (-x[0], x[1]))
+        return out
 
     def _question_priors(
         self, scored: list[tuple[float, int]], examples_wanted: bool
@@ -184,7 +224,7 @@ class Ranker:
             if number is not None and best[number][1] == doc and number in extra:
                 score += LANG_FUSION * extra[number]
             out.append((score, doc))
-        out.sort(key=lambda x: (-x[0], x[1]))
+        _best_first(out)
         return out
 
     def _level(self, scores: dict[int, float], compiled: Compiled) -> None:
@@ -284,7 +324,7 @@ class Ranker:
             return scored
         factor = min(other * PREFER_LEAD / own, PREFER_MAX)
         out = [(s * factor if langs[d] == prefer else s, d) for s, d in scored]
-        out.sort(key=lambda x: (-x[0], x[1]))
+        _best_first(out)
         return out
 
     def _rank(
@@ -309,6 +349,13 @@ class Ranker:
         sequence = self._index.sequence
         out = []
         examples = self._example_docs if demote_examples else frozenset()
+        # An English question's own words are English: a French or Japanese text met only
+        # through the translated names has none of them, and covers none of its word groups.
+        foreign = (
+            COVERAGE_FLOOR ** (2 * len(groups_of["en"]))
+            if compiled.src == "en" and FOREIGN_COVERAGE
+            else 1.0
+        )
         # Per language: the field, the successive pairs of the query's words and their window.
         pairs_of = {}
         for code, (name, wanted) in order.items():
@@ -326,6 +373,8 @@ class Ranker:
                 seq = sequence(name, doc)
                 if seq:
                     score *= 1.0 + PROXIMITY * _proximity(seq, pairs, window, words)
+            if foreign != 1.0 and langs[doc] != "en":
+                score *= foreign
             for parts in groups_of[langs[doc]]:
                 hits = 0
                 for part in parts:
@@ -334,7 +383,7 @@ class Ranker:
                 if hits:
                     score *= (COVERAGE_FLOOR + (1 - COVERAGE_FLOOR) * hits / len(parts)) ** 2
             out.append((score, doc))
-        out.sort(key=lambda x: (-x[0], x[1]))
+        _best_first(out)
         return out
 
 
@@ -358,6 +407,28 @@ def withdrawn_docs(
         if bit is not None and not masks[doc] & bit:
             out.add(doc)
     return frozenset(out)
+
+
+def example_citations(
+    kb: KnowledgeBase, groups: list[str], langs: list[str], stop: int
+) -> dict[int, tuple[int, ...]]:
+    """Each current example document (group ``x:<id>``) -> the current English documents of
+    the rules its ``rules:`` line cites (tournament rules and unknown numbers left out)."""
+    english: dict[str, int] = {}
+    examples: dict[str, int] = {}
+    for doc in range(stop):
+        group = groups[doc]
+        if group.startswith("r:") and langs[doc] == "en":
+            english[group[2:]] = doc
+        elif group.startswith("x:"):
+            examples.setdefault(group[2:], doc)
+    out: dict[int, tuple[int, ...]] = {}
+    for info in kb.examples:
+        doc = examples.get(info.id)
+        rules = tuple(dict.fromkeys(english[r] for r in info.rules if r in english))
+        if doc is not None and rules:
+            out[doc] = rules
+    return out
 
 
 def _among(docs: frozenset[int], scores: dict[int, float]) -> Iterable[int]:
@@ -416,3 +487,14 @@ def _proximity(
         except ValueError:
             pass
     return found / len(pairs)
+
+
+def _best_first(scored: list[tuple[float, int]]) -> None:
+    """Sort ``(score, doc)`` pairs in place, best score first, ties by document number: two
+    stable sorts keyed in C (a key function making a tuple per pair cost more than both)."""
+    scored.sort(key=_DOC)
+    scored.sort(key=_SCORE, reverse=True)
+
+
+_SCORE = itemgetter(0)
+_DOC = itemgetter(1)

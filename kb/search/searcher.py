@@ -29,14 +29,15 @@ from kb.model import LANGS, Edition, KnowledgeBase, Rule
 from kb.rulenum import try_parse
 from kb.search import query as qp
 from kb.search.analysis import clean_query, fold_accents
-from kb.search.compiler import Compiled, QueryCompiler
+from kb.search.compiler import Compiled, QueryCompiler, replace_word
 from kb.search.highlight import highlight
 from kb.search.hits import EditionSets, HitMaker
 from kb.search.indexer import FORMAT, INDEX_NAME, KINDS, META_FILE, RULE_KINDS
 from kb.search.notes import note
 from kb.search.postings import FILE as POSTINGS_FILE
 from kb.search.postings import Evaluation, Postings
-from kb.search.ranking import Ranker, withdrawn_docs
+from kb.search.prepared import read as read_prepared
+from kb.search.ranking import Ranker, example_citations, withdrawn_docs
 from kb.search.results import SearchError, SearchResult
 from kb.search.snippets import SnippetSpans
 from kb.search.spelling import Speller
@@ -97,7 +98,9 @@ class Searcher:
         for doc in range(self._stop):
             siblings.setdefault(self._groups[doc], []).append(doc)
         self._siblings = {g: docs for g, docs in siblings.items() if len(docs) > 1}
-        self._shared = frozenset(d for docs in self._siblings.values() for d in docs)
+        # A set, not a frozenset: keys & set walks the smaller of the two (a frozenset, always
+        # itself; an archive shares tens of thousands).
+        self._shared = {d for docs in self._siblings.values() for d in docs}
         self._filters: dict[tuple[Any, ...], set[int] | None] = {}
         # The glossary's names were analysed by the build (kb.search.indexer.glossary_meta).
         glossary: dict[tuple[str, str], list[int]] = {}
@@ -108,11 +111,23 @@ class Searcher:
         self._reader = self._searcher.reader()
         self._speller = Speller(self._reader)
         self._compiler = QueryCompiler(kb, self._speller, self._index, concepts, glossary)
-        self._index.learn_phrases(self._compiler.name_phrases())
-        # Glossary entries and rules no longer in the rules: ranked low, marked (kb.search.ranking).
-        self._withdrawn = withdrawn_docs(kb, self._refs, self._langs, self._stop, self._editions)
+        # The term base's phrases and the withdrawn documents, as the build stored them
+        # (kb.search.prepared), else computed here. Withdrawn: glossary entries and rules no
+        # longer in the rules, ranked low and marked (kb.search.ranking).
+        prepared = read_prepared(
+            index_dir, meta.get("content_hash") or "", len(self._refs), self._stop
+        )
+        if prepared is not None:
+            self._index.know_phrases(prepared.phrases)
+            self._withdrawn = prepared.withdrawn
+        else:
+            self._index.learn_phrases(self._compiler.name_phrases())
+            self._withdrawn = withdrawn_docs(
+                kb, self._refs, self._langs, self._stop, self._editions
+            )
+        cites = example_citations(kb, self._groups, self._langs, self._stop)
         self._ranker = Ranker(
-            self._index, self._langs, self._kinds, concepts, definitions, self._withdrawn
+            self._index, self._langs, self._kinds, concepts, definitions, self._withdrawn, cites
         )
         spans = SnippetSpans(index_dir, self._index.sequence, self._stop)
         self._hits = HitMaker(kb, self._refs, self._langs, self._groups, self._editions, spans)
@@ -367,7 +382,7 @@ class Searcher:
         elif ed is None:
             # Current documents: most are the only one of their group (a rule's English text,
             # its French and Japanese quotes share one); count only those that share.
-            shared = scores.keys() & self._shared  # walks the few shared, not the scores
+            shared = scores.keys() & self._shared  # walks the smaller of the two
             groups_of = self._groups
             total = len(scores) - len(shared) + len({groups_of[d] for d in shared})
             siblings = self._siblings
@@ -393,7 +408,7 @@ class Searcher:
         if corrections:
             suggestion = text
             for wrong, right in corrections.items():
-                suggestion = re.sub(rf"(?<!\w){re.escape(wrong)}(?!\w)", right, suggestion)
+                suggestion = replace_word(suggestion, wrong, right)
             if suggestion != text:
                 result.suggestion = suggestion
         if not result.hits:

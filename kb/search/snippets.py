@@ -22,6 +22,8 @@ import marshal
 import unicodedata
 from array import array
 from collections.abc import Sequence
+from itertools import compress, count
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -148,18 +150,19 @@ class SnippetSpans:
                 continue
             if len(flat) != 2 * len(seq):
                 return None
-            # The few wanted terms the text has, each found by the tuple's own search (in C).
-            for term in wanted.intersection(seq):
-                i = seq.index(term)
-                while True:
-                    start = flat[2 * i]
-                    end = flat[2 * i + 1]
-                    if start >= 0 and end <= limit:
-                        out.append((start, end))
-                    try:
-                        i = seq.index(term, i + 1)
-                    except ValueError:
-                        break
+            # The places of the wanted terms, found in C (the text's terms tested against the
+            # wanted set by map and compress), and their offsets read from the flat array.
+            places = list(compress(count(), map(wanted.__contains__, seq)))
+            if not places:
+                continue
+            starts = flat[::2]
+            ends = flat[1::2]
+            if len(places) == 1:
+                pairs: Any = ((starts[places[0]], ends[places[0]]),)
+            else:
+                get = itemgetter(*places)
+                pairs = zip(get(starts), get(ends), strict=True)
+            out.extend((start, end) for start, end in pairs if start >= 0 and end <= limit)
         if mapped is not None:
             offsets = mapped[1]
             return [(offsets[start], offsets[end - 1] + 1) for start, end in out]

@@ -8,6 +8,7 @@ file, never a guess. The manifest also states what the text does not (numbering,
 
 from __future__ import annotations
 
+import os
 import re
 import tomllib
 from collections.abc import Callable
@@ -190,10 +191,79 @@ def _table_line(raw: str, name: str) -> int | None:
 
 
 def iter_corpus_files(path: Path) -> list[Path]:
-    """A file as given, or the ``.txt`` files of a folder, sorted by name."""
+    """A file as given, or the ``.txt`` files of a folder and its subfolders, sorted by their path
+    inside it (hidden files and folders skipped, symbolic links to folders not followed).
+
+    A folder with no ``.txt`` file raises :class:`SourceError` naming it: a ``--corpus`` that adds
+    nothing is a mistake to report, not a build to run (and remember).
+    """
     path = Path(path)
     if path.is_file():
         return [path]
-    if path.is_dir():
-        return sorted(p for p in path.iterdir() if p.is_file() and p.suffix.lower() == ".txt")
-    raise SourceError(str(path), "no such file or folder")
+    if not path.is_dir():
+        raise SourceError(str(path), "no such file or folder")
+    found: list[tuple[tuple[str, ...], Path]] = []
+    others = 0
+    for folder, dirs, files in os.walk(path, onerror=None, followlinks=False):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        here = Path(folder)
+        rel = here.relative_to(path).parts
+        for name in files:
+            if name.startswith("."):
+                continue
+            full = here / name
+            if name.lower().endswith(".txt") and full.is_file():
+                found.append(((*rel, name), full))
+            else:
+                others += 1
+    if not found:
+        seen = (
+            f" ({others} other file{'s' * (others != 1)}, not .txt)" if others else " (it is empty)"
+        )
+        raise SourceError(
+            str(path),
+            f"no .txt rule texts in this folder or its subfolders{seen}: nothing to add "
+            "(corpus path not added)",
+        )
+    return [p for _, p in sorted(found)]
+
+
+def duplicate_edition(ed_id: str, kept: str, doc: SourceDoc) -> Problem:
+    """The warning for a second file giving an edition already read from ``kept``: whether the
+    two texts are the same (a copy) or differ, and which one was kept (the one read first).
+
+    The texts are compared as the readers see them (decoded, line endings and trailing spaces
+    normalised), so a re-encoded copy of a file is still a copy.
+    """
+    from kb.sources.decode import read_text
+
+    def text(path: str) -> str | None:
+        try:
+            return "\n".join(line.rstrip() for line in read_text(Path(path)).strip().split("\n"))
+        except (OSError, SourceError):
+            return None
+
+    first, second = text(kept), text(doc.path)
+    if first is not None and first == second:
+        message = f"edition {ed_id} is already read from {kept}; this file is a copy of it, ignored"
+    elif first is None or second is None:
+        message = (
+            f"edition {ed_id} is also given by this file; kept {kept} (read first), this one "
+            "ignored (the two could not be compared)"
+        )
+    else:
+        where = _first_difference(first, second)
+        message = (
+            f"edition {ed_id} is also given by this file, but the texts differ (first at line "
+            f"{where}); kept {kept} (read first), this one ignored: remove the file you do "
+            "not want, or fix its date"
+        )
+    return Problem(doc.path, None, message)
+
+
+def _first_difference(a: str, b: str) -> int:
+    """The first line (1-based) where two texts differ."""
+    for number, (x, y) in enumerate(zip(a.split("\n"), b.split("\n"), strict=False), 1):
+        if x != y:
+            return number
+    return min(a.count("\n"), b.count("\n")) + 2

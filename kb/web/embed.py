@@ -2,7 +2,7 @@
 
 One function, :func:`unfurl`, reads a page's URL path and gives its card: title with the rule
 number, the rule text in the page's language, the canonical URL. A context processor hands it to
-``templates/partials/meta.html`` (Open Graph and Twitter card tags, oEmbed discovery) and
+``templates/base.html`` (Open Graph and Twitter card tags, oEmbed discovery) and
 ``GET /api/oembed`` serves it as oEmbed JSON, which the embeddable hover script
 (``static/kb-embed.js``) also reads. The page views are untouched: the card is computed from the
 path, as a chat client's crawler sees it.
@@ -276,7 +276,7 @@ def _example_card(kb: KnowledgeBase, locale: str, example_id: str) -> Unfurl | N
 # ---- templates ---------------------------------------------------------------------------------
 @bp.app_context_processor
 def _unfurl_context() -> dict[str, Any]:
-    """``unfurl`` (the card of this page, or None) and ``oembed_url`` for partials/meta.html."""
+    """``unfurl`` (the card of this page, or None) and ``oembed_url`` for the card tags of base.html."""
     if not request or getattr(g, "is_json", False) or request.endpoint is None:
         return {"unfurl": None}
     memo = per_request()

@@ -51,12 +51,20 @@ def translations(locale: str) -> Translations:
 
 
 def negotiate(accept_language: Iterable[tuple[str, float]]) -> str:
-    """Pick the interface locale from Accept-Language pairs (best first); English by default."""
-    for value, _quality in accept_language:
+    """Pick the interface locale from Accept-Language pairs (best first); English by default.
+
+    A quality of 0 means "not this language" (RFC 9110): such a locale is never picked, and
+    when the reader refuses English too, the first of our locales not refused is."""
+    refused = set()
+    for value, quality in accept_language:
         tag = value.replace("_", "-").split("-")[0].lower()
-        if tag in LOCALES:
+        if quality <= 0:
+            refused.add(tag)
+        elif tag in LOCALES and tag not in refused:
             return tag
-    return DEFAULT_LOCALE
+    if DEFAULT_LOCALE not in refused:
+        return DEFAULT_LOCALE
+    return next((loc for loc in LOCALES if loc not in refused), DEFAULT_LOCALE)
 
 
 @cache

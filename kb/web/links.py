@@ -22,7 +22,11 @@ def _visitor_locale() -> str:
     wanted = request.args.get("lang", "")
     if wanted in LOCALES:
         return wanted
-    return negotiate(request.accept_languages)
+    locale = negotiate(request.accept_languages)
+    if wanted:  # a language we do not have: said, not silently replaced by English
+        g.locale = locale
+        raise PageError(400, _("Unknown language “%(lang)s”: use en, fr or ja.", lang=wanted[:20]))
+    return locale
 
 
 def _vary(response: Response) -> Response:

@@ -1,7 +1,8 @@
 """Search quality on players' questions: MRR and recall@5 per kind, for the tuning and test halves.
 
 Reads tests/search/eval/{tune,test}.toml (see the header of test.toml), builds the knowledge base
-(the embedded corpus plus the official English editions of ../shared/corpus-raw/cr-en), indexes
+(the embedded corpus plus the official English editions of ../shared/corpus-raw/cr-en, and the
+executable examples, run as ``kb build`` runs them: the index searched is the product's), indexes
 it in a temporary folder and searches every query in all languages (no filter, as a new user
 would). Only rule hits count (a hit is relevant when its canonical number is an expected rule or
 lies below it; "mtr:<section>" matches a tournament rule hit); glossary hits are skipped, so they
@@ -39,9 +40,10 @@ KINDS = ("en", "fr", "ja", "cross", "typo", "number")
 
 
 def load_kb() -> KnowledgeBase:
-    """The embedded corpus plus the shared English editions (when present)."""
+    """The embedded corpus plus the shared English editions (when present), with the executable
+    examples (they are search results and signals, as in a build)."""
     extra = [CR_EN] if CR_EN.is_dir() else []
-    kb, _problems, _notes = build_kb(extra, run_examples_too=False)
+    kb, _problems, _notes = build_kb(extra, run_examples_too=True)
     kb.content_hash = kb.content_hash or "bench"
     return kb
 

@@ -11,6 +11,15 @@ counts). Both are warmed by the same untimed queries (typos among them: the spel
 dictionaries are built on a process's first typo); our per-query caches are cleared before each
 timed query, and no timed query repeats, so repeated queries do not flatter us.
 
+What stays warm from one timed query to the next, as in a server: facts of single words (a
+word's analysis and stems, its variants the index has, its clauses in each language's fields:
+``kb.search.compiler.WORD_CACHE`` words at most) and facts of documents (a rule's inherited
+title, a set of editions' names). A timed query's own words are new to these caches the first
+time any query uses them, and nothing of a query as a whole is kept: the compiled-query cache
+is cleared before each one (``Searcher.clear_caches``), so its parsing, frames, language,
+translations, pinned glossary entries, concepts, postings, ranking and snippets are all
+computed again.
+
 With ``--stages``, our side's CPU time is also split by stage (query compilation, postings,
 ranking, hits with their snippets, the rest), each stage timed around its one call per search.
 

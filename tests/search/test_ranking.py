@@ -205,3 +205,53 @@ def test_a_concepts_own_title_is_not_its_familys_measure() -> None:
     ranker._level(scores, compiled)
     assert scores[4] == 10.0
     assert scores[1] < 3.0 and scores[2] < 3.0
+
+
+def test_translated_names_do_not_outrank_an_english_questions_own_words(searcher) -> None:
+    # "zorblax" is in no text: the English rule has one of the question's two words, the
+    # Japanese quote only the translation of "special action" (特別な処理). The English text
+    # answers an English question; the translation must not lead it.
+    hits = [h for h in searcher.search("zorblax special action").hits if h.kind != "glossary"]
+    assert hits and hits[0].lang == "en"
+
+
+def test_the_best_examples_raise_the_rules_they_cite() -> None:
+    from kb.search.ranking import EXAMPLE_DEMOTION, EXAMPLE_VOTE, EXAMPLE_VOTERS, Ranker
+    from kb.search.understand import Concepts
+
+    # Docs 0-2: rules; 3..: examples citing rule 1 (and doc 3 also rule 2, which the
+    # question's words did not match at all).
+    voters = EXAMPLE_VOTERS + 1
+    groups = ["r:111.7", "r:111.8", "r:704.5d"] + [f"x:ex{i}" for i in range(voters)]
+    langs = ["en"] * len(groups)
+    kinds = ["subrule"] * 3 + ["example"] * voters
+    cites = {3 + i: (1,) for i in range(voters)}
+    cites[3] = (1, 2)
+    ranker = Ranker(
+        None,  # type: ignore[arg-type]
+        langs,
+        kinds,
+        Concepts([], groups, len(groups)),
+        frozenset(),
+        cites=cites,
+    )
+    scored = [(10.0, 0), (4.0, 1)] + [(1.0 - 0.1 * i, 3 + i) for i in range(voters)]
+    out = dict((d, s) for s, d in ranker._cited(scored))
+    votes = [EXAMPLE_VOTE * (1.0 - 0.1 * i) / EXAMPLE_DEMOTION for i in range(EXAMPLE_VOTERS)]
+    assert out[1] == pytest.approx(4.0 + sum(votes))  # the last example has no vote
+    assert out[2] == pytest.approx(votes[0])  # a cited rule the words missed joins the list
+    assert out[0] == 10.0
+
+
+def test_example_citations_map_examples_to_their_rules_english_texts() -> None:
+    from kb.model import ExampleInfo
+    from kb.search.ranking import example_citations
+
+    kb = small_kb()
+    kb.examples = [
+        ExampleInfo("ex1", "Sba", "ex1.md", ["117.5", "MTR 4.2", "999.9"], "", True),
+        ExampleInfo("ex2", "None", "ex2.md", ["999.9"], "", True),
+    ]
+    groups = ["r:117.5", "r:117.5", "x:ex1", "x:ex2", "r:117.3b"]
+    langs = ["fr", "en", "en", "en", "en"]
+    assert example_citations(kb, groups, langs, len(groups)) == {2: (1,)}

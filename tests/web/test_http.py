@@ -20,6 +20,8 @@ from kb.web import create_app
         ("de-DE,de;q=0.9", "/en/"),
         ("", "/en/"),
         ("de;q=0.9,ja;q=0.5", "/ja/"),
+        ("ja;q=0", "/en/"),
+        ("ja;q=0, fr;q=0.3", "/fr/"),
     ],
 )
 def test_root_picks_a_locale_from_accept_language(
@@ -388,3 +390,18 @@ def test_every_route_is_documented(app: Flask) -> None:
             continue  # the JSON twins are documented with their page
         assert rule.rule in documented, f"{rule.rule} is missing from kb.web.URLS"
     assert len(documented) == len(URLS)
+
+
+@pytest.mark.parametrize("url", ["/r/117.3a?lang=xx", "/r/117.3a.json?lang=xx", "/?lang=de"])
+def test_an_unknown_language_in_lang_is_said_not_replaced_by_english(
+    client: FlaskClient, url: str
+) -> None:
+    response = client.get(url, headers={"Accept-Language": "fr"})
+    assert response.status_code == 400
+    body = response.get_data(as_text=True)
+    if url.split("?")[0].endswith(".json"):
+        assert response.json["error"].startswith("Unknown language “")  # type: ignore[index]
+        assert "en, fr or ja" in response.json["error"]  # type: ignore[index]
+    else:
+        assert "Langue" in body and "en, fr" in body  # the reader's language, the choices
+    assert client.get("/r/117.3a?lang=ja").headers["Location"].startswith("/ja/rules/")

@@ -101,6 +101,12 @@ def test_numbers_and_bad_dates() -> None:
         ([("de", 1.0), ("es", 0.8)], "en"),
         ([], "en"),
         ([("EN_us", 1.0)], "en"),
+        # quality 0 refuses a language (RFC 9110), wherever werkzeug lists it
+        ([("ja", 0.0)], "en"),
+        ([("fr", 0.5), ("ja", 0.0)], "fr"),
+        ([("ja", 0.0), ("ja-JP", 1.0)], "en"),
+        ([("en", 0.0), ("de", 1.0)], "fr"),
+        ([("en", 0.0), ("fr", 0.0), ("ja", 0.5)], "ja"),
     ],
 )
 def test_negotiate(pairs: list[tuple[str, float]], expected: str) -> None:

@@ -6,6 +6,7 @@ import collections
 import contextlib
 import copy
 import gc
+import logging
 import os
 import re
 import socket
@@ -14,7 +15,7 @@ import sys
 import threading
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -24,7 +25,9 @@ from kb.web.serving import (
     ServeError,
     _Balance,
     _balanced_readable,
+    _channel_class,
     _make_app,
+    _waitress,
     bind,
     waitress_options,
 )
@@ -179,6 +182,81 @@ def test_a_worker_holding_more_connections_than_another_waits() -> None:
     # a worker that stopped writing (dead or hung) no longer holds the others back
     shared._struct.pack_into(shared.mem, second * shared._struct.size, 12345, 0, 0.0)
     assert one.may_accept(50)
+
+
+def test_the_event_loop_leaves_a_connection_alone_while_its_task_sends() -> None:
+    """While a task's thread holds a connection's output lock (it is sending the page), the
+    loop's poll must not list the connection as writable: waitress's own check did, its
+    ``handle_write`` then skipped it, and the loop spun on it, taking the GIL from the pages."""
+    from waitress.adjustments import Adjustments
+    from waitress.channel import HTTPChannel
+
+    ours, theirs = socket.socketpair()
+    try:
+        server = type("Server", (), {"active_channels": {}})()
+        channel = _channel_class()(server, ours, ("127.0.0.1", 0), Adjustments(), map={})
+        assert isinstance(channel, HTTPChannel)
+        channel.requests = [object()]  # a task is running
+        channel.total_outbufs_len = 100  # and has output waiting
+        held, release = threading.Event(), threading.Event()
+
+        def task_sends() -> None:
+            with channel.outbuf_lock:
+                held.set()
+                release.wait(10)
+
+        sender = threading.Thread(target=task_sends)
+        sender.start()
+        try:
+            held.wait(10)
+            assert HTTPChannel.writable(channel)  # waitress's own check: the spin
+            assert not channel.writable()
+            channel.will_close = True  # closing is still the loop's to do
+            assert channel.writable()
+            channel.will_close = False
+        finally:
+            release.set()
+            sender.join()
+        assert channel.writable()  # lock free: the loop sends what is left, as before
+        channel.requests = []
+        channel.total_outbufs_len = 0
+        assert not channel.writable()
+    finally:
+        ours.close()
+        theirs.close()
+
+
+def test_requests_waiting_for_a_thread_write_no_log_line_each(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """More kept-alive connections than threads is the normal state of a busy server: waitress
+    warned "Task queue depth is N" on stderr for nearly every request."""
+
+    def slow(environ: dict, start_response: Callable) -> list[bytes]:
+        time.sleep(0.1)
+        start_response("200 OK", [("Content-Type", "text/plain")])
+        return [b"ok"]
+
+    sock = socket.create_server(("127.0.0.1", 0))
+    sock.setblocking(False)
+    stop = threading.Event()
+    server = threading.Thread(target=_waitress, args=(slow, [sock], lambda: not stop.is_set()))
+    server.start()
+    url = f"http://127.0.0.1:{sock.getsockname()[1]}/"
+    try:
+        with caplog.at_level(logging.INFO):
+            threads = [
+                threading.Thread(target=lambda: urllib.request.urlopen(url, timeout=30).read())
+                for _ in range(12)  # three times the threads of a worker
+            ]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+        assert not [r for r in caplog.records if "queue depth" in r.getMessage()]
+    finally:
+        stop.set()
+        server.join(10)
 
 
 def test_a_refused_worker_looks_again_soon_only_while_a_connection_waits() -> None:

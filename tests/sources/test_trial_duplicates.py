@@ -1,0 +1,36 @@
+"""Two files giving one edition: the warning says whether the second is a copy or a different
+text, and which file was kept (found by the new-user trial: a different text was called a copy)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kb.sources.registry import duplicate_edition, read_source
+from tests.conftest import SHARED_RAW
+
+OLD = SHARED_RAW / "cr-en" / "MagicCompRules-2023-11-17.txt"
+
+pytestmark = pytest.mark.skipif(not OLD.exists(), reason=f"official text absent: {OLD}")
+
+
+def test_a_different_text_is_not_called_a_copy(tmp_path: Path) -> None:
+    text = OLD.read_text(encoding="utf-8-sig")
+    changed = tmp_path / "edited.txt"
+    changed.write_text(text.replace("117.3b", "117.3b (edited)", 1), encoding="utf-8")
+    doc = read_source(changed)[0]
+    problem = duplicate_edition("en-2023-11-17", str(OLD), doc)
+    message = str(problem)
+    assert problem.path == str(changed)
+    assert "copy" not in message and "differ" in message
+    assert f"kept {OLD}" in message and "line " in message
+
+
+def test_a_copy_is_called_a_copy_even_re_encoded(tmp_path: Path) -> None:
+    text = OLD.read_text(encoding="utf-8-sig")
+    copy = tmp_path / "copy.txt"
+    copy.write_bytes(text.replace("\n", "\r\n").encode("utf-16"))
+    doc = read_source(copy)[0]
+    message = str(duplicate_edition("en-2023-11-17", str(OLD), doc))
+    assert "is a copy of it" in message and str(OLD) in message
