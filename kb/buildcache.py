@@ -23,7 +23,10 @@ from kb.paths import PACKAGE_DIR
 #: The modules whose code decides each kind of entry (a change to one invalidates that kind).
 CODE = {
     "docs": ("sources", "rulenum.py", "text.py", "terms.py"),
-    "link": ("link.py", "text.py", "rulenum.py", "build/link.py", "model.py"),
+    "link": (
+        *("link.py", "termmatch.py", "text.py", "rulenum.py", "model.py"),
+        *("build/link.py", "build/termfind.py"),
+    ),
     "align": ("concordance.py", "text.py", "rulenum.py", "model.py"),
     "analysis": (
         *("search/analysis.py", "search/japanese.py", "search/stopwords.py"),

@@ -228,12 +228,14 @@ def cmd_glossary(args: argparse.Namespace, out: TextIO) -> int:
 
 def cmd_editions(args: argparse.Namespace, out: TextIO) -> int:
     """``kb editions``: every edition with its date, source, numbering and counts."""
+    from kb.build.read import left_out_rows
     from kb.serialise import edition_json
 
     kb = _kb(args)
     rows = [edition_json(e) for lang in LANGS for e in kb.editions_of(lang)]
+    left_out = left_out_rows(kb.warnings)
     if args.json:
-        _dump(rows, out)
+        _dump(rows + left_out, out)
         return 0
     for r in rows:
         out.write(
@@ -241,6 +243,8 @@ def cmd_editions(args: argparse.Namespace, out: TextIO) -> int:
             f"examples {r['examples']:>4}  glossary {r['glossary']:>4}  unresolved "
             f"{r['unresolved_refs']:>3}  {r['id']}  ({Path(r['source'] or '').name})\n"
         )
+    for r in left_out:
+        out.write(f"left out  {r['source']}:{r['line'] or ''}  {r['reason']}\n")
     return 0
 
 

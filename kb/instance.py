@@ -73,12 +73,30 @@ def pointer_target(pointer: Path | str) -> str | None:
         return None
 
 
+#: The lock files' descriptors this process holds: a forked child closes its copies (see
+#: :func:`_forget_locks`), so that the lock is the build's alone.
+_HELD: set[int] = set()
+
+
+def _forget_locks() -> None:
+    """In a forked child: close the inherited lock descriptors (the parent keeps the lock; a
+    child still holding it would keep a killed build's instance locked)."""
+    for fd in list(_HELD):
+        with contextlib.suppress(OSError):
+            os.close(fd)
+    _HELD.clear()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_locks)
+
+
 @contextlib.contextmanager
 def lock(instance: Path) -> Iterator[None]:
     """Hold the instance's build lock; :class:`InstanceBusy` if another build holds it.
 
     ``flock`` is released by the kernel when its holder dies, so a killed build never leaves a
-    stale lock behind.
+    stale lock behind (a forked child does not hold it: it closes its copy at once).
     """
     instance = Path(instance)
     instance.mkdir(parents=True, exist_ok=True)
@@ -95,8 +113,10 @@ def lock(instance: Path) -> Iterator[None]:
             ) from None
         os.ftruncate(fd, 0)
         os.pwrite(fd, str(os.getpid()).encode(), 0)
+        _HELD.add(fd)
         yield
     finally:
+        _HELD.discard(fd)
         os.close(fd)
 
 

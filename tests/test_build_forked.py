@@ -190,3 +190,44 @@ def test_a_caller_with_other_threads_runs_the_work_itself() -> None:
         release.set()
         other.join()
     assert (pid, value) == (os.getpid(), 2)
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="reads /proc")
+def test_a_child_ends_when_its_build_is_killed(tmp_path: Path) -> None:
+    """kill -9 of a build must not leave its child running (holding the instance's lock)."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    if forked.cores() < 2 or not hasattr(os, "fork"):
+        pytest.skip("no second core: nothing is forked")
+    script = (
+        "import sys, time\n"
+        "from kb.build.forked import Forked\n"
+        "child = Forked(time.sleep, 60)\n"
+        "print(child._pid, flush=True)\n"
+        "time.sleep(60)\n"
+    )
+    with subprocess.Popen(
+        [sys.executable, "-c", script], stdout=subprocess.PIPE, text=True
+    ) as proc:
+        assert proc.stdout is not None
+        child = int(proc.stdout.readline())
+        assert _alive(child)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    deadline = time.monotonic() + 10
+    while _alive(child) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _alive(child)
+
+
+def _alive(pid: int) -> bool:
+    """Running (a zombie left to an init that does not reap counts as ended)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return False
+    state = next(line for line in status.splitlines() if line.startswith("State:"))
+    return "Z" not in state.split()[1]

@@ -56,10 +56,12 @@ class Forked:
         read, write = os.pipe()
         sys.stdout.flush()
         sys.stderr.flush()
+        parent = os.getpid()
         pid = os.fork()
         if pid == 0:  # the child
             code = 1
             try:
+                _die_with(parent)
                 os.close(read)
                 try:
                     data = pickle.dumps((True, fn(*args)))
@@ -105,6 +107,20 @@ class Forked:
         os.waitpid(self._pid, 0)
         os.close(self._read)
         self._pid = None
+
+
+def _die_with(parent: int) -> None:
+    """Make the calling child end when ``parent`` does: a build killed outright (``kill -9``)
+    must not leave a child holding the instance's lock or writing into a folder the next build
+    removes. Linux says so with ``PR_SET_PDEATHSIG``; elsewhere the child runs to its end."""
+    if sys.platform.startswith("linux"):
+        import ctypes
+        import signal
+
+        with contextlib.suppress(OSError, AttributeError):
+            ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    if os.getppid() != parent:  # the parent died before the request took effect
+        os._exit(1)
 
 
 def _pickled_error(exc: BaseException) -> bytes:

@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from kb import buildcache
+from kb.build.termfind import TermFinder
 from kb.buildcache import BuildCache
 from kb.model import GlossaryEntry, KnowledgeBase, Ref, Rule
 
@@ -26,20 +27,22 @@ def link(kb: KnowledgeBase, cache: BuildCache | None = None) -> None:
     distinct text (an archive prints the same rule text in dozens of editions).
     """
     from kb.link import find_refs
-    from kb.termmatch import TermMatcher
 
     refs_of: dict[tuple[str, str], list[tuple[Any, ...]]] = {}
 
-    def refs(text: str, lang: str, table: Mapping[str, Rule]) -> list[Ref]:
+    def ref_rows(text: str, lang: str) -> list[tuple[Any, ...]]:
         rows = refs_of.get((text, lang))
         if rows is None:
             rows = [(r.number, r.label, r.start, r.end) for r in find_refs(text, lang)]
             refs_of[(text, lang)] = rows
-        return [Ref(n, label, a, b, n in table) for n, label, a, b in rows]
+        return rows
+
+    def refs(text: str, lang: str, table: Mapping[str, Rule]) -> list[Ref]:
+        return [Ref(n, label, a, b, n in table) for n, label, a, b in ref_rows(text, lang)]
 
     vocabularies: dict[tuple[str, int], tuple[dict[str, list[str]], str]] = {}
-    matchers: dict[tuple[str, int], Any] = {}
-    for ed_id, table in kb.rules.items():
+    of_edition: dict[str, tuple[dict[str, list[str]], str]] = {}
+    for ed_id in kb.rules:
         ed = kb.editions[ed_id]
         own = kb.glossary.get(ed_id)
         newest = kb.glossary_edition(ed.lang)
@@ -48,7 +51,16 @@ def link(kb: KnowledgeBase, cache: BuildCache | None = None) -> None:
         if vkey not in vocabularies:
             vocab = _vocabulary(kb, ed.lang, glossary)
             vocabularies[vkey] = (vocab, buildcache.digest(ed.lang, sorted(vocab.items())))
-        vocab, vocab_fp = vocabularies[vkey]
+        of_edition[ed_id] = vocabularies[vkey]
+    finders: dict[str, TermFinder] = {}
+    for (lang, _), (vocab, _) in vocabularies.items():
+        finder = finders.get(lang)
+        if finder is None:
+            finder = finders[lang] = TermFinder(lang)
+        finder.learn(vocab)
+    for ed_id, table in kb.rules.items():
+        ed = kb.editions[ed_id]
+        vocab, vocab_fp = of_edition[ed_id]
         entries = kb.glossary.get(ed_id, {})
         fp = ""
         if cache is not None:
@@ -61,15 +73,18 @@ def link(kb: KnowledgeBase, cache: BuildCache | None = None) -> None:
             )
             if _apply_links(cache.get("link", fp), table, entries):
                 continue
-        if vkey not in matchers:
-            matchers[vkey] = TermMatcher(vocab, ed.lang)
-        matcher = matchers[vkey]
-        for rule in table.values():
+        texts = [rule.text for rule in table.values()]
+        found = finders[ed.lang].find_all(
+            vocab,
+            texts,
+            # Terms never overlap a rule reference: its span is skipped.
+            lambda text, lang=ed.lang: [(row[2], row[3]) for row in ref_rows(text, lang)],
+        )
+        for rule, (spans, keys) in zip(table.values(), found, strict=True):
             rule.refs = refs(rule.text, ed.lang, table)
             rule.example_refs = [refs(x, ed.lang, table) for x in rule.examples]
-            spans = matcher.find(rule.text, skip=[(r.start, r.end) for r in rule.refs])
-            rule.term_spans = [[key, start, end] for key, start, end in spans]
-            rule.terms = list(dict.fromkeys(key for key, _, _ in spans))
+            rule.term_spans = spans
+            rule.terms = keys
         for entry in entries.values():
             entry.refs = refs(entry.definition, ed.lang, table)
             # The references the build found are the entry's "See rule" numbers, in one grammar.

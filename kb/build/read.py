@@ -43,6 +43,10 @@ def corpus_inputs(extra_paths: Iterable[Path] = ()) -> list[tuple[Path, dict[str
     return inputs
 
 
+#: Inputs of at least this many bytes are read by two processes (the second half forked).
+SPLIT_BYTES = 16_000_000
+
+
 def read_all(
     inputs: list[tuple[Path, dict[str, Any] | None]],
     progress: Progress | None = None,
@@ -56,13 +60,68 @@ def read_all(
     with :class:`BuildError` only when a file of the embedded corpus fails, or when every added
     file does (nothing the user asked for could be read; ``other_added`` counts added files read
     elsewhere, e.g. taken from the build cache).
+
+    Many inputs (an archive: :data:`SPLIT_BYTES`) are read by two processes, the later files in
+    a forked child (:class:`kb.build.forked.Forked`, which reads them here when it cannot fork):
+    the readers are pure Python, and the documents come back in the inputs' order either way.
     """
+    from kb.build.forked import Forked
+
+    half = _half(inputs) if Forked.available() else None
+    if half is None:
+        docs, problems, added, failed = _read_part(inputs, progress)
+    else:
+        child = Forked(_read_part, inputs[half:], None, fork=True)
+        try:
+            docs, problems, added, failed = _read_part(inputs[:half], progress)
+        except BaseException:
+            child.cancel()
+            raise
+        more, more_problems, more_added, more_failed = child.result()
+        docs += more
+        problems += more_problems
+        added += more_added
+        failed += more_failed
+    if failed and failed == added and not other_added:
+        # Name every file that failed (each with its line), not only the first.
+        unread = [_where(p) for p in problems if p.severity == "error"]
+        head = (
+            f"none of the {len(unread)} files added could be read:\n  " if len(unread) > 1 else ""
+        )
+        raise BuildError(head + "\n  ".join(unread))
+    return docs, problems
+
+
+def _half(inputs: list[tuple[Path, dict[str, Any] | None]]) -> int | None:
+    """Where to split the inputs into two halves of about equal bytes (None: read them in one
+    process, too few bytes to be worth a second)."""
+    sizes = []
+    for path, _ in inputs:
+        try:
+            sizes.append(path.stat().st_size)
+        except OSError:
+            sizes.append(0)  # the reader reports it
+    total = sum(sizes)
+    if total < SPLIT_BYTES or len(inputs) < 2:
+        return None
+    seen = 0
+    for i, size in enumerate(sizes):
+        seen += size
+        if seen * 2 >= total:
+            return max(1, min(i + 1, len(inputs) - 1))
+    return None
+
+
+def _read_part(
+    inputs: list[tuple[Path, dict[str, Any] | None]], progress: Progress | None
+) -> tuple[list[SourceDoc], list[Problem], int, int]:
+    """Read inputs: the documents, the problems, how many were added files and how many of
+    those could not be read."""
     from kb.sources.registry import read_source
 
     docs: list[SourceDoc] = []
     problems: list[Problem] = []
     added = failed = 0
-    first_failure: SourceError | None = None
     for i, (path, entry) in enumerate(inputs, 1):
         if progress:
             progress(f"reading {path.name}", i, len(inputs))
@@ -73,20 +132,12 @@ def read_all(
             if entry is not None:
                 raise BuildError(_where(exc.problem)) from exc
             failed += 1
-            first_failure = first_failure or exc
             problems.append(exc.problem)
             continue
         for doc in got:
             problems.extend(doc.problems)
         docs.extend(got)
-    if first_failure is not None and failed == added and not other_added:
-        # Name every file that failed (each with its line), not only the first.
-        unread = [_where(p) for p in problems if p.severity == "error"]
-        head = (
-            f"none of the {len(unread)} files added could be read:\n  " if len(unread) > 1 else ""
-        )
-        raise BuildError(head + "\n  ".join(unread)) from first_failure
-    return docs, problems
+    return docs, problems, added, failed
 
 
 def read_cached(
@@ -343,3 +394,35 @@ def display_path(path: str) -> str:
         return str(Path(path).resolve().relative_to(CORPUS_DIR.parent.resolve()))
     except ValueError:
         return path
+
+
+def left_out_rows(warnings: Iterable[str]) -> list[dict[str, Any]]:
+    """The files a build left out (damaged, unreadable), from its warnings, as ``kb editions``
+    lists them beside the editions: no edition and no counts, the file, its line and why."""
+    from kb.build import LEFT_OUT_MARK
+
+    rows = []
+    for text in warnings:
+        if LEFT_OUT_MARK not in text:
+            continue
+        where, reason = text.split(LEFT_OUT_MARK, 1)
+        path, _, line = where.rpartition(":")
+        if not (path and line.isdigit()):
+            path, line = where, ""
+        rows.append(
+            {
+                "id": None,
+                "lang": None,
+                "date": None,
+                "kind": "left out",
+                "source": Path(path).name,
+                "sources": [Path(path).name],
+                "line": int(line) if line else None,
+                "reason": reason,
+                "rules": 0,
+                "examples": 0,
+                "glossary": 0,
+                "unresolved_refs": 0,
+            }
+        )
+    return rows

@@ -171,8 +171,14 @@ def example_script(markdown: str) -> str:
 
 
 def _rule_prior(rule: Rule) -> float:
-    text = rule.text.strip()
-    if not text and not rule.examples:
+    return _text_prior(rule.text, bool(rule.examples))
+
+
+@lru_cache(maxsize=1 << 15)
+def _text_prior(text: str, examples: bool) -> float:
+    """:func:`_rule_prior` of a rule's text, once per distinct text (an archive repeats each)."""
+    text = text.strip()
+    if not text and not examples:
         return HEADING_PRIOR
     if text.endswith(":"):
         return LIST_INTRO_PRIOR
@@ -330,7 +336,7 @@ def build_index(
             concepts = _concepts(kb, docs, scored)
             blob = postings.build(scored, len(docs), stop, [d.prior for d in docs])
             (index_dir / postings.FILE).write_bytes(blob)
-            spans.write(index_dir, stop)
+            spans.write(index_dir, stop, _head_of(kb, vocabulary))
             prepared.write(index_dir, kb, docs, stop)  # what a searcher would compute at open
         finally:
             if writing is not None:
@@ -338,10 +344,7 @@ def build_index(
     finally:
         forget()
     meta = {
-        "format": FORMAT,
-        "content_hash": kb.content_hash,
-        "ja_analyzer": ja_backend_name(),
-        "vocabulary": vocabulary,
+        **_head_of(kb, vocabulary),
         "current": sum(1 for d in docs if d.current),
         "docs": [d.meta() for d in docs],
         **glossary_meta(kb, docs),
@@ -350,13 +353,24 @@ def build_index(
         "definitions": [n for n, d in enumerate(docs) if d.current and d.prior == DEFINITION_PRIOR],
     }
     (index_dir / META_FILE).write_text(json.dumps(meta, ensure_ascii=False), encoding="utf-8")
-    head = {k: meta[k] for k in ("format", "content_hash", "ja_analyzer", "vocabulary")}
+    head = _head_of(kb, vocabulary)
     (index_dir / HEAD_FILE).write_text(json.dumps(head, ensure_ascii=False), encoding="utf-8")
     return {
         "docs": len(docs),
         "seconds": round(time.perf_counter() - started, 3),
         "bytes": _size(index_dir),
         "skipped": False,
+    }
+
+
+def _head_of(kb: KnowledgeBase, vocabulary: dict[str, Any]) -> dict[str, Any]:
+    """The index's head (:data:`HEAD_FILE`): what a build compares before reusing an index, and
+    what ties the snippets' offsets to it (:func:`kb.search.snippets.head_key`)."""
+    return {
+        "format": FORMAT,
+        "content_hash": kb.content_hash,
+        "ja_analyzer": ja_backend_name(),
+        "vocabulary": vocabulary,
     }
 
 

@@ -16,6 +16,8 @@ inherited title, an example's with its game script. The offsets past the text ar
 
 from __future__ import annotations
 
+import hashlib
+import json
 import marshal
 import unicodedata
 from array import array
@@ -29,7 +31,7 @@ from kb.search.analysis import _MEMO, ANALYZERS, _latin_words, normalize, normal
 
 FILE = "spans.bin"
 #: Format of :data:`FILE`, checked when it is opened (bumped when its meaning changes).
-VERSION = 1
+VERSION = 2
 #: The fields a snippet's marks come from, by the document's language.
 SNIPPET_FIELDS = {"en": ("body_en",), "fr": ("body_fr",), "ja": ("body_ja", "gram_ja")}
 _FIELDS = frozenset(name for names in SNIPPET_FIELDS.values() for name in names)
@@ -75,12 +77,32 @@ class SpanWriter:
                 flat.extend((start, end))
         self._spans[name][num] = flat.tobytes()
 
-    def write(self, index_dir: Path, stop: int) -> None:
-        """Write :data:`FILE` for the first ``stop`` (current) documents."""
+    def write(self, index_dir: Path, stop: int, head: dict[str, Any]) -> None:
+        """Write :data:`FILE` for the first ``stop`` (current) documents of the index whose head
+        (``head.json``: format, content hash, analyser, vocabulary) is ``head``."""
         rows = {
             name: [by_doc.get(doc) for doc in range(stop)] for name, by_doc in self._spans.items()
         }
-        (Path(index_dir) / FILE).write_bytes(marshal.dumps((VERSION, stop, rows)))
+        data = (VERSION, head_key(head), stop, rows)
+        (Path(index_dir) / FILE).write_bytes(marshal.dumps(data))
+
+
+def head_key(head: Any) -> str:
+    """What ties :data:`FILE` to its index: a digest of the index's head (``head.json``), so
+    offsets written for another build (another content hash, format or analyser) are never
+    read against these postings."""
+    text = json.dumps(head, sort_keys=True, ensure_ascii=False)
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+
+
+def _index_head_key(index_dir: Path) -> str | None:
+    """:func:`head_key` of the index in ``index_dir`` (None without a readable head)."""
+    from kb.search.indexer import HEAD_FILE
+
+    try:
+        return head_key(json.loads((Path(index_dir) / HEAD_FILE).read_text(encoding="utf-8")))
+    except (OSError, ValueError):
+        return None
 
 
 class SnippetSpans:
@@ -93,8 +115,8 @@ class SnippetSpans:
         self._sequence = sequence
         self._rows: dict[str, list[memoryview | None]] = {}
         try:
-            version, count, rows = marshal.loads((Path(index_dir) / FILE).read_bytes())
-            if version != VERSION or count != stop:
+            version, key, count, rows = marshal.loads((Path(index_dir) / FILE).read_bytes())
+            if version != VERSION or count != stop or key != _index_head_key(index_dir):
                 return
             self._rows = {
                 name: [memoryview(b).cast("i") if b else None for b in docs]

@@ -68,8 +68,9 @@ def write(kb: KnowledgeBase, path: Path) -> None:
             "INSERT INTO editions VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
             [edition_row(e, positions[e.id]) for e in kb.editions.values()],
         )
+        spans_json: dict[int, str] = {}  # the linker shares the spans of equal texts: encoded once
         for ed_id, table in kb.rules.items():
-            write_edition_rules(conn, ed_id, table)
+            write_edition_rules(conn, ed_id, table, spans_json)
         for ed_id, table in kb.glossary.items():
             write_edition_glossary(conn, ed_id, table)
         write_links(conn, kb)
@@ -87,10 +88,26 @@ def _script(conn: sqlite3.Connection, sql: str) -> None:
             conn.execute(statement)
 
 
-def write_edition_rules(conn: sqlite3.Connection, ed_id: str, table: Mapping[str, Rule]) -> None:
-    """Insert one edition's rules and references (content only: lineage is :func:`write_links`)."""
+def write_edition_rules(
+    conn: sqlite3.Connection,
+    ed_id: str,
+    table: Mapping[str, Rule],
+    spans_json: dict[int, str] | None = None,
+) -> None:
+    """Insert one edition's rules and references (content only: lineage is :func:`write_links`).
+
+    ``spans_json``: the JSON of each term-spans list by ``id``, shared by the caller across
+    editions while every list stays alive (equal texts share one list)."""
     ordered = sorted(table, key=lambda n: table[n].key.sort_key())
     place = {n: i for i, n in enumerate(ordered)}
+    encoded = spans_json if spans_json is not None else {}
+
+    def spans_of(spans: list[list[Any]]) -> str:
+        found = encoded.get(id(spans))
+        if found is None:
+            found = encoded[id(spans)] = _spans_json(spans)
+        return found
+
     conn.executemany(
         "INSERT INTO rules VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
         [
@@ -111,7 +128,7 @@ def write_edition_rules(conn: sqlite3.Connection, ed_id: str, table: Mapping[str
                 _refs_json(r.refs),
                 "[" + ",".join(map(_refs_json, r.example_refs)) + "]",
                 _strs(r.terms),
-                _spans_json(r.term_spans),
+                spans_of(r.term_spans),
             )
             for r in table.values()
         ],
