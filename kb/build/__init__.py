@@ -353,7 +353,9 @@ def _build_locked(
         # The index is built in a child process while this one writes the database: they read
         # the same knowledge base and share nothing else (the child writes its own folder and
         # cache entries, whose names it sends back so that pruning the cache keeps them).
-        indexing = Forked(_index_in_child, kb, staging / INDEX_DIR, previous, cache)
+        # --force rebuilds the index too: a copy of the previous one would keep its damage.
+        reuse = None if force else previous
+        indexing = Forked(_index_in_child, kb, staging / INDEX_DIR, reuse, cache)
         try:
             t = time.perf_counter()
             store.write(kb, staging / KB_FILE)
@@ -396,11 +398,12 @@ def edition_rows(editions: Iterable[Edition]) -> list[dict[str, Any]]:
 
 
 def index_note(stats: dict[str, Any]) -> str:
-    """The build summary's line about the search index."""
-    return (
-        f"search index: {stats['docs']} documents, {stats['bytes'] / 1e6:.1f} MB, "
-        f"{stats['seconds']:.2f} s"
-    )
+    """The build summary's line about the search index (a copy of the previous build's index
+    when it indexes the same knowledge base: no documents were indexed)."""
+    size = f"{stats['bytes'] / 1e6:.1f} MB, {stats['seconds']:.2f} s"
+    if stats.get("docs") is None:
+        return f"search index: the previous build's, reused ({size})"
+    return f"search index: {stats['docs']} documents, {size}"
 
 
 def _publish(

@@ -253,13 +253,9 @@ def commentary_of(doc: SourceDoc) -> list[Commentary]:
 def _add_full(kb: KnowledgeBase, doc: SourceDoc, problems: list[Problem]) -> None:
     ed_id = f"{doc.lang}-{doc.date}"
     if ed_id in kb.editions:
-        problems.append(
-            Problem(
-                doc.path,
-                None,
-                f"edition {ed_id} is already read from {kb.editions[ed_id].sources[0]}; this copy is ignored",
-            )
-        )
+        from kb.sources.registry import duplicate_edition
+
+        problems.append(duplicate_edition(ed_id, kb.editions[ed_id].sources[0], doc))
         return
     kb.editions[ed_id] = Edition(
         id=ed_id,

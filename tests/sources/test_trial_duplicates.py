@@ -34,3 +34,16 @@ def test_a_copy_is_called_a_copy_even_re_encoded(tmp_path: Path) -> None:
     doc = read_source(copy)[0]
     message = str(duplicate_edition("en-2023-11-17", str(OLD), doc))
     assert "is a copy of it" in message and str(OLD) in message
+
+
+def test_the_build_reports_a_different_text_of_one_edition(tmp_path: Path) -> None:
+    from kb.build import build_kb
+
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "a.txt").write_bytes(OLD.read_bytes())
+    text = OLD.read_text(encoding="utf-8-sig")
+    (corpus / "b.txt").write_text(text.replace("117.3b", "117.3b (edited)", 1), encoding="utf-8")
+    _kb, problems, _notes = build_kb([corpus], run_examples_too=False)
+    said = [str(p) for p in problems if "en-2023-11-17" in str(p)]
+    assert said and "differ" in said[0] and "copy" not in said[0]
