@@ -251,7 +251,6 @@ def cmd_editions(args: argparse.Namespace, out: TextIO) -> int:
 def cmd_concordance(args: argparse.Namespace, out: TextIO) -> int:
     """``kb concordance FROM TO``: moved / edited / created / deleted rules between two editions."""
     from kb.concordance import diff_editions
-    from kb.lookup import move_runs, rule_context
 
     kb = _kb(args)
     eds = []
@@ -285,40 +284,9 @@ def cmd_concordance(args: argparse.Namespace, out: TextIO) -> int:
         }
         _dump({"from": eds[0].id, "to": eds[1].id, **groups, **extra}, out)
         return 0
-    out.write(f"{eds[0].id} -> {eds[1].id}\n")
-    for side, ed in (("from", eds[0]), ("to", eds[1])):
-        if side in sides:
-            kind = "created" if side == "from" else "deleted"
-            out.write(
-                f"({ed.id} holds excerpts only: rules it does not quote are not counted as {kind})\n"
-            )
-    if apart:
-        out.write(f"{len(apart)} rules not compared (only one side holds them)\n")
-    counts = ", ".join(f"{len(groups[k])} {k}" for k in ("edited", "created", "deleted", "moved"))
-    out.write(f"{counts}\n")
-    # What was edited, created and deleted leads, with titles; the pure moves come last, folded.
-    for kind in ("edited", "created", "deleted"):
-        items = groups[kind]
-        out.write(f"{kind} ({len(items)})\n")
-        for item in items[: args.limit]:
-            rule = kb.rule(eds[1].id, item["new"]) if item["new"] else None
-            rule = rule or (kb.rule(eds[0].id, item["old"]) if item["old"] else None)
-            moved = item["old"] and item["new"] and item["old"] != item["new"]
-            label = f"{item['old']} -> {item['new']}" if moved else item["new"] or item["old"]
-            out.write(f"  {label}  {rule_context(kb, rule)}".rstrip() + "\n")
-        if len(items) > args.limit:
-            out.write(f"  … {len(items) - args.limit} more (--limit, or --json for all)\n")
-    runs = move_runs(groups["moved"])
-    out.write(f"moved without other change ({len(groups['moved'])}, in {len(runs)} runs)\n")
-    for run in runs[: args.limit]:
-        first, last = run["first"], run["last"]
-        if run["count"] == 1:
-            out.write(f"  {first['old']} -> {first['new']}\n")
-        else:
-            span = f"{first['old']} … {last['old']} -> {first['new']} … {last['new']}"
-            out.write(f"  {span}  ({run['count']} rules)\n")
-    if len(runs) > args.limit:
-        out.write(f"  … {len(runs) - args.limit} more runs (--limit, or --json for all)\n")
+    from kb.cli_text import write_concordance
+
+    write_concordance(kb, (eds[0], eds[1]), groups, sides, len(apart), args.limit, out)
     return 0
 
 

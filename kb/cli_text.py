@@ -1,4 +1,5 @@
-"""Plain-text output of ``kb rule``: a rule, its tree, references and folded history, for a terminal.
+"""Plain-text output of ``kb rule`` (a rule, its tree, references and folded history) and of
+``kb concordance``, for a terminal.
 
 Kept apart from the command line so that :mod:`kb.cli` stays the parser and the commands, and
 the layout of a rule on a terminal can be read (and tested) in one place.
@@ -6,6 +7,7 @@ the layout of a rule on a terminal can be read (and tested) in one place.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any, TextIO
 
 from kb.model import KnowledgeBase
@@ -96,3 +98,53 @@ def _folded_history(kb: KnowledgeBase, history: list[dict[str, Any]]) -> list[st
             text += f"; unchanged in {same} more edition{'s' if same > 1 else ''} to {until}"
         out.append(text)
     return out
+
+
+def write_concordance(
+    kb: KnowledgeBase,
+    eds: tuple[Any, Any],
+    groups: dict[str, list[Any]],
+    sides: Iterable[str],
+    apart: int,
+    limit: int,
+    out: TextIO,
+) -> None:
+    """``kb concordance`` as text: what was edited, created and deleted leads, with titles; the
+    pure moves come last, folded into runs; ``sides`` names the excerpt side(s), ``apart`` counts
+    the rules only one side holds."""
+    from kb.lookup import move_runs, rule_context
+
+    out.write(f"{eds[0].id} -> {eds[1].id}\n")
+    for side, ed in (("from", eds[0]), ("to", eds[1])):
+        if side in sides:
+            kind = "created" if side == "from" else "deleted"
+            out.write(
+                f"({ed.id} holds excerpts only: rules it does not quote are not counted as {kind})\n"
+            )
+    if apart:
+        out.write(f"{apart} rules not compared (only one side holds them)\n")
+    counts = ", ".join(f"{len(groups[k])} {k}" for k in ("edited", "created", "deleted", "moved"))
+    out.write(f"{counts}\n")
+    # What was edited, created and deleted leads, with titles; the pure moves come last, folded.
+    for kind in ("edited", "created", "deleted"):
+        items = groups[kind]
+        out.write(f"{kind} ({len(items)})\n")
+        for item in items[:limit]:
+            rule = kb.rule(eds[1].id, item["new"]) if item["new"] else None
+            rule = rule or (kb.rule(eds[0].id, item["old"]) if item["old"] else None)
+            moved = item["old"] and item["new"] and item["old"] != item["new"]
+            label = f"{item['old']} -> {item['new']}" if moved else item["new"] or item["old"]
+            out.write(f"  {label}  {rule_context(kb, rule)}".rstrip() + "\n")
+        if len(items) > limit:
+            out.write(f"  … {len(items) - limit} more (--limit, or --json for all)\n")
+    runs = move_runs(groups["moved"])
+    out.write(f"moved without other change ({len(groups['moved'])}, in {len(runs)} runs)\n")
+    for run in runs[:limit]:
+        first, last = run["first"], run["last"]
+        if run["count"] == 1:
+            out.write(f"  {first['old']} -> {first['new']}\n")
+        else:
+            span = f"{first['old']} … {last['old']} -> {first['new']} … {last['new']}"
+            out.write(f"  {span}  ({run['count']} rules)\n")
+    if len(runs) > limit:
+        out.write(f"  … {len(runs) - limit} more runs (--limit, or --json for all)\n")
