@@ -97,16 +97,10 @@ def check_base_url(url: str) -> str:
     """``url`` without its trailing slash, if it is an http(s) URL with a host and no path (else
     ExportError): the sitemap, OpenSearch and every page's canonical links are made from it, and
     the pages link to each other from the site's root, so they can't be hosted below a path."""
-    from kb.update import url_problem
+    from kb.urlcheck import base_url_problem
 
     url = url.strip()
-    problem = url_problem(url, example="https://rules.example.org")
-    parts = urllib.parse.urlsplit(url) if problem is None else None
-    if parts is not None and parts.path.strip("/"):
-        problem = "the site's pages link from the root of their host, so it can't have a path"
-    if parts is not None and (parts.query or parts.fragment or url.endswith(("?", "#"))):
-        # The sitemap, robots.txt and OpenSearch add paths after it: "?q=1/en/" is no page.
-        problem = "it can't have a query (?…) or a fragment (#…): give the site's root only"
+    problem = base_url_problem(url)
     if problem:
         raise ExportError(f"--base-url {url!r}: {problem}")
     return url.rstrip("/")

@@ -152,7 +152,10 @@ def find_rules_link(page_url: str, html: str) -> RulesLink:
     parser.feed(html)
     links = []
     for href in parser.hrefs:
-        url = _quoted(urllib.parse.urljoin(page_url, href))
+        try:
+            url = _quoted(urllib.parse.urljoin(page_url, href))
+        except ValueError:  # no URL at all ("http://[x/a.txt": a bracket opens no IPv6 host)
+            continue
         path = urllib.parse.urlsplit(url).path
         if urllib.parse.urlsplit(url).scheme in ("http", "https") and path.lower().endswith(".txt"):
             links.append(RulesLink(url, _date_of(url)))

@@ -24,8 +24,9 @@ def url_problem(url: str, example: str = "https://magic.wizards.com/en/rules") -
 def base_url_problem(
     url: str, example: str = "https://rules.example.org", *, embedded: bool = False
 ) -> str | None:
-    """Why ``url`` cannot be the root of a kb site (None: it can): an http(s) URL with a host and
-    no path, since the site's pages link to each other from the root of their host.
+    """Why ``url`` cannot be the root of a kb site (None: it can): an http(s) URL with a host, no
+    path, no query and no fragment, since the site's pages link to each other from the root of
+    their host and every link adds a path after it.
 
     ``embedded`` is for links written into another site's pages (the Markdown extension): there
     a path is allowed (``https://example.org/kb``, a proxy's prefix), and so is a path from the
@@ -33,10 +34,19 @@ def base_url_problem(
     """
     url = url.strip()
     if embedded and url.startswith("/") and not url.startswith("//"):
-        return None if not any(c.isspace() for c in url) else "a path without spaces"
+        if any(c.isspace() for c in url):
+            return "a path without spaces"
+        if any(c in url for c in "?#"):
+            return "it can't have a query (?…) or a fragment (#…)"
+        return None
     problem = url_problem(url, example=example)
-    if problem is None and not embedded and urllib.parse.urlsplit(url).path.strip("/"):
+    parts = urllib.parse.urlsplit(url) if problem is None else None
+    if parts is not None and not embedded and parts.path.strip("/"):
         problem = "the site's pages link from the root of their host, so it can't have a path"
+    if parts is not None and (parts.query or parts.fragment or url.endswith(("?", "#"))):
+        # Paths are added after it ("/en/rules/…"; the sitemap, robots.txt, OpenSearch): after
+        # "?q=1" or "#top" they would be no page.
+        problem = "it can't have a query (?…) or a fragment (#…)"
     if problem and embedded:
         problem += " (or a path from this site's root, such as /kb)"
     return problem

@@ -64,3 +64,16 @@ def test_the_export_and_the_shared_check_agree(url: str) -> None:
     assert refused == (base_url_problem(url) is not None)
     for value in REFUSED:  # what the export refuses, the extension refuses too
         assert base_url_problem(value, embedded=True) is not None
+
+
+@pytest.mark.parametrize("url", ["https://e.org/kb?x=1", "https://e.org/kb#top", "/kb?x=1"])
+def test_the_extension_refuses_a_base_url_with_a_query_or_fragment(url: str) -> None:
+    """Links add "/en/rules/…" after the base: after a query or fragment that is no page (the
+    export refuses the same values through the same check)."""
+    from kb.export import ExportError, check_base_url
+    from kb.urlcheck import base_url_problem
+
+    assert base_url_problem(url, embedded=True)
+    if url.startswith("http"):
+        with pytest.raises(ExportError):
+            check_base_url(url)

@@ -75,3 +75,10 @@ def test_other_commands_keep_argparse_status(tmp_path: Path) -> None:
     with pytest.raises(SystemExit) as exit_:
         main(["search", "x", "--limit", "0", "--instance", str(tmp_path)])
     assert exit_.value.code == 2
+
+
+def test_a_link_that_is_no_url_is_skipped() -> None:
+    """urljoin raises on "http://[x/a.txt" (no IPv6 host): that link is passed over."""
+    html = '<a href="http://[x/a.txt">bad</a> <a href="MagicCompRules 20260101.txt">rules</a>'
+    link = find_rules_link("https://p.test/en/rules", html)
+    assert link.url == "https://p.test/en/MagicCompRules%2020260101.txt"

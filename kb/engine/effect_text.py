@@ -75,8 +75,6 @@ def _number(text: str, what: str = "amount", limit: int = MAX_NUMBER) -> int:
     text = text.strip().lower()
     if text in _NUM_WORDS:
         return _NUM_WORDS[text]
-    if not text.lstrip("+-").isdigit():
-        raise CardError(f"not a number: {text!r}")
     return bounded(text, what, limit, CardError)
 
 

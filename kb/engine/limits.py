@@ -10,6 +10,8 @@ of an integer.
 
 from __future__ import annotations
 
+import re
+
 __all__ = ["MAX_NUMBER", "MAX_REPEAT", "NumberTooLarge", "bounded"]
 
 #: The largest life total, damage, counter count, P/T, mana amount, turn number … an example may
@@ -18,6 +20,9 @@ MAX_NUMBER = 1_000_000
 #: The largest count of things made one by one: cards of a ``library N``, cards drawn, discarded
 #: or looked at by one instruction, tokens created by one instruction.
 MAX_REPEAT = 1_000
+
+
+_DIGITS = re.compile(r"[+-]?[0-9]+")
 
 
 class NumberTooLarge(ValueError):
@@ -31,9 +36,9 @@ def bounded(
     size is above ``limit``; digits are counted before converting, so a thousand-digit number
     costs nothing."""
     text = text.strip()
-    digits = text.lstrip("+-").lstrip("0") or "0"
-    if not digits.isdigit():
+    if not _DIGITS.fullmatch(text):  # ASCII digits only: "²" and "٣" are digits to str.isdigit
         raise error(f"{what} is a number, not {text!r}")
+    digits = text.lstrip("+-").lstrip("0") or "0"
     if len(digits) > len(str(limit)) or int(digits) > limit:
         shown = text if len(text) <= 24 else text[:12] + "…" + text[-4:]
         raise error(f"{what} {shown} is too large: at most {limit:,}")

@@ -442,14 +442,15 @@ class Searcher:
         # A word one of the languages knows is no typo ("priority" is not the French "priorite").
         corrections = {k: v for k, v in compiled.corrections.items() if k not in compiled.known}
         if corrections:
+            # French corrections come back folded from the index: shown as written ("priorité");
+            # the words the reader typed and the index did not correct stay as typed.
+            written = lang or prefer
             suggestion = text
             for wrong, right in corrections.items():
+                right = as_written(self.kb, [right], written)[0] if written else right
                 suggestion = replace_word(suggestion, wrong, right)
             if suggestion != text:
-                # French words come back folded from the index: shown as written ("priorité").
-                result.suggestion = (
-                    as_written(self.kb, [suggestion], lang)[0] if lang else suggestion
-                )
+                result.suggestion = suggestion
         if not result.hits:
             if result.suggestion:
                 notes += [note("no_results"), note("did_you_mean", suggestion=result.suggestion)]

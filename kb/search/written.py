@@ -30,8 +30,8 @@ def as_written(kb: KnowledgeBase, found: Iterable[str], lang: str) -> list[str]:
 
 
 def written_forms(kb: KnowledgeBase, lang: str) -> dict[str, str]:
-    """Folded word -> its most frequent written form with accents, from the newest texts of
-    ``lang`` and the term base (built once per knowledge base object and language)."""
+    """Folded word -> its most frequent written form, where that form has accents, from the
+    newest texts of ``lang`` and the term base (built once per knowledge base and language)."""
     cache = kb.__dict__.setdefault("_written_forms", {})
     forms = cache.get(lang)
     if forms is None:
@@ -42,10 +42,11 @@ def written_forms(kb: KnowledgeBase, lang: str) -> dict[str, str]:
         for term in kb.terms:
             for name in term.names(lang):
                 counts.update(w.lower() for w in _WORD.findall(name))
-        forms = {}
+        # Every spelling competes, the plain one included: "a" stays "a" (far more frequent than
+        # "à"), while "priorite", never written so, is "priorité".
+        best: dict[str, str] = {}
         for word, _count in counts.most_common():
-            folded = fold_accents(word)
-            if folded != word:
-                forms.setdefault(folded, word)
+            best.setdefault(fold_accents(word), word)
+        forms = {folded: word for folded, word in best.items() if folded != word}
         cache[lang] = forms
     return forms

@@ -100,3 +100,10 @@ def test_the_game_refuses_a_library_count_above_the_bound():
     game = Game(["Alice", "Bob"], default_pool())
     with pytest.raises(ScenarioError, match="library"):
         game.set_library_count("Alice", MAX_REPEAT + 1)
+
+
+@pytest.mark.parametrize("text", ["²", "٣", "-+5", "1²"])
+def test_only_ascii_digits_are_a_number(text: str) -> None:
+    """str.isdigit says yes to "²": it must be a clear error, not int()'s ValueError."""
+    with pytest.raises(NumberTooLarge, match="is a number, not"):
+        bounded(text, "damage")

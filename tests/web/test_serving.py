@@ -226,6 +226,26 @@ def test_the_event_loop_leaves_a_connection_alone_while_its_task_sends() -> None
         theirs.close()
 
 
+def test_the_waitress_internals_our_connection_reads_are_there() -> None:
+    """Our connection class and server set-up read waitress's internals (pinned below 4): a
+    waitress that renamed one would fail here, not on the event loop of a serving process."""
+    from waitress.adjustments import Adjustments
+    from waitress.server import BaseWSGIServer
+
+    ours, theirs = socket.socketpair()
+    try:
+        server = type("Server", (), {"active_channels": {}})()
+        channel = _channel_class()(server, ours, ("127.0.0.1", 0), Adjustments(), map={})
+        for name in ("requests", "total_outbufs_len", "outbuf_lock", "will_close"):
+            assert hasattr(channel, name), name
+        assert hasattr(channel, "close_when_flushed")
+        assert "channel_class" in vars(BaseWSGIServer)
+        assert "task_dispatcher" in BaseWSGIServer.__init__.__code__.co_names
+    finally:
+        ours.close()
+        theirs.close()
+
+
 def test_requests_waiting_for_a_thread_write_no_log_line_each(
     caplog: pytest.LogCaptureFixture,
 ) -> None:

@@ -214,7 +214,7 @@ def _suggestion(
     words as written (the index folds accents: ``priorite`` is shown ``priorité``)."""
     if not result.suggestion:
         return None
-    suggested = _as_written(kb, [result.suggestion], params["lang"] or locale)[0]
+    suggested = result.suggestion  # written by the search (its French words with accents)
     url = _search_url(locale, params, q=suggested, page=1)
     link = Markup('<a href="%s">%s</a>') % (url, suggested)
     from kb.search import Note
