@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from flask import Response, redirect, request
 
-from kb.lookup import find_glossary, glossary_edition, glossary_match, glossary_suggestions
+from kb.lookup import glossary_edition, glossary_match, glossary_suggestions
 from kb.model import LANGS, GlossaryEntry, KnowledgeBase, Ref
 from kb.web.i18n import text as _
 from kb.web.pages.base import Page, PageError, suffix, twin
@@ -88,9 +88,11 @@ def glossary_entry(locale: str, key: str, fmt: str = "html") -> Page | Response:
     lang = request.args.get("lang", "")
     if lang and lang not in LANGS:
         raise PageError(400, _("Unknown language “%(lang)s”: use en, fr or ja.", lang=lang[:20]))
-    entry = find_glossary(kb, lang or locale, key) if len(key) <= 200 else None
+    # One lookup: an entry the key names, else a guess offered first among the suggestions.
+    found = glossary_match(kb, key, lang or locale) if len(key) <= 200 else None
+    entry = found.entry if found is not None and not found.guessed else None
     if entry is None:
-        guess = glossary_match(kb, key, lang or locale) if len(key) <= 200 else None
+        guess = found
         near = glossary_suggestions(kb, key, locale)
         if guess is not None:  # a concept the term base finds inside the words comes first
             near = [guess.entry, *(e for e in near if e.key != guess.entry.key)]
