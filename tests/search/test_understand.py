@@ -262,6 +262,20 @@ def test_a_question_about_tournaments_raises_the_tournament_rules(searcher) -> N
     assert share("passer la priorité en tournoi") > 1.3 * share("passer la priorité")
 
 
+def test_a_game_question_lowers_the_tournament_rules(searcher, monkeypatch) -> None:
+    from kb.search import ranking
+
+    def share() -> float:
+        searcher.clear_caches()
+        hits = searcher.search("passer la priorité").hits
+        rule = max(h.score for h in hits if h.kind in ("rule", "subrule"))
+        return next(h.score for h in hits if h.kind == "tournament") / rule
+
+    lowered = share()
+    monkeypatch.setattr(ranking, "TOURNAMENT_UNWANTED", 1.0)
+    assert lowered < 0.8 * share()
+
+
 def test_a_word_of_another_language_and_a_missing_apostrophe_are_no_typos(
     tmp_path: Path,
 ) -> None:
@@ -290,10 +304,19 @@ def test_an_english_sentence_is_searched_in_english_alone() -> None:
 
     everything = ("en", "fr", "ja")
     assert searched_languages("en", everything) == ("en",)
-    # A bare term, a French question, or a search filtered to French: every field as asked.
+    # A bare term, a Japanese question, or a search filtered to French: every field as asked.
     assert searched_languages(None, everything) == everything
-    assert searched_languages("fr", everything) == everything
     assert searched_languages("en", ("fr",)) == ("fr",)
+    assert searched_languages("ja", everything) == everything
+
+
+def test_a_french_question_is_searched_in_french_and_english() -> None:
+    from kb.search.understand import searched_languages
+
+    # Its reader reads French and the full English rules; the Japanese quotes only ever
+    # matched its translated names.
+    assert searched_languages("fr", ("en", "fr", "ja")) == ("en", "fr")
+    assert searched_languages("fr", ("fr", "ja")) == ("fr", "ja")
 
 
 def test_an_english_question_finds_no_quote_of_another_language(searcher) -> None:
