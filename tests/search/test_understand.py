@@ -326,3 +326,21 @@ def test_an_english_question_finds_no_quote_of_another_language(searcher) -> Non
         assert hits and {h.lang for h in hits} == {"en"}
     # A bare term still finds the quotes of every language.
     assert {"fr", "ja"} <= {h.lang for h in searcher.search("priority", limit=50).hits}
+
+
+def test_an_english_question_is_about_its_most_specific_concept() -> None:
+    from types import SimpleNamespace
+
+    from kb.search.compiler import CONCEPT_BOOST, QueryCompiler
+
+    rows = [[["trampl"], ["702.19"], 12], [["damag"], ["120"], 400]]
+    stub = SimpleNamespace(
+        _terms=lambda text, lang: text.split(),
+        _concepts=Concepts(rows, ["r:702.19", "r:120"], 2),
+        _term_names=SimpleNamespace(translate=lambda *a, **k: []),
+    )
+    alone, _ = QueryCompiler.concept_boosts(stub, "damag", "en")  # type: ignore[arg-type]
+    both, _ = QueryCompiler.concept_boosts(stub, "trampl damag", "en")  # type: ignore[arg-type]
+    assert both["702.19"] == CONCEPT_BOOST
+    # "damage" beside "trample" weighs less than "damage" asked about alone.
+    assert 1.0 < both.get("120", 1.0) < alone["120"]
