@@ -237,3 +237,15 @@ def test_load_errors_name_file_and_line(
 def test_missing_term_base(tmp_path: Path) -> None:
     with pytest.raises(SourceError, match="cannot read"):
         load_terms(tmp_path / "none.toml")
+
+
+def test_colours_land_types_and_triggering_reach_the_english_rules(terms: list[Term]) -> None:
+    index = TermIndex(terms)
+    # "isn't a swamp a black permanent?": the game's printed words, in French and Japanese.
+    assert {"Swamp", "black", "permanent"} <= set(
+        index.translate("un marais n'est-il pas un permanent noir", "fr", "en")
+    )
+    assert "trigger" in index.translate("sa capacité se déclenche-t-elle deux fois", "fr", "en")
+    assert {"black", "trigger"} <= set(index.translate("黒のクリーチャーが誘発する", "ja", "en"))
+    # 山札 (players' word for the library) is no 山 (Mountain): the longest name wins.
+    assert index.translate("山札が0枚", "ja", "en") == ["library"]

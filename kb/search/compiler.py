@@ -44,6 +44,13 @@ from kb.search.understand import (
 #: Weight of the rules a concept of the query names ("mana ability" -> 605, "dies" -> 700.4,
 #: "絆魂" -> lifelink -> 702.15), for a fully specific concept (see kb.search.understand).
 CONCEPT_BOOST = 2.5
+#: An English question naming several concepts is about its most specific one: each concept's
+#: boost is scaled by (its specificity / the most specific one's) ** RELATIVE ("damage" yields to
+#: "lifelink"). English concepts are every glossary name, title and term read in any run of the
+#: question's words, so a long question names common ones by the way ("turn", "card"); a French
+#: or Japanese question's concepts are whole names of the term base, which it names on purpose
+#: (there, scaling lowered fr 0.737 -> 0.717 and ja 0.777 -> 0.751 on the tune half).
+RELATIVE = 1.0
 #: Weight of the rules on when players may act, for a question asking when one may act.
 WHEN_BOOST = 1.8
 #: Words that make a query about examples ("example priority", "exemple pile", "優先権 例題").
@@ -501,8 +508,11 @@ class QueryCompiler:
                     if row is not None:
                         found.append(row)
         boosts: dict[str, float] = {}
+        top = max((Concepts.weight(df) for _rules, df in found), default=1.0) or 1.0
+        relative = RELATIVE if src in (None, "en") else 0.0
         for rules, df in found:
-            factor = 1.0 + (CONCEPT_BOOST - 1.0) * Concepts.weight(df)
+            weight = Concepts.weight(df)
+            factor = 1.0 + (CONCEPT_BOOST - 1.0) * weight * (weight / top) ** relative
             if factor <= 1.01:
                 continue
             for rule in rules:

@@ -50,6 +50,9 @@ PREFER_LEAD = 1.15
 PREFER_MAX = 60.0
 #: Tournament rules weigh this much more when the question asks about tournaments.
 TOURNAMENT_WANTED = 3.0
+#: ... and this much less when it does not: a game question's answer is in the game's rules,
+#: and the long French tournament paragraphs (MTR 4.2) matched French questions' common words.
+TOURNAMENT_UNWANTED = 0.5
 #: Executable examples weigh this much less than their build-time prior unless the query asks
 #: for an example: they illustrate rules and should not crowd the rules out of the first page.
 EXAMPLE_DEMOTION = 0.2
@@ -153,9 +156,10 @@ class Ranker:
             # that language matches about as well (the French and Japanese texts are partial).
             for d in _among(self._lang_docs[compiled.src], scores):
                 scores[d] *= SAME_LANG
-        if compiled.about_tournament and TOURNAMENT_WANTED != 1.0:
+        tournament = TOURNAMENT_WANTED if compiled.about_tournament else TOURNAMENT_UNWANTED
+        if tournament != 1.0:
             for d in _among(self._tournament_docs, scores):
-                scores[d] *= TOURNAMENT_WANTED
+                scores[d] *= tournament
         self._reweigh(scores, prefer, examples_wanted)
         scored = self._rank(
             scores, max(fetch, RERANK), compiled, ev, demote_examples=not examples_wanted

@@ -262,6 +262,20 @@ def test_a_question_about_tournaments_raises_the_tournament_rules(searcher) -> N
     assert share("passer la priorité en tournoi") > 1.3 * share("passer la priorité")
 
 
+def test_a_game_question_lowers_the_tournament_rules(searcher, monkeypatch) -> None:
+    from kb.search import ranking
+
+    def share() -> float:
+        searcher.clear_caches()
+        hits = searcher.search("passer la priorité").hits
+        rule = max(h.score for h in hits if h.kind in ("rule", "subrule"))
+        return next(h.score for h in hits if h.kind == "tournament") / rule
+
+    lowered = share()
+    monkeypatch.setattr(ranking, "TOURNAMENT_UNWANTED", 1.0)
+    assert lowered < 0.8 * share()
+
+
 def test_a_word_of_another_language_and_a_missing_apostrophe_are_no_typos(
     tmp_path: Path,
 ) -> None:
@@ -290,10 +304,19 @@ def test_an_english_sentence_is_searched_in_english_alone() -> None:
 
     everything = ("en", "fr", "ja")
     assert searched_languages("en", everything) == ("en",)
-    # A bare term, a French question, or a search filtered to French: every field as asked.
+    # A bare term, a Japanese question, or a search filtered to French: every field as asked.
     assert searched_languages(None, everything) == everything
-    assert searched_languages("fr", everything) == everything
     assert searched_languages("en", ("fr",)) == ("fr",)
+    assert searched_languages("ja", everything) == everything
+
+
+def test_a_french_question_is_searched_in_french_and_english() -> None:
+    from kb.search.understand import searched_languages
+
+    # Its reader reads French and the full English rules; the Japanese quotes only ever
+    # matched its translated names.
+    assert searched_languages("fr", ("en", "fr", "ja")) == ("en", "fr")
+    assert searched_languages("fr", ("fr", "ja")) == ("fr", "ja")
 
 
 def test_an_english_question_finds_no_quote_of_another_language(searcher) -> None:
@@ -303,3 +326,21 @@ def test_an_english_question_finds_no_quote_of_another_language(searcher) -> Non
         assert hits and {h.lang for h in hits} == {"en"}
     # A bare term still finds the quotes of every language.
     assert {"fr", "ja"} <= {h.lang for h in searcher.search("priority", limit=50).hits}
+
+
+def test_an_english_question_is_about_its_most_specific_concept() -> None:
+    from types import SimpleNamespace
+
+    from kb.search.compiler import CONCEPT_BOOST, QueryCompiler
+
+    rows = [[["trampl"], ["702.19"], 12], [["damag"], ["120"], 400]]
+    stub = SimpleNamespace(
+        _terms=lambda text, lang: text.split(),
+        _concepts=Concepts(rows, ["r:702.19", "r:120"], 2),
+        _term_names=SimpleNamespace(translate=lambda *a, **k: []),
+    )
+    alone, _ = QueryCompiler.concept_boosts(stub, "damag", "en")  # type: ignore[arg-type]
+    both, _ = QueryCompiler.concept_boosts(stub, "trampl damag", "en")  # type: ignore[arg-type]
+    assert both["702.19"] == CONCEPT_BOOST
+    # "damage" beside "trample" weighs less than "damage" asked about alone.
+    assert 1.0 < both.get("120", 1.0) < alone["120"]
