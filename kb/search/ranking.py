@@ -22,7 +22,9 @@ from kb.search.hits import EditionSets
 from kb.search.postings import Evaluation, Postings
 from kb.search.understand import Concepts
 
-#: How many of the best-scored documents are reranked (coverage, glossary expansion).
+#: How many of the best-scored documents are reranked (coverage, glossary expansion), whatever
+#: the page and its size: the first page is the same for 10 hits a page as for 50. Deeper pages
+#: continue in the postings' order, below the reranked documents (see :func:`_below`).
 RERANK = 40
 #: A document having one of a question's many words keeps this share of its score (squared).
 COVERAGE_FLOOR = 0.3
@@ -161,15 +163,15 @@ class Ranker:
             for d in _among(self._tournament_docs, scores):
                 scores[d] *= tournament
         self._reweigh(scores, prefer, examples_wanted)
-        scored = self._rank(
-            scores, max(fetch, RERANK), compiled, ev, demote_examples=not examples_wanted
-        )
+        scored = self._rank(scores, RERANK, compiled, ev, demote_examples=not examples_wanted)
         if current and self._cites and not examples_wanted and EXAMPLE_VOTE:
             scored = self._cited(scored)
         if current:
             scored = self._question_priors(scored, examples_wanted)
         if prefer:
             scored = self._prefer(scored, prefer)
+        if fetch > len(scored) and len(scores) > len(scored):
+            scored += _below(scores, scored, fetch)
         return scored[:fetch]
 
     def _cited(self, scored: list[tuple[float, int]]) -> list[tuple[float, int]]:
@@ -452,6 +454,21 @@ def _top(scores: dict[int, float], depth: int) -> list[int]:
     floor = heapq.nlargest(depth, scores.values())[-1]
     found = list(compress(scores, map(floor.__le__, scores.values())))
     return sorted(found, key=scores.__getitem__, reverse=True)[:depth]
+
+
+def _below(
+    scores: dict[int, float], ranked: list[tuple[float, int]], fetch: int
+) -> list[tuple[float, int]]:
+    """The documents after the reranked ones, up to ``fetch`` in all, in the postings' order
+    and scored below the last reranked one (a deeper page continues the first, never reorders
+    it)."""
+    seen = {doc for _score, doc in ranked}
+    rest = [d for d in _top(scores, fetch) if d not in seen][: fetch - len(ranked)]
+    if not rest:
+        return []
+    floor = min(score for score, _doc in ranked) if ranked else 1.0
+    first = scores[rest[0]] or 1.0
+    return [(floor * 0.99 * scores[d] / first, d) for d in rest]
 
 
 def _pairs(wanted: list[str]) -> list[tuple[str, str]]:

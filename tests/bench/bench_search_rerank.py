@@ -236,8 +236,8 @@ def main(argv: list[str] | None = None) -> int:
                     page = searcher.search(item["query"], limit=DEPTH + 10).hits
                     own.append((item["kind"], *score(page, item["expect"])))
                 f = figures(own)["all"]
-                # The ranker reweighs the best max(fetch, RERANK) documents, so a longer page
-                # can change the first ten: the baseline below is this script's (limit 40).
+                # The first page no longer depends on the page size (the ranker reweighs its
+                # best RERANK documents whatever the limit): both lines should agree.
                 print(
                     f"bench_search_eval's page (limit {DEPTH + 10}): {half} {f[0]:.3f} / {f[1]:.3f}"
                 )

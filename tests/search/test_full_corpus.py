@@ -69,3 +69,26 @@ def test_ranking_does_not_depend_on_the_process_hash_seed(full_instance: Path) -
         )
         outputs.add(done.stdout)
     assert len(outputs) == 1, outputs
+
+
+@pytest.mark.parametrize(
+    ("query", "lang"),
+    [
+        ("what happens when a creature with lethal damage is dealt damage again", None),
+        ("can I respond to a land being played", "en"),
+        ("que se passe-t-il quand tous les joueurs passent", None),
+    ],
+)
+def test_the_first_page_does_not_depend_on_the_page_size(full_searcher, query, lang) -> None:
+    # The reranked candidates are as many for 10 hits a page as for 50, and a deeper page
+    # continues the first: page 2 of 10 is hits 11-20 of one page of 20.
+    def keys(result) -> list[tuple[str, str | None, str, str]]:
+        return [(h.kind, h.number, h.lang, h.key) for h in result.hits]
+
+    ten = full_searcher.search(query, lang=lang, limit=10)
+    fifty = full_searcher.search(query, lang=lang, limit=50)
+    twenty = full_searcher.search(query, lang=lang, limit=20)
+    second = full_searcher.search(query, lang=lang, limit=10, page=2)
+    assert len(fifty.hits) == 50
+    assert keys(fifty)[:10] == keys(ten)
+    assert keys(twenty) == keys(ten) + keys(second)
