@@ -135,3 +135,30 @@ def test_written_pages_equal_the_template_on_the_hand_made_base(
         assert "&lt;b&gt;&#34;Tom &amp; Jerry&#39;s&#34;&lt;/b&gt;" in page
     finally:
         app.extensions["kb_search"].close()
+
+
+def test_the_layout_is_filled_in_as_the_template_writes_it(app: Flask) -> None:
+    # The layout kept as a format string gives what the template gives, values escaped alike;
+    # a page whose structure differs (alternates not the three locales) goes to the template.
+    from flask import render_template
+    from markupsafe import Markup
+
+    from kb.web import layout
+    from kb.web.pages.base import WRITTEN
+
+    title, content = Markup("117.3b <i>T</i>"), Markup("<p>{0} {content} %s</p>")
+    full = {loc: f"/{loc}/rules/117.3b?x=<'&\">" for loc in LOCALES}
+    for alternates in (full, {"en": "/en/", "fr": "/fr/"}):
+        with app.test_request_context("/fr/rules/117.3b"):
+            app.preprocess_request()
+            written = layout.page(title, content, alternates, "/fr/rules/117.3b.json?a&b")
+            expected = render_template(
+                WRITTEN,
+                alternates=alternates,
+                json_url="/fr/rules/117.3b.json?a&b",
+                title=title,
+                content=content,
+            )
+            assert written == expected
+            assert "{0} {content} %s" in written
+    assert any(v is not None for v in layout._LAYOUTS.values())

@@ -98,10 +98,9 @@ def respond(page: Page, fmt: str) -> Response:
     else:
         alternates = page.alternates or swapped_locales()
         if page.written is not None:
-            title, content = page.written(page.data)
-            html = render_template(
-                WRITTEN, alternates=alternates, json_url=json_url, title=title, content=content
-            )
+            from kb.web import layout  # it imports the pages (their cards)
+
+            html = layout.page(*page.written(page.data), alternates, json_url)
         else:
             html = render_template(
                 page.template, alternates=alternates, json_url=json_url, **page.data

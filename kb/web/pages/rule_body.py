@@ -29,7 +29,7 @@ except ImportError:  # markupsafe without its C speedups
         return str(escape(text))
 
 
-def _esc(value: Any) -> str:
+def esc(value: Any) -> str:
     """What ``{{ value }}`` writes with autoescape (see :func:`kb.web.app._escape`)."""
     kind = type(value)
     if kind is str:
@@ -55,7 +55,7 @@ def blocks(data: dict[str, Any]) -> tuple[Markup, Markup]:
     """The ``title`` and ``content`` blocks of ``pages/rule.html`` for a rule page's ``data``
     (:func:`kb.web.pages.rules.rule_page`), in the request that shows it."""
     rule = data["rule"]
-    title = Markup(f"{_esc(rule['number'])} {_esc(rule['title'] or '')}")
+    title = Markup(f"{esc(rule['number'])} {esc(rule['title'] or '')}")
     return title, content(data, current_app.jinja_env, g.locale, url_for)
 
 
@@ -67,27 +67,27 @@ def content(data: dict[str, Any], env: Any, locale: str, url_for: Callable[..., 
     out: list[str] = []
     w = out.append
     lang = data["lang"]
-    e_lang = _esc(lang)
-    e_locale = _esc(locale)
+    e_lang = esc(lang)
+    e_locale = esc(locale)
     rule = data["rule"]
 
-    w(f'<nav class="crumbs" aria-label="{_esc(_("Breadcrumbs"))}">\n  <ol>\n    <li><a href="')
-    w(f'{_esc(url_for("pages.rules_index", locale=locale))}">{_esc(_("Rules"))}</a></li>\n')
+    w(f'<nav class="crumbs" aria-label="{esc(_("Breadcrumbs"))}">\n  <ol>\n    <li><a href="')
+    w(f'{esc(url_for("pages.rules_index", locale=locale))}">{esc(_("Rules"))}</a></li>\n')
     for c in data["breadcrumbs"]:
         w(
-            f'<li><a href="{_esc(c["url"])}" lang="{e_lang}">{_esc(c["number"])} '
-            f"{_esc(c['title'])}</a></li>"
+            f'<li><a href="{esc(c["url"])}" lang="{e_lang}">{esc(c["number"])} '
+            f"{esc(c['title'])}</a></li>"
         )
     w("  </ol>\n</nav>\n")
-    w(f'<article class="main-rule" lang="{e_lang}" id="{_esc(rule["anchor"])}">\n')
+    w(f'<article class="main-rule" lang="{e_lang}" id="{esc(rule["anchor"])}">\n')
     w(
-        f'  <h1><span class="num">{_esc(rule["display"])}</span> {_esc(rule["title"] or "")}'
+        f'  <h1><span class="num">{esc(rule["display"])}</span> {esc(rule["title"] or "")}'
         f'</h1>\n  <div class="notices" lang="{e_locale}">\n'
     )
     if data["fallback"]:
         w(
             '<p class="notice">'
-            + _esc(
+            + esc(
                 _(
                     "Not available in this language: shown in %(language)s.",
                     language=t.language(lang),
@@ -100,22 +100,19 @@ def content(data: dict[str, Any], env: Any, locale: str, url_for: Callable[..., 
     if data["pinned"]:
         w(
             '    <p class="notice">'
-            + _esc(_("Text as printed in: %(edition)s.", edition=label))
+            + esc(_("Text as printed in: %(edition)s.", edition=label))
             + "\n"
         )
         current_url = data["current_url"]
         if current_url:
-            w(
-                f'<a href="{_esc(current_url)}">{_esc(_("Current rule"))} '
-                f"{_esc(rule['canonical'])}</a>"
-            )
+            w(f'<a href="{esc(current_url)}">{esc(_("Current rule"))} {esc(rule["canonical"])}</a>')
         else:
-            w(_esc(_("This rule no longer exists.")))
+            w(esc(_("This rule no longer exists.")))
         w("</p>\n")
     elif rule["canonical"] and rule["canonical"] != rule["number"]:
         w(
             '    <p class="notice">'
-            + _esc(
+            + esc(
                 _(
                     "Numbered %(old)s in this text; %(new)s in the current rules.",
                     old=rule["number"],
@@ -124,37 +121,37 @@ def content(data: dict[str, Any], env: Any, locale: str, url_for: Callable[..., 
             )
             + "</p>\n"
         )
-    w(f'    <p class="meta">{_esc(data["language"])} · {_esc(label)}')
+    w(f'    <p class="meta">{esc(data["language"])} · {esc(label)}')
     if edition["kind"] != "full":
-        w(f" ({_esc(_('excerpts'))})")
+        w(f" ({esc(_('excerpts'))})")
     if data["lag"]:
-        w(" · " + _esc(_lag_text(t, data["lag"])))
-    permalink = _esc(data["permalink"])
+        w(" · " + esc(_lag_text(t, data["lag"])))
+    permalink = esc(data["permalink"])
     w(
-        f'    · <a class="permalink" href="{permalink}">{_esc(_("Permalink"))}</a>\n'
+        f'    · <a class="permalink" href="{permalink}">{esc(_("Permalink"))}</a>\n'
         f'    <button type="button" class="copy-link" data-href="{permalink}" '
-        f'data-done="{_esc(_("Copied"))}" hidden>{_esc(_("Copy link"))}</button></p>\n'
+        f'data-done="{esc(_("Copied"))}" hidden>{esc(_("Copy link"))}</button></p>\n'
         "  </div>\n"
     )
     if rule["text"] and rule["text"] != rule["title"]:
-        w(f'<p class="text">{_esc(rule["html"])}</p>')
+        w(f'<p class="text">{esc(rule["html"])}</p>')
     for ex in rule["examples"]:
-        w(f'<p class="example">{_esc(ex["html"])}</p>')
+        w(f'<p class="example">{esc(ex["html"])}</p>')
     shallow = data["shallow"]
     for n in data["subtree"]:
         _node(w, t, n, shallow)
     w("</article>\n")
-    w(f'<nav class="prevnext" aria-label="{_esc(_("Previous and next rule"))}">\n')
+    w(f'<nav class="prevnext" aria-label="{esc(_("Previous and next rule"))}">\n')
     prev, nxt = data["prev"], data["next"]
     if prev:
         w(
-            f'<a rel="prev" href="{_esc(prev["url"])}">← <span lang="{e_lang}">'
-            f"{_esc(prev['number'])} {_esc(prev['title'])}</span></a>"
+            f'<a rel="prev" href="{esc(prev["url"])}">← <span lang="{e_lang}">'
+            f"{esc(prev['number'])} {esc(prev['title'])}</span></a>"
         )
     if nxt:
         w(
-            f'<a rel="next" href="{_esc(nxt["url"])}"><span lang="{e_lang}">'
-            f"{_esc(nxt['number'])} {_esc(nxt['title'])}</span> →</a>"
+            f'<a rel="next" href="{esc(nxt["url"])}"><span lang="{e_lang}">'
+            f"{esc(nxt['number'])} {esc(nxt['title'])}</span> →</a>"
         )
     w("</nav>\n\n")
     if data["translations"]:
@@ -169,11 +166,11 @@ def content(data: dict[str, Any], env: Any, locale: str, url_for: Callable[..., 
     if data["referenced_by"]:
         w(
             '<section aria-labelledby="h-back">\n'
-            f'  <h2 id="h-back">{_esc(_("Referred to by"))}</h2>\n  <ul class="inline">'
+            f'  <h2 id="h-back">{esc(_("Referred to by"))}</h2>\n  <ul class="inline">'
         )
         for r in data["referenced_by"]:
             if r:
-                w(f'<li><a href="{_esc(r["url"])}">{_esc(r["number"])}</a></li>')
+                w(f'<li><a href="{esc(r["url"])}">{esc(r["number"])}</a></li>')
         w("</ul>\n</section>\n")
     w("\n")
     if data["history"] or data["old_numbers"]:
@@ -207,23 +204,23 @@ def _lag_text(t: _Text, lag: dict[str, Any]) -> str:
 
 def _node(w: Callable[[str], Any], t: _Text, n: dict[str, Any], shallow: bool) -> None:
     """The ``node`` macro: one rule of the subtree."""
-    anchor = _esc(n["anchor"])
+    anchor = esc(n["anchor"])
     level = 2 if n["depth"] <= 1 else 3
     title = n["title"]
     w(
-        f'<section class="rule depth-{_esc(n["depth"])}" id="{anchor}">\n'
-        f'  <h{level} class="rule-head"><a class="num" href="#{anchor}">{_esc(n["display"])}</a>'
-        + (f" {_esc(title)}" if title else "")
+        f'<section class="rule depth-{esc(n["depth"])}" id="{anchor}">\n'
+        f'  <h{level} class="rule-head"><a class="num" href="#{anchor}">{esc(n["display"])}</a>'
+        + (f" {esc(title)}" if title else "")
         + f"</h{level}>\n"
     )
     if n["text"] and n["text"] != title:
-        w(f'<p class="text">{_esc(n["html"])}</p>')
+        w(f'<p class="text">{esc(n["html"])}</p>')
     for ex in n["examples"]:
-        w(f'  <p class="example">{_esc(ex["html"])}</p>\n')
+        w(f'  <p class="example">{esc(ex["html"])}</p>\n')
     if shallow and n["children"]:
         w(
-            f'<p class="more"><a href="{_esc(n["url"])}">'
-            f"{_esc(t.ngettext('%(num)d subrule', '%(num)d subrules', n['children']))}</a></p>"
+            f'<p class="more"><a href="{esc(n["url"])}">'
+            f"{esc(t.ngettext('%(num)d subrule', '%(num)d subrules', n['children']))}</a></p>"
         )
     w("</section>\n")
 
@@ -234,31 +231,31 @@ def _translations(
     _ = t.gettext
     w(
         '<section class="translations" aria-labelledby="h-trans">\n'
-        f'  <h2 id="h-trans">{_esc(_("In other languages"))}</h2>\n'
+        f'  <h2 id="h-trans">{esc(_("In other languages"))}</h2>\n'
         '  <div class="side-by-side">\n'
     )
     for tr in translations:
-        e_lang = _esc(tr["lang"])
+        e_lang = esc(tr["lang"])
         w(
             f'    <article class="translation" lang="{e_lang}">\n'
-            f'      <h3 lang="{e_locale}">{_esc(tr["language"])}</h3>\n'
+            f'      <h3 lang="{e_locale}">{esc(tr["language"])}</h3>\n'
         )
         if tr["missing"]:
             w(
                 f'      <p lang="{e_locale}">'
-                f"{_esc(_('No translation of this rule in the corpus.'))}</p>\n"
+                f"{esc(_('No translation of this rule in the corpus.'))}</p>\n"
             )
         else:
             w(
-                f'      <p class="rule-head"><a href="{_esc(tr["url"])}" hreflang="{e_lang}">'
-                f'<span class="num">{_esc(tr["number"])}</span> {_esc(tr["title"] or "")}</a>'
+                f'      <p class="rule-head"><a href="{esc(tr["url"])}" hreflang="{e_lang}">'
+                f'<span class="num">{esc(tr["number"])}</span> {esc(tr["title"] or "")}</a>'
                 "</p>\n"
             )
             if tr["text"] != tr["title"]:
-                w(f'<p class="text">{_esc(tr["html"])}</p>')
-            w(f'      <p class="meta" lang="{e_locale}">{_esc(tr["edition"]["page"]["label"])}.\n')
+                w(f'<p class="text">{esc(tr["html"])}</p>')
+            w(f'      <p class="meta" lang="{e_locale}">{esc(tr["edition"]["page"]["label"])}.\n')
             if tr["lag"] and tr["lang"] != "en":
-                w(_esc(_lag_text(t, tr["lag"])))
+                w(esc(_lag_text(t, tr["lag"])))
             w("</p>\n")
         w("    </article>\n")
     w("  </div>\n</section>\n")
@@ -267,18 +264,18 @@ def _translations(
 def _terms(w: Callable[[str], Any], t: _Text, terms: list[dict[str, Any]]) -> None:
     w(
         '<section aria-labelledby="h-terms">\n'
-        f'  <h2 id="h-terms">{_esc(t.gettext("Glossary terms"))}</h2>\n'
+        f'  <h2 id="h-terms">{esc(t.gettext("Glossary terms"))}</h2>\n'
         '  <dl class="terms">\n'
     )
     for term in terms:
         local = term["local"]
-        e_lang = _esc(term["lang"])
+        e_lang = esc(term["lang"])
         w(
-            f'    <dt data-term="{_esc(term["key"])}">'
-            + (f'<span class="term-local">{_esc(local)}</span> (' if local else "")
-            + f'<a href="{_esc(term["url"])}" lang="{e_lang}">{_esc(term["term"])}</a>'
+            f'    <dt data-term="{esc(term["key"])}">'
+            + (f'<span class="term-local">{esc(local)}</span> (' if local else "")
+            + f'<a href="{esc(term["url"])}" lang="{e_lang}">{esc(term["term"])}</a>'
             + (")" if local else "")
-            + f'</dt>\n    <dd lang="{e_lang}">{_esc(term["definition"])}</dd>\n'
+            + f'</dt>\n    <dd lang="{e_lang}">{esc(term["definition"])}</dd>\n'
         )
     w("  </dl>\n</section>\n")
 
@@ -286,16 +283,16 @@ def _terms(w: Callable[[str], Any], t: _Text, terms: list[dict[str, Any]]) -> No
 def _previews(w: Callable[[str], Any], t: _Text, previews: list[dict[str, Any]]) -> None:
     w(
         '<section aria-labelledby="h-refs">\n'
-        f'  <h2 id="h-refs">{_esc(t.gettext("Rules referred to"))}</h2>\n'
+        f'  <h2 id="h-refs">{esc(t.gettext("Rules referred to"))}</h2>\n'
         '  <ul class="previews">\n'
     )
     for p in previews:
-        url = _esc(p["url"])
-        e_lang = _esc(p["lang"])
+        url = esc(p["url"])
+        e_lang = esc(p["lang"])
         w(
-            f'    <li data-preview="{url}"><a href="{url}"><span class="num">{_esc(p["number"])}'
-            f'</span> <span lang="{e_lang}">{_esc(p["title"] or "")}</span></a> '
-            f'<span class="preview-text" lang="{e_lang}">{_esc(p["text"])}</span></li>\n'
+            f'    <li data-preview="{url}"><a href="{url}"><span class="num">{esc(p["number"])}'
+            f'</span> <span lang="{e_lang}">{esc(p["title"] or "")}</span></a> '
+            f'<span class="preview-text" lang="{e_lang}">{esc(p["text"])}</span></li>\n'
         )
     w("  </ul>\n</section>\n")
 
@@ -305,11 +302,11 @@ def _history(w: Callable[[str], Any], t: _Text, data: dict[str, Any], rule: dict
     ngettext = t.ngettext
     w(
         '<section class="history" id="history" aria-labelledby="h-history">\n'
-        f'  <h2 id="h-history">{_esc(_("History"))}</h2>\n'
+        f'  <h2 id="h-history">{esc(_("History"))}</h2>\n'
     )
     old_numbers = data["old_numbers"]
     if old_numbers:
-        w(f"  <p>{_esc(_('Earlier numbers:'))}\n")
+        w(f"  <p>{esc(_('Earlier numbers:'))}\n")
         last = len(old_numbers) - 1
         for i, o in enumerate(old_numbers):
             if o["from"] and o["from"] != o["until"]:
@@ -325,7 +322,7 @@ def _history(w: Callable[[str], Any], t: _Text, data: dict[str, Any], rule: dict
                     number=o["number"],
                     date=o["until_display"] or "?",
                 )
-            w(f'<span class="old-number">{_esc(text)}</span>' + ("; " if i != last else ""))
+            w(f'<span class="old-number">{esc(text)}</span>' + ("; " if i != last else ""))
         w("</p>\n")
     history = data["history"]
     names = {
@@ -337,24 +334,24 @@ def _history(w: Callable[[str], Any], t: _Text, data: dict[str, Any], rule: dict
     }
     for h in history:
         h_lang = h["lang"]
-        w(f'  <h3 id="history-{_esc(h_lang)}">{_esc(h["language"])}</h3>\n')
+        w(f'  <h3 id="history-{esc(h_lang)}">{esc(h["language"])}</h3>\n')
         if h["count"] == 1:
             e = h["rows"][0]["entry"]
             w(
                 '  <p class="single-edition">'
-                + _esc(
+                + esc(
                     _(
                         "This is the only edition of this text in %(language)s in the corpus.",
                         language=t.language(h_lang),
                     )
                 )
-                + f'\n    <a href="{_esc(e["url"])}">{_esc(e["number"])} · '
-                f"{_esc(e['date_display'] or e['label'])}</a>.\n"
+                + f'\n    <a href="{esc(e["url"])}">{esc(e["number"])} · '
+                f"{esc(e['date_display'] or e['label'])}</a>.\n"
             )
             if h_lang != "en" and any(x["lang"] == "en" for x in history):
                 w(
                     '<a href="#history-en">'
-                    + _esc(_("History of rule %(number)s in English", number=rule["canonical"]))
+                    + esc(_("History of rule %(number)s in English", number=rule["canonical"]))
                     + "</a>."
                 )
             w("</p>\n")
@@ -362,22 +359,22 @@ def _history(w: Callable[[str], Any], t: _Text, data: dict[str, Any], rule: dict
         rows = h["rows"]
         w(
             '  <p class="meta">'
-            + _esc(ngettext("%(num)d edition", "%(num)d editions", h["count"]))
+            + esc(ngettext("%(num)d edition", "%(num)d editions", h["count"]))
             + " · "
-            + _esc(ngettext("%(num)d change", "%(num)d changes", len(rows) - 1))
+            + esc(ngettext("%(num)d change", "%(num)d changes", len(rows) - 1))
             + '</p>\n  <table class="history-table">\n'
-            f'    <thead><tr><th scope="col">{_esc(_("Edition"))}</th><th scope="col">'
-            f'{_esc(_("Number"))}</th><th scope="col">{_esc(_("Change"))}</th></tr></thead>\n'
+            f'    <thead><tr><th scope="col">{esc(_("Edition"))}</th><th scope="col">'
+            f'{esc(_("Number"))}</th><th scope="col">{esc(_("Change"))}</th></tr></thead>\n'
             "    <tbody>\n"
         )
-        e_lang = _esc(h_lang)
+        e_lang = esc(h_lang)
         for i, r in enumerate(rows):
             e = r["entry"]
             renumbered = e["renumbered_from"]
             number = (
-                f'<span class="renumbered">{_esc(renumbered)} → {_esc(e["number"])}</span>'
+                f'<span class="renumbered">{esc(renumbered)} → {esc(e["number"])}</span>'
                 if renumbered
-                else _esc(e["number"])
+                else esc(e["number"])
             )
             diff = e["diff"]
             if i == 0:
@@ -393,17 +390,17 @@ def _history(w: Callable[[str], Any], t: _Text, data: dict[str, Any], rule: dict
                 name = names["moved"]
             w(
                 "      <tr>\n"
-                f'        <td><a href="{_esc(e["url"])}">{_esc(e["date_display"] or e["label"])}'
-                f"</a></td>\n        <td>{number}</td>\n        <td>{_esc(name)}"
+                f'        <td><a href="{esc(e["url"])}">{esc(e["date_display"] or e["label"])}'
+                f"</a></td>\n        <td>{number}</td>\n        <td>{esc(name)}"
             )
             if diff:
-                w(f'<div class="diff" lang="{e_lang}">{_esc(diff)}</div>')
+                w(f'<div class="diff" lang="{e_lang}">{esc(diff)}</div>')
             unchanged = r["unchanged"]
             if unchanged:
                 until = r["until"]
                 w(
                     '<p class="unchanged">'
-                    + _esc(
+                    + esc(
                         ngettext(
                             "then unchanged in %(num)d more edition, to %(date)s",
                             "then unchanged in %(num)d more editions, to %(date)s",
@@ -411,7 +408,7 @@ def _history(w: Callable[[str], Any], t: _Text, data: dict[str, Any], rule: dict
                             date=until["date_display"] or until["label"],
                         )
                     )
-                    + f' (<a href="{_esc(until["url"])}">{_esc(until["number"])}</a>)</p>'
+                    + f' (<a href="{esc(until["url"])}">{esc(until["number"])}</a>)</p>'
                 )
             w("</td>\n      </tr>\n")
         w("    </tbody>\n  </table>\n")
@@ -428,48 +425,48 @@ def _examples(
     _ = t.gettext
     w(
         '<section class="examples" aria-labelledby="h-examples">\n'
-        f'  <h2 id="h-examples">{_esc(_("Examples"))}</h2>\n'
+        f'  <h2 id="h-examples">{esc(_("Examples"))}</h2>\n'
     )
     for ex in data["examples"]:
         outcome = (
-            f'<span class="outcome ok">{_esc(_("✓ the engine plays it as written"))}</span>'
+            f'<span class="outcome ok">{esc(_("✓ the engine plays it as written"))}</span>'
             if ex["passed"]
-            else f'<span class="outcome ko">{_esc(_("✗ the engine’s game differs from the text"))}'
+            else f'<span class="outcome ko">{esc(_("✗ the engine’s game differs from the text"))}'
             "</span>"
         )
         w(
             '  <details class="example-run">\n'
-            f'    <summary><span lang="{_esc(ex["title_lang"])}">{_esc(ex["title"])}</span> — '
+            f'    <summary><span lang="{esc(ex["title_lang"])}">{esc(ex["title"])}</span> — '
             f"{outcome}</summary>\n"
-            f'<ol class="trace" aria-label="{_esc(_("Engine trace"))}" lang="en">\n'
+            f'<ol class="trace" aria-label="{esc(_("Engine trace"))}" lang="en">\n'
         )
         for step in ex["trace"]:
-            w(f'  <li class="step" data-step="{_esc(step["step"])}">{_esc(step["text"])}')
+            w(f'  <li class="step" data-step="{esc(step["step"])}">{esc(step["text"])}')
             rules = step["rules"]
             if rules:
                 w(
                     ' <span class="cites">('
                     + ", ".join(
-                        f'<a class="ref" href="{_esc(r["url"])}" data-rule="{_esc(r["number"])}">'
-                        f"{_esc(r['number'])}</a>"
+                        f'<a class="ref" href="{esc(r["url"])}" data-rule="{esc(r["number"])}">'
+                        f"{esc(r['number'])}</a>"
                         for r in rules
                     )
                     + ")</span>"
                 )
             w("</li>\n")
-        w(f'</ol>    <p><a href="{_esc(ex["url"])}">{_esc(_("Open the example"))}</a>')
+        w(f'</ol>    <p><a href="{esc(ex["url"])}">{esc(_("Open the example"))}</a>')
         if ex["trace_more"]:
             w(
                 " ("
-                + _esc(t.ngettext("%(num)d more step", "%(num)d more steps", ex["trace_more"]))
+                + esc(t.ngettext("%(num)d more step", "%(num)d more steps", ex["trace_more"]))
                 + ")"
             )
         w("</p>\n  </details>\n")
     more = data["more_examples"]
     if more:
         w(
-            f'<p><a href="{_esc(url_for("pages.examples", locale=locale))}">'
-            + _esc(t.ngettext("%(num)d more example", "%(num)d more examples", more))
+            f'<p><a href="{esc(url_for("pages.examples", locale=locale))}">'
+            + esc(t.ngettext("%(num)d more example", "%(num)d more examples", more))
             + "</a></p>"
         )
     w("</section>\n")
