@@ -41,14 +41,27 @@ def esc(value: Any) -> str:
 
 class _Text:
     """The page's message helpers, bound once per page (the template's ``_``, ``ngettext`` and
-    ``language`` filter, which read the request's locale)."""
+    ``language`` filter, which read the request's locale), and its fixed messages escaped."""
 
-    __slots__ = ("gettext", "language", "ngettext")
+    __slots__ = ("escaped", "gettext", "language", "ngettext")
 
-    def __init__(self, env: Any) -> None:
+    def __init__(self, env: Any, locale: str) -> None:
         self.gettext: Callable[..., str] = env.globals["_"]
         self.ngettext: Callable[..., str] = env.globals["ngettext"]
         self.language: Callable[[str], str] = env.filters["language"]
+        self.escaped = _ESCAPED.setdefault((id(env), locale), {})
+
+    def m(self, message: str) -> str:
+        """A message without variables, translated and escaped (kept per locale: a page
+        writes about thirty of them)."""
+        found = self.escaped.get(message)
+        if found is None:
+            found = self.escaped[message] = esc(self.gettext(message))
+        return found
+
+
+#: (environment id, locale) -> message -> its translation, escaped.
+_ESCAPED: dict[tuple[int, str], dict[str, str]] = {}
 
 
 def blocks(data: dict[str, Any]) -> tuple[Markup, Markup]:
@@ -62,7 +75,7 @@ def blocks(data: dict[str, Any]) -> tuple[Markup, Markup]:
 def content(data: dict[str, Any], env: Any, locale: str, url_for: Callable[..., str]) -> Markup:
     """The ``content`` block of ``pages/rule.html`` for ``data``, with the template
     environment's message helpers, in the interface ``locale``."""
-    t = _Text(env)
+    t = _Text(env, locale)
     _ = t.gettext
     out: list[str] = []
     w = out.append
@@ -71,8 +84,8 @@ def content(data: dict[str, Any], env: Any, locale: str, url_for: Callable[..., 
     e_locale = esc(locale)
     rule = data["rule"]
 
-    w(f'<nav class="crumbs" aria-label="{esc(_("Breadcrumbs"))}">\n  <ol>\n    <li><a href="')
-    w(f'{esc(url_for("pages.rules_index", locale=locale))}">{esc(_("Rules"))}</a></li>\n')
+    w(f'<nav class="crumbs" aria-label="{t.m("Breadcrumbs")}">\n  <ol>\n    <li><a href="')
+    w(f'{esc(url_for("pages.rules_index", locale=locale))}">{t.m("Rules")}</a></li>\n')
     for c in data["breadcrumbs"]:
         w(
             f'<li><a href="{esc(c["url"])}" lang="{e_lang}">{esc(c["number"])} '
@@ -105,9 +118,9 @@ def content(data: dict[str, Any], env: Any, locale: str, url_for: Callable[..., 
         )
         current_url = data["current_url"]
         if current_url:
-            w(f'<a href="{esc(current_url)}">{esc(_("Current rule"))} {esc(rule["canonical"])}</a>')
+            w(f'<a href="{esc(current_url)}">{t.m("Current rule")} {esc(rule["canonical"])}</a>')
         else:
-            w(esc(_("This rule no longer exists.")))
+            w(t.m("This rule no longer exists."))
         w("</p>\n")
     elif rule["canonical"] and rule["canonical"] != rule["number"]:
         w(
@@ -123,14 +136,14 @@ def content(data: dict[str, Any], env: Any, locale: str, url_for: Callable[..., 
         )
     w(f'    <p class="meta">{esc(data["language"])} · {esc(label)}')
     if edition["kind"] != "full":
-        w(f" ({esc(_('excerpts'))})")
+        w(f" ({t.m('excerpts')})")
     if data["lag"]:
         w(" · " + esc(_lag_text(t, data["lag"])))
     permalink = esc(data["permalink"])
     w(
-        f'    · <a class="permalink" href="{permalink}">{esc(_("Permalink"))}</a>\n'
+        f'    · <a class="permalink" href="{permalink}">{t.m("Permalink")}</a>\n'
         f'    <button type="button" class="copy-link" data-href="{permalink}" '
-        f'data-done="{esc(_("Copied"))}" hidden>{esc(_("Copy link"))}</button></p>\n'
+        f'data-done="{t.m("Copied")}" hidden>{t.m("Copy link")}</button></p>\n'
         "  </div>\n"
     )
     if rule["text"] and rule["text"] != rule["title"]:
@@ -141,7 +154,7 @@ def content(data: dict[str, Any], env: Any, locale: str, url_for: Callable[..., 
     for n in data["subtree"]:
         _node(w, t, n, shallow)
     w("</article>\n")
-    w(f'<nav class="prevnext" aria-label="{esc(_("Previous and next rule"))}">\n')
+    w(f'<nav class="prevnext" aria-label="{t.m("Previous and next rule")}">\n')
     prev, nxt = data["prev"], data["next"]
     if prev:
         w(
@@ -166,7 +179,7 @@ def content(data: dict[str, Any], env: Any, locale: str, url_for: Callable[..., 
     if data["referenced_by"]:
         w(
             '<section aria-labelledby="h-back">\n'
-            f'  <h2 id="h-back">{esc(_("Referred to by"))}</h2>\n  <ul class="inline">'
+            f'  <h2 id="h-back">{t.m("Referred to by")}</h2>\n  <ul class="inline">'
         )
         for r in data["referenced_by"]:
             if r:
@@ -231,7 +244,7 @@ def _translations(
     _ = t.gettext
     w(
         '<section class="translations" aria-labelledby="h-trans">\n'
-        f'  <h2 id="h-trans">{esc(_("In other languages"))}</h2>\n'
+        f'  <h2 id="h-trans">{t.m("In other languages")}</h2>\n'
         '  <div class="side-by-side">\n'
     )
     for tr in translations:
@@ -243,7 +256,7 @@ def _translations(
         if tr["missing"]:
             w(
                 f'      <p lang="{e_locale}">'
-                f"{esc(_('No translation of this rule in the corpus.'))}</p>\n"
+                f"{t.m('No translation of this rule in the corpus.')}</p>\n"
             )
         else:
             w(
@@ -302,11 +315,11 @@ def _history(w: Callable[[str], Any], t: _Text, data: dict[str, Any], rule: dict
     ngettext = t.ngettext
     w(
         '<section class="history" id="history" aria-labelledby="h-history">\n'
-        f'  <h2 id="h-history">{esc(_("History"))}</h2>\n'
+        f'  <h2 id="h-history">{t.m("History")}</h2>\n'
     )
     old_numbers = data["old_numbers"]
     if old_numbers:
-        w(f"  <p>{esc(_('Earlier numbers:'))}\n")
+        w(f"  <p>{t.m('Earlier numbers:')}\n")
         last = len(old_numbers) - 1
         for i, o in enumerate(old_numbers):
             if o["from"] and o["from"] != o["until"]:
@@ -325,12 +338,12 @@ def _history(w: Callable[[str], Any], t: _Text, data: dict[str, Any], rule: dict
             w(f'<span class="old-number">{esc(text)}</span>' + ("; " if i != last else ""))
         w("</p>\n")
     history = data["history"]
-    names = {
-        "same": _("unchanged"),
-        "moved": _("moved"),
-        "edited": _("edited"),
-        "created": _("created"),
-        "first": _("first edition in the corpus"),
+    names = {  # escaped
+        "same": t.m("unchanged"),
+        "moved": t.m("moved"),
+        "edited": t.m("edited"),
+        "created": t.m("created"),
+        "first": t.m("first edition in the corpus"),
     }
     for h in history:
         h_lang = h["lang"]
@@ -363,8 +376,8 @@ def _history(w: Callable[[str], Any], t: _Text, data: dict[str, Any], rule: dict
             + " · "
             + esc(ngettext("%(num)d change", "%(num)d changes", len(rows) - 1))
             + '</p>\n  <table class="history-table">\n'
-            f'    <thead><tr><th scope="col">{esc(_("Edition"))}</th><th scope="col">'
-            f'{esc(_("Number"))}</th><th scope="col">{esc(_("Change"))}</th></tr></thead>\n'
+            f'    <thead><tr><th scope="col">{t.m("Edition")}</th><th scope="col">'
+            f'{t.m("Number")}</th><th scope="col">{t.m("Change")}</th></tr></thead>\n'
             "    <tbody>\n"
         )
         e_lang = esc(h_lang)
@@ -379,11 +392,10 @@ def _history(w: Callable[[str], Any], t: _Text, data: dict[str, Any], rule: dict
             diff = e["diff"]
             if i == 0:
                 change = e["change"]
-                name = (
-                    names["first"]
-                    if change in (None, "first", "same")
-                    else names.get(change, change)
-                )
+                if change in (None, "first", "same"):
+                    name = names["first"]
+                else:
+                    name = names[change] if change in names else esc(change)
             elif diff:
                 name = names["edited"]
             else:
@@ -391,7 +403,7 @@ def _history(w: Callable[[str], Any], t: _Text, data: dict[str, Any], rule: dict
             w(
                 "      <tr>\n"
                 f'        <td><a href="{esc(e["url"])}">{esc(e["date_display"] or e["label"])}'
-                f"</a></td>\n        <td>{number}</td>\n        <td>{esc(name)}"
+                f"</a></td>\n        <td>{number}</td>\n        <td>{name}"
             )
             if diff:
                 w(f'<div class="diff" lang="{e_lang}">{esc(diff)}</div>')
@@ -425,20 +437,20 @@ def _examples(
     _ = t.gettext
     w(
         '<section class="examples" aria-labelledby="h-examples">\n'
-        f'  <h2 id="h-examples">{esc(_("Examples"))}</h2>\n'
+        f'  <h2 id="h-examples">{t.m("Examples")}</h2>\n'
     )
     for ex in data["examples"]:
         outcome = (
-            f'<span class="outcome ok">{esc(_("✓ the engine plays it as written"))}</span>'
+            f'<span class="outcome ok">{t.m("✓ the engine plays it as written")}</span>'
             if ex["passed"]
-            else f'<span class="outcome ko">{esc(_("✗ the engine’s game differs from the text"))}'
+            else f'<span class="outcome ko">{t.m("✗ the engine’s game differs from the text")}'
             "</span>"
         )
         w(
             '  <details class="example-run">\n'
             f'    <summary><span lang="{esc(ex["title_lang"])}">{esc(ex["title"])}</span> — '
             f"{outcome}</summary>\n"
-            f'<ol class="trace" aria-label="{esc(_("Engine trace"))}" lang="en">\n'
+            f'<ol class="trace" aria-label="{t.m("Engine trace")}" lang="en">\n'
         )
         for step in ex["trace"]:
             w(f'  <li class="step" data-step="{esc(step["step"])}">{esc(step["text"])}')
@@ -454,7 +466,7 @@ def _examples(
                     + ")</span>"
                 )
             w("</li>\n")
-        w(f'</ol>    <p><a href="{esc(ex["url"])}">{esc(_("Open the example"))}</a>')
+        w(f'</ol>    <p><a href="{esc(ex["url"])}">{t.m("Open the example")}</a>')
         if ex["trace_more"]:
             w(
                 " ("
