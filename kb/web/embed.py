@@ -281,7 +281,7 @@ def _example_card(kb: KnowledgeBase, locale: str, example_id: str) -> Unfurl | N
 
 # ---- templates ---------------------------------------------------------------------------------
 @bp.app_context_processor
-def _unfurl_context() -> dict[str, Any]:
+def unfurl_context() -> dict[str, Any]:
     """``unfurl`` (the card of this page, or None) and ``oembed_url`` for the card tags of base.html."""
     if not request or getattr(g, "is_json", False) or request.endpoint is None:
         return {"unfurl": None}

@@ -9,12 +9,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from flask import Blueprint, Response, g, jsonify, render_template, request
+from markupsafe import Markup
 from werkzeug.routing import BaseConverter
 
 from kb.web.i18n import LOCALES, Text
 from kb.web.urls import url_for
 
 bp = Blueprint("pages", __name__)
+#: The layout of a page whose blocks Python writes (:attr:`Page.written`).
+WRITTEN = "pages/_written.html"
 
 
 @dataclass
@@ -32,6 +35,10 @@ class Page:
     #: Why the page is an error (status 4xx/5xx): the JSON twin then says ``ok: false`` with this
     #: as its ``error``, like every other error envelope, while the HTML page keeps its form.
     error: Text | None = None
+    #: Writes the ``title`` and ``content`` blocks of ``template`` from ``data``, the same text
+    #: the template writes, faster (rule pages: :mod:`kb.web.pages.rule_body`); the rest of
+    #: the page is ``base.html``'s as for any page.
+    written: Callable[[dict[str, Any]], tuple[Markup, Markup]] | None = None
 
 
 class PageError(Exception):
@@ -90,7 +97,14 @@ def respond(page: Page, fmt: str) -> Response:
         response.headers["Link"] = f'<{html_url}>; rel="alternate"; type="text/html"'
     else:
         alternates = page.alternates or swapped_locales()
-        html = render_template(page.template, alternates=alternates, json_url=json_url, **page.data)
+        if page.written is not None:
+            from kb.web import layout  # it imports the pages (their cards)
+
+            html = layout.page(*page.written(page.data), alternates, json_url)
+        else:
+            html = render_template(
+                page.template, alternates=alternates, json_url=json_url, **page.data
+            )
         response = Response(html, mimetype="text/html")
         response.headers["Link"] = f'<{json_url}>; rel="alternate"; type="application/json"'
     response.status_code = page.status

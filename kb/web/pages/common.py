@@ -5,7 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from flask.globals import _cv_request
+
 from kb import lookup
+from kb.cachemap import keep, shared_cache
 from kb.model import Edition, KnowledgeBase, Rule, parsed_number
 from kb.rulenum import RuleNumber, try_parse
 from kb.serialise import edition_json
@@ -26,7 +29,27 @@ def rule_url(locale: str, number: str, edition: str | None = None) -> str:
 
 def glossary_url(kb: KnowledgeBase, locale: str, key: str, lang: str = "en") -> str:
     """The page of a glossary entry (by key, of a ``lang`` glossary): ``?lang=`` added only where
-    the key names another entry for a reader of ``locale`` (French ``pile`` is the stack)."""
+    the key names another entry for a reader of ``locale`` (French ``pile`` is the stack).
+
+    Kept per loaded knowledge base, app and script root: a rule page links a dozen terms, most
+    of them on many pages, and their keys hold spaces, which only Flask's URL builder quotes."""
+    ctx = _cv_request.get(None)
+    cache = shared_cache(kb, "_glossary_urls") if ctx is not None else None
+    if cache is None:
+        return _glossary_url(kb, locale, key, lang)
+    wanted = (id(ctx.app), ctx.request.root_path, locale, key, lang)  # type: ignore[union-attr]
+    found = cache.get(wanted)
+    if found is None:
+        found = _glossary_url(kb, locale, key, lang)
+        keep(cache, wanted, found, GLOSSARY_URLS)
+    return found  # type: ignore[no-any-return]
+
+
+#: Glossary URLs kept per knowledge base (see :func:`glossary_url`).
+GLOSSARY_URLS = 4096
+
+
+def _glossary_url(kb: KnowledgeBase, locale: str, key: str, lang: str) -> str:
     if lang != locale and key in lookup.glossary_shadowed(kb, locale):
         return url_for("pages.glossary_entry", locale=locale, key=key, lang=lang)
     return url_for("pages.glossary_entry", locale=locale, key=key)

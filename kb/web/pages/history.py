@@ -124,6 +124,8 @@ def old_numbers(
         numbers = kb.concordance.get(canonical, {})
     else:
         numbers = {entry[0]: entry[1] for entry in by_lang.get("en", ())}
+    if all(number == canonical for number in numbers.values()):
+        return []  # most rules: never numbered otherwise (no need to walk every edition)
     spans: dict[str, dict[str, Any]] = {}
     for ed in kb.editions_of("en"):
         number = numbers.get(ed.id)

@@ -17,6 +17,7 @@ from kb.serialise import rule_json
 from kb.store.reader import RuleHead
 from kb.web.i18n import LANGUAGE_NAMES
 from kb.web.i18n import text as _
+from kb.web.pages import rule_body
 from kb.web.pages.base import Page, PageError, suffix, twin
 from kb.web.pages.common import (
     anchor,
@@ -451,6 +452,7 @@ def rule_page(
         "pages/rule.html",
         data,
         alternates=alternates,
+        written=rule_body.blocks,
         # The JSON twin lists every entry of the history, the page only those its rows show.
         json=lambda: {
             **rule_json(kb, rule),
