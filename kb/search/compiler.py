@@ -637,7 +637,10 @@ def _final_sentence(content: str, tree: qp.Node) -> int:
         return 0
     ends = [m.end() for m in _SENTENCE_END.finditer(content.rstrip(" .?!。？！"))]
     words = content.split()
-    while ends and words[len(content[: ends[-1]].split())].lower() in _CONTINUING:
+    while ends:
+        rest = words[len(content[: ends[-1]].split()) :]
+        if rest and rest[0].lower() not in _CONTINUING:
+            break
         ends.pop()  # "Or tap an already tapped creature?" goes on asking the sentence before
     if not ends:
         return 0

@@ -6,6 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from kb.search import build_index, index_is_current
 from kb.search.analysis import analyze_en, analyze_fr, marker
@@ -363,6 +365,17 @@ def test_the_last_sentence_of_a_question(text: str, start: int) -> None:
     tree = parse(text).tree
     assert tree is not None
     assert _final_sentence(text, tree) == start
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="ab ?.!。,-\"'", max_size=24))
+def test_any_text_has_a_last_sentence_within_its_words(text: str) -> None:
+    from kb.search.compiler import _final_sentence
+    from kb.search.query import parse
+
+    tree = parse(text).tree
+    if tree is not None:
+        assert 0 <= _final_sentence(text, tree) < max(1, len(text.split()))
 
 
 def test_the_story_before_the_question_names_concepts_that_weigh_less(searcher) -> None:
