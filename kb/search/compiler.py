@@ -51,6 +51,13 @@ CONCEPT_BOOST = 2.5
 #: or Japanese question's concepts are whole names of the term base, which it names on purpose
 #: (there, scaling lowered fr 0.737 -> 0.717 and ja 0.777 -> 0.751 on the tune half).
 RELATIVE = 1.0
+#: A question of several sentences asks in its last one (the last having words, or the one a
+#: last "Or ..." goes on from); the ones before tell the story ("I control my opponent's next
+#: turn and they get an extra turn. Do I get to control his extra turn?"). The last
+#: sentence's words weigh FINAL times more, and the concepts only the story names SETUP of
+#: their boost.
+FINAL = 2.0
+SETUP = 0.5
 #: Weight of the rules on when players may act, for a question asking when one may act.
 WHEN_BOOST = 1.8
 #: Words that make a query about examples ("example priority", "exemple pile", "優先権 例題").
@@ -127,6 +134,8 @@ class QueryCompiler:
         self._cache: OrderedDict[tuple[Any, ...], Compiled] = OrderedDict()
         self._term_names = TermNames(kb)
         self._names: frozenset[str] = frozenset()  # the compiled query's proper names
+        self._top: qp.Node | None = None
+        self._final_from = 0
         # Texts analysed for the query being compiled (a word is looked at several times).
         self._analyses: dict[tuple[str, str], list[str]] = {}
         # Words analysed by any query, and the variants of each the index has (WORD_CACHE).
@@ -225,6 +234,8 @@ class QueryCompiler:
             parts = []
             searched = qp.kept_text(parsed.tree, content)  # an excluded word is not translated
             excludes = qp.has_exclusions(parsed.tree)
+            self._top = parsed.tree
+            self._final_from = _final_sentence(content, parsed.tree)
             for code in searched_languages(detected, scope):
                 native = self._node(parsed.tree, code, out)
                 extra = self._translations(searched, code, out)
@@ -250,6 +261,17 @@ class QueryCompiler:
             for wrong, right in out.corrections.items():
                 repaired = replace_word(repaired, wrong, right)
             out.boosts, out.defined = self.concept_boosts(repaired, out.src)
+            if self._final_from and SETUP != 1.0:
+                # The concepts of the story before the question weigh less than the question's.
+                last = " ".join(content.split()[self._final_from :])
+                for wrong, right in out.corrections.items():
+                    last = replace_word(last, wrong, right)
+                asked, _ = self.concept_boosts(last, out.src)
+                told = out.boosts
+                out.boosts = {
+                    rule: max(asked.get(rule, 1.0), 1.0 + (told.get(rule, 1.0) - 1.0) * SETUP)
+                    for rule in told.keys() | asked.keys()
+                }
             if asks_when(text):
                 for rule in WHEN_RULES:
                     out.boosts[rule] = max(out.boosts.get(rule, 1.0), WHEN_BOOST)
@@ -275,7 +297,14 @@ class QueryCompiler:
         if isinstance(node, qp.AnyOf):
             items = [q for q in (self._node(n, code, out) for n in node.items) if q is not None]
             return wq.Or(items) if len(items) > 1 else (items[0] if items else None)
-        positive = [q for q in (self._node(n, code, out) for n in node.positive) if q is not None]
+        positive = [self._node(n, code, out) for n in node.positive]
+        if node is self._top and self._final_from and FINAL != 1.0:
+            # The question's last sentence asks; the sentences before it tell the story.
+            positive = [
+                wq.Or([q], boost=FINAL) if q is not None and i >= self._final_from else q
+                for i, q in enumerate(positive)
+            ]
+        positive = [q for q in positive if q is not None]
         required = [q for q in (self._node(n, code, out) for n in node.required) if q is not None]
         negative = [q for n in node.negative for q in self._excluded(n, code, out)]
         if len(required) < len(node.required):
@@ -594,6 +623,31 @@ def _remember(cache: dict[Any, Any], key: Any, value: Any) -> None:
     if len(cache) >= WORD_CACHE:
         del cache[next(iter(cache))]
     cache[key] = value
+
+
+#: A sentence opening with one of these goes on with the one before it.
+_CONTINUING = frozenset({"or", "and", "but", "ou", "et", "mais"})
+_SENTENCE_END = re.compile(r"[.?!。？！]+(?=\s|$)")
+
+
+def _final_sentence(content: str, tree: qp.Node) -> int:
+    """Index of the first word of ``content``'s last sentence having words, when it has
+    several sentences and is plain words (``tree`` a group of them); 0 otherwise."""
+    if not isinstance(tree, qp.Group) or tree.required or tree.negative:
+        return 0
+    ends = [m.end() for m in _SENTENCE_END.finditer(content.rstrip(" .?!。？！"))]
+    words = content.split()
+    while ends:
+        rest = words[len(content[: ends[-1]].split()) :]
+        if rest and rest[0].lower() not in _CONTINUING:
+            break
+        ends.pop()  # "Or tap an already tapped creature?" goes on asking the sentence before
+    if not ends:
+        return 0
+    start = len(content[: ends[-1]].split())
+    if start >= len(tree.positive) or len(content.split()) != len(tree.positive):
+        return 0
+    return start
 
 
 def _about_examples(text: str) -> bool:

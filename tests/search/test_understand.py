@@ -6,6 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from kb.search import build_index, index_is_current
 from kb.search.analysis import analyze_en, analyze_fr, marker
@@ -344,3 +346,47 @@ def test_an_english_question_is_about_its_most_specific_concept() -> None:
     assert both["702.19"] == CONCEPT_BOOST
     # "damage" beside "trample" weighs less than "damage" asked about alone.
     assert 1.0 < both.get("120", 1.0) < alone["120"]
+
+
+@pytest.mark.parametrize(
+    ("text", "start"),
+    [
+        ("I control his next turn and he gets an extra turn. Do I control it?", 11),
+        ("First sentence here. Second one! And the question?", 3),
+        ("Can I untap an untapped creature? Or tap an already tapped creature?", 0),
+        ("one sentence only?", 0),
+        ("tapped. -creature", 0),  # query syntax: no sentences read
+    ],
+)
+def test_the_last_sentence_of_a_question(text: str, start: int) -> None:
+    from kb.search.compiler import _final_sentence
+    from kb.search.query import parse
+
+    tree = parse(text).tree
+    assert tree is not None
+    assert _final_sentence(text, tree) == start
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="ab ?.!。,-\"'", max_size=24))
+def test_any_text_has_a_last_sentence_within_its_words(text: str) -> None:
+    from kb.search.compiler import _final_sentence
+    from kb.search.query import parse
+
+    tree = parse(text).tree
+    if tree is not None:
+        assert 0 <= _final_sentence(text, tree) < max(1, len(text.split()))
+
+
+def test_the_story_before_the_question_names_concepts_that_weigh_less(searcher) -> None:
+    from kb.search.compiler import CONCEPT_BOOST, SETUP
+
+    told = 1.0 + (CONCEPT_BOOST - 1.0) * SETUP
+    asked = searcher._compile("I hold priority. Can I take a special action?", ("en",), None)
+    assert asked.boosts["116"] == CONCEPT_BOOST and asked.boosts["117"] == told
+    assert 1.0 < told < CONCEPT_BOOST
+    swapped = searcher._compile("I take a special action. Do I receive priority?", ("en",), None)
+    assert swapped.boosts["117"] == CONCEPT_BOOST and swapped.boosts["116"] == told
+    # One sentence: both concepts as named.
+    both = searcher._compile("special action with priority", ("en",), None)
+    assert both.boosts["116"] == both.boosts["117"] == CONCEPT_BOOST
