@@ -314,26 +314,26 @@ class QueryCompiler:
         if facts is None:
             facts = self._word_facts(text, code)
             _remember(self._clause_cache, key, facts)
-        found, marks, state = facts
+        found, marks, state, built = facts
         for analyzer, items in marks:
             self._mark(out, analyzer, items)
-        clauses = list(found)
         if state == _KNOWN or (state == _UNSEEN and out.src not in (None, code)):
             out.known.add(text)
         elif state == _UNSEEN:
-            clauses.extend(self._fuzzy(text, code, out))
-        if not clauses:
-            return None
-        return clauses[0] if len(clauses) == 1 else wq.Or(clauses)
+            clauses = [*found, *self._fuzzy(text, code, out)]
+            if not clauses:
+                return None
+            return clauses[0] if len(clauses) == 1 else wq.Or(clauses)
+        return built
 
     def _word_facts(
         self, text: str, code: str
-    ) -> tuple[tuple[wq.Query, ...], tuple[tuple[str, list[str]], ...], int]:
+    ) -> tuple[tuple[wq.Query, ...], tuple[tuple[str, list[str]], ...], int, wq.Query | None]:
         """What word ``text`` is in ``code``'s fields, the same in every query (remembered,
         :data:`WORD_CACHE`): its clauses (terms, phrase, rule number, variants the index
         has), the terms it marks, and whether it is known (:data:`_KNOWN`), a word no field
         has (:data:`_UNSEEN`: a typo, repaired by :meth:`_fuzzy` when the question's
-        language allows) or neither (:data:`_NEITHER`)."""
+        language allows) or neither (:data:`_NEITHER`), and its clauses as one query."""
         scratch = Compiled(None)
         clauses: list[wq.Query] = []
         state = _NEITHER
@@ -376,7 +376,9 @@ class QueryCompiler:
             elif clauses:
                 clauses = [wq.Or(clauses)]  # a rule number the analyser drops
         marks = tuple((name, sorted(items)) for name, items in scratch.marks.items())
-        return tuple(clauses), marks, state
+        # The clauses as one query too, made once per word (queries are never modified).
+        built = (clauses[0] if len(clauses) == 1 else wq.Or(list(clauses))) if clauses else None
+        return tuple(clauses), marks, state, built
 
     def _fuzzy(self, text: str, code: str, out: Compiled) -> list[wq.Query]:
         spelled = self._terms(text, f"{code}_plain")
