@@ -374,7 +374,10 @@ class Ranker:
             if lang_pairs is not None:
                 name, pairs, window, words, rows = lang_pairs
                 if doc < stop:
-                    present = {w for w, row in rows if doc in row}
+                    present = set()
+                    for w, row in rows:
+                        if doc in row:
+                            present.add(w)
                     # Fewer than two words: no pair (the factor would be 1.0).
                     if len(present) > 1:
                         seq = sequence(name, doc)
