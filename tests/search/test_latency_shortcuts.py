@@ -101,3 +101,14 @@ def test_proximity_with_the_words_known_is_the_same(seq: tuple[str, ...], pairs)
     words = frozenset(t for pair in pairs for t in pair)
     present = set(words.intersection(seq))
     assert _proximity(seq, pairs, 3, words, present) == _proximity(seq, pairs, 3)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(
+    st.text(alphabet="aAéÉeEsS'’ -.1İǅﬁßœ優xyzLd", max_size=30),
+    st.sampled_from(["en", "en_plain", "fr", "fr_plain"]),
+)
+def test_terms_without_offsets_are_the_analysers(text: str, analyzer: str) -> None:
+    from kb.search.analysis import ANALYZERS, terms
+
+    assert terms(text, analyzer) == [t for t, _, _ in ANALYZERS[analyzer](text)]
