@@ -95,6 +95,9 @@ class HitMaker:
             self._group_editions[group] = self._group_editions.get(group, 0) | mask
         self._titles: dict[tuple[str, str], str] = {}
         self._ids: dict[str, dict[str, Any]] = {}
+        # A current rule's hit without score and snippet, and its snippet's text, by document
+        # and scope (see :meth:`hit`).
+        self._rule_facts: dict[tuple[int, tuple[str, ...]], tuple[Hit, str]] = {}
 
     def hit(
         self,
@@ -120,12 +123,33 @@ class HitMaker:
             compiled.wanted[lang] = wanted
         cross = compiled.src is not None and compiled.src != lang
         if kind == "r":
-            ed_id, number = rest.split("|", 1)
-            if ed is not None:
-                ed_id = ed.id
-            rule = self.kb.rules[ed_id][number]
-            hit = self.rule_hit(rule, scope, score, "")
-            body = "\n".join([rule.text, *rule.examples]).strip()
+            # What a current rule's hit shows besides its score and snippet is a fact of the
+            # knowledge base, made on the rule's first hit in a scope and copied after.
+            facts = self._rule_facts.get((doc, scope)) if ed is None else None
+            if facts is None:
+                ed_id, number = rest.split("|", 1)
+                if ed is not None:
+                    ed_id = ed.id
+                rule = self.kb.rules[ed_id][number]
+                facts = (
+                    self.rule_hit(rule, scope, 0.0, ""),
+                    "\n".join([rule.text, *rule.examples]).strip(),
+                )
+                if ed is None and len(self._rule_facts) < _RULE_FACTS:
+                    self._rule_facts[(doc, scope)] = facts
+            model, body = facts
+            hit = Hit(
+                model.kind,
+                model.number,
+                model.lang,
+                model.edition,
+                list(model.editions),
+                model.canonical,
+                model.title,
+                "",
+                score,
+                key=model.key,
+            )
             # The rule's own text is its document's body or the start of it: the stored spans.
             hit.snippet = self._snippet(doc, lang, body or hit.title, wanted, compiled, bool(body))
         elif kind == "g":
@@ -300,6 +324,10 @@ def _ancestors(number: str) -> tuple[str, ...]:
 
 #: A rule number in its short form: a rule (100-999), a subrule, a lettered subrule.
 _SHORT_NUMBER = re.compile(r"([1-9][0-9][0-9])(?:\.(0|[1-9][0-9]{0,2})([a-z]?))?")
+
+
+#: How many current rules' hits :class:`HitMaker` keeps made (about 0.5 KB each).
+_RULE_FACTS = 32768
 
 
 def _opening(text: str, limit: int = 40) -> str:
