@@ -126,6 +126,7 @@ class QueryCompiler:
         self._word_cache: dict[tuple[str, str], list[str]] = {}
         self._variant_cache: dict[tuple[str, str], tuple[tuple[str, float], ...]] = {}
         self._clause_cache: dict[tuple[str, str, str], Any] = {}
+        self._phrase_cache: dict[tuple[str, str, str], Any] = {}  # :meth:`_phrase`'s
         # The term base's names in their language's analysis, made once (1,100 names, 20 ms):
         # a query's translations and the concepts it names are these names.
         self._name_terms: dict[tuple[str, str], list[str]] = {
@@ -321,9 +322,7 @@ class QueryCompiler:
             out.known.add(text)
         elif state == _UNSEEN:
             clauses = [*found, *self._fuzzy(text, code, out)]
-            if not clauses:
-                return None
-            return clauses[0] if len(clauses) == 1 else wq.Or(clauses)
+            return (clauses[0] if len(clauses) == 1 else wq.Or(clauses)) if clauses else None
         return built
 
     def _word_facts(
@@ -376,7 +375,6 @@ class QueryCompiler:
             elif clauses:
                 clauses = [wq.Or(clauses)]  # a rule number the analyser drops
         marks = tuple((name, sorted(items)) for name, items in scratch.marks.items())
-        # The clauses as one query too, made once per word (queries are never modified).
         built = (clauses[0] if len(clauses) == 1 else wq.Or(list(clauses))) if clauses else None
         return tuple(clauses), marks, state, built
 
@@ -445,8 +443,22 @@ class QueryCompiler:
         return wq.Or(clauses)
 
     def _phrase(self, text: str, code: str, out: Compiled) -> wq.Query | None:
+        """``text`` as a phrase in ``code``'s fields (None if it cannot match), its terms marked
+        in ``out``: made once per text and language (the term base's names recur)."""
+        key = (text, code, analysis.JA_DEFAULT if code == "ja" else "")
+        facts = self._phrase_cache.get(key)
+        if facts is None:
+            facts = self._phrase_facts(text, code)
+            _remember(self._phrase_cache, key, facts)
+        query, marks = facts
+        for analyzer, items in marks:
+            self._mark(out, analyzer, items)
+        return query
+
+    def _phrase_facts(self, text: str, code: str) -> tuple[wq.Query | None, tuple[Any, ...]]:
+        """:meth:`_phrase`'s query and the terms it marks (per analyser, in order)."""
         if code != "ja" and has_cjk(text):
-            return None
+            return None, ()
         if code == "ja":
             toks = self._terms(text, "ja")
             grams = self._name_grams.get(text)
@@ -458,16 +470,16 @@ class QueryCompiler:
                 clauses.append(wq.Term("body_ja", toks[0]))
             if len(grams) > 1:
                 clauses.append(wq.Phrase("gram_ja", grams))
-            self._mark(out, "ja", toks)
-            self._mark(out, "ja_gram", grams)
-            return wq.Or(clauses) if clauses else None
+            marks = (("ja", toks), ("ja_gram", grams))
+            return (wq.Or(clauses) if clauses else None), marks
         toks = self._terms(text, code)
         if not toks:
-            return None
-        self._mark(out, code, toks)
+            return None, ()
         if len(toks) == 1:
-            return wq.Or([wq.Term(f"body_{code}", toks[0]), wq.Term(f"title_{code}", toks[0])])
-        return wq.Or([wq.Phrase(f"body_{code}", toks), wq.Phrase(f"title_{code}", toks)])
+            query = wq.Or([wq.Term(f"body_{code}", toks[0]), wq.Term(f"title_{code}", toks[0])])
+        else:
+            query = wq.Or([wq.Phrase(f"body_{code}", toks), wq.Phrase(f"title_{code}", toks)])
+        return query, ((code, toks),)
 
     def _translations(self, text: str, code: str, out: Compiled) -> list[wq.Query]:
         names: list[str] = []
