@@ -290,6 +290,10 @@ _TERMS: dict[str, Callable[[list[str]], list[str]]] = {
 }
 
 
+#: Letters and quotes of French, not of English.
+_FRENCH_MARKS = re.compile(r"[éèêàçùœâîôû«»]")
+
+
 def detect_lang(text: str) -> str | None:
     """Guess the language of a query: Japanese by script, French by accents or stop words.
 
@@ -297,10 +301,10 @@ def detect_lang(text: str) -> str | None:
     """
     if has_cjk(text):
         return "ja"
-    words = [w for w, _, _ in _latin_words(text)]
+    words = _latin_word_texts(text)
     if not words:
         return None
-    if re.search(r"[éèêàçùœâîôû«»]", text.lower()):
+    if _FRENCH_MARKS.search(text.lower()):
         return "fr"
     fr = sum(1 for w in words if w in FR_STOP or _ELISION.match(w))
     en = sum(1 for w in words if w in EN_STOP)

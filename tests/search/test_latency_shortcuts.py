@@ -109,6 +109,7 @@ def test_proximity_with_the_words_known_is_the_same(seq: tuple[str, ...], pairs)
     st.sampled_from(["en", "en_plain", "fr", "fr_plain"]),
 )
 def test_terms_without_offsets_are_the_analysers(text: str, analyzer: str) -> None:
-    from kb.search.analysis import ANALYZERS, terms
+    from kb.search.analysis import ANALYZERS, _latin_word_texts, _latin_words, terms
 
     assert terms(text, analyzer) == [t for t, _, _ in ANALYZERS[analyzer](text)]
+    assert _latin_word_texts(text) == [w for w, _, _ in _latin_words(text)]
