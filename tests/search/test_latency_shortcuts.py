@@ -113,3 +113,20 @@ def test_terms_without_offsets_are_the_analysers(text: str, analyzer: str) -> No
 
     assert terms(text, analyzer) == [t for t, _, _ in ANALYZERS[analyzer](text)]
     assert _latin_word_texts(text) == [w for w, _, _ in _latin_words(text)]
+
+
+def test_rule_hits_made_again_from_their_facts_are_the_same(searcher, monkeypatch) -> None:
+    """A current rule's hit copied from its remembered facts is the hit made anew; the facts
+    remembered are bounded."""
+    from kb.search import hits as hits_module
+
+    queries = ["priority", "stack", "mana ability", "priorité", "優先権"]
+    searcher._hits._rule_facts.clear()
+    first = [[h.to_json() for h in searcher.search(q).hits] for q in queries]
+    assert searcher._hits._rule_facts
+    assert [[h.to_json() for h in searcher.search(q).hits] for q in queries] == first
+    monkeypatch.setattr(hits_module, "_RULE_FACTS", 3)
+    searcher._hits._rule_facts.clear()
+    for q in queries:
+        searcher.search(q, lang="en")
+    assert 0 < len(searcher._hits._rule_facts) <= 3
