@@ -214,12 +214,14 @@ class TermIndex:
         by_first = self._by_first[lang]
         seq = _sequence(text, lang)
         i = 0
-        while i < len(seq):
-            candidates = by_first.get(seq[i], ())
-            hit = next((item for item in candidates if seq[i : i + len(item[0])] == item[0]), None)
-            if hit:
-                found.append(hit[1])
-                i += len(hit[0])
+        size = len(seq)
+        while i < size:
+            # Most words start no name: their place is passed without a search.
+            for key, pos in by_first.get(seq[i], ()):
+                if seq[i : i + len(key)] == key:
+                    found.append(pos)
+                    i += len(key)
+                    break
             else:
                 i += 1
         return found
@@ -242,8 +244,11 @@ class TermIndex:
         return out
 
 
+_KNOWN_LANGS = frozenset(LANGS)
+
+
 def _check_langs(*langs: str) -> None:
-    if any(lang not in LANGS for lang in langs):
+    if not _KNOWN_LANGS.issuperset(langs):
         raise ValueError(f"languages are {', '.join(LANGS)}: got {' -> '.join(map(repr, langs))}")
 
 

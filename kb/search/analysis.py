@@ -247,7 +247,51 @@ ANALYZERS: dict[str, Callable[[str], list[Span]]] = {
 
 def terms(text: str, analyzer: str) -> list[str]:
     """Just the terms of :func:`analyze` (for queries and tests)."""
+    short = _TERMS.get(analyzer)
+    if short is not None:
+        # The English and French analysers' terms without their offsets: the words found by
+        # ``findall`` (strings made in C, no match objects), kept and stemmed alike.
+        return short(_latin_word_texts(normalize(text)))
     return [t for t, _, _ in ANALYZERS[analyzer](text)]
+
+
+def _latin_word_texts(text: str) -> list[str]:
+    """The words of :func:`_latin_words`, without their offsets."""
+    low = text.lower()
+    if len(low) != len(text):
+        return [w.lower() for w in _LATIN.findall(text)]
+    if "’" in low:
+        low = low.replace("’", "'")
+    return _LATIN.findall(low)
+
+
+def _terms_en(words: list[str]) -> list[str]:
+    return [stem_en(k) for w in words if (k := _en_word(w)) is not None]
+
+
+def _terms_en_plain(words: list[str]) -> list[str]:
+    return [k for w in words if (k := _en_word(w)) is not None]
+
+
+def _terms_fr(words: list[str]) -> list[str]:
+    return [stem_fr(k) for w in words if (k := _fr_word(w)) is not None]
+
+
+def _terms_fr_plain(words: list[str]) -> list[str]:
+    return [k for w in words if (k := _fr_word(w)) is not None]
+
+
+#: :func:`terms`' short way for each Latin analyser: its words filtered and stemmed alike.
+_TERMS: dict[str, Callable[[list[str]], list[str]]] = {
+    "en": _terms_en,
+    "en_plain": _terms_en_plain,
+    "fr": _terms_fr,
+    "fr_plain": _terms_fr_plain,
+}
+
+
+#: Letters and quotes of French, not of English.
+_FRENCH_MARKS = re.compile(r"[éèêàçùœâîôû«»]")
 
 
 def detect_lang(text: str) -> str | None:
@@ -257,10 +301,10 @@ def detect_lang(text: str) -> str | None:
     """
     if has_cjk(text):
         return "ja"
-    words = [w for w, _, _ in _latin_words(text)]
+    words = _latin_word_texts(text)
     if not words:
         return None
-    if re.search(r"[éèêàçùœâîôû«»]", text.lower()):
+    if _FRENCH_MARKS.search(text.lower()):
         return "fr"
     fr = sum(1 for w in words if w in FR_STOP or _ELISION.match(w))
     en = sum(1 for w in words if w in EN_STOP)

@@ -142,6 +142,7 @@ class QueryCompiler:
         self._word_cache: dict[tuple[str, str], list[str]] = {}
         self._variant_cache: dict[tuple[str, str], tuple[tuple[str, float], ...]] = {}
         self._clause_cache: dict[tuple[str, str, str], Any] = {}
+        self._phrase_cache: dict[tuple[str, str, str], Any] = {}  # :meth:`_phrase`'s
         # The term base's names in their language's analysis, made once (1,100 names, 20 ms):
         # a query's translations and the concepts it names are these names.
         self._name_terms: dict[tuple[str, str], list[str]] = {
@@ -350,26 +351,24 @@ class QueryCompiler:
         if facts is None:
             facts = self._word_facts(text, code)
             _remember(self._clause_cache, key, facts)
-        found, marks, state = facts
+        found, marks, state, built = facts
         for analyzer, items in marks:
             self._mark(out, analyzer, items)
-        clauses = list(found)
         if state == _KNOWN or (state == _UNSEEN and out.src not in (None, code)):
             out.known.add(text)
         elif state == _UNSEEN:
-            clauses.extend(self._fuzzy(text, code, out))
-        if not clauses:
-            return None
-        return clauses[0] if len(clauses) == 1 else wq.Or(clauses)
+            clauses = [*found, *self._fuzzy(text, code, out)]
+            return (clauses[0] if len(clauses) == 1 else wq.Or(clauses)) if clauses else None
+        return built
 
     def _word_facts(
         self, text: str, code: str
-    ) -> tuple[tuple[wq.Query, ...], tuple[tuple[str, list[str]], ...], int]:
+    ) -> tuple[tuple[wq.Query, ...], tuple[tuple[str, list[str]], ...], int, wq.Query | None]:
         """What word ``text`` is in ``code``'s fields, the same in every query (remembered,
         :data:`WORD_CACHE`): its clauses (terms, phrase, rule number, variants the index
         has), the terms it marks, and whether it is known (:data:`_KNOWN`), a word no field
         has (:data:`_UNSEEN`: a typo, repaired by :meth:`_fuzzy` when the question's
-        language allows) or neither (:data:`_NEITHER`)."""
+        language allows) or neither (:data:`_NEITHER`), and its clauses as one query."""
         scratch = Compiled(None)
         clauses: list[wq.Query] = []
         state = _NEITHER
@@ -412,7 +411,8 @@ class QueryCompiler:
             elif clauses:
                 clauses = [wq.Or(clauses)]  # a rule number the analyser drops
         marks = tuple((name, sorted(items)) for name, items in scratch.marks.items())
-        return tuple(clauses), marks, state
+        built = (clauses[0] if len(clauses) == 1 else wq.Or(list(clauses))) if clauses else None
+        return tuple(clauses), marks, state, built
 
     def _fuzzy(self, text: str, code: str, out: Compiled) -> list[wq.Query]:
         spelled = self._terms(text, f"{code}_plain")
@@ -479,8 +479,22 @@ class QueryCompiler:
         return wq.Or(clauses)
 
     def _phrase(self, text: str, code: str, out: Compiled) -> wq.Query | None:
+        """``text`` as a phrase in ``code``'s fields (None if it cannot match), its terms marked
+        in ``out``: made once per text and language (the term base's names recur)."""
+        key = (text, code, analysis.JA_DEFAULT if code == "ja" else "")
+        facts = self._phrase_cache.get(key)
+        if facts is None:
+            facts = self._phrase_facts(text, code)
+            _remember(self._phrase_cache, key, facts)
+        query, marks = facts
+        for analyzer, items in marks:
+            self._mark(out, analyzer, items)
+        return query
+
+    def _phrase_facts(self, text: str, code: str) -> tuple[wq.Query | None, tuple[Any, ...]]:
+        """:meth:`_phrase`'s query and the terms it marks (per analyser, in order)."""
         if code != "ja" and has_cjk(text):
-            return None
+            return None, ()
         if code == "ja":
             toks = self._terms(text, "ja")
             grams = self._name_grams.get(text)
@@ -492,16 +506,16 @@ class QueryCompiler:
                 clauses.append(wq.Term("body_ja", toks[0]))
             if len(grams) > 1:
                 clauses.append(wq.Phrase("gram_ja", grams))
-            self._mark(out, "ja", toks)
-            self._mark(out, "ja_gram", grams)
-            return wq.Or(clauses) if clauses else None
+            marks = (("ja", toks), ("ja_gram", grams))
+            return (wq.Or(clauses) if clauses else None), marks
         toks = self._terms(text, code)
         if not toks:
-            return None
-        self._mark(out, code, toks)
+            return None, ()
         if len(toks) == 1:
-            return wq.Or([wq.Term(f"body_{code}", toks[0]), wq.Term(f"title_{code}", toks[0])])
-        return wq.Or([wq.Phrase(f"body_{code}", toks), wq.Phrase(f"title_{code}", toks)])
+            query = wq.Or([wq.Term(f"body_{code}", toks[0]), wq.Term(f"title_{code}", toks[0])])
+        else:
+            query = wq.Or([wq.Phrase(f"body_{code}", toks), wq.Phrase(f"title_{code}", toks)])
+        return query, ((code, toks),)
 
     def _translations(self, text: str, code: str, out: Compiled) -> list[wq.Query]:
         names: list[str] = []

@@ -141,8 +141,7 @@ class Ranker:
         # One copy, reweighed in place below (the caller counts its own scores' documents).
         scores = dict(scores)
         if current and not compiled.defined and DEFINITION_UNASKED != 1.0:
-            for doc in _among(self._definitions, scores):
-                scores[doc] *= DEFINITION_UNASKED
+            _scale(scores, _among(self._definitions, scores), DEFINITION_UNASKED)
         if compiled.boosts and current:
             self._boost(scores, compiled.boosts)
             self._level(scores, compiled)
@@ -156,12 +155,10 @@ class Ranker:
         if compiled.src in ("fr", "ja") and lang is None and prefer is None:
             # A French or Japanese question is best answered in its language where a text of
             # that language matches about as well (the French and Japanese texts are partial).
-            for d in _among(self._lang_docs[compiled.src], scores):
-                scores[d] *= SAME_LANG
+            _scale(scores, _among(self._lang_docs[compiled.src], scores), SAME_LANG)
         tournament = TOURNAMENT_WANTED if compiled.about_tournament else TOURNAMENT_UNWANTED
         if tournament != 1.0:
-            for d in _among(self._tournament_docs, scores):
-                scores[d] *= tournament
+            _scale(scores, _among(self._tournament_docs, scores), tournament)
         self._reweigh(scores, prefer, examples_wanted)
         scored = self._rank(scores, RERANK, compiled, ev, demote_examples=not examples_wanted)
         if current and self._cites and not examples_wanted and EXAMPLE_VOTE:
@@ -258,8 +255,8 @@ class Ranker:
             number_of = self._concepts.number_of
             family = [
                 d
-                for d in self._concepts.subtree(root)
-                if d in scores and langs[d] == "en" and number_of[d] != root
+                for d in _among(self._concepts.subtree(root), scores)
+                if langs[d] == "en" and number_of[d] != root
             ]
             if len(family) < 2:
                 continue
@@ -317,8 +314,7 @@ class Ranker:
         if examples_wanted:
             factors.append((self._example_docs, EXAMPLE_WANTED))
         for docs, factor in factors:
-            for d in _among(docs, scores):
-                scores[d] *= factor
+            _scale(scores, _among(docs, scores), factor)
 
     def _prefer(self, scored: list[tuple[float, int]], prefer: str) -> list[tuple[float, int]]:
         """The reranked list with the preferred language's best text :data:`PREFER_LEAD` above
@@ -353,6 +349,8 @@ class Ranker:
         order = compiled.order
         langs = self._langs
         sequence = self._index.sequence
+        current = self._index.current
+        stop = self._index.stop
         out = []
         examples = self._example_docs if demote_examples else frozenset()
         # An English question's own words are English: a French or Japanese text met only
@@ -362,26 +360,43 @@ class Ranker:
             if compiled.src == "en" and FOREIGN_COVERAGE
             else 1.0
         )
-        # Per language: the field, the successive pairs of the query's words and their window.
+        # Per language: the field, the successive pairs of the query's words and their window,
+        # and each word's current documents (which of the words a current text has is read
+        # there: most texts have fewer than two, and their term sequences are not walked).
         pairs_of = {}
         for code, (name, wanted) in order.items():
             if len(wanted) > 1:
                 pairs = _pairs(wanted)
                 words = frozenset(t for pair in pairs for t in pair)
-                pairs_of[code] = (name, pairs, 1 if name == "gram_ja" else WINDOW, words)
+                rows = [(w, current(name, w)) for w in words]
+                window = 1 if name == "gram_ja" else WINDOW
+                pairs_of[code] = (name, pairs, window, words, rows)
         for doc, score in best:
             if doc in examples:
                 # Demoted here rather than before the cut: lowering needs no copy of the scores.
                 score *= EXAMPLE_DEMOTION
-            lang_pairs = pairs_of.get(langs[doc])
+            lang = langs[doc]
+            lang_pairs = pairs_of.get(lang)
             if lang_pairs is not None:
-                name, pairs, window, words = lang_pairs
-                seq = sequence(name, doc)
-                if seq:
-                    score *= 1.0 + PROXIMITY * _proximity(seq, pairs, window, words)
-            if foreign != 1.0 and langs[doc] != "en":
+                name, pairs, window, words, rows = lang_pairs
+                if doc < stop:
+                    present = set()
+                    for w, row in rows:
+                        if doc in row:
+                            present.add(w)
+                    # Fewer than two words: no pair (the factor would be 1.0).
+                    if len(present) > 1:
+                        seq = sequence(name, doc)
+                        if seq:
+                            found = _proximity(seq, pairs, window, words, present)
+                            score *= 1.0 + PROXIMITY * found
+                else:
+                    seq = sequence(name, doc)
+                    if seq:
+                        score *= 1.0 + PROXIMITY * _proximity(seq, pairs, window, words)
+            if foreign != 1.0 and lang != "en":
                 score *= foreign
-            for parts in groups_of[langs[doc]]:
+            for parts in groups_of[lang]:
                 hits = 0
                 for part in parts:
                     if doc in part:
@@ -444,6 +459,15 @@ def _among(docs: frozenset[int], scores: dict[int, float]) -> Iterable[int]:
     return docs.intersection(scores)  # walks the scores
 
 
+def _scale(scores: dict[int, float], docs: Iterable[int], factor: float) -> None:
+    """Multiply in place the scores of ``docs`` (all in ``scores``) by ``factor``, in C: a
+    common word's documents are hundreds, of which a concept or a language holds many."""
+    docs = list(docs)
+    if docs:
+        scaled = map(factor.__rmul__, map(scores.__getitem__, docs))
+        scores.update(zip(docs, scaled, strict=False))  # as long as docs: strict costs a check
+
+
 def _top(scores: dict[int, float], depth: int) -> list[int]:
     """The ``depth`` best documents of ``scores``, ties in the dictionary's order (as
     heapq.nlargest over its items would give them, but sorted in C with the dictionary's own
@@ -481,14 +505,17 @@ def _proximity(
     pairs: list[tuple[str, str]],
     window: int,
     words: frozenset[str] | None = None,
+    present: set[str] | frozenset[str] | None = None,
 ) -> float:
     """Share of ``pairs`` (successive query words) found within ``window`` words in ``seq``;
-    ``words``: the words of ``pairs``, when the caller has them (one set per query)."""
+    ``words``: the words of ``pairs``, when the caller has them (one set per query);
+    ``present``: those of them ``seq`` has, when the caller knows (from the postings)."""
     if not pairs:
         return 0.0
-    if words is None:
-        words = frozenset(t for pair in pairs for t in pair)
-    present = words.intersection(seq)
+    if present is None:
+        if words is None:
+            words = frozenset(t for pair in pairs for t in pair)
+        present = words.intersection(seq)
     if len(present) < 2:  # a pair has two distinct words: most texts have one at most
         return 0.0
     # Each place of a pair's first word, found by the tuple's own search (in C), with the

@@ -420,7 +420,7 @@ class Searcher:
             # its French and Japanese quotes share one); count only those that share.
             shared = scores.keys() & self._shared  # walks the smaller of the two
             groups_of = self._groups
-            total = len(scores) - len(shared) + len({groups_of[d] for d in shared})
+            total = len(scores) - len(shared) + len(set(map(groups_of.__getitem__, shared)))
             siblings = self._siblings
             for group, (_score, doc) in groups.items():
                 if doc not in scores and not any(d in scores for d in siblings.get(group, ())):

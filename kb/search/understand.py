@@ -90,12 +90,13 @@ _FRAMES = {
         r"すみません|質問です|質問があります|お願いします|ちなみに",
     ],
 }
+#: Each language's frames as one pattern. A Latin frame starts a word: the test is made once
+#: before the alternatives, not in each (a third of the time of the same pattern).
 _FRAME_RE = {
     lang: re.compile(
-        "|".join(
-            f"(?<![\\w-])(?:{p})(?:(?<=')|(?![\\w-]))" if lang != "ja" else f"(?:{p})"
-            for p in patterns
-        ),
+        "|".join(f"(?:{p})" for p in patterns)
+        if lang == "ja"
+        else "(?<![\\w-])(?:" + "|".join(f"(?:{p})(?:(?<=')|(?![\\w-]))" for p in patterns) + ")",
         re.IGNORECASE,
     )
     for lang, patterns in _FRAMES.items()

@@ -113,6 +113,7 @@ def test_remembered_words_compile_as_new_ones(searcher: Searcher) -> None:
         searcher._compiler._word_cache.clear()
         searcher._compiler._variant_cache.clear()
         searcher._compiler._clause_cache.clear()
+        searcher._compiler._phrase_cache.clear()
         searcher.clear_caches()
         cold[query] = _compiled(searcher, query)
     for query in reversed(_QUERIES):
@@ -120,6 +121,7 @@ def test_remembered_words_compile_as_new_ones(searcher: Searcher) -> None:
         assert _compiled(searcher, query) == cold[query], query
     compiler = searcher._compiler
     assert compiler._word_cache and compiler._variant_cache and compiler._clause_cache
+    assert compiler._phrase_cache
 
 
 def test_the_words_remembered_are_bounded(
@@ -133,6 +135,7 @@ def test_the_words_remembered_are_bounded(
     assert 0 < len(compiler._word_cache) <= 4
     assert 0 < len(compiler._variant_cache) <= 4
     assert 0 < len(compiler._clause_cache) <= 4
+    assert len(compiler._phrase_cache) <= 4
     # The newest words are the ones kept.
     assert any("other19" in key[0] for key in compiler._word_cache)
 

@@ -1,6 +1,7 @@
-"""The English stemmer in use (PyStemmer's C Snowball 2, see kb.text) gives the stems of
-Whoosh's pure-Python port, which the index was always built with: on every word of the
-shared English editions with the inflections a query's variants stem, and on random words."""
+"""The stemmers in use (PyStemmer's C Snowball 2, see kb.text) give the stems of Whoosh's
+pure-Python ports, which the index was always built with: on every word of the shared English
+editions (and of the French texts) with the inflections a query's variants stem, and on random
+words."""
 
 from __future__ import annotations
 
@@ -11,10 +12,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from whoosh.lang.snowball.english import EnglishStemmer
+from whoosh.lang.snowball.french import FrenchStemmer
 
-from kb.text import _stemmers, stem_en, word_forms
+from kb.search.analysis import fold_accents
+from kb.text import _FrenchStems, _stemmers, stem_en, word_forms
 
 _WHOOSH = EnglishStemmer()
+_WHOOSH_FR = FrenchStemmer()
 
 
 def test_the_c_stemmer_is_in_use() -> None:
@@ -48,3 +52,52 @@ def test_the_words_snowball_3_stems_otherwise(word: str) -> None:
 def test_random_words_stem_alike(word: str) -> None:
     if word.isalpha():
         assert _stemmers()[0].stem(word) == _WHOOSH.stem(word)
+
+
+def test_the_c_french_stemmer_is_in_use() -> None:
+    """PyStemmer's French makes most stems (the canaries agree with Whoosh's port)."""
+    french = _stemmers()[1]
+    assert isinstance(french, _FrenchStems)
+    assert french._fast is not french._reference
+
+
+def test_every_french_word_and_its_inflections_stems_alike(embedded_kb) -> None:
+    words: set[str] = set()
+    for ed, rules in embedded_kb.rules.items():
+        if embedded_kb.editions[ed].lang == "fr":
+            for rule in rules.values():
+                words |= set(re.findall(r"[^\W\d_]+", f"{rule.title or ''} {rule.text}".lower()))
+    for entries in embedded_kb.glossary.values():
+        for entry in entries.values():
+            words |= set(re.findall(r"[^\W\d_]+", f"{entry.term} {entry.definition}".lower()))
+    forms = {fold_accents(f) for word in words for f in word_forms(word, "fr")}
+    assert len(forms) > 500
+    stem = _stemmers()[1].stem
+    assert [w for w in sorted(forms) if stem(w) != _WHOOSH_FR.stem(w)] == []
+
+
+@pytest.mark.parametrize(
+    "word", ["nibaiemment", "souremment", "ebzpicatrice", "okkticatrices", "yoe", "syui", "ayons"]
+)
+def test_the_words_the_c_french_stemmer_stems_otherwise(word: str) -> None:
+    """Whoosh's port and Snowball 2's C French differ on these: Whoosh's stem is kept."""
+    assert _stemmers()[1].stem(word) == _WHOOSH_FR.stem(word)
+
+
+#: Snowball French suffixes (and a few inflections), to end random words with.
+_FR_ENDINGS = (
+    *("", "ement", "emment", "amment", "ments", "atrice", "atrices", "ateur", "ation", "euse"),
+    *("issement", "ique", "ites", "ives", "eaux", "ier", "iere", "aient", "erait", "ions"),
+    *("ee", "ees", "es", "ance", "logie", "usion", "ition", "able", "iste", "if"),
+)
+
+
+@settings(max_examples=3000, deadline=None)
+@given(
+    st.text(alphabet="abcdefgilmnoqrstuvyzéèü", min_size=1, max_size=10),
+    st.sampled_from(_FR_ENDINGS),
+)
+def test_random_french_words_stem_alike(head: str, ending: str) -> None:
+    word = fold_accents(head + ending)
+    if word.isalpha():
+        assert _stemmers()[1].stem(word) == _WHOOSH_FR.stem(word)
