@@ -106,7 +106,9 @@ def test_link_of_shared_editions_equals_whole_vocabulary_matchers(full_kb) -> No
         own = kb.glossary.get(ed_id)
         newest = kb.glossary_edition(ed.lang)
         glossary = own or (kb.glossary[newest.id] if newest else {})
-        key = (ed.lang, id(glossary))
+        # Keyed by the edition whose glossary it is, not by id(): a stored knowledge base may
+        # make a new dictionary per read, and a freed one's id can come back for another's.
+        key = (ed.lang, ed_id if own else (newest.id if newest else ""))
         if key not in matchers:
             matchers[key] = TermMatcher(link_module._vocabulary(kb, ed.lang, glossary), ed.lang)
         for rule in table.values():
