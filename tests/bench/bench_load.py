@@ -50,7 +50,7 @@ MIN_URLS = 2000
 TARGET_RPS, TARGET_P99_MS, TARGET_START_S, TARGET_RSS_MB = 500.0, 50.0, 1.0, 200.0
 #: What the kb server keeps between requests in this measure (each process its own).
 CACHED = (
-    "caches of shared data only: up to 1,024 decoded rules (first in, first out), glossary "
+    "caches of shared data only: up to 4,096 decoded rules (first in, first out), glossary "
     "terms (8,192) and example summaries (1,024) as the pages list them, edition labels and "
     "lags, translated messages, the layout's per-locale parts; no page or page fragment by URL "
     "(page cache off)"
