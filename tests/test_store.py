@@ -210,3 +210,15 @@ def test_examples_for_reads_only_what_it_needs(pair) -> None:
     assert list(fresh.examples) == mem.examples
     for number in wanted:
         assert fresh.examples_for(number) == mem.examples_for(number)
+
+
+def test_each_connection_keeps_a_small_page_cache(pair) -> None:
+    """Every thread of every worker opens a connection: each caches at most PAGE_CACHE_KIB of
+    pages (SQLite's default is 2 MB), and still reads every rule."""
+    from kb.store.reader import PAGE_CACHE_KIB, connect
+
+    _mem, db = pair
+    conn = connect(db.path)
+    assert conn.execute("PRAGMA cache_size").fetchone()[0] == -PAGE_CACHE_KIB
+    assert PAGE_CACHE_KIB < 2000
+    assert conn.execute("SELECT count(*) FROM rules").fetchone()[0] > 0

@@ -28,11 +28,22 @@ from kb.model import (
 from kb.store.schema import FORMAT, StoreError
 from kb.store.views import _Changes, _Concordance, _Glossary, _LazyList, _Rules
 
+#: SQLite's page cache per connection, in KiB.
+PAGE_CACHE_KIB = 256
+
 
 def connect(path: Path) -> sqlite3.Connection:
     """Open a database read-only (it is never written after its build)."""
     uri = Path(path).resolve().as_uri() + "?mode=ro&immutable=1"
     conn = sqlite3.connect(uri, uri=True, check_same_thread=False)
+    # Each thread of each worker has a connection: a page cache of 256 KiB (not SQLite's 2 MB)
+    # holds the indexes' upper pages, and the file's pages stay in the OS cache, shared by all.
+    # Measured with 4 threads a worker: ~10 MB less RSS per worker, CPU per page unchanged.
+    try:
+        conn.execute(f"PRAGMA cache_size = -{PAGE_CACHE_KIB}")
+    except sqlite3.DatabaseError:  # not a database: the caller says so
+        conn.close()
+        raise
     return conn
 
 
@@ -49,9 +60,8 @@ class _Db:
         self._opened: list[sqlite3.Connection] = []
         self._opened_lock = threading.Lock()
         self._pid = os.getpid()
-        conn = self.conn()
         try:
-            meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
+            meta = dict(self.conn().execute("SELECT key, value FROM meta").fetchall())
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"{self.path}: not a knowledge base ({exc})") from exc
         if meta.get("format") != FORMAT:
@@ -117,12 +127,17 @@ _GLOSSARY_COLUMNS = (
 )
 
 
+#: Decoded rules a knowledge base keeps (glossary entries: a quarter as many). On the archive's
+#: distinct pages 1,024 would hold ~12 MB less per worker but cost ~5% more CPU per page.
+RULE_CACHE = 4096
+
+
 class StoredKnowledgeBase(KnowledgeBase):
     """The :class:`~kb.model.KnowledgeBase` interface over a database: small tables are read at
     open, rules and glossary entries on demand (with a bounded cache of decoded nodes), and the
     lookups that scanned lists in memory are indexed queries."""
 
-    def __init__(self, path: Path, cache_size: int = 4096) -> None:
+    def __init__(self, path: Path, cache_size: int = RULE_CACHE) -> None:
         self._db = _Db(path)
         db = self._db
         editions = {}

@@ -73,11 +73,71 @@ def _locale(code: str) -> Locale:
     return Locale.parse(code)
 
 
+#: CLDR's names of the texts' languages in each interface language (the rule pages name them;
+#: tests/web/test_i18n.py checks them against Babel, which names any other).
+_LANGUAGE_IN = {
+    "en": {"en": "English", "fr": "French", "ja": "Japanese"},
+    "fr": {"en": "anglais", "fr": "français", "ja": "japonais"},
+    "ja": {"en": "英語", "fr": "フランス語", "ja": "日本語"},
+}
+
+
 @lru_cache(maxsize=64)
 def language_name(code: str, locale: str) -> str:
     """The name of the language ``code`` in the interface language ``locale``, from Babel's CLDR
     data ("anglais" on a French page, "英語" on a Japanese one); LANGUAGE_NAMES are self-names."""
+    known = _LANGUAGE_IN.get(locale, {}).get(code)
+    if known is not None:
+        return known
     return _locale(locale).languages.get(code, code)
+
+
+#: Month names of the interface languages, as CLDR writes them in dates (Japanese dates use
+#: numbers). Written here so that dates and counts, which every rule page shows, do not load
+#: Babel's locale data (~6 MB per process); tests/web/test_i18n.py checks them against Babel.
+_MONTHS = {
+    "en": [
+        "January",
+        "February",
+        "March",
+        "April",
+        "May",
+        "June",
+        "July",
+        "August",
+        "September",
+        "October",
+        "November",
+        "December",
+    ],
+    "fr": [
+        "janvier",
+        "février",
+        "mars",
+        "avril",
+        "mai",
+        "juin",
+        "juillet",
+        "août",
+        "septembre",
+        "octobre",
+        "novembre",
+        "décembre",
+    ],
+}
+#: The "long" date and the year-and-month of each locale (CLDR's patterns, filled).
+_DAY = {
+    "en": lambda d: f"{_MONTHS['en'][d.month - 1]} {d.day}, {d.year}",
+    "fr": lambda d: f"{d.day} {_MONTHS['fr'][d.month - 1]} {d.year}",
+    "ja": lambda d: f"{d.year}年{d.month}月{d.day}日",
+}
+_MONTH = {
+    "en": lambda d: f"{_MONTHS['en'][d.month - 1]} {d.year}",
+    "fr": lambda d: f"{_MONTHS['fr'][d.month - 1]} {d.year}",
+    "ja": lambda d: f"{d.year}年{d.month}月",
+}
+#: The group separator of whole numbers (French: a narrow no-break space).
+_GROUP = {"en": ",", "fr": "\u202f", "ja": ","}
 
 
 @lru_cache(maxsize=8192)
@@ -91,6 +151,8 @@ def format_day(iso: str | None, locale: str) -> str:
         day = dt.date.fromisoformat(iso)
     except ValueError:
         return iso
+    if locale in _DAY:
+        return _DAY[locale](day)
     return format_date(day, format="long", locale=_locale(locale))
 
 
@@ -101,12 +163,16 @@ def format_month(iso: str | None, locale: str) -> str:
         day = dt.date.fromisoformat(iso or "")
     except ValueError:
         return ""
+    if locale in _MONTH:
+        return _MONTH[locale](day)
     return format_skeleton("yMMMM", day, locale=_locale(locale))
 
 
 @lru_cache(maxsize=4096)
 def format_number(value: int | float, locale: str) -> str:
     """A number with the locale's grouping (``1,234`` / ``1 234``)."""
+    if type(value) is int and locale in _GROUP:
+        return f"{value:,}".replace(",", _GROUP[locale])
     return format_decimal(value, locale=_locale(locale))
 
 

@@ -118,3 +118,37 @@ def test_catalogs_are_compiled_from_po(tmp_path: Path) -> None:
 
     assert translations("fr").ugettext("Search") == "Rechercher"
     assert translations("ja").ungettext("%(num)d result", "%(num)d results", 3) == "%(num)d件の結果"
+
+
+def test_dates_and_numbers_are_written_as_babel_writes_them() -> None:
+    """The locales' own date and number formats (kept without Babel's locale data) give
+    Babel's text for every day of 2000-2031 and numbers of every size and sign."""
+    import datetime as dt
+
+    from babel.dates import format_date, format_skeleton
+    from babel.numbers import format_decimal
+
+    from kb.web.i18n import format_month
+
+    day = dt.date(2000, 1, 1)
+    while day.year < 2032:
+        iso = day.isoformat()
+        for locale in LOCALES:
+            assert format_day(iso, locale) == format_date(day, format="long", locale=locale)
+            assert format_month(iso, locale) == format_skeleton("yMMMM", day, locale=locale)
+        day += dt.timedelta(days=1)
+    for value in (0, 7, -7, 999, 1000, -1234, 12345, 999999, 1234567, 10**12):
+        for locale in LOCALES:
+            assert format_number(value, locale) == format_decimal(value, locale=locale)
+    assert format_number(1234.5, "fr") == format_decimal(1234.5, locale="fr")
+
+
+def test_language_names_are_babels() -> None:
+    """The texts' languages named in each locale as Babel's CLDR data names them."""
+    from babel import Locale
+
+    from kb.web.i18n import language_name
+
+    for locale in LOCALES:
+        for code in (*LOCALES, "de", "ko"):
+            assert language_name(code, locale) == Locale.parse(locale).languages[code]
