@@ -33,7 +33,7 @@ from kb.build.read import (
     read_cached,
 )
 from kb.buildcache import BuildCache
-from kb.history import write_history
+from kb.history import insert_history, kb_history_rows
 from kb.instance import BuildError, load
 from kb.model import Edition, ExampleInfo, KnowledgeBase
 from kb.paths import CORPUS_DIR, EXAMPLES_DIR, PACKAGE_DIR
@@ -356,15 +356,21 @@ def _build_locked(
         # --force rebuilds the index too: a copy of the previous one would keep its damage.
         reuse = None if force else previous
         indexing = Forked(_index_in_child, kb, staging / INDEX_DIR, reuse, cache)
+        history = None
         try:
             t = time.perf_counter()
+            # The rule pages' history and word diffs, made from the knowledge base in memory by
+            # another process while this one writes the database (the diffs are pure Python).
+            history = Forked(kb_history_rows, kb, staging / KB_FILE)
             store.write(kb, staging / KB_FILE)
-            write_history(staging / KB_FILE)  # the rule pages' history and word diffs
+            insert_history(staging / KB_FILE, history.result())
             timings["save"] = time.perf_counter() - t
             t = time.perf_counter()
             stats, used = indexing.result()
         except BaseException:
             indexing.cancel()
+            if history is not None:
+                history.cancel()
             raise
         cache.used.update(used)
         report.notes.append(index_note(stats))

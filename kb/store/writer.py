@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from kb.concordance import compare_digest
+from kb.history import edition_positions
 from kb.model import Edition, GlossaryEntry, KnowledgeBase, Rule
 from kb.rulenum import try_parse
 from kb.store.schema import (
@@ -58,12 +59,7 @@ def write(kb: KnowledgeBase, path: Path) -> None:
             [("format", FORMAT), ("content_hash", kb.content_hash)],
         )
         # Positions in time (by date, an undated quote where its wording fits).
-        positions = {
-            e.id: i
-            for i, e in enumerate(
-                sorted(kb.editions.values(), key=lambda e: (kb.sort_date(e), e.id))
-            )
-        }
+        positions = edition_positions(kb)
         conn.executemany(
             "INSERT INTO editions VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
             [edition_row(e, positions[e.id]) for e in kb.editions.values()],
