@@ -23,7 +23,8 @@ from typing import Any
 
 from kb import buildcache, concordance, store
 from kb import instance as layout
-from kb.build.link import attach_commentary, canonicalise_refs, count, link
+from kb.build.forked import Forked
+from kb.build.link import SPLIT_RULES, attach_commentary, canonicalise_refs, count, link
 from kb.build.read import (
     Progress,
     assemble,
@@ -188,14 +189,28 @@ def build_kb(
     problems.extend(Problem(str(CORPUS_DIR / "terms.toml"), None, m) for m in messages)
     if progress:
         progress("linking references and terms", 1, 3)
-    link(kb, cache)
+    overrides = concordance.load_overrides(CORPUS_DIR / "concordance-overrides.toml")
+    # An archive's editions are aligned by another process while this one links them (the
+    # alignment reads the texts only; the linking takes two processes of its own).
+    aligning = None
+    if Forked.available() and sum(map(len, kb.rules.values())) >= SPLIT_RULES:
+        aligning = Forked(_align_in_child, kb, overrides, cache, fork=True)
+    try:
+        link(kb, cache)
+    except BaseException:
+        if aligning is not None:
+            aligning.cancel()
+        raise
     timings["link"] = time.perf_counter() - t
     t = time.perf_counter()
     if progress:
         progress("aligning editions", 2, 3)
-    notes = concordance.compute(
-        kb, concordance.load_overrides(CORPUS_DIR / "concordance-overrides.toml"), cache=cache
-    )
+    aligned = None
+    if aligning is not None:
+        aligned, used = aligning.result()
+        if cache is not None:
+            cache.used.update(used)
+    notes = concordance.compute(kb, overrides, cache=cache, aligned=aligned)
     from kb.premodern import link_pre_m10  # editions before July 2009: linked to M10 by text
 
     notes += link_pre_m10(kb)
@@ -346,8 +361,6 @@ def _build_locked(
 
     staging = layout.new_staging(instance)
     try:
-        from kb.build.forked import Forked
-
         if progress:
             progress("writing the database and the search index", 1, 1)
         # The index is built in a child process while this one writes the database: they read
@@ -453,6 +466,14 @@ def _publish(
 
         shutil.rmtree(staging, ignore_errors=True)
         raise
+
+
+def _align_in_child(
+    kb: KnowledgeBase, overrides: dict[str, dict[str, str]], cache: BuildCache | None
+) -> tuple[dict[str, concordance.Alignment], set[Path]]:
+    """:func:`kb.concordance.align_editions`, and the cache entries used meanwhile."""
+    aligned = concordance.align_editions(kb, overrides, cache)
+    return aligned, set(cache.used) if cache is not None else set()
 
 
 def _index_in_child(

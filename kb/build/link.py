@@ -58,39 +58,88 @@ def link(kb: KnowledgeBase, cache: BuildCache | None = None) -> None:
         if finder is None:
             finder = finders[lang] = TermFinder(lang)
         finder.learn(vocab)
+    todo: list[tuple[str, str]] = []  # (edition, cache key) of the editions to link here
     for ed_id, table in kb.rules.items():
         ed = kb.editions[ed_id]
-        vocab, vocab_fp = of_edition[ed_id]
         entries = kb.glossary.get(ed_id, {})
         fp = ""
         if cache is not None:
             fp = buildcache.digest(
                 ed.lang,
-                vocab_fp,
+                of_edition[ed_id][1],
                 buildcache.code_digest("link"),
                 [(r.number, r.text, r.examples) for r in table.values()],
                 [(g.key, g.definition) for g in entries.values()],
             )
             if _apply_links(cache.get("link", fp), table, entries):
                 continue
-        texts = [rule.text for rule in table.values()]
-        found = finders[ed.lang].find_all(
-            vocab,
-            texts,
+        todo.append((ed_id, fp))
+
+    def link_edition(ed_id: str, fp: str) -> None:
+        table, entries = kb.rules[ed_id], kb.glossary.get(ed_id, {})
+        lang = kb.editions[ed_id].lang
+        found = finders[lang].find_all(
+            of_edition[ed_id][0],
+            [rule.text for rule in table.values()],
             # Terms never overlap a rule reference: its span is skipped.
-            lambda text, lang=ed.lang: [(row[2], row[3]) for row in ref_rows(text, lang)],
+            lambda text: [(row[2], row[3]) for row in ref_rows(text, lang)],
         )
         for rule, (spans, keys) in zip(table.values(), found, strict=True):
-            rule.refs = refs(rule.text, ed.lang, table)
-            rule.example_refs = [refs(x, ed.lang, table) for x in rule.examples]
+            rule.refs = refs(rule.text, lang, table)
+            rule.example_refs = [refs(x, lang, table) for x in rule.examples]
             rule.term_spans = spans
             rule.terms = keys
         for entry in entries.values():
-            entry.refs = refs(entry.definition, ed.lang, table)
+            entry.refs = refs(entry.definition, lang, table)
             # The references the build found are the entry's "See rule" numbers, in one grammar.
             entry.rule_refs = list(dict.fromkeys(r.number for r in entry.refs))
         if cache is not None:
             cache.put("link", fp, _links_of(table, entries))
+
+    def link_in_child(part: list[tuple[str, str]]) -> tuple[list[Any], set[Any]]:
+        out = []
+        for ed_id, fp in part:
+            link_edition(ed_id, fp)
+            out.append(_links_of(kb.rules[ed_id], kb.glossary.get(ed_id, {})))
+        return out, set(cache.used) if cache is not None else set()
+
+    from kb.build.forked import Forked
+
+    half = _half(todo, kb) if Forked.available() else 0
+    # An archive's editions are linked by two processes (the first ones in a forked child,
+    # whose links come back in the cached form): the matching is pure Python.
+    child = Forked(link_in_child, todo[:half], fork=True) if half else None
+    try:
+        for ed_id, fp in todo[half:]:
+            link_edition(ed_id, fp)
+    except BaseException:
+        if child is not None:
+            child.cancel()
+        raise
+    if child is not None:
+        found, used = child.result()
+        for (ed_id, _), links in zip(todo[:half], found, strict=True):
+            _apply_links(links, kb.rules[ed_id], kb.glossary.get(ed_id, {}))
+        if cache is not None:
+            cache.used.update(used)
+
+
+#: Editions of at least this many rules in all are linked by two processes.
+SPLIT_RULES = 20_000
+
+
+def _half(todo: list[tuple[str, str]], kb: KnowledgeBase) -> int:
+    """How many of the editions to link go to a second process (0: too few rules for one)."""
+    sizes = [len(kb.rules[ed_id]) for ed_id, _ in todo]
+    total = sum(sizes)
+    if total < SPLIT_RULES or len(todo) < 2:
+        return 0
+    seen = 0
+    for i, size in enumerate(sizes):
+        seen += size
+        if seen * 2 >= total:
+            return min(i + 1, len(todo) - 1)
+    return 0
 
 
 def _links_of(table: Mapping[str, Rule], entries: Mapping[str, GlossaryEntry]) -> Any:

@@ -17,6 +17,8 @@ from kb.model import (
     KnowledgeBase,
     Rule,
     TournamentRule,
+    ancestor_numbers,
+    number_order,
 )
 from kb.model import parsed_number as parse_number  # parsed once per distinct number
 from kb.paths import CORPUS_DIR
@@ -375,12 +377,11 @@ def _check_quote(full: dict[str, Rule], doc: SourceDoc, problems: list[Problem])
 def _link_tree(table: dict[str, Rule]) -> None:
     for rule in table.values():
         rule.children = []
-    for number in sorted(table, key=lambda n: table[n].key.sort_key()):
-        rule = table[number]
-        for anc in rule.key.ancestors():
-            if str(anc) in table:
-                rule.parent = str(anc)
-                table[str(anc)].children.append(number)
+    for number in sorted(table, key=number_order):
+        for anc in ancestor_numbers(number):
+            if anc in table:
+                table[number].parent = anc
+                table[anc].children.append(number)
                 break
 
 

@@ -10,7 +10,7 @@ from typing import Any
 
 from kb.concordance import compare_digest
 from kb.history import edition_positions
-from kb.model import Edition, GlossaryEntry, KnowledgeBase, Rule
+from kb.model import Edition, GlossaryEntry, KnowledgeBase, Rule, number_order
 from kb.rulenum import try_parse
 from kb.store.schema import (
     FORMAT,
@@ -94,7 +94,7 @@ def write_edition_rules(
 
     ``spans_json``: the JSON of each term-spans list by ``id``, shared by the caller across
     editions while every list stays alive (equal texts share one list)."""
-    ordered = sorted(table, key=lambda n: table[n].key.sort_key())
+    ordered = sorted(table, key=number_order)
     place = {n: i for i, n in enumerate(ordered)}
     encoded = spans_json if spans_json is not None else {}
 
