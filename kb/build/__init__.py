@@ -173,12 +173,30 @@ def build_kb(
     With a ``cache`` (:class:`kb.buildcache.BuildCache`), unchanged files, editions and edition
     pairs are taken from the previous build instead of being read, linked and aligned again.
     """
+    try:
+        found = _build_kb(extra_paths, run_examples_too, progress, timings, cache)
+    except BaseException:
+        if cache is not None:
+            cache.cancel()
+        raise
+    if cache is not None:
+        cache.wait()
+    return found
+
+
+def _build_kb(
+    extra_paths: Iterable[Path],
+    run_examples_too: bool,
+    progress: Progress | None,
+    timings: dict[str, float] | None,
+    cache: BuildCache | None,
+) -> tuple[KnowledgeBase, list[Problem], list[str]]:
     from kb.terms import load_terms, merge_harvested
 
     timings = timings if timings is not None else {}
     t0 = time.perf_counter()
     inputs = corpus_inputs(extra_paths)
-    docs, problems = read_cached(inputs, progress, cache)
+    docs, problems = read_cached(inputs, progress, cache, background=True)
     timings["read"] = time.perf_counter() - t0
     t = time.perf_counter()
     kb = assemble(docs, problems)
@@ -196,7 +214,7 @@ def build_kb(
     if Forked.available() and sum(map(len, kb.rules.values())) >= SPLIT_RULES:
         aligning = Forked(_align_in_child, kb, overrides, cache, fork=True)
     try:
-        link(kb, cache)
+        link(kb, cache, background=True)
     except BaseException:
         if aligning is not None:
             aligning.cancel()

@@ -15,7 +15,7 @@ from kb.buildcache import BuildCache
 from kb.model import GlossaryEntry, KnowledgeBase, Ref, Rule
 
 
-def link(kb: KnowledgeBase, cache: BuildCache | None = None) -> None:
+def link(kb: KnowledgeBase, cache: BuildCache | None = None, *, background: bool = False) -> None:
     """Cross-references (resolved within their own edition) and glossary terms used by each rule.
 
     Terms are the glossary entries of the edition (or the newest glossary of its language), and
@@ -24,7 +24,9 @@ def link(kb: KnowledgeBase, cache: BuildCache | None = None) -> None:
 
     With a ``cache``, an edition whose texts and vocabulary were linked before by the same code
     takes its links from there (most of an archive's rebuild); references are found once per
-    distinct text (an archive prints the same rule text in dozens of editions).
+    distinct text (an archive prints the same rule text in dozens of editions). ``background``:
+    the caller waits for the cache's background writes (:meth:`BuildCache.wait`), so an
+    archive's entries may be written by a forked process.
     """
     from kb.link import find_refs
 
@@ -75,7 +77,7 @@ def link(kb: KnowledgeBase, cache: BuildCache | None = None) -> None:
                 continue
         todo.append((ed_id, fp))
 
-    def link_edition(ed_id: str, fp: str) -> None:
+    def link_edition(ed_id: str, fp: str, put: bool = True) -> None:
         table, entries = kb.rules[ed_id], kb.glossary.get(ed_id, {})
         lang = kb.editions[ed_id].lang
         found = finders[lang].find_all(
@@ -93,7 +95,7 @@ def link(kb: KnowledgeBase, cache: BuildCache | None = None) -> None:
             entry.refs = refs(entry.definition, lang, table)
             # The references the build found are the entry's "See rule" numbers, in one grammar.
             entry.rule_refs = list(dict.fromkeys(r.number for r in entry.refs))
-        if cache is not None:
+        if put and cache is not None:
             cache.put("link", fp, _links_of(table, entries))
 
     def link_in_child(part: list[tuple[str, str]]) -> tuple[list[Any], set[Any]]:
@@ -109,9 +111,10 @@ def link(kb: KnowledgeBase, cache: BuildCache | None = None) -> None:
     # An archive's editions are linked by two processes (the first ones in a forked child,
     # whose links come back in the cached form): the matching is pure Python.
     child = Forked(link_in_child, todo[:half], fork=True) if half else None
+    later = background and child is not None and cache is not None
     try:
         for ed_id, fp in todo[half:]:
-            link_edition(ed_id, fp)
+            link_edition(ed_id, fp, put=not later)
     except BaseException:
         if child is not None:
             child.cancel()
@@ -122,6 +125,15 @@ def link(kb: KnowledgeBase, cache: BuildCache | None = None) -> None:
             _apply_links(links, kb.rules[ed_id], kb.glossary.get(ed_id, {}))
         if cache is not None:
             cache.used.update(used)
+    if later:
+        # This process's entries, written by another while the build goes on (the links are
+        # not changed after this: the concordance only adds canonical numbers to references).
+        def put_all() -> set[Any]:
+            for ed_id, fp in todo[half:]:
+                cache.put("link", fp, _links_of(kb.rules[ed_id], kb.glossary.get(ed_id, {})))
+            return cache.used
+
+        cache.background.append(Forked(put_all, fork=True))
 
 
 #: Editions of at least this many rules in all are linked by two processes.

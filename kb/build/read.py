@@ -146,9 +146,13 @@ def read_cached(
     inputs: list[tuple[Path, dict[str, Any] | None]],
     progress: Progress | None = None,
     cache: BuildCache | None = None,
+    *,
+    background: bool = False,
 ) -> tuple[list[SourceDoc], list[Problem]]:
     """:func:`read_all`, taking each file whose bytes (and reader code) are unchanged from the
-    cache instead of reading it again."""
+    cache instead of reading it again. ``background``: the caller waits for the cache's
+    background writes (:meth:`BuildCache.wait`), so many new entries may be written by a
+    forked process."""
     if cache is None or cache.folder is None:
         return read_all(inputs, progress)
     code = buildcache.code_digest("docs")
@@ -176,14 +180,37 @@ def read_cached(
         read = {doc.path for doc in docs}
         left_out = [p for p in problems if str(p.path) not in read]
     out: list[SourceDoc] = []
+    entries: list[tuple[str, list[SourceDoc]]] = []
     for (path, _), key, got in zip(inputs, keys, found, strict=True):
         if got is None:
             got = fresh[str(path)]
             if not got:
                 continue
-            cache.put("docs", key, got)
+            entries.append((key, got))
         out.extend(got)
+    _put_docs(cache, entries, background)
     return out, [*left_out, *(p for doc in out for p in doc.problems)]
+
+
+def _put_docs(
+    cache: BuildCache, entries: list[tuple[str, list[SourceDoc]]], background: bool
+) -> None:
+    """Keep the documents read for the next build. Many (an archive) are written by a forked
+    process while this one goes on (:attr:`BuildCache.background`, which the build waits for):
+    pickling them is pure Python, and the documents are not changed once read."""
+    from kb.build.forked import Forked
+
+    if not background or len(entries) < 8 or not Forked.available():
+        for key, got in entries:
+            cache.put("docs", key, got)
+        return
+
+    def put_all() -> set[Path]:
+        for key, got in entries:
+            cache.put("docs", key, got)
+        return cache.used
+
+    cache.background.append(Forked(put_all, fork=True))
 
 
 def _where(problem: Problem) -> str:
