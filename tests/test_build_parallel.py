@@ -1,6 +1,6 @@
 """The parts of a full build that other processes do (kb.build.forked) give what one process
-gives: the links of editions linked in a child, the alignments made while linking, the history
-made from the knowledge base in memory, and the cache entries written in the background."""
+gives: the alignments made while linking, the history made from the knowledge base in memory,
+and the cache entries written in the background."""
 
 from __future__ import annotations
 
@@ -57,25 +57,32 @@ def _links(kb: KnowledgeBase) -> dict[str, Any]:
     }
 
 
-def test_editions_linked_in_a_child_get_the_links_of_one_process(
+def test_links_cached_in_the_background_are_those_cached_by_one_process(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, no_other_threads: None, two_editions: Path
 ) -> None:
     alone = _assembled(two_editions)
     with monkeypatch.context() as m:
         m.setattr(forked, "cores", lambda: 1)
-        link_module.link(alone, BuildCache(tmp_path / "one"))
-    split = _assembled(two_editions)
-    monkeypatch.setattr(link_module, "SPLIT_RULES", 0)
-    assert link_module._half([(ed_id, "") for ed_id in split.rules], split) > 0 or not _can_fork()
+        link_module.link(alone, BuildCache(tmp_path / "one"), background=True)
+    other = _assembled(two_editions)
+    monkeypatch.setattr(link_module, "BACKGROUND_EDITIONS", 1)
     cache = BuildCache(tmp_path / "two")
-    link_module.link(split, cache, background=True)
+    link_module.link(other, cache, background=True)
+    assert len(cache.background) == (1 if _can_fork() else 0)
     cache.wait()
-    assert _links(split) == _links(alone)
-    assert any(r.refs for table in split.rules.values() for r in table.values())
-    # Every edition's entry is written, by whichever process linked it, and counts as used.
-    written = sorted(p.name for p in (tmp_path / "two" / "link").iterdir())
-    assert written == sorted(p.name for p in (tmp_path / "one" / "link").iterdir())
+    assert _links(other) == _links(alone)
+    assert any(r.refs for table in other.rules.values() for r in table.values())
+    # Every edition's entry is written and counts as used; read back, it gives the same links.
+    one, two = tmp_path / "one" / "link", tmp_path / "two" / "link"
+    written = sorted(p.name for p in two.iterdir())
+    assert written == sorted(p.name for p in one.iterdir())
+    assert all((one / name).read_bytes() == (two / name).read_bytes() for name in written)
     assert {p.name for p in cache.used} == set(written)
+    again = _assembled(two_editions)
+    reread = BuildCache(tmp_path / "two")
+    link_module.link(again, reread)
+    assert reread.misses == 0 and reread.hits == len(written)
+    assert _links(again) == _links(alone)
 
 
 def test_alignments_made_beforehand_give_the_same_concordance(two_editions: Path) -> None:

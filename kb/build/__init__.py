@@ -24,7 +24,7 @@ from typing import Any
 from kb import buildcache, concordance, store
 from kb import instance as layout
 from kb.build.forked import Forked
-from kb.build.link import SPLIT_RULES, attach_commentary, canonicalise_refs, count, link
+from kb.build.link import attach_commentary, canonicalise_refs, count, link
 from kb.build.read import (
     Progress,
     assemble,
@@ -63,6 +63,9 @@ __all__ = [
     "read_all",
     "read_cached",
 ]
+
+#: Knowledge bases of at least this many rules are aligned while they are linked.
+SPLIT_RULES = 20_000
 
 #: How a left-out file's problem reads in ``BuildReport.problems`` (``str(Problem)`` of an error).
 LEFT_OUT_MARK = ": error: "
@@ -209,7 +212,7 @@ def _build_kb(
         progress("linking references and terms", 1, 3)
     overrides = concordance.load_overrides(CORPUS_DIR / "concordance-overrides.toml")
     # An archive's editions are aligned by another process while this one links them (the
-    # alignment reads the texts only; the linking takes two processes of its own).
+    # alignment reads the texts only).
     aligning = None
     if Forked.available() and sum(map(len, kb.rules.values())) >= SPLIT_RULES:
         aligning = Forked(_align_in_child, kb, overrides, cache, fork=True)

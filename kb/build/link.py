@@ -98,60 +98,32 @@ def link(kb: KnowledgeBase, cache: BuildCache | None = None, *, background: bool
         if put and cache is not None:
             cache.put("link", fp, _links_of(table, entries))
 
-    def link_in_child(part: list[tuple[str, str]]) -> tuple[list[Any], set[Any]]:
-        out = []
-        for ed_id, fp in part:
-            link_edition(ed_id, fp)
-            out.append(_links_of(kb.rules[ed_id], kb.glossary.get(ed_id, {})))
-        return out, set(cache.used) if cache is not None else set()
-
     from kb.build.forked import Forked
 
-    half = _half(todo, kb) if Forked.available() else 0
-    # An archive's editions are linked by two processes (the first ones in a forked child,
-    # whose links come back in the cached form): the matching is pure Python.
-    child = Forked(link_in_child, todo[:half], fork=True) if half else None
-    later = background and child is not None and cache is not None
-    try:
-        for ed_id, fp in todo[half:]:
-            link_edition(ed_id, fp, put=not later)
-    except BaseException:
-        if child is not None:
-            child.cancel()
-        raise
-    if child is not None:
-        found, used = child.result()
-        for (ed_id, _), links in zip(todo[:half], found, strict=True):
-            _apply_links(links, kb.rules[ed_id], kb.glossary.get(ed_id, {}))
-        if cache is not None:
-            cache.used.update(used)
+    # An archive's entries are written to the cache by a forked process while the build goes
+    # on (the links are not changed after this: the concordance only adds canonical numbers to
+    # references).
+    later = (
+        background
+        and cache is not None
+        and cache.folder is not None
+        and len(todo) >= BACKGROUND_EDITIONS
+        and Forked.available()
+    )
+    for ed_id, fp in todo:
+        link_edition(ed_id, fp, put=not later)
     if later:
-        # This process's entries, written by another while the build goes on (the links are
-        # not changed after this: the concordance only adds canonical numbers to references).
+
         def put_all() -> set[Any]:
-            for ed_id, fp in todo[half:]:
+            for ed_id, fp in todo:
                 cache.put("link", fp, _links_of(kb.rules[ed_id], kb.glossary.get(ed_id, {})))
             return cache.used
 
         cache.background.append(Forked(put_all, fork=True))
 
 
-#: Editions of at least this many rules in all are linked by two processes.
-SPLIT_RULES = 20_000
-
-
-def _half(todo: list[tuple[str, str]], kb: KnowledgeBase) -> int:
-    """How many of the editions to link go to a second process (0: too few rules for one)."""
-    sizes = [len(kb.rules[ed_id]) for ed_id, _ in todo]
-    total = sum(sizes)
-    if total < SPLIT_RULES or len(todo) < 2:
-        return 0
-    seen = 0
-    for i, size in enumerate(sizes):
-        seen += size
-        if seen * 2 >= total:
-            return min(i + 1, len(todo) - 1)
-    return 0
+#: Linking at least this many editions, their cache entries are written in the background.
+BACKGROUND_EDITIONS = 8
 
 
 def _links_of(table: Mapping[str, Rule], entries: Mapping[str, GlossaryEntry]) -> Any:
