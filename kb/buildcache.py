@@ -65,6 +65,19 @@ class BuildCache:
         self.memo: dict[Any, Any] = {}
         self.hits = 0
         self.misses = 0
+        #: entries being written by forked processes (:class:`kb.build.forked.Forked`, each
+        #: giving the paths it used): :meth:`wait` before the build ends
+        self.background: list[Any] = []
+
+    def wait(self) -> None:
+        """Wait for the entries written in the background (their paths count as used)."""
+        while self.background:
+            self.used.update(self.background.pop().result())
+
+    def cancel(self) -> None:
+        """Stop writing entries in the background (the build failed)."""
+        while self.background:
+            self.background.pop().cancel()
 
     def _path(self, kind: str, key: str) -> Path | None:
         return self.folder / kind / f"{key}.pickle" if self.folder is not None else None

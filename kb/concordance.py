@@ -305,13 +305,17 @@ def load_overrides(path: Path) -> dict[str, dict[str, str]]:
 
 
 def compute(
-    kb: KnowledgeBase, overrides: Mapping[str, Mapping[str, str]] = {}, cache: Any = None
+    kb: KnowledgeBase,
+    overrides: Mapping[str, Mapping[str, str]] = {},
+    cache: Any = None,
+    aligned: Mapping[str, Alignment] | None = None,
 ) -> list[str]:
     """Fill in lineage/canonical/change of every rule, ``kb.concordance`` and ``kb.changes``.
 
     Returns notes for the build summary (e.g. which full editions a partial quote fits). With a
     ``cache`` (:class:`kb.buildcache.BuildCache`), a pair of editions aligned before is not aligned
-    again: adding an edition to an archive aligns it with its neighbours only.
+    again: adding an edition to an archive aligns it with its neighbours only. ``aligned``: the
+    pairs :func:`align_editions` aligned already (by ``"old..new"``).
     """
     notes: list[str] = []
     # The editions before July 2009 follow another numbering: never aligned by number with the
@@ -328,7 +332,9 @@ def compute(
         # Full editions, newest to oldest: each inherits its successor's lineage.
         for older, newer in zip(reversed(full[:-1]), reversed(full[1:]), strict=True):
             key = f"{older.id}..{newer.id}"
-            al = _aligned(kb, older.id, newer.id, overrides.get(key, {}), cache)
+            al = aligned.get(key) if aligned else None
+            if al is None:
+                al = _aligned(kb, older.id, newer.id, overrides.get(key, {}), cache)
             for number in kb.rules[older.id]:
                 target = al.pairs.get(number)
                 lineage[older.id][number] = (
@@ -355,6 +361,19 @@ def compute(
             kb.concordance.setdefault(lin, {})[ed_id] = number
     _fill_changes(kb)
     return notes
+
+
+def align_editions(
+    kb: KnowledgeBase, overrides: Mapping[str, Mapping[str, str]] = {}, cache: Any = None
+) -> dict[str, Alignment]:
+    """:func:`align` of every two successive full English editions that :func:`compute` follows,
+    by ``"old..new"`` (so that another process can align them while this one links)."""
+    full = [e for e in kb.editions_of("en") if not mark_pre_m10(e) and e.kind == "full"]
+    out = {}
+    for older, newer in pairwise(full):
+        key = f"{older.id}..{newer.id}"
+        out[key] = _aligned(kb, older.id, newer.id, overrides.get(key, {}), cache)
+    return out
 
 
 #: ``Edition.numbering`` of the English editions before the rewrite of July 11, 2009 (M10),

@@ -177,15 +177,8 @@ def write_history(
             conn.executemany("DELETE FROM history WHERE lineage = ?", [(x,) for x in wanted])
         written = 0
         batch: list[tuple[str, str, str, str, str]] = []
-        for (lineage, lang), rows in _grouped(conn, wanted):
-            hashes = [text_hash(title, text) for _, _, _, title, text in rows]
-            digest = _digest(rows, hashes)
-            old = reuse.get((lineage, lang))
-            if old is not None and old[0] == digest:
-                data = old[1]
-            else:
-                data = json.dumps(fold(rows), ensure_ascii=False)
-            batch.append((lineage, lang, digest, data, ",".join(hashes)))
+        for row in history_rows(_grouped(conn, wanted), reuse):
+            batch.append(row)
             if len(batch) >= 2000:
                 conn.executemany(_INSERT, batch)
                 written += len(batch)
@@ -194,6 +187,63 @@ def write_history(
         written += len(batch)
         conn.execute("COMMIT")
         return written
+    finally:
+        conn.close()
+
+
+def history_rows(
+    groups: Iterable[tuple[tuple[str, str], list[tuple[Any, ...]]]],
+    reuse: Mapping[tuple[str, str], tuple[str, str]],
+) -> Iterator[tuple[str, str, str, str, str]]:
+    """The ``history`` rows of ``((lineage, lang), [(edition, number, change, title, text)])``
+    groups, each lineage's entries copied from ``reuse`` when its inputs hash alike."""
+    for (lineage, lang), rows in groups:
+        hashes = [text_hash(title, text) for _, _, _, title, text in rows]
+        digest = _digest(rows, hashes)
+        old = reuse.get((lineage, lang))
+        if old is not None and old[0] == digest:
+            data = old[1]
+        else:
+            data = json.dumps(fold(rows), ensure_ascii=False)
+        yield lineage, lang, digest, data, ",".join(hashes)
+
+
+def kb_history_rows(kb: KnowledgeBase, path: Path) -> list[tuple[str, str, str, str, str]]:
+    """The rows :func:`write_history` writes into the full database of ``kb`` at ``path``,
+    made from the knowledge base in memory rather than read back from the database (so that a
+    second process makes them while the first writes the database; :func:`insert_history`)."""
+    positions = edition_positions(kb)
+    groups: dict[tuple[str, str], list[tuple[int, str, str, Any, Any, Any]]] = {}
+    for lineage, by_edition in kb.concordance.items():
+        for ed_id, number in by_edition.items():
+            rule = kb.rules[ed_id][number]
+            groups.setdefault((lineage, kb.editions[ed_id].lang), []).append(
+                (positions[ed_id], ed_id, number, rule.change, rule.title, rule.text)
+            )
+    ordered = ((key, [row[1:] for row in sorted(groups[key])]) for key in sorted(groups))
+    return list(history_rows(ordered, _previous_entries(_published(Path(path)))))
+
+
+def edition_positions(kb: KnowledgeBase) -> dict[str, int]:
+    """Each edition's position in time (by date, an undated quote where its wording fits): the
+    ``editions`` table's ``position``, which orders a lineage's history."""
+    ordered = sorted(kb.editions.values(), key=lambda e: (kb.sort_date(e), e.id))
+    return {e.id: i for i, e in enumerate(ordered)}
+
+
+def insert_history(path: Path, rows: list[tuple[str, str, str, str, str]]) -> int:
+    """Write the whole ``history`` table of the new database at ``path`` from ``rows``
+    (:func:`kb_history_rows`); returns the rows written."""
+    conn = sqlite3.connect(path, isolation_level=None)
+    try:
+        conn.execute("PRAGMA journal_mode = OFF")
+        conn.execute("PRAGMA synchronous = OFF")
+        conn.execute("BEGIN")
+        _table_ready(conn)
+        conn.execute("DELETE FROM history")
+        conn.executemany(_INSERT, rows)
+        conn.execute("COMMIT")
+        return len(rows)
     finally:
         conn.close()
 

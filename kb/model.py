@@ -513,6 +513,22 @@ def parsed_number(number: str) -> RuleNumber | None:
     return try_parse(number)
 
 
+@lru_cache(maxsize=1 << 16)
+def number_order(number: str) -> tuple[int, int, int]:
+    """The sort key of a valid rule number (:meth:`RuleNumber.sort_key`), once per number."""
+    num = parsed_number(number)
+    assert num is not None, number
+    return num.sort_key()
+
+
+@lru_cache(maxsize=1 << 16)
+def ancestor_numbers(number: str) -> tuple[str, ...]:
+    """The numbers above a valid rule number, nearest first, once per number."""
+    num = parsed_number(number)
+    assert num is not None, number
+    return tuple(str(a) for a in num.ancestors())
+
+
 def _plain(obj: Any) -> Any:
     """A slotted dataclass as plain dicts and lists (``asdict`` deep-copies: five times slower)."""
     if hasattr(obj, "__slots__") and hasattr(obj, "__dataclass_fields__"):

@@ -23,6 +23,7 @@ from typing import Any
 
 from kb import buildcache, concordance, store
 from kb import instance as layout
+from kb.build.forked import Forked
 from kb.build.link import attach_commentary, canonicalise_refs, count, link
 from kb.build.read import (
     Progress,
@@ -33,7 +34,7 @@ from kb.build.read import (
     read_cached,
 )
 from kb.buildcache import BuildCache
-from kb.history import write_history
+from kb.history import insert_history, kb_history_rows
 from kb.instance import BuildError, load
 from kb.model import Edition, ExampleInfo, KnowledgeBase
 from kb.paths import CORPUS_DIR, EXAMPLES_DIR, PACKAGE_DIR
@@ -62,6 +63,9 @@ __all__ = [
     "read_all",
     "read_cached",
 ]
+
+#: Knowledge bases of at least this many rules are aligned while they are linked.
+SPLIT_RULES = 20_000
 
 #: How a left-out file's problem reads in ``BuildReport.problems`` (``str(Problem)`` of an error).
 LEFT_OUT_MARK = ": error: "
@@ -172,12 +176,30 @@ def build_kb(
     With a ``cache`` (:class:`kb.buildcache.BuildCache`), unchanged files, editions and edition
     pairs are taken from the previous build instead of being read, linked and aligned again.
     """
+    try:
+        found = _build_kb(extra_paths, run_examples_too, progress, timings, cache)
+    except BaseException:
+        if cache is not None:
+            cache.cancel()
+        raise
+    if cache is not None:
+        cache.wait()
+    return found
+
+
+def _build_kb(
+    extra_paths: Iterable[Path],
+    run_examples_too: bool,
+    progress: Progress | None,
+    timings: dict[str, float] | None,
+    cache: BuildCache | None,
+) -> tuple[KnowledgeBase, list[Problem], list[str]]:
     from kb.terms import load_terms, merge_harvested
 
     timings = timings if timings is not None else {}
     t0 = time.perf_counter()
     inputs = corpus_inputs(extra_paths)
-    docs, problems = read_cached(inputs, progress, cache)
+    docs, problems = read_cached(inputs, progress, cache, background=True)
     timings["read"] = time.perf_counter() - t0
     t = time.perf_counter()
     kb = assemble(docs, problems)
@@ -188,14 +210,28 @@ def build_kb(
     problems.extend(Problem(str(CORPUS_DIR / "terms.toml"), None, m) for m in messages)
     if progress:
         progress("linking references and terms", 1, 3)
-    link(kb, cache)
+    overrides = concordance.load_overrides(CORPUS_DIR / "concordance-overrides.toml")
+    # An archive's editions are aligned by another process while this one links them (the
+    # alignment reads the texts only).
+    aligning = None
+    if Forked.available() and sum(map(len, kb.rules.values())) >= SPLIT_RULES:
+        aligning = Forked(_align_in_child, kb, overrides, cache, fork=True)
+    try:
+        link(kb, cache, background=True)
+    except BaseException:
+        if aligning is not None:
+            aligning.cancel()
+        raise
     timings["link"] = time.perf_counter() - t
     t = time.perf_counter()
     if progress:
         progress("aligning editions", 2, 3)
-    notes = concordance.compute(
-        kb, concordance.load_overrides(CORPUS_DIR / "concordance-overrides.toml"), cache=cache
-    )
+    aligned = None
+    if aligning is not None:
+        aligned, used = aligning.result()
+        if cache is not None:
+            cache.used.update(used)
+    notes = concordance.compute(kb, overrides, cache=cache, aligned=aligned)
     from kb.premodern import link_pre_m10  # editions before July 2009: linked to M10 by text
 
     notes += link_pre_m10(kb)
@@ -346,8 +382,6 @@ def _build_locked(
 
     staging = layout.new_staging(instance)
     try:
-        from kb.build.forked import Forked
-
         if progress:
             progress("writing the database and the search index", 1, 1)
         # The index is built in a child process while this one writes the database: they read
@@ -356,15 +390,21 @@ def _build_locked(
         # --force rebuilds the index too: a copy of the previous one would keep its damage.
         reuse = None if force else previous
         indexing = Forked(_index_in_child, kb, staging / INDEX_DIR, reuse, cache)
+        history = None
         try:
             t = time.perf_counter()
+            # The rule pages' history and word diffs, made from the knowledge base in memory by
+            # another process while this one writes the database (the diffs are pure Python).
+            history = Forked(kb_history_rows, kb, staging / KB_FILE)
             store.write(kb, staging / KB_FILE)
-            write_history(staging / KB_FILE)  # the rule pages' history and word diffs
+            insert_history(staging / KB_FILE, history.result())
             timings["save"] = time.perf_counter() - t
             t = time.perf_counter()
             stats, used = indexing.result()
         except BaseException:
             indexing.cancel()
+            if history is not None:
+                history.cancel()
             raise
         cache.used.update(used)
         report.notes.append(index_note(stats))
@@ -447,6 +487,14 @@ def _publish(
 
         shutil.rmtree(staging, ignore_errors=True)
         raise
+
+
+def _align_in_child(
+    kb: KnowledgeBase, overrides: dict[str, dict[str, str]], cache: BuildCache | None
+) -> tuple[dict[str, concordance.Alignment], set[Path]]:
+    """:func:`kb.concordance.align_editions`, and the cache entries used meanwhile."""
+    aligned = concordance.align_editions(kb, overrides, cache)
+    return aligned, set(cache.used) if cache is not None else set()
 
 
 def _index_in_child(

@@ -15,7 +15,7 @@ from kb.buildcache import BuildCache
 from kb.model import GlossaryEntry, KnowledgeBase, Ref, Rule
 
 
-def link(kb: KnowledgeBase, cache: BuildCache | None = None) -> None:
+def link(kb: KnowledgeBase, cache: BuildCache | None = None, *, background: bool = False) -> None:
     """Cross-references (resolved within their own edition) and glossary terms used by each rule.
 
     Terms are the glossary entries of the edition (or the newest glossary of its language), and
@@ -24,7 +24,9 @@ def link(kb: KnowledgeBase, cache: BuildCache | None = None) -> None:
 
     With a ``cache``, an edition whose texts and vocabulary were linked before by the same code
     takes its links from there (most of an archive's rebuild); references are found once per
-    distinct text (an archive prints the same rule text in dozens of editions).
+    distinct text (an archive prints the same rule text in dozens of editions). ``background``:
+    the caller waits for the cache's background writes (:meth:`BuildCache.wait`), so an
+    archive's entries may be written by a forked process.
     """
     from kb.link import find_refs
 
@@ -58,39 +60,70 @@ def link(kb: KnowledgeBase, cache: BuildCache | None = None) -> None:
         if finder is None:
             finder = finders[lang] = TermFinder(lang)
         finder.learn(vocab)
+    todo: list[tuple[str, str]] = []  # (edition, cache key) of the editions to link here
     for ed_id, table in kb.rules.items():
         ed = kb.editions[ed_id]
-        vocab, vocab_fp = of_edition[ed_id]
         entries = kb.glossary.get(ed_id, {})
         fp = ""
         if cache is not None:
             fp = buildcache.digest(
                 ed.lang,
-                vocab_fp,
+                of_edition[ed_id][1],
                 buildcache.code_digest("link"),
                 [(r.number, r.text, r.examples) for r in table.values()],
                 [(g.key, g.definition) for g in entries.values()],
             )
             if _apply_links(cache.get("link", fp), table, entries):
                 continue
-        texts = [rule.text for rule in table.values()]
-        found = finders[ed.lang].find_all(
-            vocab,
-            texts,
+        todo.append((ed_id, fp))
+
+    def link_edition(ed_id: str, fp: str, put: bool = True) -> None:
+        table, entries = kb.rules[ed_id], kb.glossary.get(ed_id, {})
+        lang = kb.editions[ed_id].lang
+        found = finders[lang].find_all(
+            of_edition[ed_id][0],
+            [rule.text for rule in table.values()],
             # Terms never overlap a rule reference: its span is skipped.
-            lambda text, lang=ed.lang: [(row[2], row[3]) for row in ref_rows(text, lang)],
+            lambda text: [(row[2], row[3]) for row in ref_rows(text, lang)],
         )
         for rule, (spans, keys) in zip(table.values(), found, strict=True):
-            rule.refs = refs(rule.text, ed.lang, table)
-            rule.example_refs = [refs(x, ed.lang, table) for x in rule.examples]
+            rule.refs = refs(rule.text, lang, table)
+            rule.example_refs = [refs(x, lang, table) for x in rule.examples]
             rule.term_spans = spans
             rule.terms = keys
         for entry in entries.values():
-            entry.refs = refs(entry.definition, ed.lang, table)
+            entry.refs = refs(entry.definition, lang, table)
             # The references the build found are the entry's "See rule" numbers, in one grammar.
             entry.rule_refs = list(dict.fromkeys(r.number for r in entry.refs))
-        if cache is not None:
+        if put and cache is not None:
             cache.put("link", fp, _links_of(table, entries))
+
+    from kb.build.forked import Forked
+
+    # An archive's entries are written to the cache by a forked process while the build goes
+    # on (the links are not changed after this: the concordance only adds canonical numbers to
+    # references).
+    later = (
+        background
+        and cache is not None
+        and cache.folder is not None
+        and len(todo) >= BACKGROUND_EDITIONS
+        and Forked.available()
+    )
+    for ed_id, fp in todo:
+        link_edition(ed_id, fp, put=not later)
+    if later:
+
+        def put_all() -> set[Any]:
+            for ed_id, fp in todo:
+                cache.put("link", fp, _links_of(kb.rules[ed_id], kb.glossary.get(ed_id, {})))
+            return cache.used
+
+        cache.background.append(Forked(put_all, fork=True))
+
+
+#: Linking at least this many editions, their cache entries are written in the background.
+BACKGROUND_EDITIONS = 8
 
 
 def _links_of(table: Mapping[str, Rule], entries: Mapping[str, GlossaryEntry]) -> Any:

@@ -17,6 +17,8 @@ from kb.model import (
     KnowledgeBase,
     Rule,
     TournamentRule,
+    ancestor_numbers,
+    number_order,
 )
 from kb.model import parsed_number as parse_number  # parsed once per distinct number
 from kb.paths import CORPUS_DIR
@@ -144,9 +146,13 @@ def read_cached(
     inputs: list[tuple[Path, dict[str, Any] | None]],
     progress: Progress | None = None,
     cache: BuildCache | None = None,
+    *,
+    background: bool = False,
 ) -> tuple[list[SourceDoc], list[Problem]]:
     """:func:`read_all`, taking each file whose bytes (and reader code) are unchanged from the
-    cache instead of reading it again."""
+    cache instead of reading it again. ``background``: the caller waits for the cache's
+    background writes (:meth:`BuildCache.wait`), so many new entries may be written by a
+    forked process."""
     if cache is None or cache.folder is None:
         return read_all(inputs, progress)
     code = buildcache.code_digest("docs")
@@ -174,14 +180,37 @@ def read_cached(
         read = {doc.path for doc in docs}
         left_out = [p for p in problems if str(p.path) not in read]
     out: list[SourceDoc] = []
+    entries: list[tuple[str, list[SourceDoc]]] = []
     for (path, _), key, got in zip(inputs, keys, found, strict=True):
         if got is None:
             got = fresh[str(path)]
             if not got:
                 continue
-            cache.put("docs", key, got)
+            entries.append((key, got))
         out.extend(got)
+    _put_docs(cache, entries, background)
     return out, [*left_out, *(p for doc in out for p in doc.problems)]
+
+
+def _put_docs(
+    cache: BuildCache, entries: list[tuple[str, list[SourceDoc]]], background: bool
+) -> None:
+    """Keep the documents read for the next build. Many (an archive) are written by a forked
+    process while this one goes on (:attr:`BuildCache.background`, which the build waits for):
+    pickling them is pure Python, and the documents are not changed once read."""
+    from kb.build.forked import Forked
+
+    if not background or len(entries) < 8 or not Forked.available():
+        for key, got in entries:
+            cache.put("docs", key, got)
+        return
+
+    def put_all() -> set[Path]:
+        for key, got in entries:
+            cache.put("docs", key, got)
+        return cache.used
+
+    cache.background.append(Forked(put_all, fork=True))
 
 
 def _where(problem: Problem) -> str:
@@ -375,12 +404,11 @@ def _check_quote(full: dict[str, Rule], doc: SourceDoc, problems: list[Problem])
 def _link_tree(table: dict[str, Rule]) -> None:
     for rule in table.values():
         rule.children = []
-    for number in sorted(table, key=lambda n: table[n].key.sort_key()):
-        rule = table[number]
-        for anc in rule.key.ancestors():
-            if str(anc) in table:
-                rule.parent = str(anc)
-                table[str(anc)].children.append(number)
+    for number in sorted(table, key=number_order):
+        for anc in ancestor_numbers(number):
+            if anc in table:
+                table[number].parent = anc
+                table[anc].children.append(number)
                 break
 
 

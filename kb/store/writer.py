@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from kb.concordance import compare_digest
-from kb.model import Edition, GlossaryEntry, KnowledgeBase, Rule
+from kb.history import edition_positions
+from kb.model import Edition, GlossaryEntry, KnowledgeBase, Rule, number_order
 from kb.rulenum import try_parse
 from kb.store.schema import (
     FORMAT,
@@ -58,12 +59,7 @@ def write(kb: KnowledgeBase, path: Path) -> None:
             [("format", FORMAT), ("content_hash", kb.content_hash)],
         )
         # Positions in time (by date, an undated quote where its wording fits).
-        positions = {
-            e.id: i
-            for i, e in enumerate(
-                sorted(kb.editions.values(), key=lambda e: (kb.sort_date(e), e.id))
-            )
-        }
+        positions = edition_positions(kb)
         conn.executemany(
             "INSERT INTO editions VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
             [edition_row(e, positions[e.id]) for e in kb.editions.values()],
@@ -98,7 +94,7 @@ def write_edition_rules(
 
     ``spans_json``: the JSON of each term-spans list by ``id``, shared by the caller across
     editions while every list stays alive (equal texts share one list)."""
-    ordered = sorted(table, key=lambda n: table[n].key.sort_key())
+    ordered = sorted(table, key=number_order)
     place = {n: i for i, n in enumerate(ordered)}
     encoded = spans_json if spans_json is not None else {}
 
