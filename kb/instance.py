@@ -177,6 +177,7 @@ def publish(instance: Path, staging: Path, digest: str) -> Path:
     builds = instance / BUILDS_DIR
     name = f"{time.strftime('%Y%m%dT%H%M%S', time.gmtime())}-{time.time_ns() % 10**9:09d}-{digest[:12]}"
     final = builds / name
+    _sync_tree(staging)  # on disk before anything points at it: a crash leaves whole builds
     staging.rename(final)
     previous = build_id(instance)
     pointer = instance / CURRENT
@@ -201,6 +202,25 @@ def publish(instance: Path, staging: Path, digest: str) -> Path:
         if old.name not in keep and not old.name.startswith(STAGING_PREFIX):
             shutil.rmtree(old, ignore_errors=True)
     return final
+
+
+def _sync_tree(folder: Path) -> None:
+    """Flush every file of ``folder`` and the folder itself to disk (the database and index are
+    written without SQLite's syncs, for speed; publishing is where they must be durable)."""
+    for path in sorted(folder.rglob("*")):
+        if path.is_file() and not path.is_symlink():
+            fd = os.open(path, os.O_RDONLY)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+    for path in [folder, *(p for p in folder.rglob("*") if p.is_dir() and not p.is_symlink())]:
+        with contextlib.suppress(OSError):  # some file systems cannot sync a directory
+            fd = os.open(path, os.O_RDONLY)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
 
 
 def _replace_link(link: Path, target: str) -> None:

@@ -291,3 +291,27 @@ def test_a_build_that_cannot_be_incremental_leaves_the_previous_database_closed(
         assert _open_files_under(first) == []
     finally:
         gc.enable()
+
+
+def test_a_build_is_on_disk_before_it_is_published(tmp_path: Path, monkeypatch) -> None:
+    # The database and the index are written without SQLite's syncs; publishing flushes every
+    # file of the build (and its folders) before the pointer names it.
+    synced: list[str] = []
+    real = os.fsync
+
+    def fsync(fd: int) -> None:
+        synced.append(os.readlink(f"/proc/self/fd/{fd}"))
+        real(fd)
+
+    if not Path("/proc/self/fd").is_dir():
+        pytest.skip("no /proc/self/fd to name a descriptor's file")
+    monkeypatch.setattr(layout.os, "fsync", fsync)
+    target = tmp_path / "instance"
+    build(target)
+    builds = (target / layout.CURRENT).resolve().parent
+    # Flushed while still the staging folder (then renamed): names relative to that folder.
+    inside = [Path(p).relative_to(builds).parts for p in synced if p.startswith(str(builds))]
+    names = {Path(*parts[1:]).as_posix() if len(parts) > 1 else "." for parts in inside}
+    assert "kb.sqlite" in names and "build.json" in names
+    assert any(n.startswith("index/") for n in names)
+    assert "." in names  # the build's own folder
