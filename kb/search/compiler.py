@@ -40,6 +40,7 @@ from kb.search.understand import (
     strip_frames,
     word_variants,
 )
+from kb.search.wording import QUESTION_WORDS, RAW_WORD, about_examples, final_sentence, replace_word
 
 #: Weight of the rules a concept of the query names ("mana ability" -> 605, "dies" -> 700.4,
 #: "絆魂" -> lifelink -> 702.15), for a fully specific concept (see kb.search.understand).
@@ -60,23 +61,8 @@ FINAL = 2.0
 SETUP = 0.5
 #: Weight of the rules on when players may act, for a question asking when one may act.
 WHEN_BOOST = 1.8
-#: Words that make a query about examples ("example priority", "exemple pile", "優先権 例題").
-EXAMPLE_WORDS = frozenset(
-    {"example", "examples", "exemple", "exemples", "scenario", "scénario", "scenarios"}
-)
-EXAMPLE_WORDS_JA = ("例題", "実例", "具体例", "サンプル")
 #: Words players use for the rules' own: "get priority" is "receive priority" in the rules.
 EN_SYNONYMS = {"get": "receive", "gets": "receives", "got": "received", "getting": "receiving"}
-#: A query with one of these is a question, not a glossary lookup: the entry is not pinned
-#: ("what is priority" asks for a definition, so "what" and "is" are not among them).
-QUESTION_WORDS = frozenset(
-    {
-        *("when", "where", "who", "why", "how", "does", "do", "did", "can", "could", "should"),
-        *("would", "will", "quand", "comment", "pourquoi", "qui", "puis-je", "peut", "peux"),
-        *("dois", "doit"),
-    }
-)
-_RAW_WORD = re.compile(r"[^\W\d_]+(?:[-'’][^\W\d_]+)*")
 _NUMBER_TOKEN = re.compile(
     r"^(?:r|rule|règle|regle)?\d{1,3}(?:\.\d{1,3}[a-z]?)?\.?$", re.IGNORECASE
 )
@@ -236,7 +222,7 @@ class QueryCompiler:
             searched = qp.kept_text(parsed.tree, content)  # an excluded word is not translated
             excludes = qp.has_exclusions(parsed.tree)
             self._top = parsed.tree
-            self._final_from = _final_sentence(content, parsed.tree)
+            self._final_from = final_sentence(content, parsed.tree)
             for code in searched_languages(detected, scope):
                 native = self._node(parsed.tree, code, out)
                 extra = self._translations(searched, code, out)
@@ -276,7 +262,7 @@ class QueryCompiler:
             if asks_when(text):
                 for rule in WHEN_RULES:
                     out.boosts[rule] = max(out.boosts.get(rule, 1.0), WHEN_BOOST)
-            out.about_examples = _about_examples(text)
+            out.about_examples = about_examples(text)
             out.about_tournament = asks_tournament(text)
             for code in scope:
                 if code == "ja":
@@ -571,7 +557,7 @@ class QueryCompiler:
             return
         typed = [w.text for w in qp.words(parsed.tree)]
         phrase = " ".join(typed)
-        if any(w in QUESTION_WORDS for w in _RAW_WORD.findall(phrase.lower())):
+        if any(w in QUESTION_WORDS for w in RAW_WORD.findall(phrase.lower())):
             return
         fixed = " ".join([out.corrections.get(w, w) for w in typed])
         for code in scope:
@@ -595,38 +581,6 @@ class QueryCompiler:
                         out.glossary.append(doc)
 
 
-def replace_word(text: str, wrong: str, right: str) -> str:
-    r"""``text`` with each whole-word ``wrong`` (no word character either side, as the regular
-    expression ``(?<!\w)wrong(?!\w)`` finds it) replaced by ``right``: a correction written
-    into the question, without compiling a pattern for each new typo (0.3 ms each)."""
-    if not wrong:
-        return text
-    out: list[str] = []
-    pos = 0
-    size = len(wrong)
-    i = text.find(wrong)
-    while i >= 0:
-        j = i + size
-        if (i == 0 or not _is_word_char(text[i - 1])) and (
-            j == len(text) or not _is_word_char(text[j])
-        ):
-            out.append(text[pos:i])
-            out.append(right)
-            pos = j
-            i = text.find(wrong, j)
-        else:
-            i = text.find(wrong, i + 1)
-    if not out:
-        return text
-    out.append(text[pos:])
-    return "".join(out)
-
-
-def _is_word_char(char: str) -> bool:
-    r"""True for what ``\w`` matches in a regular expression: a letter, a digit or ``_``."""
-    return char.isalnum() or char == "_"
-
-
 #: What a word is in a language's fields (:meth:`QueryCompiler._word_facts`).
 _KNOWN, _UNSEEN, _NEITHER = 1, 2, 3
 
@@ -637,36 +591,3 @@ def _remember(cache: dict[Any, Any], key: Any, value: Any) -> None:
     if len(cache) >= WORD_CACHE:
         del cache[next(iter(cache))]
     cache[key] = value
-
-
-#: A sentence opening with one of these goes on with the one before it.
-_CONTINUING = frozenset({"or", "and", "but", "ou", "et", "mais"})
-_SENTENCE_END = re.compile(r"[.?!。？！]+(?=\s|$)")
-
-
-def _final_sentence(content: str, tree: qp.Node) -> int:
-    """Index of the first word of ``content``'s last sentence having words, when it has
-    several sentences and is plain words (``tree`` a group of them); 0 otherwise."""
-    if not isinstance(tree, qp.Group) or tree.required or tree.negative:
-        return 0
-    ends = [m.end() for m in _SENTENCE_END.finditer(content.rstrip(" .?!。？！"))]
-    words = content.split()
-    while ends:
-        rest = words[len(content[: ends[-1]].split()) :]
-        if rest and rest[0].lower() not in _CONTINUING:
-            break
-        ends.pop()  # "Or tap an already tapped creature?" goes on asking the sentence before
-    if not ends:
-        return 0
-    start = len(content[: ends[-1]].split())
-    if start >= len(tree.positive) or len(content.split()) != len(tree.positive):
-        return 0
-    return start
-
-
-def _about_examples(text: str) -> bool:
-    """True if the query asks for executable examples rather than rules."""
-    low = text.lower()
-    return any(w in EXAMPLE_WORDS for w in _RAW_WORD.findall(low)) or any(
-        w in text for w in EXAMPLE_WORDS_JA
-    )

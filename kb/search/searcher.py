@@ -29,7 +29,7 @@ from kb.model import LANGS, Edition, KnowledgeBase, Rule
 from kb.rulenum import parse_number_query
 from kb.search import query as qp
 from kb.search.analysis import clean_query, fold_accents
-from kb.search.compiler import Compiled, QueryCompiler, replace_word
+from kb.search.compiler import Compiled, QueryCompiler
 from kb.search.highlight import highlight
 from kb.search.hits import EditionSets, HitMaker
 from kb.search.indexer import FORMAT, INDEX_NAME, KINDS, META_FILE, RULE_KINDS
@@ -42,6 +42,7 @@ from kb.search.results import SearchError, SearchResult
 from kb.search.snippets import SnippetSpans
 from kb.search.spelling import Speller
 from kb.search.understand import Concepts
+from kb.search.wording import replace_word
 from kb.search.written import as_written
 
 __all__ = ["Searcher"]

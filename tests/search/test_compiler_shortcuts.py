@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 from kb.model import LANGS
 from kb.search import Searcher
 from kb.search import compiler as compiler_module
-from kb.search.compiler import replace_word
 from kb.search.query import MAX_NODES, MAX_QUERY, parse, parse_syntax
+from kb.search.wording import replace_word
 
 from .conftest import small_kb
 

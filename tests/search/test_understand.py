@@ -359,8 +359,8 @@ def test_an_english_question_is_about_its_most_specific_concept() -> None:
     ],
 )
 def test_the_last_sentence_of_a_question(text: str, start: int) -> None:
-    from kb.search.compiler import _final_sentence
     from kb.search.query import parse
+    from kb.search.wording import final_sentence as _final_sentence
 
     tree = parse(text).tree
     assert tree is not None
@@ -370,8 +370,8 @@ def test_the_last_sentence_of_a_question(text: str, start: int) -> None:
 @settings(max_examples=300, deadline=None)
 @given(st.text(alphabet="ab ?.!。,-\"'", max_size=24))
 def test_any_text_has_a_last_sentence_within_its_words(text: str) -> None:
-    from kb.search.compiler import _final_sentence
     from kb.search.query import parse
+    from kb.search.wording import final_sentence as _final_sentence
 
     tree = parse(text).tree
     if tree is not None:
