@@ -14,6 +14,7 @@ import contextlib
 import hashlib
 import os
 import pickle
+from collections.abc import Iterable
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -55,6 +56,10 @@ def code_digest(kind: str) -> str:
     return h.hexdigest()
 
 
+#: At least this many entries to write are written in the background (:meth:`BuildCache.put_many`).
+BACKGROUND_ENTRIES = 8
+
+
 class BuildCache:
     """Entries of one instance's cache folder (``None`` folder: a cache that keeps nothing)."""
 
@@ -78,6 +83,32 @@ class BuildCache:
         """Stop writing entries in the background (the build failed)."""
         while self.background:
             self.background.pop().cancel()
+
+    def put_many(
+        self, kind: str, entries: Iterable[tuple[str, Any]], count: int, background: bool = False
+    ) -> None:
+        """Store ``count`` entries ``(key, value)``. With ``background`` (the caller waits for
+        them: :meth:`wait`) and at least :data:`BACKGROUND_ENTRIES` (an archive), a forked
+        process makes and writes them while the build goes on: pickling is pure Python, and
+        the values are not changed once given (``entries`` may be a generator: it runs there)."""
+        from kb.build.forked import Forked  # kb.build imports this module
+
+        if (
+            background
+            and self.folder is not None
+            and count >= BACKGROUND_ENTRIES
+            and Forked.available()
+        ):
+
+            def put_all() -> set[Path]:
+                for key, value in entries:
+                    self.put(kind, key, value)
+                return self.used
+
+            self.background.append(Forked(put_all, fork=True))
+            return
+        for key, value in entries:
+            self.put(kind, key, value)
 
     def _path(self, kind: str, key: str) -> Path | None:
         return self.folder / kind / f"{key}.pickle" if self.folder is not None else None

@@ -205,22 +205,24 @@ def publish(instance: Path, staging: Path, digest: str) -> Path:
 
 
 def _sync_tree(folder: Path) -> None:
-    """Flush every file of ``folder`` and the folder itself to disk (the database and index are
-    written without SQLite's syncs, for speed; publishing is where they must be durable)."""
-    for path in sorted(folder.rglob("*")):
-        if path.is_file() and not path.is_symlink():
-            fd = os.open(path, os.O_RDONLY)
-            try:
-                os.fsync(fd)
-            finally:
-                os.close(fd)
-    for path in [folder, *(p for p in folder.rglob("*") if p.is_dir() and not p.is_symlink())]:
-        with contextlib.suppress(OSError):  # some file systems cannot sync a directory
-            fd = os.open(path, os.O_RDONLY)
-            try:
-                os.fsync(fd)
-            finally:
-                os.close(fd)
+    """Flush every file of ``folder``, then its folders and itself, to disk (the database and
+    index are written without SQLite's syncs, for speed; publishing is where they must be
+    durable)."""
+    paths = [p for p in sorted(folder.rglob("*")) if not p.is_symlink()]
+    for path in paths:
+        if path.is_file():
+            _fsync(path)
+    for path in [*(p for p in paths if p.is_dir()), folder]:
+        with contextlib.suppress(OSError):  # some file systems cannot sync a folder
+            _fsync(path)
+
+
+def _fsync(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def _replace_link(link: Path, target: str) -> None:

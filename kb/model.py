@@ -523,10 +523,24 @@ def number_order(number: str) -> tuple[int, int, int]:
 
 @lru_cache(maxsize=1 << 16)
 def ancestor_numbers(number: str) -> tuple[str, ...]:
-    """The numbers above a valid rule number, nearest first, once per number."""
+    """The numbers above rule ``number``, nearest first, once per number (none if it is not a
+    rule number).
+
+    A number in its short form (``117.3b``, :class:`kb.rulenum.RuleNumber`'s ``str``, as every
+    rule carries it) has its prefixes as ancestors, cut as text (2 µs) rather than parsed
+    (20 µs, paid by a search on each subrule's first hit); any other spelling is parsed."""
+    short = _SHORT_NUMBER.fullmatch(number)
+    if short is not None:
+        rule, subrule, letter = short.groups()
+        if subrule is None:
+            return (rule[0],)
+        return (f"{rule}.{subrule}", rule, rule[0]) if letter else (rule, rule[0])
     num = parsed_number(number)
-    assert num is not None, number
-    return tuple(str(a) for a in num.ancestors())
+    return tuple(str(a) for a in num.ancestors()) if num is not None else ()
+
+
+#: A rule number in its short form: a rule (100-999), a subrule, a lettered subrule.
+_SHORT_NUMBER = re.compile(r"([1-9][0-9][0-9])(?:\.(0|[1-9][0-9]{0,2})([a-z]?))?")
 
 
 def _plain(obj: Any) -> Any:

@@ -23,6 +23,19 @@ import unicodedata
 from functools import lru_cache
 from typing import Any
 
+#: The months as the English and French texts write them (the rules' effective dates, the web
+#: pages' dates): one list for the readers and the pages.
+MONTH_NAMES: dict[str, tuple[str, ...]] = {
+    "en": (
+        *("January", "February", "March", "April", "May", "June", "July", "August"),
+        *("September", "October", "November", "December"),
+    ),
+    "fr": (
+        *("janvier", "février", "mars", "avril", "mai", "juin", "juillet", "août"),
+        *("septembre", "octobre", "novembre", "décembre"),
+    ),
+}
+
 __all__ = [
     "collapse_spaces",
     "fold_accents",

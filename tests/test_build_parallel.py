@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from kb import concordance, store
+from kb import buildcache, concordance, store
 from kb.build import build_kb, forked
 from kb.build.read import assemble, corpus_inputs, read_all
 from kb.buildcache import BuildCache
@@ -65,7 +65,7 @@ def test_links_cached_in_the_background_are_those_cached_by_one_process(
         m.setattr(forked, "cores", lambda: 1)
         link_module.link(alone, BuildCache(tmp_path / "one"), background=True)
     other = _assembled(two_editions)
-    monkeypatch.setattr(link_module, "BACKGROUND_EDITIONS", 1)
+    monkeypatch.setattr(buildcache, "BACKGROUND_ENTRIES", 1)
     cache = BuildCache(tmp_path / "two")
     link_module.link(other, cache, background=True)
     assert len(cache.background) == (1 if _can_fork() else 0)

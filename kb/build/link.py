@@ -77,7 +77,7 @@ def link(kb: KnowledgeBase, cache: BuildCache | None = None, *, background: bool
                 continue
         todo.append((ed_id, fp))
 
-    def link_edition(ed_id: str, fp: str, put: bool = True) -> None:
+    def link_edition(ed_id: str) -> None:
         table, entries = kb.rules[ed_id], kb.glossary.get(ed_id, {})
         lang = kb.editions[ed_id].lang
         found = finders[lang].find_all(
@@ -95,35 +95,19 @@ def link(kb: KnowledgeBase, cache: BuildCache | None = None, *, background: bool
             entry.refs = refs(entry.definition, lang, table)
             # The references the build found are the entry's "See rule" numbers, in one grammar.
             entry.rule_refs = list(dict.fromkeys(r.number for r in entry.refs))
-        if put and cache is not None:
-            cache.put("link", fp, _links_of(table, entries))
 
-    from kb.build.forked import Forked
-
-    # An archive's entries are written to the cache by a forked process while the build goes
-    # on (the links are not changed after this: the concordance only adds canonical numbers to
-    # references).
-    later = (
-        background
-        and cache is not None
-        and cache.folder is not None
-        and len(todo) >= BACKGROUND_EDITIONS
-        and Forked.available()
-    )
-    for ed_id, fp in todo:
-        link_edition(ed_id, fp, put=not later)
-    if later:
-
-        def put_all() -> set[Any]:
-            for ed_id, fp in todo:
-                cache.put("link", fp, _links_of(kb.rules[ed_id], kb.glossary.get(ed_id, {})))
-            return cache.used
-
-        cache.background.append(Forked(put_all, fork=True))
-
-
-#: Linking at least this many editions, their cache entries are written in the background.
-BACKGROUND_EDITIONS = 8
+    for ed_id, _fp in todo:
+        link_edition(ed_id)
+    if cache is not None:
+        # An archive's entries are written by a forked process while the build goes on (the
+        # links are not changed after this: the concordance only adds canonical numbers to
+        # references).
+        cache.put_many(
+            "link",
+            ((fp, _links_of(kb.rules[ed_id], kb.glossary.get(ed_id, {}))) for ed_id, fp in todo),
+            len(todo),
+            background,
+        )
 
 
 def _links_of(table: Mapping[str, Rule], entries: Mapping[str, GlossaryEntry]) -> Any:

@@ -188,29 +188,8 @@ def read_cached(
                 continue
             entries.append((key, got))
         out.extend(got)
-    _put_docs(cache, entries, background)
+    cache.put_many("docs", entries, len(entries), background)
     return out, [*left_out, *(p for doc in out for p in doc.problems)]
-
-
-def _put_docs(
-    cache: BuildCache, entries: list[tuple[str, list[SourceDoc]]], background: bool
-) -> None:
-    """Keep the documents read for the next build. Many (an archive) are written by a forked
-    process while this one goes on (:attr:`BuildCache.background`, which the build waits for):
-    pickling them is pure Python, and the documents are not changed once read."""
-    from kb.build.forked import Forked
-
-    if not background or len(entries) < 8 or not Forked.available():
-        for key, got in entries:
-            cache.put("docs", key, got)
-        return
-
-    def put_all() -> set[Path]:
-        for key, got in entries:
-            cache.put("docs", key, got)
-        return cache.used
-
-    cache.background.append(Forked(put_all, fork=True))
 
 
 def _where(problem: Problem) -> str:

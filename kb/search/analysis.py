@@ -265,28 +265,21 @@ def _latin_word_texts(text: str) -> list[str]:
     return _LATIN.findall(low)
 
 
-def _terms_en(words: list[str]) -> list[str]:
-    return [stem_en(k) for w in words if (k := _en_word(w)) is not None]
-
-
-def _terms_en_plain(words: list[str]) -> list[str]:
-    return [k for w in words if (k := _en_word(w)) is not None]
-
-
-def _terms_fr(words: list[str]) -> list[str]:
-    return [stem_fr(k) for w in words if (k := _fr_word(w)) is not None]
-
-
-def _terms_fr_plain(words: list[str]) -> list[str]:
-    return [k for w in words if (k := _fr_word(w)) is not None]
+def _short_terms(
+    keep: Callable[[str], str | None], stem: Callable[[str], str] | None
+) -> Callable[[list[str]], list[str]]:
+    """An analyser's terms of a text's words: those ``keep`` keeps (as it gives them), stemmed."""
+    if stem is None:
+        return lambda words: [k for w in words if (k := keep(w)) is not None]
+    return lambda words: [stem(k) for w in words if (k := keep(w)) is not None]
 
 
 #: :func:`terms`' short way for each Latin analyser: its words filtered and stemmed alike.
 _TERMS: dict[str, Callable[[list[str]], list[str]]] = {
-    "en": _terms_en,
-    "en_plain": _terms_en_plain,
-    "fr": _terms_fr,
-    "fr_plain": _terms_fr_plain,
+    "en": _short_terms(_en_word, stem_en),
+    "en_plain": _short_terms(_en_word, None),
+    "fr": _short_terms(_fr_word, stem_fr),
+    "fr_plain": _short_terms(_fr_word, None),
 }
 
 

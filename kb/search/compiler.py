@@ -40,7 +40,7 @@ from kb.search.understand import (
     strip_frames,
     word_variants,
 )
-from kb.search.wording import QUESTION_WORDS, RAW_WORD, about_examples, final_sentence, replace_word
+from kb.search.wording import QUESTION_WORDS, RAW_WORD, about_examples, corrected, final_sentence
 
 #: Weight of the rules a concept of the query names ("mana ability" -> 605, "dies" -> 700.4,
 #: "絆魂" -> lifelink -> 702.15), for a fully specific concept (see kb.search.understand).
@@ -120,8 +120,6 @@ class QueryCompiler:
         self._cache: OrderedDict[tuple[Any, ...], Compiled] = OrderedDict()
         self._term_names = TermNames(kb)
         self._names: frozenset[str] = frozenset()  # the compiled query's proper names
-        self._top: qp.Node | None = None
-        self._final_from = 0
         # Texts analysed for the query being compiled (a word is looked at several times).
         self._analyses: dict[tuple[str, str], list[str]] = {}
         # Words analysed by any query, and the variants of each the index has (WORD_CACHE).
@@ -221,10 +219,9 @@ class QueryCompiler:
             parts = []
             searched = qp.kept_text(parsed.tree, content)  # an excluded word is not translated
             excludes = qp.has_exclusions(parsed.tree)
-            self._top = parsed.tree
-            self._final_from = final_sentence(content, parsed.tree)
+            final_from = final_sentence(content, parsed.tree)
             for code in searched_languages(detected, scope):
-                native = self._node(parsed.tree, code, out)
+                native = self._node(parsed.tree, code, out, final_from)
                 extra = self._translations(searched, code, out)
                 if len(extra) > 1:
                     # Translated names are a question's words too: a text having more of them
@@ -244,15 +241,11 @@ class QueryCompiler:
                 out.query = parts[0] if len(parts) == 1 else wq.Or(parts)
             self._pin_glossary(typed, scope, out)
             # Concepts are read in the repaired question: "trampel" names trample.
-            repaired = searched  # an excluded concept raises nothing
-            for wrong, right in out.corrections.items():
-                repaired = replace_word(repaired, wrong, right)
+            repaired = corrected(searched, out.corrections)  # an excluded concept raises nothing
             out.boosts, out.defined = self.concept_boosts(repaired, out.src)
-            if self._final_from and SETUP != 1.0:
+            if final_from and SETUP != 1.0:
                 # The concepts of the story before the question weigh less than the question's.
-                last = " ".join(content.split()[self._final_from :])
-                for wrong, right in out.corrections.items():
-                    last = replace_word(last, wrong, right)
+                last = corrected(" ".join(content.split()[final_from:]), out.corrections)
                 asked, _ = self.concept_boosts(last, out.src)
                 told = out.boosts
                 out.boosts = {
@@ -276,7 +269,11 @@ class QueryCompiler:
             self._cache.popitem(last=False)
         return out
 
-    def _node(self, node: qp.Node, code: str, out: Compiled) -> wq.Query | None:
+    def _node(
+        self, node: qp.Node, code: str, out: Compiled, final_from: int = 0
+    ) -> wq.Query | None:
+        """``node`` as a query in ``code``'s fields; ``final_from``: the question's words from
+        that one on are its asking sentence (:data:`FINAL`; the top group only)."""
         if isinstance(node, qp.Word):
             return self._word(node, code, out)
         if isinstance(node, qp.Phrase):
@@ -285,10 +282,10 @@ class QueryCompiler:
             items = [q for q in (self._node(n, code, out) for n in node.items) if q is not None]
             return wq.Or(items) if len(items) > 1 else (items[0] if items else None)
         positive = [self._node(n, code, out) for n in node.positive]
-        if node is self._top and self._final_from and FINAL != 1.0:
+        if final_from and FINAL != 1.0:
             # The question's last sentence asks; the sentences before it tell the story.
             positive = [
-                wq.Or([q], boost=FINAL) if q is not None and i >= self._final_from else q
+                wq.Or([q], boost=FINAL) if q is not None and i >= final_from else q
                 for i, q in enumerate(positive)
             ]
         positive = [q for q in positive if q is not None]

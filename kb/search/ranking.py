@@ -379,21 +379,19 @@ class Ranker:
             lang_pairs = pairs_of.get(lang)
             if lang_pairs is not None:
                 name, pairs, window, words, rows = lang_pairs
+                # A current text's words are read from the postings (an older one's in its
+                # sequence); fewer than two: no pair, the factor would be 1.0.
+                present = None
                 if doc < stop:
-                    present = set()
+                    present = set()  # a loop, not a comprehension: no frame per document
                     for w, row in rows:
                         if doc in row:
                             present.add(w)
-                    # Fewer than two words: no pair (the factor would be 1.0).
-                    if len(present) > 1:
-                        seq = sequence(name, doc)
-                        if seq:
-                            found = _proximity(seq, pairs, window, words, present)
-                            score *= 1.0 + PROXIMITY * found
-                else:
+                if present is None or len(present) > 1:
                     seq = sequence(name, doc)
                     if seq:
-                        score *= 1.0 + PROXIMITY * _proximity(seq, pairs, window, words)
+                        found = _proximity(seq, pairs, window, words, present)
+                        score *= 1.0 + PROXIMITY * found
             if foreign != 1.0 and lang != "en":
                 score *= foreign
             for parts in groups_of[lang]:
@@ -490,7 +488,7 @@ def _below(
     rest = [d for d in _top(scores, fetch) if d not in seen][: fetch - len(ranked)]
     if not rest:
         return []
-    floor = min(score for score, _doc in ranked) if ranked else 1.0
+    floor = min((score for score, _doc in ranked), default=1.0)
     first = scores[rest[0]] or 1.0
     return [(floor * 0.99 * scores[d] / first, d) for d in rest]
 

@@ -42,7 +42,7 @@ from kb.search.results import SearchError, SearchResult
 from kb.search.snippets import SnippetSpans
 from kb.search.spelling import Speller
 from kb.search.understand import Concepts
-from kb.search.wording import replace_word
+from kb.search.wording import corrected
 from kb.search.written import as_written
 
 __all__ = ["Searcher"]
@@ -446,10 +446,11 @@ class Searcher:
             # French corrections come back folded from the index: shown as written ("priorité");
             # the words the reader typed and the index did not correct stay as typed.
             written = lang or prefer
-            suggestion = text
-            for wrong, right in corrections.items():
-                right = as_written(self.kb, [right], written)[0] if written else right
-                suggestion = replace_word(suggestion, wrong, right)
+            if written:
+                corrections = {
+                    w: as_written(self.kb, [r], written)[0] for w, r in corrections.items()
+                }
+            suggestion = corrected(text, corrections)
             if suggestion != text:
                 result.suggestion = suggestion
         if not result.hits:

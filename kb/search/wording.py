@@ -52,6 +52,13 @@ def replace_word(text: str, wrong: str, right: str) -> str:
     return "".join(out)
 
 
+def corrected(text: str, corrections: dict[str, str]) -> str:
+    """``text`` with every correction (``wrong -> right``) written into it (:func:`replace_word`)."""
+    for wrong, right in corrections.items():
+        text = replace_word(text, wrong, right)
+    return text
+
+
 def _is_word_char(char: str) -> bool:
     r"""True for what ``\w`` matches in a regular expression: a letter, a digit or ``_``."""
     return char.isalnum() or char == "_"

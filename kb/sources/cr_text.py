@@ -26,6 +26,7 @@ from kb.sources.cr_numbers import (
 )
 from kb.sources.decode import normalize_text, read_text
 from kb.sources.records import GlossaryRecord, Problem, RuleRecord, SourceDoc, SourceError
+from kb.text import MONTH_NAMES
 
 __all__ = ["looks_like_cr_text", "read_cr_text"]
 
@@ -38,44 +39,8 @@ _EXAMPLE = re.compile(r"(?:Examples?|Exemples?|例)\s*[:：]\s*")
 _ITALICS = re.compile(r"(?<![\w_])_(?=\S)([^_\n]+?)(?<=\S)_(?![\w_])")
 _MARKS = (("(R)", "®"), ("(TM)", "™"))
 
-_MONTHS_EN = {
-    m: i + 1
-    for i, m in enumerate(
-        [
-            "january",
-            "february",
-            "march",
-            "april",
-            "may",
-            "june",
-            "july",
-            "august",
-            "september",
-            "october",
-            "november",
-            "december",
-        ]
-    )
-}
-_MONTHS_FR = {
-    m: i + 1
-    for i, m in enumerate(
-        [
-            "janvier",
-            "février",
-            "mars",
-            "avril",
-            "mai",
-            "juin",
-            "juillet",
-            "août",
-            "septembre",
-            "octobre",
-            "novembre",
-            "décembre",
-        ]
-    )
-}
+_MONTHS_EN = {m.lower(): i + 1 for i, m in enumerate(MONTH_NAMES["en"])}
+_MONTHS_FR = {m: i + 1 for i, m in enumerate(MONTH_NAMES["fr"])}
 _MONTHS_FR |= {"fevrier": 2, "aout": 8, "decembre": 12}
 # "effective as of" since July 2009; the editions before say "These rules are current as of".
 _DATE_EN = re.compile(

@@ -22,6 +22,8 @@ from babel.numbers import format_decimal
 from babel.support import Translations
 from markupsafe import Markup, escape
 
+from kb.text import MONTH_NAMES
+
 LOCALES = ("en", "fr", "ja")
 DEFAULT_LOCALE = "en"
 TRANSLATIONS_DIR = Path(__file__).resolve().parent / "translations"
@@ -92,48 +94,18 @@ def language_name(code: str, locale: str) -> str:
     return _locale(locale).languages.get(code, code)
 
 
-#: Month names of the interface languages, as CLDR writes them in dates (Japanese dates use
-#: numbers). Written here so that dates and counts, which every rule page shows, do not load
+#: Dates and counts, which every rule page shows, are written here for the interface languages
+#: (the months: :data:`kb.text.MONTH_NAMES`; Japanese dates use numbers) so that they do not load
 #: Babel's locale data (~6 MB per process); tests/web/test_i18n.py checks them against Babel.
-_MONTHS = {
-    "en": [
-        "January",
-        "February",
-        "March",
-        "April",
-        "May",
-        "June",
-        "July",
-        "August",
-        "September",
-        "October",
-        "November",
-        "December",
-    ],
-    "fr": [
-        "janvier",
-        "février",
-        "mars",
-        "avril",
-        "mai",
-        "juin",
-        "juillet",
-        "août",
-        "septembre",
-        "octobre",
-        "novembre",
-        "décembre",
-    ],
-}
 #: The "long" date and the year-and-month of each locale (CLDR's patterns, filled).
 _DAY = {
-    "en": lambda d: f"{_MONTHS['en'][d.month - 1]} {d.day}, {d.year}",
-    "fr": lambda d: f"{d.day} {_MONTHS['fr'][d.month - 1]} {d.year}",
+    "en": lambda d: f"{MONTH_NAMES['en'][d.month - 1]} {d.day}, {d.year}",
+    "fr": lambda d: f"{d.day} {MONTH_NAMES['fr'][d.month - 1]} {d.year}",
     "ja": lambda d: f"{d.year}年{d.month}月{d.day}日",
 }
 _MONTH = {
-    "en": lambda d: f"{_MONTHS['en'][d.month - 1]} {d.year}",
-    "fr": lambda d: f"{_MONTHS['fr'][d.month - 1]} {d.year}",
+    "en": lambda d: f"{MONTH_NAMES['en'][d.month - 1]} {d.year}",
+    "fr": lambda d: f"{MONTH_NAMES['fr'][d.month - 1]} {d.year}",
     "ja": lambda d: f"{d.year}年{d.month}月",
 }
 #: The group separator of whole numbers (French: a narrow no-break space).

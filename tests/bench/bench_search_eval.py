@@ -75,17 +75,14 @@ def relevant(expect: list[str], hit: Any) -> list[str]:
     return []
 
 
-def evaluate(searcher: Searcher, item: dict[str, Any]) -> dict[str, Any]:
-    """Reciprocal rank of the first relevant hit and recall of the expected rules in the top 5."""
-    started = time.perf_counter()
-    result = searcher.search(item["query"], limit=DEPTH + 10)
-    took = time.perf_counter() - started
-    expect = item["expect"]
+def score_hits(hits: list[Any], expect: list[str]) -> tuple[int, float, list[str]]:
+    """The rank of the first relevant rule hit (0: none in the first DEPTH), the recall of the
+    expected rules in the top 5 and those five, glossary hits skipped."""
     rank = 0
     found: set[str] = set()
     top: list[str] = []
     position = 0
-    for hit in result.hits:
+    for hit in hits:
         if hit.kind == "glossary":
             continue
         position += 1
@@ -97,9 +94,18 @@ def evaluate(searcher: Searcher, item: dict[str, Any]) -> dict[str, Any]:
         if position <= 5:
             found.update(rel)
             top.append(f"{hit.kind[0]}:{hit.canonical or hit.number or hit.key}({hit.lang})")
+    return rank, len(found) / len(expect), top
+
+
+def evaluate(searcher: Searcher, item: dict[str, Any]) -> dict[str, Any]:
+    """Reciprocal rank of the first relevant hit and recall of the expected rules in the top 5."""
+    started = time.perf_counter()
+    result = searcher.search(item["query"], limit=DEPTH + 10)
+    took = time.perf_counter() - started
+    rank, recall, top = score_hits(result.hits, item["expect"])
     return {
         "rr": 1.0 / rank if rank else 0.0,
-        "recall": len(found) / len(expect),
+        "recall": recall,
         "rank": rank,
         "top": top,
         "ms": took * 1000,

@@ -41,7 +41,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from bench_search_eval import DEPTH, KINDS, load, load_kb, relevant
+from bench_search_eval import DEPTH, KINDS, load, load_kb, score_hits
 
 from kb.rulenum import parse_number_query
 from kb.search import Searcher, build_index
@@ -63,20 +63,9 @@ def doc_text(kb: Any, hit: Any) -> str:
 
 
 def score(hits: list[Any], expect: list[str]) -> tuple[float, float]:
-    """Reciprocal rank and recall@5 over rule hits, as bench_search_eval.evaluate counts them."""
-    rank, position, found = 0, 0, set()
-    for hit in hits:
-        if hit.kind == "glossary":
-            continue
-        position += 1
-        if position > DEPTH:
-            break
-        rel = relevant(expect, hit)
-        if rel and not rank:
-            rank = position
-        if position <= 5:
-            found.update(rel)
-    return (1.0 / rank if rank else 0.0), len(found) / len(expect)
+    """Reciprocal rank and recall@5 over rule hits, as bench_search_eval counts them."""
+    rank, recall, _top = score_hits(hits, expect)
+    return (1.0 / rank if rank else 0.0), recall
 
 
 def rerank(hits: list[Any], sims: list[float], n: int, w: float) -> list[Any]:

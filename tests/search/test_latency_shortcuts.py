@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from kb.model import ancestor_numbers as _ancestors
 from kb.rulenum import LETTERS, try_parse
-from kb.search.hits import _ancestors
 from kb.search.ranking import _proximity
 from kb.search.understand import _FRAME_RE, _FRAMES
 

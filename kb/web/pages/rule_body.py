@@ -277,7 +277,7 @@ def _translations(
 def _terms(w: Callable[[str], Any], t: _Text, terms: list[dict[str, Any]]) -> None:
     w(
         '<section aria-labelledby="h-terms">\n'
-        f'  <h2 id="h-terms">{esc(t.gettext("Glossary terms"))}</h2>\n'
+        f'  <h2 id="h-terms">{t.m("Glossary terms")}</h2>\n'
         '  <dl class="terms">\n'
     )
     for term in terms:
@@ -296,7 +296,7 @@ def _terms(w: Callable[[str], Any], t: _Text, terms: list[dict[str, Any]]) -> No
 def _previews(w: Callable[[str], Any], t: _Text, previews: list[dict[str, Any]]) -> None:
     w(
         '<section aria-labelledby="h-refs">\n'
-        f'  <h2 id="h-refs">{esc(t.gettext("Rules referred to"))}</h2>\n'
+        f'  <h2 id="h-refs">{t.m("Rules referred to")}</h2>\n'
         '  <ul class="previews">\n'
     )
     for p in previews:
