@@ -227,3 +227,45 @@ def test_changes_between_editions_are_listed_in_one_order_whatever_the_hashing()
         )
         seen.add(done.stdout.strip())
     assert seen == {"['9', '900', '900.1', '901']"}
+
+
+def _moves(*pairs: str) -> list[dict[str, str]]:
+    return [dict(zip(("old", "new"), p.split(">"), strict=True)) for p in pairs]
+
+
+def _folded(runs: list[dict]) -> list[tuple[str, str, int]]:
+    return [(r["first"]["old"], r["last"]["new"], r["count"]) for r in runs]
+
+
+def test_move_runs_fold_only_uniform_contiguous_shifts() -> None:
+    from kb.lookup import move_runs
+
+    # 2008-10-01 -> 2009-02-01: a swap (217.2e/f) then a shift by one letter (217.6c-e).
+    moves = _moves(
+        "217.2f>217.2e", "217.2e>217.2f", "217.6c>217.6d", "217.6d>217.6e", "217.6e>217.6f"
+    )
+    order = ["217.2d", "217.2e", "217.2f", "217.6b", "217.6c", "217.6d", "217.6e"]
+    assert _folded(move_runs(moves, order)) == [
+        ("217.2f", "217.2e", 1),
+        ("217.2e", "217.2f", 1),
+        ("217.6c", "217.6f", 3),
+    ]
+    # A rule and its subrules shifted together (subrule number or rule number), across the
+    # letters the rules skip ("l", "o"): one run each.
+    shifted = _moves("702.30>702.31", "702.30a>702.31a", "702.30b>702.31b")
+    assert _folded(move_runs(shifted)) == [("702.30", "702.31b", 3)]
+    skipping = _moves("702.19k>702.19m", "702.19m>702.19n")
+    assert _folded(move_runs(skipping)) == [("702.19k", "702.19n", 2)]
+    # Subrules turned into rules (a change of depth), or steps that differ: pairs.
+    irregular = _moves("110.5a>111.2", "110.5b>111.3", "300.1>300.2", "300.2>300.4")
+    assert [r["count"] for r in move_runs(irregular)] == [1, 1, 1, 1]
+
+
+def test_move_runs_break_where_the_old_rules_are_not_neighbours() -> None:
+    from kb.lookup import move_runs
+
+    # 217.6d was deleted between the two moved rules: the same step, but not one block.
+    moves = _moves("217.6c>217.6b", "217.6e>217.6d")
+    order = ["217.6a", "217.6c", "217.6d", "217.6e"]
+    assert [r["count"] for r in move_runs(moves, order)] == [1, 1]
+    assert [r["count"] for r in move_runs(moves, ["217.6a", "217.6c", "217.6e"])] == [2]
