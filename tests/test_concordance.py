@@ -269,3 +269,44 @@ def test_move_runs_break_where_the_old_rules_are_not_neighbours() -> None:
     order = ["217.6a", "217.6c", "217.6d", "217.6e"]
     assert [r["count"] for r in move_runs(moves, order)] == [1, 1]
     assert [r["count"] for r in move_runs(moves, ["217.6a", "217.6c", "217.6e"])] == [2]
+
+
+def test_align_follows_a_rule_merged_into_a_neighbour_or_split() -> None:
+    # As 2025-09-19 -> 2025-11-14: the mana rule (500.4) became the second sentence of 500.5,
+    # and the old 500.5 on effects that expire was cut into 500.4, 500.5, 500.5a and 500.5b.
+    a, b = "en-2025-09-19", "en-2025-11-14"
+    old = [
+        _rule(a, "500", title="General"),
+        _rule(a, "500.3", "A step in which nobody gets priority ends once its actions are done."),
+        _rule(a, "500.4", "When a step or phase ends, the unused mana in each mana pool empties."),
+        _rule(
+            a,
+            "500.5",
+            "When a step or phase ends, effects lasting until its end expire. When a step or "
+            "phase begins, effects lasting until it expire. Effects lasting until end of combat "
+            "expire at the end of the combat phase, not at the start of the end of combat step.",
+        ),
+    ]
+    new = [
+        _rule(b, "500", title="General"),
+        _rule(b, "500.3", "A step in which nobody gets priority ends once its actions are done."),
+        _rule(b, "500.4", "As a step or phase begins, effects lasting until it expire."),
+        _rule(
+            b,
+            "500.5",
+            "As a step or phase ends, effects lasting until its end expire. Then the unused "
+            "mana in each mana pool empties, a turn-based action.",
+        ),
+        _rule(
+            b,
+            "500.5a",
+            "Effects lasting until end of combat expire at the end of the combat phase, not at "
+            "the start of the end of combat step.",
+        ),
+    ]
+    al = align({r.number: r for r in old}, {r.number: r for r in new})
+    # The mana rule's words are nearly all in the new 500.5; the largest piece of the old
+    # 500.5 is 500.5a; the new 500.4 carries too little of anything to continue a rule.
+    assert al.pairs["500.4"] == "500.5"
+    assert al.pairs["500.5"] == "500.5a"
+    assert "500.4" not in al.pairs.values()
