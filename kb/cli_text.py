@@ -137,7 +137,7 @@ def write_concordance(
             out.write(f"  {label}  {rule_context(kb, rule)}".rstrip() + "\n")
         if len(items) > limit:
             out.write(f"  … {len(items) - limit} more (--limit, or --json for all)\n")
-    runs = move_runs(groups["moved"])
+    runs = move_runs(groups["moved"], kb.ordered_numbers(eds[0].id))
     out.write(f"moved without other change ({len(groups['moved'])}, in {len(runs)} runs)\n")
     for run in runs[:limit]:
         first, last = run["first"], run["last"]

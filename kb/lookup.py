@@ -12,7 +12,7 @@ import contextlib
 import datetime as dt
 import difflib
 from collections import OrderedDict
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -37,6 +37,7 @@ __all__ = [
     "local_term",
     "lookup_rule",
     "move_runs",
+    "move_step",
     "nearest_rules",
     "neighbour_numbers",
     "old_rule",
@@ -503,18 +504,53 @@ def ancestor_title(kb: KnowledgeBase, rule: Rule) -> str:
     return ""
 
 
-def move_runs(moves: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def move_step(old: str, new: str) -> tuple[int, ...] | None:
+    """How a rule number moved, when it moved at one level only: ``(0, d)`` for the rule
+    number (``115.1a`` -> ``116.1a``), ``(1, major, d)`` for the subrule number (``702.30`` ->
+    ``702.31``, ``702.30a`` -> ``702.31a``), ``(2, major, minor, d)`` for the letter, counted as
+    the rules letter (no "l" or "o"). None for any other move (two levels, a change of depth)."""
+    a, b = try_parse(old), try_parse(new)
+    if a is None or b is None or a.is_section or b.is_section:
+        return None
+    if (a.minor, a.letter) == (b.minor, b.letter) and a.major != b.major:
+        return (0, b.major - a.major)
+    if a.major != b.major:
+        return None
+    if a.letter == b.letter and a.minor is not None and b.minor is not None:
+        return (1, a.major, b.minor - a.minor) if a.minor != b.minor else None
+    if a.minor == b.minor and a.minor is not None and a.letter and b.letter:
+        return (2, a.major, a.minor, _letter_rank(b.letter) - _letter_rank(a.letter))
+    return None
+
+
+def _letter_rank(letter: str) -> int:
+    # The rules skip "l" and "o" in their lettering: 702.19k is followed by 702.19m.
+    return ord(letter) - ord("a") - (letter > "l") - (letter > "o")
+
+
+def move_runs(
+    moves: list[dict[str, Any]], old_order: Sequence[str] | None = None
+) -> list[dict[str, Any]]:
     """Pure moves (dicts with ``old`` and ``new`` numbers, in document order) folded into runs
-    that shifted together: consecutive rules whose rule number moved the same way
-    (``115.1 … 115.7c -> 116.1 … 116.7c``). Each run: ``first``, ``last``, ``count``, ``items``."""
+    that shifted together (``115.1 … 115.7c -> 116.1 … 116.7c``): each rule of a run follows the
+    previous one in the old edition (``old_order``, its numbers in document order; without it,
+    in the list) and moved by the same step (:func:`move_step`). A swap or an irregular move is a
+    run of one. Each run: ``first``, ``last``, ``count``, ``items``."""
+    position = {n: i for i, n in enumerate(old_order)} if old_order is not None else None
     runs: list[dict[str, Any]] = []
+    previous: dict[str, Any] | None = None
     for item in moves:
-        old, new = try_parse(item["old"] or ""), try_parse(item["new"] or "")
-        shift = (old.major, new.major) if old and new else None
-        if runs and shift is not None and runs[-1]["shift"] == shift:
+        step = move_step(item["old"] or "", item["new"] or "")
+        follows = position is None or (
+            previous is not None
+            and item["old"] in position
+            and position.get(previous["old"]) == position[item["old"]] - 1
+        )
+        if runs and step is not None and follows and runs[-1]["step"] == step:
             runs[-1]["items"].append(item)
         else:
-            runs.append({"shift": shift, "items": [item]})
+            runs.append({"step": step, "items": [item]})
+        previous = item
     return [
         {
             "first": r["items"][0],

@@ -182,7 +182,7 @@ def changes_page(kb: KnowledgeBase, locale: str, old: Edition, new: Edition) -> 
             "excerpt": list(excerpt_sides(old, new)),
             "not_compared": [{"change": c.change, "old": c.old, "new": c.new} for c in apart],
             "changes": groups,
-            "move_runs": lookup.move_runs(groups["moved"]),
+            "move_runs": lookup.move_runs(groups["moved"], kb.ordered_numbers(old.id)),
             "limit": MAX_CHANGES_SHOWN,
             "diff_limit": MAX_DIFFS,
             "reverse_url": url_for("pages.changes", locale=locale, span=f"{new.id}..{old.id}"),
