@@ -153,6 +153,7 @@ def cmd_build(args: argparse.Namespace, out: TextIO) -> int:
 def cmd_rule(args: argparse.Namespace, out: TextIO) -> int:
     """``kb rule NUMBER``: one rule with its tree, references, history and translations."""
     from kb.lookup import lineage_number, nearest_rules
+    from kb.printed import printed_rule
     from kb.rulenum import RuleNumberError, parse
     from kb.serialise import rule_json
 
@@ -173,8 +174,12 @@ def cmd_rule(args: argparse.Namespace, out: TextIO) -> int:
         # Like the web: a rule the language's texts lack is shown in English, with a note.
         rule = kb.current(number, "en")
         fallback = rule is not None
+    ed = kb.edition(lang, args.edition)
+    # A misprinted number (505.54 of 2010-06-18) names the rule that printed it.
+    pinned = bool(args.edition) or rule is None  # a misprint names one edition's rule
     if rule is None:
-        ed = kb.edition(lang, args.edition)
+        rule = printed_rule(kb, lang, number, ed.id if args.edition and ed else None)
+    if rule is None:
         near = nearest_rules(kb, ed.id, number) if ed else []
         same = lineage_number(kb, ed.id, number) if ed else None
         was = f" (the current {number} is {same} there)" if same else ""
@@ -189,8 +194,7 @@ def cmd_rule(args: argparse.Namespace, out: TextIO) -> int:
 
     if fallback:
         out.write(f"(rule {number} is not available in {lang}; the English text follows)\n")
-
-    write_rule(kb, rule, data, out)
+    write_rule(kb, rule, data, out, pinned)
     return 0
 
 

@@ -11,9 +11,12 @@ from collections.abc import Iterable
 from typing import Any, TextIO
 
 from kb.model import KnowledgeBase
+from kb.printed import other_meanings, printed_as_in, printed_in, printed_number
 
 #: Example games listed by ``kb rule`` (text); ``--json`` has them all.
 MAX_GAMES = 5
+#: Other rules a number named that ``kb rule`` tells (the newest).
+MAX_MEANINGS = 3
 #: Characters of a quoted line in ``kb rule`` text output before it is cut with an ellipsis.
 LINE_CHARS = 160
 
@@ -34,11 +37,20 @@ def _label(kb: KnowledgeBase, number: str, edition: str) -> str:
     return f"{number} {_cut(node.title or node.text, 100)}".rstrip()
 
 
-def write_rule(kb: KnowledgeBase, rule: Any, data: dict[str, Any], out: TextIO) -> None:
-    """``kb rule`` as text: what ``--json`` has, each part on its own labelled lines."""
+def write_rule(
+    kb: KnowledgeBase, rule: Any, data: dict[str, Any], out: TextIO, pinned: bool = False
+) -> None:
+    """``kb rule`` as text: what ``--json`` has, each part on its own labelled lines.
+
+    ``pinned``: the reader named the edition (the number's meanings in others are not told)."""
     ed = kb.editions[rule.edition]
-    head = f"{rule.number}. {rule.title}" if rule.title else rule.number
-    out.write(f"{head}  [{rule.lang} {ed.date or rule.edition}]\n")
+    day = ed.date or rule.edition
+    printed = printed_number(rule)
+    shown = f"{rule.number} (printed {printed})" if printed else rule.number
+    head = f"{shown}. {rule.title}" if rule.title else shown
+    out.write(f"{head}  [{rule.lang} {day}]\n")
+    for line in numbering_notes(kb, rule, meanings=not pinned):
+        out.write(line + "\n")
     if rule.text:
         out.write(rule.text + "\n")
     for example in rule.examples:
@@ -80,6 +92,39 @@ def write_rule(kb: KnowledgeBase, rule: Any, data: dict[str, Any], out: TextIO) 
         out.write(_cut(f"{title}{tr['text']}") + "\n")
 
 
+def numbering_notes(kb: KnowledgeBase, rule: Any, meanings: bool = True) -> list[str]:
+    """What a reader of the number should know: it was printed otherwise (702.30e of 2009-09-04
+    is the second 702.30d), the edition printed it for another rule too, or (``meanings``) it
+    named other rules in other editions (116.3b: the paying-life rule, 2009-07-11 to 2010-06-18),
+    the newest :data:`MAX_MEANINGS` of them."""
+    ed = kb.editions[rule.edition]
+    day = ed.date or rule.edition
+    notes = []
+    printed = printed_number(rule)
+    if printed and kb.rule(rule.edition, printed) is not None:
+        notes.append(
+            f"Printed as {printed} in {day}, the second rule with that number; "
+            f"kept as {rule.number} (kb rule {printed} --edition {day} is the first)."
+        )
+    elif printed:
+        notes.append(f"Printed as {printed} in {day} (a misprint); kept as {rule.number}.")
+    for other in printed_in(kb, rule.edition).get(rule.number, ()):
+        if other != rule.number:
+            notes.append(
+                f"{day} prints {rule.number} for another rule too: kept as {other} "
+                f"(kb rule {other} --edition {day})."
+            )
+    others = other_meanings(kb, rule) if meanings else []
+    for meaning in others[-MAX_MEANINGS:]:
+        first, last = (kb.editions[e].date or e for e in (meaning.first, meaning.last))
+        span = f"in {first}" if meaning.editions == 1 else f"from {first} to {last}"
+        now = f"now {meaning.canonical}" if meaning.canonical else "since deleted"
+        notes.append(f"{rule.number} named another rule {span} ({now}): {_cut(meaning.text, 80)}")
+    if len(others) > MAX_MEANINGS:
+        notes.append(f"  … and {len(others) - MAX_MEANINGS} older meanings of {rule.number}.")
+    return notes
+
+
 def _folded_history(kb: KnowledgeBase, history: list[dict[str, Any]]) -> list[str]:
     """One line per change; the editions that then printed it unchanged folded into it."""
     lines: list[list[Any]] = []
@@ -90,6 +135,8 @@ def _folded_history(kb: KnowledgeBase, history: list[dict[str, Any]]) -> list[st
             lines[-1][4] += 1
             continue
         change = {"first": "first in the corpus"}.get(entry["change"], entry["change"] or "")
+        printed = printed_as_in(kb, entry["edition"], entry["number"])
+        change += f" (printed as {printed})" if printed else ""
         lines.append([day, entry["number"], change, None, 0])
     out = []
     for day, number, change, until, same in lines:
