@@ -233,22 +233,18 @@ def cmd_glossary(args: argparse.Namespace, out: TextIO) -> int:
 def cmd_editions(args: argparse.Namespace, out: TextIO) -> int:
     """``kb editions``: every edition with its date, source, numbering and counts."""
     from kb.build.read import left_out_rows
+    from kb.lookup import listed_editions
     from kb.serialise import edition_json
 
     kb = _kb(args)
-    rows = [edition_json(e) for lang in LANGS for e in kb.editions_of(lang)]
+    rows = [edition_json(e) for lang in LANGS for e in listed_editions(kb, lang)]
     left_out = left_out_rows(kb.warnings)
     if args.json:
         _dump(rows + left_out, out)
         return 0
-    for r in rows:
-        out.write(
-            f"{r['lang']}  {r['date'] or '(undated)':<10}  {r['kind']:<7}  rules {r['rules']:>5}  "
-            f"examples {r['examples']:>4}  glossary {r['glossary']:>4}  unresolved "
-            f"{r['unresolved_refs']:>3}  {r['id']}  ({Path(r['source'] or '').name})\n"
-        )
-    for r in left_out:
-        out.write(f"left out  {r['source']}:{r['line'] or ''}  {r['reason']}\n")
+    from kb.cli_text import write_editions
+
+    write_editions(rows, left_out, out)
     return 0
 
 

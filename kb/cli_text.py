@@ -1,5 +1,5 @@
-"""Plain-text output of ``kb rule`` (a rule, its tree, references and folded history) and of
-``kb concordance``, for a terminal.
+"""Plain-text output of ``kb rule`` (a rule, its tree, references, folded history and what its
+number meant as printed), ``kb concordance`` and ``kb editions``, for a terminal.
 
 Kept apart from the command line so that :mod:`kb.cli` stays the parser and the commands, and
 the layout of a rule on a terminal can be read (and tested) in one place.
@@ -8,8 +8,10 @@ the layout of a rule on a terminal can be read (and tested) in one place.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from pathlib import Path
 from typing import Any, TextIO
 
+from kb.cli_types import MAX_LIMIT
 from kb.model import KnowledgeBase
 from kb.printed import other_meanings, printed_as_in, printed_in, printed_number
 
@@ -183,7 +185,7 @@ def write_concordance(
             label = f"{item['old']} -> {item['new']}" if moved else item["new"] or item["old"]
             out.write(f"  {label}  {rule_context(kb, rule)}".rstrip() + "\n")
         if len(items) > limit:
-            out.write(f"  … {len(items) - limit} more (--limit, or --json for all)\n")
+            out.write(f"  … {_more(len(items), limit)}\n")
     runs = move_runs(groups["moved"])
     out.write(f"moved without other change ({len(groups['moved'])}, in {len(runs)} runs)\n")
     for run in runs[:limit]:
@@ -194,4 +196,35 @@ def write_concordance(
             span = f"{first['old']} … {last['old']} -> {first['new']} … {last['new']}"
             out.write(f"  {span}  ({run['count']} rules)\n")
     if len(runs) > limit:
-        out.write(f"  … {len(runs) - limit} more runs (--limit, or --json for all)\n")
+        out.write(f"  … {_more(len(runs), limit, ' runs')}\n")
+
+
+def _more(count: int, limit: int, what: str = "") -> str:
+    """``561 more`` and how to see them: ``--limit`` when its cap (100) shows them all, else
+    ``--json``, which lists everything."""
+    more = count - limit
+    if limit >= MAX_LIMIT:
+        return f"{more} more{what} (--json has them all)"
+    if count <= MAX_LIMIT:
+        return f"{more} more{what} (--limit {count} shows them all, or --json)"
+    return f"{more} more{what} (--limit shows up to {MAX_LIMIT}; --json has them all)"
+
+
+def write_editions(rows: list[dict[str, Any]], left_out: list[dict[str, Any]], out: TextIO) -> None:
+    """``kb editions`` as text: one line per edition (``--json``'s rows), then what was left out."""
+    for r in rows:
+        out.write(
+            f"{r['lang']}  {r['date'] or '(undated)':<10}  {r['kind']:<7}  rules {r['rules']:>5}  "
+            f"examples {r['examples']:>4}  glossary {r['glossary']:>4}  unresolved "
+            f"{r['unresolved_refs']:>3}  numbering {_numbering(r):<22}  {r['id']}  "
+            f"({Path(r['source'] or '').name})\n"
+        )
+    for r in left_out:
+        out.write(f"left out  {r['source']}:{r['line'] or ''}  {r['reason']}\n")
+
+
+def _numbering(row: dict[str, Any]) -> str:
+    """The numbering an edition follows: ``own`` for a text numbered as itself, else what it
+    follows (``pre-m10``, an edition's date, a range of dates)."""
+    numbering = row["numbering"] or "?"
+    return "own" if numbering == row["id"] else numbering.removeprefix(f"{row['lang']}-")

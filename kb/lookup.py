@@ -34,6 +34,7 @@ __all__ = [
     "glossary_suggestions",
     "lag",
     "lineage_number",
+    "listed_editions",
     "local_term",
     "lookup_rule",
     "move_runs",
@@ -151,6 +152,14 @@ def lag(kb: KnowledgeBase, ed: Edition) -> dict[str, Any]:
         out["editions"] = sum(1 for e in full if e.date and e.date > end)
         out["at_least"] = True
     return out
+
+
+def listed_editions(kb: KnowledgeBase, lang: str) -> list[Edition]:
+    """The editions of a language as lists show them to a reader (``kb editions``, the editions
+    page and its comparison selectors, the search form): dated ones oldest first, then the
+    undated, which have no place in time (an undated wiki quote is not of October 2010)."""
+    eds = kb.editions_of(lang)
+    return [e for e in eds if e.date] + [e for e in eds if not e.date]
 
 
 def toc_edition(kb: KnowledgeBase, locale: str) -> Edition | None:

@@ -111,3 +111,59 @@ def test_nearest_rules_fill_in_from_shallower_numbers(instance: Path) -> None:
     near = nearest_rules(kb, "en-2003-03-15", "117.3b")
     assert len(near) == 5 and all(kb.rule("en-2003-03-15", n) for n in near)
     assert near[1:] == ["102.7", "102.8", "103.1", "103.2"]  # not the section heading alone
+
+
+# ---- the minor defects of the same report: lists of editions, the concordance's hint ------------
+def test_undated_editions_are_listed_last() -> None:
+    from kb.lookup import listed_editions
+    from kb.model import Edition, KnowledgeBase
+
+    def full(day: str) -> Edition:
+        return Edition(f"en-{day}", "en", day, "full", f"en-{day}", [f"{day}.txt"])
+
+    wiki = Edition("en-wiki", "en", None, "partial", "2010-07-01..2019-06-30", ["w.txt"])
+    wiki.fits = ["en-2010-10-01", "en-2011-02-04"]
+    kb = KnowledgeBase(editions={e.id: e for e in (full("2011-02-04"), wiki, full("2010-10-01"))})
+    # In time the quote stands where its wording fits; a list shows it after the dated ones.
+    assert [e.id for e in kb.editions_of("en")][1] == "en-wiki"
+    assert [e.id for e in listed_editions(kb, "en")] == [
+        "en-2010-10-01",
+        "en-2011-02-04",
+        "en-wiki",
+    ]
+
+
+def test_editions_text_prints_the_numbering(instance: Path) -> None:
+    out = io.StringIO()
+    assert main(["editions", "--instance", str(instance)], out=out) == 0
+    lines = {line.split()[-2]: line for line in out.getvalue().splitlines() if " rules " in line}
+    assert "numbering pre-m10 " in lines["en-2003-03-15"]
+    assert "numbering own " in lines["en-2009-07-11"]
+    assert "numbering 2010-07-01..2019-06-30 " in lines["en-fr-wiki-la-priorite"]
+
+
+@pytest.mark.parametrize(
+    ("count", "limit", "hint"),
+    [
+        (25, 20, "5 more (--limit 25 shows them all, or --json)"),
+        (581, 20, "561 more (--limit shows up to 100; --json has them all)"),
+        (581, 100, "481 more (--json has them all)"),
+    ],
+)
+def test_the_concordance_hint_offers_what_limit_can_show(count: int, limit: int, hint: str) -> None:
+    from kb.cli_text import write_concordance
+    from kb.model import Edition, KnowledgeBase
+
+    eds = (
+        Edition("en-a", "en", "2020-01-01", "full", "en-a", []),
+        Edition("en-b", "en", "2021-01-01", "full", "en-b", []),
+    )
+    groups: dict[str, list[dict[str, str | None]]] = {
+        "edited": [{"old": f"100.{i}", "new": f"100.{i}"} for i in range(1, count + 1)],
+        "created": [],
+        "deleted": [],
+        "moved": [],
+    }
+    out = io.StringIO()
+    write_concordance(KnowledgeBase(), eds, groups, (), 0, limit, out)
+    assert f"  … {hint}\n" in out.getvalue()

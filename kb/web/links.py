@@ -9,7 +9,13 @@ from kb.model import LANGS
 from kb.web.i18n import LOCALES, negotiate
 from kb.web.i18n import text as _
 from kb.web.pages.base import PageError
-from kb.web.pages.common import current_for_old, not_found_rule, parse_number, rule_url
+from kb.web.pages.common import (
+    current_for_old,
+    not_found_rule,
+    parse_number,
+    printed_url,
+    rule_url,
+)
 from kb.web.pages.search import suggestions
 from kb.web.resources import get_kb
 from kb.web.urls import url_for
@@ -86,9 +92,10 @@ def permalink(number: str) -> Response:
             target = url_for("pages.rule", locale=locale, number=current)
         else:
             found = lookup.lookup_rule(kb, locale, key)
-            if found is None:
+            misprint = None if found else printed_url(kb, locale, key, None)
+            if found is None and misprint is None:
                 raise not_found_rule(kb, locale, key, None)
-            target = rule_url(locale, key, found[0].edition)
+            target = misprint or rule_url(locale, key, found[0].edition)
     if as_json:
         target += ".json"
     return _vary(redirect(target, 302))

@@ -10,6 +10,7 @@ from flask.globals import _cv_request
 from kb import lookup
 from kb.cachemap import keep, shared_cache
 from kb.model import Edition, KnowledgeBase, Rule, parsed_number
+from kb.printed import printed_rule
 from kb.rulenum import RuleNumber, try_parse
 from kb.serialise import edition_json
 from kb.web.i18n import LANGUAGE_NAMES, format_day, format_month
@@ -119,10 +120,21 @@ def current_for_old(kb: KnowledgeBase, spec: str, lang: str, number: str) -> tup
         raise PageError(
             400, _("Unknown edition “%(edition)s”.", edition=spec[:40]), edition=spec[:40]
         )
-    old = kb.rule(ed.id, number)
+    # A misprinted number (505.54 of 2010-06-18) is the rule that printed it.
+    old = kb.rule(ed.id, number) or printed_rule(kb, ed.lang, number, ed.id)
     if old is None:
         raise not_found_rule(kb, lang, number, ed.id)
     return ed, old
+
+
+def printed_url(kb: KnowledgeBase, locale: str, number: str, edition: str | None) -> str | None:
+    """The page of the rule an edition printed as ``number`` but keeps under another (505.54 of
+    2010-06-18 is 505.5; without an edition, the newest that printed it so), else None."""
+    for lang in dict.fromkeys((locale, "en")):
+        found = printed_rule(kb, lang, number, edition)
+        if found is not None:
+            return rule_url(locale, found.number, found.edition)
+    return None
 
 
 def not_found_rule(kb: KnowledgeBase, locale: str, number: str, edition: str | None) -> PageError:

@@ -26,6 +26,7 @@ from kb.web.pages.common import (
     glossary_url,
     not_found_rule,
     parse_number,
+    printed_url,
     rule_url,
     short,
 )
@@ -500,6 +501,8 @@ def rule(locale: str, number: str, fmt: str = "html") -> Page | Response:
         return redirect(suffix(url_for("pages.rule", locale=locale, number=current), fmt), 302)
     found = lookup.lookup_rule(kb, locale, key)
     if found is None:
+        if target := printed_url(kb, locale, key, None):  # a misprint: the rule that printed it
+            return redirect(suffix(target, fmt), 302)
         raise not_found_rule(kb, locale, key, None)
     return rule_page(kb, locale, found[0], found[1])
 
@@ -521,5 +524,7 @@ def rule_pinned(locale: str, edition: str, number: str, fmt: str = "html") -> Pa
         return redirect(suffix(target, fmt), 301)
     found = kb.rule(ed.id, key)
     if found is None:
+        if target := printed_url(kb, locale, key, ed.id):  # a misprint: the rule that printed it
+            return redirect(suffix(target, fmt), 302)
         raise not_found_rule(kb, locale, key, ed.id)
     return rule_page(kb, locale, found, fallback=found.lang != locale, pinned=ed.id)
