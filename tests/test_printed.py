@@ -167,3 +167,67 @@ def test_the_concordance_hint_offers_what_limit_can_show(count: int, limit: int,
     out = io.StringIO()
     write_concordance(KnowledgeBase(), eds, groups, (), 0, limit, out)
     assert f"  … {hint}\n" in out.getvalue()
+
+
+# ---- the web: the same lookups and notices on the pages -----------------------------------------
+@pytest.fixture(scope="module")
+def web(instance: Path):  # type: ignore[no-untyped-def]
+    from kb.web import create_app
+
+    app = create_app({"INSTANCE": instance, "TESTING": True, "PAGE_CACHE": False})
+    yield app
+    app.extensions["kb_search"].close()
+
+
+@pytest.mark.parametrize(
+    ("url", "target"),
+    [
+        ("/en/en-2010-06-18/rules/505.54", "/en/en-2010-06-18/rules/505.5"),
+        ("/en/rules/505.54", "/en/en-2010-06-18/rules/505.5"),
+        ("/r/505.54", "/en/en-2010-06-18/rules/505.5"),
+        ("/en/en-2010-06-18/rules/505.54.json", "/en/en-2010-06-18/rules/505.5.json"),
+        ("/r/113.7", "/en/rules/114.7?via=113.7"),  # 113.7 named another rule in 2009
+        ("/en/rules/113.7", "/en/rules/114.7?via=113.7"),
+        ("/r/113.6", "/en/rules/114.6"),  # one meaning: no note to make
+    ],
+)
+def test_web_misprints_and_old_numbers_redirect(web, url: str, target: str) -> None:  # type: ignore[no-untyped-def]
+    answer = web.test_client().get(url)
+    assert answer.status_code == 302 and answer.headers["Location"] == target
+
+
+def test_web_pages_say_how_the_number_was_printed(web, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    from tests.web.test_rule_body import _pages
+
+    client = web.test_client()
+
+    def notices(url: str) -> list[dict[str, str | None]]:
+        answer = client.get(url)
+        assert answer.status_code == 200, url
+        return answer.get_json()["page"]["numbering"]
+
+    (second,) = notices("/en/en-2009-09-04/rules/702.30e.json")
+    assert second["text"].startswith("Printed as 702.30d in this edition, after another rule")
+    assert second["url"] == "/en/en-2009-09-04/rules/702.30d"
+    (first,) = notices("/en/en-2009-09-04/rules/702.30d.json")
+    assert first["url"] == "/en/en-2009-09-04/rules/702.30e"
+    (typo,) = notices("/fr/en-2010-06-18/rules/505.5.json")
+    assert typo == {
+        "text": "Publiée sous le numéro 505.54 dans cette édition (une coquille) : conservée "
+        "comme 505.5.",
+        "link": None,
+        "url": None,
+    }
+    (meaning,) = notices("/en/rules/114.7.json?via=113.7")
+    assert meaning["text"].startswith("113.7, an earlier number of this rule, numbered another")
+    assert meaning["link"] == "114.8"
+    assert notices("/en/rules/114.7.json") == []
+    assert notices("/en/rules/114.7.json?via=999.9") == []  # not a number of this rule
+    assert notices("/en/en-2009-09-04/rules/702.30c.json") == []
+    urls = [
+        "/en/en-2009-09-04/rules/702.30e",
+        "/ja/en-2009-09-04/rules/702.30d",
+        "/fr/en-2010-06-18/rules/505.5",
+        "/en/rules/114.7?via=113.7",
+    ]
+    assert _pages(web, urls, monkeypatch) == []  # the written page is the template's

@@ -11,6 +11,7 @@ from kb.web.i18n import text as _
 from kb.web.pages.base import PageError
 from kb.web.pages.common import (
     current_for_old,
+    meanings_query,
     not_found_rule,
     parse_number,
     printed_url,
@@ -77,6 +78,7 @@ def permalink(number: str) -> Response:
         )
     key = str(num)
     edition = request.args.get("edition")
+    via = ""  # an old number that named other rules: the page names them (?via=)
     if edition:
         ed, old = current_for_old(kb, edition, locale, key)
         target = (
@@ -90,6 +92,7 @@ def permalink(number: str) -> Response:
         current = lookup.canonical_for(kb, locale, key)
         if current is not None:
             target = url_for("pages.rule", locale=locale, number=current)
+            via = meanings_query(kb, locale, key) if current != key else ""
         else:
             found = lookup.lookup_rule(kb, locale, key)
             misprint = None if found else printed_url(kb, locale, key, None)
@@ -98,7 +101,7 @@ def permalink(number: str) -> Response:
             target = misprint or rule_url(locale, key, found[0].edition)
     if as_json:
         target += ".json"
-    return _vary(redirect(target, 302))
+    return _vary(redirect(target + via, 302))
 
 
 @bp.get("/opensearch.xml")
