@@ -153,7 +153,8 @@ def _lineages(kb: KnowledgeBase, number: str, lang: str) -> list[tuple[str, tupl
         for ed in kb.editions_of(lang, full_only=True):
             found = kb.rule(ed.id, number)
             if found is not None and printed_number(found) is None:
-                rows[ed.id] = (found.lineage or f"{ed.id}:{number}", found.canonical)
+                lineage = found.lineage or found.canonical or f"{ed.id}:{number}"
+                rows[ed.id] = (lineage, found.canonical)
     return [(ed.id, rows[ed.id]) for ed in kb.editions_of(lang, full_only=True) if ed.id in rows]
 
 

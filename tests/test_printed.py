@@ -213,8 +213,8 @@ def test_web_pages_say_how_the_number_was_printed(web, monkeypatch: pytest.Monke
     assert first["url"] == "/en/en-2009-09-04/rules/702.30e"
     (typo,) = notices("/fr/en-2010-06-18/rules/505.5.json")
     assert typo == {
-        "text": "Publiée sous le numéro 505.54 dans cette édition (une coquille) : conservée "
-        "comme 505.5.",
+        "text": "Publiée sous le numéro 505.54 dans cette édition (une coquille)\u00a0: "
+        "conservée comme 505.5.",
         "link": None,
         "url": None,
     }
