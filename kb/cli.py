@@ -296,8 +296,9 @@ def cmd_search(args: argparse.Namespace, out: TextIO) -> int:
 
     instance = _ensure_built(args)
     buffer = io.StringIO()
+    a = args
     status = run_search_command(
-        instance, args.query, args.lang, args.edition, args.kind, args.limit, args.json, buffer
+        instance, a.query, a.lang, a.edition, a.kind, a.limit, a.json, buffer, a.page
     )
     if status == 0 or args.json:
         out.write(buffer.getvalue())  # JSON: the {"ok": false, ...} envelope says what is wrong
@@ -473,6 +474,7 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--edition", metavar="DATE")
     s.add_argument("--kind", choices=SEARCH_KINDS, help="what to search (default: everything)")
     s.add_argument("--limit", type=cli_types.positive, default=10, help="hits per page (1-100)")
+    s.add_argument("--page", type=cli_types.page, default=1, help="which page of hits (from 1)")
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=cmd_search)
 

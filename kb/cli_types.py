@@ -68,6 +68,11 @@ def positive(text: str) -> int:
     return _whole(text, 1, MAX_LIMIT, f"must be between 1 and {MAX_LIMIT}, not {{}}")
 
 
+def page(text: str) -> int:
+    """An argparse type: a page of search hits, from 1 to 1000."""
+    return _whole(text, 1, 1000, "must be between 1 and 1000, not {}")
+
+
 def _whole(text: str, low: int, high: int, outside: str) -> int:
     """``text`` as a whole number from ``low`` to ``high``; ``outside`` says what is wrong else."""
     try:
