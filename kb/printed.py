@@ -101,8 +101,11 @@ def printed_rule(
 ) -> Rule | None:
     """The rule printed as ``number`` in an edition (the first, if several), or without one
     in the newest edition of ``lang`` that printed it; None when no text printed it so."""
-    found = printed_rules(kb, edition_id, number) if edition_id else []
-    return (found or ([] if edition_id else printed_anywhere(kb, lang, number)) or [None])[0]
+    if edition_id:
+        found = printed_rules(kb, edition_id, number)
+    else:
+        found = printed_anywhere(kb, lang, number)
+    return found[0] if found else None
 
 
 @dataclass(frozen=True, slots=True)

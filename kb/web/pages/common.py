@@ -224,7 +224,10 @@ def numbering_notices(
 MAX_MEANINGS = 3
 
 
-def _notice(text: Any, locale: str, link: str | None = None, url: str | None = None) -> dict:
+def _notice(
+    text: Any, locale: str, link: str | None = None, url: str | None = None
+) -> dict[str, Any]:
+    """A notice of :func:`numbering_notices`: the message in the locale, and its link."""
     return {"text": text.local(locale), "link": link, "url": url}
 
 
