@@ -34,6 +34,7 @@ __all__ = [
     "glossary_suggestions",
     "lag",
     "lineage_number",
+    "listed_editions",
     "local_term",
     "lookup_rule",
     "move_runs",
@@ -152,6 +153,14 @@ def lag(kb: KnowledgeBase, ed: Edition) -> dict[str, Any]:
         out["editions"] = sum(1 for e in full if e.date and e.date > end)
         out["at_least"] = True
     return out
+
+
+def listed_editions(kb: KnowledgeBase, lang: str) -> list[Edition]:
+    """The editions of a language as lists show them to a reader (``kb editions``, the editions
+    page and its comparison selectors, the search form): dated ones oldest first, then the
+    undated, which have no place in time (an undated wiki quote is not of October 2010)."""
+    eds = kb.editions_of(lang)
+    return [e for e in eds if e.date] + [e for e in eds if not e.date]
 
 
 def toc_edition(kb: KnowledgeBase, locale: str) -> Edition | None:
@@ -434,7 +443,9 @@ def _words_start(name: list[str], typed: list[str]) -> bool:
 def nearest_rules(kb: KnowledgeBase, edition_id: str, number: str, n: int = 5) -> list[str]:
     """Numbers of one edition near an unknown one, for "did you mean": its deepest ancestor
     that exists, then the numbers of the same depth around where it would stand in the
-    document under it (999.9 -> 9, 905.4, 905.5, 905.6 ...; 117.3z -> 117.3, 117.3a ... 117.3d)."""
+    document under it (999.9 -> 9, 905.4, 905.5, 905.6 ...; 117.3z -> 117.3, 117.3a ... 117.3d).
+    When that ancestor holds too few of that depth, shallower numbers fill in (117.3b in
+    2003-03-15, whose section 1 has no lettered subrule: 1, 103.2, 103.1, 103 ...)."""
     wanted = try_parse(number)
     table = kb.rules.get(edition_id, {})
     if wanted is None or not table:
@@ -445,25 +456,26 @@ def nearest_rules(kb: KnowledgeBase, edition_id: str, number: str, n: int = 5) -
             out.append(str(anc))
             break
     scope = try_parse(out[0]) if out else None
-    ordered = kb.ordered_numbers(edition_id)
-    same_depth = [
-        m
-        for m in ordered
-        if (num := try_parse(m))
-        and num.depth == wanted.depth
-        and (scope is None or scope in num.ancestors())
+    under = [
+        (num, m)
+        for m in kb.ordered_numbers(edition_id)
+        if (num := try_parse(m)) and (scope is None or scope in num.ancestors())
     ]
-    keys = [parse_key(m) for m in same_depth]
-    at = bisect.bisect_left(keys, wanted.sort_key())
-    # Alternate after/before the insertion point, nearest first.
-    before, after = at - 1, at
-    while len(out) < n and (before >= 0 or after < len(same_depth)):
-        if before >= 0:
-            out.append(same_depth[before])
-            before -= 1
-        if after < len(same_depth) and len(out) < n:
-            out.append(same_depth[after])
-            after += 1
+    for depth in range(wanted.depth, 0, -1):
+        same_depth = [m for num, m in under if num.depth == depth]
+        keys = [parse_key(m) for m in same_depth]
+        at = bisect.bisect_left(keys, wanted.sort_key())
+        # Alternate after/before the insertion point, nearest first.
+        before, after = at - 1, at
+        while len(out) < n and (before >= 0 or after < len(same_depth)):
+            if before >= 0:
+                out.append(same_depth[before])
+                before -= 1
+            if after < len(same_depth) and len(out) < n:
+                out.append(same_depth[after])
+                after += 1
+        if len(out) >= n:
+            break
     near = sorted(dict.fromkeys(out), key=parse_key)[:n]
     same = lineage_number(kb, edition_id, number)
     if same is not None:

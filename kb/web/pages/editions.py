@@ -44,7 +44,7 @@ def editions_page(kb: KnowledgeBase, locale: str) -> Page:
     groups = []
     for lang in LANGS:
         rows = []
-        for ed in kb.editions_of(lang):
+        for ed in lookup.listed_editions(kb, lang):
             info = edition_info(ed, locale)
             assert info is not None
             span = into.get(ed.id)
@@ -80,7 +80,7 @@ def _edition(kb: KnowledgeBase, spec: str, locale: str) -> Edition:
             404,
             _("No edition “%(edition)s”.", edition=spec[:60]),
             edition=spec[:60],
-            editions=[e.id for lang in LANGS for e in kb.editions_of(lang)],
+            editions=[e.id for lang in LANGS for e in lookup.listed_editions(kb, lang)],
         )
     return ed
 

@@ -134,6 +134,9 @@ def content(data: dict[str, Any], env: Any, locale: str, url_for: Callable[..., 
             )
             + "</p>\n"
         )
+    for n in data["numbering"]:
+        link = f' <a href="{esc(n["url"])}">{esc(n["link"])}</a>' if n["url"] else ""
+        w(f'    <p class="notice">{esc(n["text"])}{link}</p>\n')
     w(f'    <p class="meta">{esc(data["language"])} · {esc(label)}')
     if edition["kind"] != "full":
         w(f" ({t.m('excerpts')})")

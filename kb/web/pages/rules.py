@@ -24,8 +24,11 @@ from kb.web.pages.common import (
     current_for_old,
     edition_info,
     glossary_url,
+    meanings_query,
     not_found_rule,
+    numbering_notices,
     parse_number,
+    printed_url,
     rule_url,
     short,
 )
@@ -447,6 +450,7 @@ def rule_page(
         "examples": shown,
         "more_examples": max(0, len(examples) - MAX_PAGE_EXAMPLES),
         "permalink": permalink,
+        "numbering": numbering_notices(kb, rule, locale, request.args.get("via")),
     }
     return Page(
         "pages/rule.html",
@@ -497,9 +501,12 @@ def rule(locale: str, number: str, fmt: str = "html") -> Page | Response:
     if current is not None and current != key:
         # An old number (116.3b before July 2019): its page is the rule it became. A 302, as a
         # later edition may give the number to another rule.
-        return redirect(suffix(url_for("pages.rule", locale=locale, number=current), fmt), 302)
+        target = url_for("pages.rule", locale=locale, number=current)
+        return redirect(suffix(target + meanings_query(kb, locale, key), fmt), 302)
     found = lookup.lookup_rule(kb, locale, key)
     if found is None:
+        if target := printed_url(kb, locale, key, None):  # a misprint: the rule that printed it
+            return redirect(suffix(target, fmt), 302)
         raise not_found_rule(kb, locale, key, None)
     return rule_page(kb, locale, found[0], found[1])
 
@@ -521,5 +528,7 @@ def rule_pinned(locale: str, edition: str, number: str, fmt: str = "html") -> Pa
         return redirect(suffix(target, fmt), 301)
     found = kb.rule(ed.id, key)
     if found is None:
+        if target := printed_url(kb, locale, key, ed.id):  # a misprint: the rule that printed it
+            return redirect(suffix(target, fmt), 302)
         raise not_found_rule(kb, locale, key, ed.id)
     return rule_page(kb, locale, found, fallback=found.lang != locale, pinned=ed.id)
