@@ -57,40 +57,122 @@ Entry = tuple[str, str, str | None, str | None, str | None, bool]
 _TOKEN = re.compile(r"\s+|\d+(?:\.\d+)*[a-z]?|[A-Za-zÀ-ÖØ-öø-ÿœŒ'’-]+|.", re.S)
 
 
+def _words(text: str) -> list[tuple[str, str]]:
+    """``text`` as ``(word, spaces after it)`` pairs (a leading space run as a pair with an
+    empty word): the matcher compares the words only, and the spaces travel with them."""
+    out: list[tuple[str, str]] = []
+    for token in _TOKEN.findall(text):
+        if token.isspace():
+            if out:
+                out[-1] = (out[-1][0], out[-1][1] + token)
+            else:
+                out.append(("", token))
+        else:
+            out.append((token, ""))
+    return out
+
+
 @functools.lru_cache(maxsize=2048)
 def word_diff(old: str, new: str) -> Markup:
     """A word-level diff as HTML: removed words in ``<del>``, added in ``<ins>``.
 
-    Latin words are compared whole; Japanese, which has no spaces, is compared per character.
-    The words the two texts share at both ends are set aside before matching: an edition's edit
-    is usually a few words in a long rule, and the matcher's cost grows with the text it is
-    given. Cached: the same two texts recur on the changes pages.
+    Latin words are compared whole, the spaces after a word carried with it (so a phrase
+    replaced reads as one deletion and one insertion, not words alternating around shared
+    spaces); Japanese, which has no spaces, is compared per character. Both texts rebuild
+    exactly from the result (the text outside ``<ins>``, or outside ``<del>``). The words the
+    two texts share at both ends are set aside before matching: an edition's edit is usually a
+    few words in a long rule, and the matcher's cost grows with the text it is given. Cached:
+    the same two texts recur on the changes pages.
     """
-    a, b = _TOKEN.findall(old), _TOKEN.findall(new)
+    a, b = _words(old), _words(new)
     head = 0
     while head < min(len(a), len(b)) and a[head] == b[head]:
         head += 1
     tail = 0
     while tail < min(len(a), len(b)) - head and a[-1 - tail] == b[-1 - tail]:
         tail += 1
-    out: list[str] = [str(escape("".join(a[:head])))]
     a_mid, b_mid = a[head : len(a) - tail], b[head : len(b) - tail]
-    matcher = difflib.SequenceMatcher(None, a_mid, b_mid, autojunk=False)
+    # (kind, text): "" kept, "-" removed, "+" added
+    parts: list[tuple[str, str]] = [("", "".join(w + s for w, s in a[:head]))]
+    matcher = difflib.SequenceMatcher(
+        None, [w for w, _ in a_mid], [w for w, _ in b_mid], autojunk=False
+    )
     for op, i1, i2, j1, j2 in matcher.get_opcodes():
-        if op == "equal":
-            out.append(str(escape("".join(a_mid[i1:i2]))))
+        if op != "equal":
+            parts.append(("-", "".join(w + s for w, s in a_mid[i1:i2])))
+            parts.append(("+", "".join(w + s for w, s in b_mid[j1:j2])))
             continue
-        if i2 > i1:
-            out.append(f"<del>{escape(''.join(a_mid[i1:i2]))}</del>")
-        if j2 > j1:
-            out.append(f"<ins>{escape(''.join(b_mid[j1:j2]))}</ins>")
-    out.append(str(escape("".join(a[len(a) - tail :]))))
-    return Markup("".join(out))
+        for (word, space_a), (_, space_b) in zip(a_mid[i1:i2], b_mid[j1:j2], strict=True):
+            parts.append(("", word))
+            if space_a == space_b:
+                parts.append(("", space_a))
+            else:  # the same word, spaced otherwise
+                parts += [("-", space_a), ("+", space_b)]
+    parts.append(("", "".join(w + s for w, s in a[len(a) - tail :])))
+    return Markup("".join(_html(parts)))
+
+
+def _html(parts: list[tuple[str, str]]) -> Iterator[str]:
+    """The diff's HTML: kept text as is, each run of changes as one ``<del>`` then one
+    ``<ins>`` (what it removed, what it added)."""
+    removed: list[str] = []
+    added: list[str] = []
+
+    def changes() -> Iterator[str]:
+        gone, new = "".join(removed), "".join(added)
+        removed.clear()
+        added.clear()
+        # the spaces both sides start or end with are kept: "<del>is</del><ins>has</ins> a"
+        lead = trail = ""
+        if gone and new:
+            lead = _shared_spaces(gone, new)
+            gone, new = gone[len(lead) :], new[len(lead) :]
+            trail = _shared_spaces(gone[::-1], new[::-1])[::-1]
+            gone, new = gone[: len(gone) - len(trail)], new[: len(new) - len(trail)]
+        if lead:
+            yield lead
+        if gone:
+            yield f"<del>{escape(gone)}</del>"
+        if new:
+            yield f"<ins>{escape(new)}</ins>"
+        if trail:
+            yield trail
+
+    for kind, text in parts:
+        if kind == "-":
+            removed.append(text)
+        elif kind == "+":
+            added.append(text)
+        elif text:
+            yield from changes()
+            yield str(escape(text))
+    yield from changes()
+
+
+#: What the lineage classification (:func:`kb.concordance.change_between`) calls an unchanged
+#: text: the same words, whatever their typography (quotes, spaces, renumbered references).
+KEPT = ("same", "moved")
+
+
+def edited(change: str | None, same_text: bool) -> bool:
+    """Whether an entry (not a lineage's first) changed its text since the one before, as the
+    lineage classification says (``change``, what ``kb rule`` and the concordance show): a
+    change of typography only is none. The texts decide only for an entry without one."""
+    return not same_text if change is None else change not in KEPT
+
+
+def _shared_spaces(a: str, b: str) -> str:
+    """The spaces that both texts start with."""
+    n = 0
+    while n < min(len(a), len(b)) and a[n] == b[n] and a[n].isspace():
+        n += 1
+    return a[:n]
 
 
 def fold(rows: Iterable[tuple[str, str, str | None, str | None, str | None]]) -> list[Entry]:
     """``(edition, number, change, title, text)`` of one lineage in one language, oldest first,
-    as history entries: each compared with the one before (its number and its word diff)."""
+    as history entries: each compared with the one before (its number and, where its change
+    is an edit, its word diff)."""
     out: list[Entry] = []
     prev_number: str | None = None
     prev_text: str | None = None
@@ -102,9 +184,10 @@ def fold(rows: Iterable[tuple[str, str, str | None, str | None, str | None]]) ->
             if prev_number != number:
                 renumbered = prev_number
                 changed = True
-            if prev_text != full:
-                diff = str(word_diff(prev_text or "", full))
+            if edited(change, prev_text == full):
                 changed = True
+                if prev_text != full:
+                    diff = str(word_diff(prev_text or "", full))
         out.append((edition, number, change, renumbered, diff, changed))
         prev_number, prev_text = number, full
     return out
@@ -316,8 +399,18 @@ def refresh_history(
             pe, pn, _ = rows[i - 1]
             ed, n, change = rows[i]
             renumbered = pn if pn != n else None
-            if hashes[i - 1] == hashes[i]:
-                entries.append([ed, n, change, renumbered, None, renumbered is not None])
+            same = hashes[i - 1] == hashes[i]
+            if same or not edited(change, same):  # no word diff to show
+                entries.append(
+                    [
+                        ed,
+                        n,
+                        change,
+                        renumbered,
+                        None,
+                        renumbered is not None or edited(change, same),
+                    ]
+                )
                 continue
             entry = [ed, n, change, renumbered, diffs.get((pe, pn, ed, n)), True]
             if entry[4] is None:  # a new pair: diffed below
@@ -460,8 +553,9 @@ def _entry(
         return [ed, n, change, None, None, True]
     pe, pn, _, ph = prev
     renumbered = pn if pn != n else None
-    if ph == h:
-        return [ed, n, change, renumbered, None, renumbered is not None]
+    same = ph == h
+    if same or not edited(change, same):  # no word diff to show
+        return [ed, n, change, renumbered, None, renumbered is not None or edited(change, same)]
     entry = [ed, n, change, renumbered, diffs.get((pe, pn, ed, n)), True]
     if entry[4] is None:
         pending.setdefault((pe, pn, ed, n), []).append(entry)
@@ -532,10 +626,13 @@ def _hash_full(full: str) -> str:
 def _digest(rows: Sequence[tuple[Any, ...]], hashes: list[str]) -> str:
     """A hash of one lineage's rows in one language: each edition, number, change and text
     hash (what its entries are made from)."""
-    data = _ENCODE([rows if len(rows[0]) == 3 else [row[:3] for row in rows], hashes])
+    data = _ENCODE([_FORMAT, rows if len(rows[0]) == 3 else [row[:3] for row in rows], hashes])
     return hashlib.blake2b(data.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
 
 
+#: How entries are made (what a previous build's entries must have been made by to be reused):
+#: 2 = the edits the lineage classification sees, word diffs with the spaces carried by words.
+_FORMAT = 2
 _ENCODE = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
 
