@@ -239,9 +239,15 @@ def test_write_history_replaces_a_table_of_the_older_format(
 
 
 # ---- one classification of a change: the lineage's (kb rule, concordance) ----------------------
-def _lineage(texts: dict[int, str], editions: int, last: int | None = None) -> KnowledgeBase:
+def _lineage(
+    texts: dict[int, str],
+    editions: int,
+    last: int | None = None,
+    examples: dict[int, list[str]] | None = None,
+) -> KnowledgeBase:
     """Rule 101.1 in ``editions`` English editions, its text ``texts[i]`` from edition ``i`` on,
-    printed up to edition ``last`` (then deleted); each change classified by the build's own
+    its examples ``examples[i]`` from edition ``i`` on, printed up to edition ``last`` (then
+    deleted); each change classified by the build's own
     :func:`kb.concordance.change_between`."""
     kb = KnowledgeBase(content_hash=f"lineage-{editions}-{last}")
     ids = [f"en-{2010 + i // 6}-{1 + i % 6 * 2:02d}-01" for i in range(editions)]
@@ -254,8 +260,9 @@ def _lineage(texts: dict[int, str], editions: int, last: int | None = None) -> K
         if last is not None and i > last:
             continue
         text = texts.get(i, prev.text if prev else "")
+        shown = (examples or {}).get(i, prev.examples if prev else [])
         rule = Rule(
-            edition=ed_id, lang="en", number="101.1", kind="subrule", text=text,
+            edition=ed_id, lang="en", number="101.1", kind="subrule", text=text, examples=shown,
             canonical=None if last is not None else "101.1", lineage=lineage,
         )  # fmt: skip
         rule.change = "first" if prev is None else change_between(prev, rule)
@@ -318,3 +325,18 @@ def test_a_deleted_rule_shows_its_history_and_what_became_of_it(tmp_path: Path) 
     (english,) = page["history"]
     assert len(english["entries"]) == 7
     assert english["deleted"]["edition"] == deleted_in and english["deleted"]["number"] == "101.1"
+
+
+def test_an_edit_of_the_examples_only_is_a_row_with_their_diff(tmp_path: Path) -> None:
+    kb = _lineage(
+        {0: "Text."}, 6, examples={0: ["You can’t play land cards."], 3: ["You can’t play lands."]}
+    )
+    assert kb.rules[sorted(kb.editions)[3]]["101.1"].change == "edited"
+    client = create_app({"INSTANCE": tmp_path, "KB": kb, "TESTING": True}).test_client()
+    (english,) = client.get("/en/rules/101.1.json").get_json()["page"]["history"]
+    assert [r["unchanged"] for r in english["rows"]] == [2, 2]
+    assert english["rows"][1]["entry"]["diff"] == (
+        '<span lang="en">Examples</span> — You can’t play <del>land cards</del><ins>lands</ins>.'
+    )
+    history = _history(client.get("/fr/rules/101.1").get_data(as_text=True))
+    assert '<td>modifiée<div class="diff" lang="en"><span lang="fr">Exemples</span> — ' in history

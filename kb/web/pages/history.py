@@ -10,6 +10,7 @@ from markupsafe import Markup
 from kb import history as stored_history
 from kb.model import LANGS, KnowledgeBase
 from kb.web.i18n import LANGUAGE_NAMES, format_day
+from kb.web.i18n import text as _
 from kb.web.pages.common import edition_label
 from kb.web.urls import maker
 
@@ -88,10 +89,12 @@ def history(
             "url": changes_url(locale, f"{last[0]}..{edition}"),
         }
 
-    def entry(item: stored_history.Entry) -> dict[str, Any]:
+    def entry(item: stored_history.Entry, found: list[Any]) -> dict[str, Any]:
         edition, number, change, renumbered_from, diff, _changed = item
         date, date_display, label = labels.get(edition) or (None, "", edition)
         url = pinned_url(locale, edition, number)
+        if diff is None and change == "edited" and item is not found[0]:
+            diff = _examples_diff(kb, found[found.index(item) - 1], item, locale)
         return {
             "edition": edition,
             "date": date,
@@ -110,7 +113,7 @@ def history(
         if not found:
             continue
         if full:
-            rows = [entry(item) for item in found]
+            rows = [entry(item, found) for item in found]
             folded = _fold(found, rows)
             out.append(
                 {
@@ -124,9 +127,9 @@ def history(
         else:
             folded = _fold(found, None)
             for row in folded:
-                row["entry"] = entry(row["entry"])
+                row["entry"] = entry(row["entry"], found)
                 if row["until"] is not None:
-                    row["until"] = entry(row["until"])
+                    row["until"] = entry(row["until"], found)
             out.append(
                 {
                     "lang": lang,
@@ -137,6 +140,18 @@ def history(
                 }
             )
     return out
+
+
+def _examples_diff(
+    kb: KnowledgeBase, before: stored_history.Entry, item: stored_history.Entry, locale: str
+) -> str | None:
+    """The word diff of the examples of an entry the lineage calls edited whose title and text
+    are those of the entry before (its edit is in its examples), labelled; None if not."""
+    old, new = kb.rule(before[0], before[1]), kb.rule(item[0], item[1])
+    if old is None or new is None or old.examples == new.examples:
+        return None
+    diff = stored_history.word_diff("\n".join(old.examples), "\n".join(new.examples))
+    return f'<span lang="{locale}">{_("Examples").html(locale)}</span> — {diff}'
 
 
 def _fold(found: list[Any], rows: list[dict[str, Any]] | None) -> list[dict[str, Any]]:
