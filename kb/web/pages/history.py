@@ -8,11 +8,13 @@ from typing import Any
 from markupsafe import Markup
 
 from kb import history as stored_history
+from kb.cachemap import keep, shared_cache
 from kb.model import LANGS, KnowledgeBase
 from kb.web.i18n import LANGUAGE_NAMES, format_day
 from kb.web.i18n import text as _
 from kb.web.pages.common import edition_label
 from kb.web.urls import maker
+from kb.worddiff import word_diff
 
 HistoryEntries = dict[str, list[stored_history.Entry]]
 
@@ -146,11 +148,21 @@ def _examples_diff(
     kb: KnowledgeBase, before: stored_history.Entry, item: stored_history.Entry, locale: str
 ) -> str | None:
     """The word diff of the examples of an entry the lineage calls edited whose title and text
-    are those of the entry before (its edit is in its examples), labelled; None if not."""
-    old, new = kb.rule(before[0], before[1]), kb.rule(item[0], item[1])
-    if old is None or new is None or old.examples == new.examples:
+    are those of the entry before (its edit is in its examples), labelled; None if not (kept
+    per pair of rules: every page of the lineage shows it)."""
+    cache = shared_cache(kb, "_examples_diffs")
+    if cache is None:
+        cache = {}
+    key = (*before[:2], *item[:2])
+    diff = cache.get(key, False)
+    if diff is False:
+        old, new = kb.rule(before[0], before[1]), kb.rule(item[0], item[1])
+        diff = None
+        if old is not None and new is not None and old.examples != new.examples:
+            diff = str(word_diff("\n".join(old.examples), "\n".join(new.examples)))
+        keep(cache, key, diff, 4096)
+    if diff is None:
         return None
-    diff = stored_history.word_diff("\n".join(old.examples), "\n".join(new.examples))
     return f'<span lang="{locale}">{_("Examples").html(locale)}</span> — {diff}'
 
 
