@@ -353,7 +353,8 @@ def rule_page(
     depth0 = num.depth if num else 0
     # The lineage's history (precomputed by the build): its rows, its old numbers and where
     # its text is in the other languages, in one lookup.
-    by_lang = stored_history.entries(kb, canonical) if canonical else {}
+    lineage = canonical or rule.lineage  # a rule deleted since has its history too
+    by_lang = stored_history.entries(kb, lineage) if lineage else {}
     back = kb.referenced_by(rule)[:20]
     prev_number, next_number = lookup.neighbour_numbers(kb, rule)
     ancestors = [str(anc) for anc in reversed(num.ancestors())] if num is not None else []
@@ -444,8 +445,8 @@ def rule_page(
         "previews": _previews(kb, nodes, locale, pinned)[:MAX_PREVIEWS],
         "terms": _terms(kb, nodes[:1] if shallow else nodes, locale)[:MAX_TERMS],
         "translations": _translations(kb, rule, locale, by_lang),
-        "history": history(kb, canonical, locale, by_lang, full=False) if canonical else [],
-        "old_numbers": old_numbers(kb, canonical, locale, by_lang) if canonical else [],
+        "history": history(kb, lineage, locale, by_lang, full=False) if lineage else [],
+        "old_numbers": old_numbers(kb, lineage, locale, by_lang) if lineage else [],
         "referenced_by": [link(head(n)) for n in back],
         "examples": shown,
         "more_examples": max(0, len(examples) - MAX_PAGE_EXAMPLES),
@@ -462,7 +463,7 @@ def rule_page(
             **rule_json(kb, rule),
             "page": {
                 **data,
-                "history": history(kb, canonical, locale, by_lang) if canonical else [],
+                "history": history(kb, lineage, locale, by_lang) if lineage else [],
             },
         },
     )
