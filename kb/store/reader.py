@@ -8,23 +8,21 @@ import os
 import sqlite3
 import threading
 from collections.abc import Collection, Iterable, Iterator, Sequence
-from functools import lru_cache
+from functools import lru_cache, partial
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from kb.cachemap import MISSING, keep
 from kb.model import (
-    Commentary,
     Edition,
     ExampleInfo,
     GlossaryEntry,
     KnowledgeBase,
     Ref,
     Rule,
-    Term,
-    TournamentRule,
     examples_fit,
 )
+from kb.store import tables
 from kb.store.schema import FORMAT, StoreError
 from kb.store.views import _Changes, _Concordance, _Glossary, _LazyList, _Rules
 
@@ -162,13 +160,13 @@ class StoredKnowledgeBase(KnowledgeBase):
             editions=editions,
             rules=_Rules(self),  # type: ignore[arg-type]
             glossary=_Glossary(self),  # type: ignore[arg-type]
-            commentary=_LazyList(self._load_commentary),  # type: ignore[arg-type]
-            tournament=_LazyList(self._load_tournament),  # type: ignore[arg-type]
-            terms=_LazyList(self._load_terms),  # type: ignore[arg-type]
-            examples=_LazyList(self._load_examples),  # type: ignore[arg-type]
+            commentary=_LazyList(partial(tables.commentary, db)),  # type: ignore[arg-type]
+            tournament=_LazyList(partial(tables.tournament, db)),  # type: ignore[arg-type]
+            terms=_LazyList(partial(tables.terms, db)),  # type: ignore[arg-type]
+            examples=_LazyList(partial(tables.examples, db)),  # type: ignore[arg-type]
             concordance=_Concordance(self),  # type: ignore[arg-type]
             changes=_Changes(self),  # type: ignore[arg-type]
-            warnings=_LazyList(self._load_warnings),  # type: ignore[arg-type]
+            warnings=_LazyList(partial(tables.warnings, db)),  # type: ignore[arg-type]
             content_hash=db.meta.get("content_hash", ""),
         )
         self.__dict__["_editions_of"] = {}
@@ -326,81 +324,6 @@ class StoredKnowledgeBase(KnowledgeBase):
             )
         )
 
-    def _load_terms(self) -> list[Term]:
-        return [
-            Term(
-                row[0],
-                json.loads(row[1]),
-                json.loads(row[2]),
-                json.loads(row[3]),
-                json.loads(row[4]),
-            )
-            for row in self._db.all("SELECT id, en, fr, ja, rules FROM terms ORDER BY position")
-        ]
-
-    def _load_examples(self, ids: Sequence[str] | None = None) -> list[ExampleInfo]:
-        where, params = "", ()
-        if ids is not None:
-            where, params = f"WHERE id IN ({','.join('?' * len(ids))})", tuple(ids)
-        return [
-            ExampleInfo(
-                id=row[0],
-                title=row[1],
-                path=row[2],
-                rules=json.loads(row[3]),
-                markdown=row[4],
-                passed=bool(row[5]),
-                trace=json.loads(row[6]),
-                trace_text=row[7],
-                titles=json.loads(row[8]),
-                prose=json.loads(row[9]),
-            )
-            for row in self._db.all(
-                "SELECT id, title, path, rules, markdown, passed, trace, trace_text, titles, prose "
-                f"FROM examples {where} ORDER BY position",
-                params,
-            )
-        ]
-
-    def _load_commentary(self) -> list[Commentary]:
-        return [
-            Commentary(
-                id=row[0],
-                lang=row[1],
-                text=row[2],
-                source=row[3],
-                line=row[4],
-                heading=row[5],
-                about_rules=json.loads(row[6]),
-                about_terms=json.loads(row[7]),
-            )
-            for row in self._db.all(
-                "SELECT id, lang, text, source, line, heading, about_rules, about_terms "
-                "FROM commentary ORDER BY position"
-            )
-        ]
-
-    def _load_tournament(self) -> list[TournamentRule]:
-        return [
-            TournamentRule(
-                id=row[0],
-                lang=row[1],
-                section=row[2],
-                text=row[3],
-                source=row[4],
-                line=row[5],
-                flags=json.loads(row[6]),
-                title=row[7],
-            )
-            for row in self._db.all(
-                "SELECT id, lang, section, text, source, line, flags, title FROM tournament "
-                "ORDER BY position"
-            )
-        ]
-
-    def _load_warnings(self) -> list[str]:
-        return [t for (t,) in self._db.all("SELECT text FROM warnings ORDER BY position")]
-
     def _newest_first(self, edition_ids: Iterator[str] | list[str], lang: str) -> list[str]:
         order = {e.id: i for i, e in enumerate(self.editions_of(lang))}
         return sorted((e for e in edition_ids if e in order), key=order.__getitem__, reverse=True)
@@ -550,7 +473,7 @@ class StoredKnowledgeBase(KnowledgeBase):
         kept = self._examples_by_id
         missing = sorted(i for i in ids if i not in kept)
         if missing:
-            for ex in self._load_examples(missing):
+            for ex in tables.examples(self._db, missing):
                 kept[ex.id] = ex
         return sorted(
             (kept[i] for i in ids if i in kept), key=lambda ex: self._example_position(ex.id)
