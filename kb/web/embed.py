@@ -198,8 +198,13 @@ def _rule_card(kb: KnowledgeBase, locale: str, number: str, edition: str | None)
 def _rule_text(kb: KnowledgeBase, rule: Rule) -> str:
     """A rule's text for a card. A heading says what it holds: a section lists its rules'
     titles ("700 General · 701 Keyword Actions"), a titled rule goes on with its first subrule."""
-    text = " ".join(rule.text.split())
-    if not text or text == (rule.title or "").strip():
+    title = (rule.title or "").strip()
+    text = (
+        _squeezed(rule.text, DESCRIPTION_CHARS)
+        if len(title) <= DESCRIPTION_CHARS
+        else " ".join(rule.text.split())
+    )
+    if not text or text == title:
         kids = [k for k in (kb.rule(rule.edition, n) for n in rule.children[:12]) if k is not None]
         if kids and all(k.title for k in kids):
             text = " · ".join(f"{k.number} {k.title}" for k in kids)
@@ -208,6 +213,20 @@ def _rule_text(kb: KnowledgeBase, rule: Rule) -> str:
         else:
             text = rule.title or ""
     return short(text, DESCRIPTION_CHARS)
+
+
+def _squeezed(text: str, limit: int) -> str:
+    """``" ".join(text.split())``, or enough of its start for :func:`short` to cut at ``limit``
+    the same way: a long text's whitespace is squeezed only as far as the card shows it.
+
+    The squeezed start of a text is the start of the squeezed text; once it is longer than
+    ``limit``, the rest changes neither the cut nor a comparison with a text of at most
+    ``limit`` characters (a title)."""
+    if len(text) > 2 * limit:
+        start = " ".join(text[: 2 * limit].split())
+        if len(start) > limit + 1:
+            return start
+    return " ".join(text.split())
 
 
 def _glossary_card(kb: KnowledgeBase, locale: str, key: str) -> Unfurl | None:

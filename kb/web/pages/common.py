@@ -10,7 +10,7 @@ from flask.globals import _cv_request
 from kb import lookup
 from kb.cachemap import keep, shared_cache
 from kb.model import Edition, KnowledgeBase, Rule, parsed_number
-from kb.rulenum import RuleNumber, try_parse
+from kb.rulenum import RuleNumber
 from kb.serialise import edition_json
 from kb.web.i18n import LANGUAGE_NAMES, format_day, format_month
 from kb.web.i18n import text as _
@@ -150,7 +150,8 @@ def not_found_rule(kb: KnowledgeBase, locale: str, number: str, edition: str | N
 
 
 def parse_number(text: str) -> RuleNumber | None:
-    """A rule number from a URL segment (any spelling), or None."""
+    """A rule number from a URL segment (any spelling), or None (parsed once per spelling, by
+    :func:`kb.model.parsed_number`: a page's number is parsed by its view and its card)."""
     if len(text) > 40:
         return None
-    return try_parse(text)
+    return parsed_number(text)
