@@ -10,7 +10,7 @@ def test_keep_bounds_the_cache_and_drops_the_oldest_first() -> None:
     for i in range(10_000):
         keep(cache, i, i * 2, 64)
         assert len(cache) <= 64
-    # The newest are all kept (at least the seven eighths the last eviction left), the oldest gone.
+    # The newest are kept, the oldest gone, in the order they came.
     assert all(cache[i] == i * 2 for i in range(10_000 - 56, 10_000))
     assert not any(i in cache for i in range(10_000 - 64))
     assert list(cache) == sorted(cache)
