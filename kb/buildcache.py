@@ -28,7 +28,7 @@ CODE = {
         *("link.py", "termmatch.py", "text.py", "rulenum.py", "model.py"),
         *("build/link.py", "build/termfind.py"),
     ),
-    "align": ("concordance.py", "text.py", "rulenum.py", "model.py"),
+    "align": ("concordance.py", "merges.py", "text.py", "rulenum.py", "model.py"),
     "analysis": (
         *("search/analysis.py", "search/japanese.py", "search/stopwords.py"),
         *("text.py", "terms.py"),

@@ -153,6 +153,7 @@ def cmd_build(args: argparse.Namespace, out: TextIO) -> int:
 def cmd_rule(args: argparse.Namespace, out: TextIO) -> int:
     """``kb rule NUMBER``: one rule with its tree, references, history and translations."""
     from kb.lookup import lineage_number, nearest_rules
+    from kb.printed import printed_rule
     from kb.rulenum import RuleNumberError, parse
     from kb.serialise import rule_json
 
@@ -173,8 +174,12 @@ def cmd_rule(args: argparse.Namespace, out: TextIO) -> int:
         # Like the web: a rule the language's texts lack is shown in English, with a note.
         rule = kb.current(number, "en")
         fallback = rule is not None
+    ed = kb.edition(lang, args.edition)
+    # A misprinted number (505.54 of 2010-06-18) names the rule that printed it.
+    pinned = bool(args.edition) or rule is None  # a misprint names one edition's rule
     if rule is None:
-        ed = kb.edition(lang, args.edition)
+        rule = printed_rule(kb, lang, number, ed.id if args.edition and ed else None)
+    if rule is None:
         near = nearest_rules(kb, ed.id, number) if ed else []
         same = lineage_number(kb, ed.id, number) if ed else None
         was = f" (the current {number} is {same} there)" if same else ""
@@ -189,8 +194,7 @@ def cmd_rule(args: argparse.Namespace, out: TextIO) -> int:
 
     if fallback:
         out.write(f"(rule {number} is not available in {lang}; the English text follows)\n")
-
-    write_rule(kb, rule, data, out)
+    write_rule(kb, rule, data, out, pinned)
     return 0
 
 
@@ -229,22 +233,18 @@ def cmd_glossary(args: argparse.Namespace, out: TextIO) -> int:
 def cmd_editions(args: argparse.Namespace, out: TextIO) -> int:
     """``kb editions``: every edition with its date, source, numbering and counts."""
     from kb.build.read import left_out_rows
+    from kb.lookup import listed_editions
     from kb.serialise import edition_json
 
     kb = _kb(args)
-    rows = [edition_json(e) for lang in LANGS for e in kb.editions_of(lang)]
+    rows = [edition_json(e) for lang in LANGS for e in listed_editions(kb, lang)]
     left_out = left_out_rows(kb.warnings)
     if args.json:
         _dump(rows + left_out, out)
         return 0
-    for r in rows:
-        out.write(
-            f"{r['lang']}  {r['date'] or '(undated)':<10}  {r['kind']:<7}  rules {r['rules']:>5}  "
-            f"examples {r['examples']:>4}  glossary {r['glossary']:>4}  unresolved "
-            f"{r['unresolved_refs']:>3}  {r['id']}  ({Path(r['source'] or '').name})\n"
-        )
-    for r in left_out:
-        out.write(f"left out  {r['source']}:{r['line'] or ''}  {r['reason']}\n")
+    from kb.cli_text import write_editions
+
+    write_editions(rows, left_out, out)
     return 0
 
 
@@ -296,8 +296,9 @@ def cmd_search(args: argparse.Namespace, out: TextIO) -> int:
 
     instance = _ensure_built(args)
     buffer = io.StringIO()
+    a = args
     status = run_search_command(
-        instance, args.query, args.lang, args.edition, args.kind, args.limit, args.json, buffer
+        instance, a.query, a.lang, a.edition, a.kind, a.limit, a.json, buffer, a.page
     )
     if status == 0 or args.json:
         out.write(buffer.getvalue())  # JSON: the {"ok": false, ...} envelope says what is wrong
@@ -473,6 +474,7 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--edition", metavar="DATE")
     s.add_argument("--kind", choices=SEARCH_KINDS, help="what to search (default: everything)")
     s.add_argument("--limit", type=cli_types.positive, default=10, help="hits per page (1-100)")
+    s.add_argument("--page", type=cli_types.page, default=1, help="which page of hits (from 1)")
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=cmd_search)
 

@@ -1,5 +1,5 @@
-"""Plain-text output of ``kb rule`` (a rule, its tree, references and folded history) and of
-``kb concordance``, for a terminal.
+"""Plain-text output of ``kb rule`` (a rule, its tree, references, folded history and what its
+number meant as printed), ``kb concordance`` and ``kb editions``, for a terminal.
 
 Kept apart from the command line so that :mod:`kb.cli` stays the parser and the commands, and
 the layout of a rule on a terminal can be read (and tested) in one place.
@@ -8,12 +8,17 @@ the layout of a rule on a terminal can be read (and tested) in one place.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from pathlib import Path
 from typing import Any, TextIO
 
+from kb.cli_types import MAX_LIMIT
 from kb.model import KnowledgeBase
+from kb.printed import other_meanings, printed_as_in, printed_in, printed_number
 
 #: Example games listed by ``kb rule`` (text); ``--json`` has them all.
 MAX_GAMES = 5
+#: Other rules a number named that ``kb rule`` tells (the newest).
+MAX_MEANINGS = 3
 #: Characters of a quoted line in ``kb rule`` text output before it is cut with an ellipsis.
 LINE_CHARS = 160
 
@@ -34,11 +39,20 @@ def _label(kb: KnowledgeBase, number: str, edition: str) -> str:
     return f"{number} {_cut(node.title or node.text, 100)}".rstrip()
 
 
-def write_rule(kb: KnowledgeBase, rule: Any, data: dict[str, Any], out: TextIO) -> None:
-    """``kb rule`` as text: what ``--json`` has, each part on its own labelled lines."""
+def write_rule(
+    kb: KnowledgeBase, rule: Any, data: dict[str, Any], out: TextIO, pinned: bool = False
+) -> None:
+    """``kb rule`` as text: what ``--json`` has, each part on its own labelled lines.
+
+    ``pinned``: the reader named the edition (the number's meanings in others are not told)."""
     ed = kb.editions[rule.edition]
-    head = f"{rule.number}. {rule.title}" if rule.title else rule.number
-    out.write(f"{head}  [{rule.lang} {ed.date or rule.edition}]\n")
+    day = ed.date or rule.edition
+    printed = printed_number(rule)
+    shown = f"{rule.number} (printed {printed})" if printed else rule.number
+    head = f"{shown}. {rule.title}" if rule.title else shown
+    out.write(f"{head}  [{rule.lang} {day}]\n")
+    for line in numbering_notes(kb, rule, meanings=not pinned):
+        out.write(line + "\n")
     if rule.text:
         out.write(rule.text + "\n")
     for example in rule.examples:
@@ -80,6 +94,39 @@ def write_rule(kb: KnowledgeBase, rule: Any, data: dict[str, Any], out: TextIO) 
         out.write(_cut(f"{title}{tr['text']}") + "\n")
 
 
+def numbering_notes(kb: KnowledgeBase, rule: Any, meanings: bool = True) -> list[str]:
+    """What a reader of the number should know: it was printed otherwise (702.30e of 2009-09-04
+    is the second 702.30d), the edition printed it for another rule too, or (``meanings``) it
+    named other rules in other editions (116.3b: the paying-life rule, 2009-07-11 to 2010-06-18),
+    the newest :data:`MAX_MEANINGS` of them."""
+    ed = kb.editions[rule.edition]
+    day = ed.date or rule.edition
+    notes = []
+    printed = printed_number(rule)
+    if printed and kb.rule(rule.edition, printed) is not None:
+        notes.append(
+            f"Printed as {printed} in {day}, the second rule with that number; "
+            f"kept as {rule.number} (kb rule {printed} --edition {day} is the first)."
+        )
+    elif printed:
+        notes.append(f"Printed as {printed} in {day} (a misprint); kept as {rule.number}.")
+    for other in printed_in(kb, rule.edition).get(rule.number, ()):
+        if other != rule.number:
+            notes.append(
+                f"{day} prints {rule.number} for another rule too: kept as {other} "
+                f"(kb rule {other} --edition {day})."
+            )
+    others = other_meanings(kb, rule) if meanings else []
+    for meaning in others[-MAX_MEANINGS:]:
+        first, last = (kb.editions[e].date or e for e in (meaning.first, meaning.last))
+        span = f"in {first}" if meaning.editions == 1 else f"from {first} to {last}"
+        now = f"now {meaning.canonical}" if meaning.canonical else "since deleted"
+        notes.append(f"{rule.number} named another rule {span} ({now}): {_cut(meaning.text, 80)}")
+    if len(others) > MAX_MEANINGS:
+        notes.append(f"  … and {len(others) - MAX_MEANINGS} older meanings of {rule.number}.")
+    return notes
+
+
 def _folded_history(kb: KnowledgeBase, history: list[dict[str, Any]]) -> list[str]:
     """One line per change; the editions that then printed it unchanged folded into it."""
     lines: list[list[Any]] = []
@@ -90,6 +137,8 @@ def _folded_history(kb: KnowledgeBase, history: list[dict[str, Any]]) -> list[st
             lines[-1][4] += 1
             continue
         change = {"first": "first in the corpus"}.get(entry["change"], entry["change"] or "")
+        printed = printed_as_in(kb, entry["edition"], entry["number"])
+        change += f" (printed as {printed})" if printed else ""
         lines.append([day, entry["number"], change, None, 0])
     out = []
     for day, number, change, until, same in lines:
@@ -136,8 +185,8 @@ def write_concordance(
             label = f"{item['old']} -> {item['new']}" if moved else item["new"] or item["old"]
             out.write(f"  {label}  {rule_context(kb, rule)}".rstrip() + "\n")
         if len(items) > limit:
-            out.write(f"  … {len(items) - limit} more (--limit, or --json for all)\n")
-    runs = move_runs(groups["moved"])
+            out.write(f"  … {_more(len(items), limit)}\n")
+    runs = move_runs(groups["moved"], kb.ordered_numbers(eds[0].id))
     out.write(f"moved without other change ({len(groups['moved'])}, in {len(runs)} runs)\n")
     for run in runs[:limit]:
         first, last = run["first"], run["last"]
@@ -147,4 +196,35 @@ def write_concordance(
             span = f"{first['old']} … {last['old']} -> {first['new']} … {last['new']}"
             out.write(f"  {span}  ({run['count']} rules)\n")
     if len(runs) > limit:
-        out.write(f"  … {len(runs) - limit} more runs (--limit, or --json for all)\n")
+        out.write(f"  … {_more(len(runs), limit, ' runs')}\n")
+
+
+def _more(count: int, limit: int, what: str = "") -> str:
+    """``561 more`` and how to see them: ``--limit`` when its cap (100) shows them all, else
+    ``--json``, which lists everything."""
+    more = count - limit
+    if limit >= MAX_LIMIT:
+        return f"{more} more{what} (--json has them all)"
+    if count <= MAX_LIMIT:
+        return f"{more} more{what} (--limit {count} shows them all, or --json)"
+    return f"{more} more{what} (--limit shows up to {MAX_LIMIT}; --json has them all)"
+
+
+def write_editions(rows: list[dict[str, Any]], left_out: list[dict[str, Any]], out: TextIO) -> None:
+    """``kb editions`` as text: one line per edition (``--json``'s rows), then what was left out."""
+    for r in rows:
+        out.write(
+            f"{r['lang']}  {r['date'] or '(undated)':<10}  {r['kind']:<7}  rules {r['rules']:>5}  "
+            f"examples {r['examples']:>4}  glossary {r['glossary']:>4}  unresolved "
+            f"{r['unresolved_refs']:>3}  numbering {_numbering(r):<22}  {r['id']}  "
+            f"({Path(r['source'] or '').name})\n"
+        )
+    for r in left_out:
+        out.write(f"left out  {r['source']}:{r['line'] or ''}  {r['reason']}\n")
+
+
+def _numbering(row: dict[str, Any]) -> str:
+    """The numbering an edition follows: ``own`` for a text numbered as itself, else what it
+    follows (``pre-m10``, an edition's date, a range of dates)."""
+    numbering = row["numbering"] or "?"
+    return "own" if numbering == row["id"] else numbering.removeprefix(f"{row['lang']}-")

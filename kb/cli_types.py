@@ -59,9 +59,18 @@ def port(text: str) -> int:
     return _whole(text, 1, 65535, "port must be 1–65535, not {}")
 
 
+#: The largest ``--limit`` (``kb search`` hits per page, ``kb concordance`` items per list).
+MAX_LIMIT = 100
+
+
 def positive(text: str) -> int:
-    """An argparse type: a whole number from 1 to 100."""
-    return _whole(text, 1, 100, "must be between 1 and 100, not {}")
+    """An argparse type: a whole number from 1 to :data:`MAX_LIMIT`."""
+    return _whole(text, 1, MAX_LIMIT, f"must be between 1 and {MAX_LIMIT}, not {{}}")
+
+
+def page(text: str) -> int:
+    """An argparse type: a page of search hits, from 1 to 1000."""
+    return _whole(text, 1, 1000, "must be between 1 and 1000, not {}")
 
 
 def _whole(text: str, low: int, high: int, outside: str) -> int:

@@ -2,7 +2,8 @@
 
 Two editions of a language are aligned in three passes: headings whose titles agree (which gives
 the renumbering of whole rules, e.g. 116 -> 117 in July 2019), then rules whose text is equal once
-rule references are masked, then fuzzy matches among what remains near the expected place. A small
+rule references are masked, then fuzzy matches among what remains near the expected place (and,
+last, rules merged into a neighbour or split into pieces: :mod:`kb.merges`). A small
 override file (``corpus/concordance-overrides.toml``) fixes what the texts cannot tell. Every rule
 gets a *lineage* (the canonical number in the newest English edition, or ``<edition>:<number>`` for
 a rule deleted since) and translations follow the English numbering they translate. English
@@ -184,6 +185,10 @@ def align(
             target, count = votes.most_common(1)[0]
             if target in new and target not in taken and count * 2 > len(old[number].children):
                 pair(number, target)
+    # Pass 5: a rule merged into a neighbour or split into pieces (kb.merges).
+    from kb.merges import pair_carried
+
+    pair_carried(old, new, result, taken)
     return result
 
 

@@ -11,9 +11,11 @@ they change only with a build, so the build writes them into their own table of 
     diffing them again, and an incremental build knows which texts changed without reading
     them (:func:`patch_history`). ``entries`` is a JSON list, oldest edition first, of
     ``[edition, number, change, renumbered_from, diff_html, changed]``: ``renumbered_from`` is the
-    number of the previous entry when it differs, ``diff_html`` the word diff of ``title text``
-    with the previous entry (NULL when equal) and ``changed`` 1 on the first entry and wherever
-    the number or the text changed (where the folded history starts a new row).
+    number of the previous entry when it differs, ``diff_html`` the word diff
+    (:mod:`kb.worddiff`) of ``title text`` with the previous entry where the lineage calls the
+    rule edited and that text differs (NULL otherwise: a change of typography only is no edit)
+    and ``changed`` 1 on the first entry and wherever the number changed or the lineage calls
+    the rule edited (where the folded history starts a new row; :func:`edited`).
 
 :func:`write_history` fills the table from the database alone (editions, lineage and rules), so
 a full build calls it once. An incremental build knows which rules it added, renamed or
@@ -29,19 +31,15 @@ knowledge base, or a database of an older build).
 
 from __future__ import annotations
 
-import difflib
-import functools
 import hashlib
 import json
-import re
 import sqlite3
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from markupsafe import Markup, escape
-
 from kb.model import LANGS, KnowledgeBase
+from kb.worddiff import word_diff
 
 TABLE = "history"
 SCHEMA = (
@@ -54,43 +52,22 @@ SCHEMA = (
 #: One history entry: (edition, number, change, renumbered_from, diff HTML, changed).
 Entry = tuple[str, str, str | None, str | None, str | None, bool]
 
-_TOKEN = re.compile(r"\s+|\d+(?:\.\d+)*[a-z]?|[A-Za-zÀ-ÖØ-öø-ÿœŒ'’-]+|.", re.S)
+#: What the lineage classification (:func:`kb.concordance.change_between`) calls an unchanged
+#: text: the same words, whatever their typography (quotes, spaces, renumbered references).
+KEPT = ("same", "moved")
 
 
-@functools.lru_cache(maxsize=2048)
-def word_diff(old: str, new: str) -> Markup:
-    """A word-level diff as HTML: removed words in ``<del>``, added in ``<ins>``.
-
-    Latin words are compared whole; Japanese, which has no spaces, is compared per character.
-    The words the two texts share at both ends are set aside before matching: an edition's edit
-    is usually a few words in a long rule, and the matcher's cost grows with the text it is
-    given. Cached: the same two texts recur on the changes pages.
-    """
-    a, b = _TOKEN.findall(old), _TOKEN.findall(new)
-    head = 0
-    while head < min(len(a), len(b)) and a[head] == b[head]:
-        head += 1
-    tail = 0
-    while tail < min(len(a), len(b)) - head and a[-1 - tail] == b[-1 - tail]:
-        tail += 1
-    out: list[str] = [str(escape("".join(a[:head])))]
-    a_mid, b_mid = a[head : len(a) - tail], b[head : len(b) - tail]
-    matcher = difflib.SequenceMatcher(None, a_mid, b_mid, autojunk=False)
-    for op, i1, i2, j1, j2 in matcher.get_opcodes():
-        if op == "equal":
-            out.append(str(escape("".join(a_mid[i1:i2]))))
-            continue
-        if i2 > i1:
-            out.append(f"<del>{escape(''.join(a_mid[i1:i2]))}</del>")
-        if j2 > j1:
-            out.append(f"<ins>{escape(''.join(b_mid[j1:j2]))}</ins>")
-    out.append(str(escape("".join(a[len(a) - tail :]))))
-    return Markup("".join(out))
+def edited(change: str | None, same_text: bool) -> bool:
+    """Whether an entry (not a lineage's first) changed its text since the one before, as the
+    lineage classification says (``change``, what ``kb rule`` and the concordance show): a
+    change of typography only is none. The texts decide only for an entry without one."""
+    return not same_text if change is None else change not in KEPT
 
 
 def fold(rows: Iterable[tuple[str, str, str | None, str | None, str | None]]) -> list[Entry]:
     """``(edition, number, change, title, text)`` of one lineage in one language, oldest first,
-    as history entries: each compared with the one before (its number and its word diff)."""
+    as history entries: each compared with the one before (its number and, where its change
+    is an edit, its word diff)."""
     out: list[Entry] = []
     prev_number: str | None = None
     prev_text: str | None = None
@@ -102,9 +79,10 @@ def fold(rows: Iterable[tuple[str, str, str | None, str | None, str | None]]) ->
             if prev_number != number:
                 renumbered = prev_number
                 changed = True
-            if prev_text != full:
-                diff = str(word_diff(prev_text or "", full))
+            if edited(change, prev_text == full):
                 changed = True
+                if prev_text != full:
+                    diff = str(word_diff(prev_text or "", full))
         out.append((edition, number, change, renumbered, diff, changed))
         prev_number, prev_text = number, full
     return out
@@ -316,8 +294,18 @@ def refresh_history(
             pe, pn, _ = rows[i - 1]
             ed, n, change = rows[i]
             renumbered = pn if pn != n else None
-            if hashes[i - 1] == hashes[i]:
-                entries.append([ed, n, change, renumbered, None, renumbered is not None])
+            same = hashes[i - 1] == hashes[i]
+            if same or not edited(change, same):  # no word diff to show
+                entries.append(
+                    [
+                        ed,
+                        n,
+                        change,
+                        renumbered,
+                        None,
+                        renumbered is not None or edited(change, same),
+                    ]
+                )
                 continue
             entry = [ed, n, change, renumbered, diffs.get((pe, pn, ed, n)), True]
             if entry[4] is None:  # a new pair: diffed below
@@ -460,8 +448,9 @@ def _entry(
         return [ed, n, change, None, None, True]
     pe, pn, _, ph = prev
     renumbered = pn if pn != n else None
-    if ph == h:
-        return [ed, n, change, renumbered, None, renumbered is not None]
+    same = ph == h
+    if same or not edited(change, same):  # no word diff to show
+        return [ed, n, change, renumbered, None, renumbered is not None or edited(change, same)]
     entry = [ed, n, change, renumbered, diffs.get((pe, pn, ed, n)), True]
     if entry[4] is None:
         pending.setdefault((pe, pn, ed, n), []).append(entry)
@@ -532,10 +521,13 @@ def _hash_full(full: str) -> str:
 def _digest(rows: Sequence[tuple[Any, ...]], hashes: list[str]) -> str:
     """A hash of one lineage's rows in one language: each edition, number, change and text
     hash (what its entries are made from)."""
-    data = _ENCODE([rows if len(rows[0]) == 3 else [row[:3] for row in rows], hashes])
+    data = _ENCODE([_FORMAT, rows if len(rows[0]) == 3 else [row[:3] for row in rows], hashes])
     return hashlib.blake2b(data.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
 
 
+#: How entries are made (what a previous build's entries must have been made by to be reused):
+#: 2 = the edits the lineage classification sees, word diffs with the spaces carried by words.
+_FORMAT = 2
 _ENCODE = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
 

@@ -12,7 +12,7 @@ import contextlib
 import datetime as dt
 import difflib
 from collections import OrderedDict
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -34,9 +34,11 @@ __all__ = [
     "glossary_suggestions",
     "lag",
     "lineage_number",
+    "listed_editions",
     "local_term",
     "lookup_rule",
     "move_runs",
+    "move_step",
     "nearest_rules",
     "neighbour_numbers",
     "old_rule",
@@ -151,6 +153,14 @@ def lag(kb: KnowledgeBase, ed: Edition) -> dict[str, Any]:
         out["editions"] = sum(1 for e in full if e.date and e.date > end)
         out["at_least"] = True
     return out
+
+
+def listed_editions(kb: KnowledgeBase, lang: str) -> list[Edition]:
+    """The editions of a language as lists show them to a reader (``kb editions``, the editions
+    page and its comparison selectors, the search form): dated ones oldest first, then the
+    undated, which have no place in time (an undated wiki quote is not of October 2010)."""
+    eds = kb.editions_of(lang)
+    return [e for e in eds if e.date] + [e for e in eds if not e.date]
 
 
 def toc_edition(kb: KnowledgeBase, locale: str) -> Edition | None:
@@ -433,7 +443,9 @@ def _words_start(name: list[str], typed: list[str]) -> bool:
 def nearest_rules(kb: KnowledgeBase, edition_id: str, number: str, n: int = 5) -> list[str]:
     """Numbers of one edition near an unknown one, for "did you mean": its deepest ancestor
     that exists, then the numbers of the same depth around where it would stand in the
-    document under it (999.9 -> 9, 905.4, 905.5, 905.6 ...; 117.3z -> 117.3, 117.3a ... 117.3d)."""
+    document under it (999.9 -> 9, 905.4, 905.5, 905.6 ...; 117.3z -> 117.3, 117.3a ... 117.3d).
+    When that ancestor holds too few of that depth, shallower numbers fill in (117.3b in
+    2003-03-15, whose section 1 has no lettered subrule: 1, 103.2, 103.1, 103 ...)."""
     wanted = try_parse(number)
     table = kb.rules.get(edition_id, {})
     if wanted is None or not table:
@@ -444,25 +456,26 @@ def nearest_rules(kb: KnowledgeBase, edition_id: str, number: str, n: int = 5) -
             out.append(str(anc))
             break
     scope = try_parse(out[0]) if out else None
-    ordered = kb.ordered_numbers(edition_id)
-    same_depth = [
-        m
-        for m in ordered
-        if (num := try_parse(m))
-        and num.depth == wanted.depth
-        and (scope is None or scope in num.ancestors())
+    under = [
+        (num, m)
+        for m in kb.ordered_numbers(edition_id)
+        if (num := try_parse(m)) and (scope is None or scope in num.ancestors())
     ]
-    keys = [parse_key(m) for m in same_depth]
-    at = bisect.bisect_left(keys, wanted.sort_key())
-    # Alternate after/before the insertion point, nearest first.
-    before, after = at - 1, at
-    while len(out) < n and (before >= 0 or after < len(same_depth)):
-        if before >= 0:
-            out.append(same_depth[before])
-            before -= 1
-        if after < len(same_depth) and len(out) < n:
-            out.append(same_depth[after])
-            after += 1
+    for depth in range(wanted.depth, 0, -1):
+        same_depth = [m for num, m in under if num.depth == depth]
+        keys = [parse_key(m) for m in same_depth]
+        at = bisect.bisect_left(keys, wanted.sort_key())
+        # Alternate after/before the insertion point, nearest first.
+        before, after = at - 1, at
+        while len(out) < n and (before >= 0 or after < len(same_depth)):
+            if before >= 0:
+                out.append(same_depth[before])
+                before -= 1
+            if after < len(same_depth) and len(out) < n:
+                out.append(same_depth[after])
+                after += 1
+        if len(out) >= n:
+            break
     near = sorted(dict.fromkeys(out), key=parse_key)[:n]
     same = lineage_number(kb, edition_id, number)
     if same is not None:
@@ -503,18 +516,53 @@ def ancestor_title(kb: KnowledgeBase, rule: Rule) -> str:
     return ""
 
 
-def move_runs(moves: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def move_step(old: str, new: str) -> tuple[int, ...] | None:
+    """How a rule number moved, when it moved at one level only: ``(0, d)`` for the rule
+    number (``115.1a`` -> ``116.1a``), ``(1, major, d)`` for the subrule number (``702.30`` ->
+    ``702.31``, ``702.30a`` -> ``702.31a``), ``(2, major, minor, d)`` for the letter, counted as
+    the rules letter (no "l" or "o"). None for any other move (two levels, a change of depth)."""
+    a, b = try_parse(old), try_parse(new)
+    if a is None or b is None or a.is_section or b.is_section:
+        return None
+    if (a.minor, a.letter) == (b.minor, b.letter) and a.major != b.major:
+        return (0, b.major - a.major)
+    if a.major != b.major:
+        return None
+    if a.letter == b.letter and a.minor is not None and b.minor is not None:
+        return (1, a.major, b.minor - a.minor) if a.minor != b.minor else None
+    if a.minor == b.minor and a.minor is not None and a.letter and b.letter:
+        return (2, a.major, a.minor, _letter_rank(b.letter) - _letter_rank(a.letter))
+    return None
+
+
+def _letter_rank(letter: str) -> int:
+    # The rules skip "l" and "o" in their lettering: 702.19k is followed by 702.19m.
+    return ord(letter) - ord("a") - (letter > "l") - (letter > "o")
+
+
+def move_runs(
+    moves: list[dict[str, Any]], old_order: Sequence[str] | None = None
+) -> list[dict[str, Any]]:
     """Pure moves (dicts with ``old`` and ``new`` numbers, in document order) folded into runs
-    that shifted together: consecutive rules whose rule number moved the same way
-    (``115.1 … 115.7c -> 116.1 … 116.7c``). Each run: ``first``, ``last``, ``count``, ``items``."""
+    that shifted together (``115.1 … 115.7c -> 116.1 … 116.7c``): each rule of a run follows the
+    previous one in the old edition (``old_order``, its numbers in document order; without it,
+    in the list) and moved by the same step (:func:`move_step`). A swap or an irregular move is a
+    run of one. Each run: ``first``, ``last``, ``count``, ``items``."""
+    position = {n: i for i, n in enumerate(old_order)} if old_order is not None else None
     runs: list[dict[str, Any]] = []
+    previous: dict[str, Any] | None = None
     for item in moves:
-        old, new = try_parse(item["old"] or ""), try_parse(item["new"] or "")
-        shift = (old.major, new.major) if old and new else None
-        if runs and shift is not None and runs[-1]["shift"] == shift:
+        step = move_step(item["old"] or "", item["new"] or "")
+        follows = position is None or (
+            previous is not None
+            and item["old"] in position
+            and position.get(previous["old"]) == position[item["old"]] - 1
+        )
+        if runs and step is not None and follows and runs[-1]["step"] == step:
             runs[-1]["items"].append(item)
         else:
-            runs.append({"shift": shift, "items": [item]})
+            runs.append({"step": step, "items": [item]})
+        previous = item
     return [
         {
             "first": r["items"][0],

@@ -131,6 +131,9 @@ class TournamentRule:
     source: str
     line: int = 0
     flags: list[str] = field(default_factory=list)
+    #: The section's name ("Tactical Shortcuts", "Raccourcis de tournoi"): searched and shown
+    #: with the section's number, since a bullet's own text rarely names what it is about.
+    title: str = ""
 
 
 @dataclass(slots=True)

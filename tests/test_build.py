@@ -48,6 +48,13 @@ def test_tournament_rules_and_the_lost_symbol(embedded_kb) -> None:
     assert any("lost" in w.lower() or "symbol" in w.lower() for w in embedded_kb.warnings)
 
 
+def test_tournament_rules_carry_their_section_name(embedded_kb) -> None:
+    # The French bullets never name their section: its name is the manifest's title of the
+    # file, without the section number it restates.
+    items = [t for t in embedded_kb.tournament if t.lang == "fr"]
+    assert {t.title for t in items} == {"Raccourcis de tournoi"}
+
+
 def test_commentary_attached_to_canonical_rules(embedded_kb) -> None:
     assert {c.lang for c in embedded_kb.commentary} >= {"fr", "ja"}
     about = {r for c in embedded_kb.commentary for r in c.about_rules}

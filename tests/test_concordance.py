@@ -227,3 +227,86 @@ def test_changes_between_editions_are_listed_in_one_order_whatever_the_hashing()
         )
         seen.add(done.stdout.strip())
     assert seen == {"['9', '900', '900.1', '901']"}
+
+
+def _moves(*pairs: str) -> list[dict[str, str]]:
+    return [dict(zip(("old", "new"), p.split(">"), strict=True)) for p in pairs]
+
+
+def _folded(runs: list[dict]) -> list[tuple[str, str, int]]:
+    return [(r["first"]["old"], r["last"]["new"], r["count"]) for r in runs]
+
+
+def test_move_runs_fold_only_uniform_contiguous_shifts() -> None:
+    from kb.lookup import move_runs
+
+    # 2008-10-01 -> 2009-02-01: a swap (217.2e/f) then a shift by one letter (217.6c-e).
+    moves = _moves(
+        "217.2f>217.2e", "217.2e>217.2f", "217.6c>217.6d", "217.6d>217.6e", "217.6e>217.6f"
+    )
+    order = ["217.2d", "217.2e", "217.2f", "217.6b", "217.6c", "217.6d", "217.6e"]
+    assert _folded(move_runs(moves, order)) == [
+        ("217.2f", "217.2e", 1),
+        ("217.2e", "217.2f", 1),
+        ("217.6c", "217.6f", 3),
+    ]
+    # A rule and its subrules shifted together (subrule number or rule number), across the
+    # letters the rules skip ("l", "o"): one run each.
+    shifted = _moves("702.30>702.31", "702.30a>702.31a", "702.30b>702.31b")
+    assert _folded(move_runs(shifted)) == [("702.30", "702.31b", 3)]
+    skipping = _moves("702.19k>702.19m", "702.19m>702.19n")
+    assert _folded(move_runs(skipping)) == [("702.19k", "702.19n", 2)]
+    # Subrules turned into rules (a change of depth), or steps that differ: pairs.
+    irregular = _moves("110.5a>111.2", "110.5b>111.3", "300.1>300.2", "300.2>300.4")
+    assert [r["count"] for r in move_runs(irregular)] == [1, 1, 1, 1]
+
+
+def test_move_runs_break_where_the_old_rules_are_not_neighbours() -> None:
+    from kb.lookup import move_runs
+
+    # 217.6d was deleted between the two moved rules: the same step, but not one block.
+    moves = _moves("217.6c>217.6b", "217.6e>217.6d")
+    order = ["217.6a", "217.6c", "217.6d", "217.6e"]
+    assert [r["count"] for r in move_runs(moves, order)] == [1, 1]
+    assert [r["count"] for r in move_runs(moves, ["217.6a", "217.6c", "217.6e"])] == [2]
+
+
+def test_align_follows_a_rule_merged_into_a_neighbour_or_split() -> None:
+    # As 2025-09-19 -> 2025-11-14: the mana rule (500.4) became the second sentence of 500.5,
+    # and the old 500.5 on effects that expire was cut into 500.4, 500.5, 500.5a and 500.5b.
+    a, b = "en-2025-09-19", "en-2025-11-14"
+    old = [
+        _rule(a, "500", title="General"),
+        _rule(a, "500.3", "A step in which nobody gets priority ends once its actions are done."),
+        _rule(a, "500.4", "When a step or phase ends, the unused mana in each mana pool empties."),
+        _rule(
+            a,
+            "500.5",
+            "When a step or phase ends, effects lasting until its end expire. When a step or "
+            "phase begins, effects lasting until it expire. Effects lasting until end of combat "
+            "expire at the end of the combat phase, not at the start of the end of combat step.",
+        ),
+    ]
+    new = [
+        _rule(b, "500", title="General"),
+        _rule(b, "500.3", "A step in which nobody gets priority ends once its actions are done."),
+        _rule(b, "500.4", "As a step or phase begins, effects lasting until it expire."),
+        _rule(
+            b,
+            "500.5",
+            "As a step or phase ends, effects lasting until its end expire. Then the unused "
+            "mana in each mana pool empties, a turn-based action.",
+        ),
+        _rule(
+            b,
+            "500.5a",
+            "Effects lasting until end of combat expire at the end of the combat phase, not at "
+            "the start of the end of combat step.",
+        ),
+    ]
+    al = align({r.number: r for r in old}, {r.number: r for r in new})
+    # The mana rule's words are nearly all in the new 500.5; the largest piece of the old
+    # 500.5 is 500.5a; the new 500.4 carries too little of anything to continue a rule.
+    assert al.pairs["500.4"] == "500.5"
+    assert al.pairs["500.5"] == "500.5a"
+    assert "500.4" not in al.pairs.values()

@@ -3,6 +3,7 @@ glossary, commentary and tournament rules (not yet linked), with the build cache
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -218,6 +219,7 @@ def assemble(docs: list[SourceDoc], problems: list[Problem]) -> KnowledgeBase:
         if doc.kind == "commentary":
             kb.commentary.extend(commentary_of(doc))
         elif doc.kind == "mtr":
+            titles = section_titles(doc)
             for t in doc.tournament:
                 kb.tournament.append(
                     TournamentRule(
@@ -228,6 +230,7 @@ def assemble(docs: list[SourceDoc], problems: list[Problem]) -> KnowledgeBase:
                         source=doc.path,
                         line=t.line,
                         flags=list(t.flags),
+                        title=titles.get(t.section, ""),
                     )
                 )
     # A translation quoted beside its English original (seed 000) translates that quote.
@@ -238,6 +241,23 @@ def assemble(docs: list[SourceDoc], problems: list[Problem]) -> KnowledgeBase:
     for ed_id in kb.rules:
         _link_tree(kb.rules[ed_id])
     return kb
+
+
+#: A document title that restates its section ("Raccourcis de tournoi (MTR 4.2)"): the section is
+#: shown beside the title already.
+_SECTION_SUFFIX = re.compile(r"\s*\((?:MTR|TR)\s*[\d.]+\)\s*$")
+
+
+def section_titles(doc: SourceDoc) -> dict[str, str]:
+    """Each tournament section's name: its heading record where the text has headings (the
+    English MTR), else the title of a document holding one section only (the manifest's title
+    of the French 4.2 bullets, without a restated section number)."""
+    titles = {t.section: t.text for t in doc.tournament if "heading" in t.flags}
+    sections = {t.section for t in doc.tournament}
+    if len(sections) == 1 and doc.title:
+        (section,) = sections
+        titles.setdefault(section, _SECTION_SUFFIX.sub("", doc.title).strip())
+    return titles
 
 
 def commentary_of(doc: SourceDoc) -> list[Commentary]:

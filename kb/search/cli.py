@@ -18,8 +18,10 @@ def run_search_command(
     limit: int,
     as_json: bool,
     out: TextIO,
+    page: int = 1,
 ) -> int:
-    """Search a built instance and print the result; 0 on success, 2 on a refused request."""
+    """Search a built instance and print the result (``page``: hits ``limit`` at a time, as the
+    web's pages); 0 on success, 2 on a refused request."""
     from kb.search.results import SearchError
     from kb.search.searcher import Searcher
 
@@ -29,7 +31,9 @@ def run_search_command(
     kb = load(instance)
     try:
         with Searcher(instance / "index", kb) as searcher:
-            result = searcher.search(query, lang=lang, edition=edition, kind=kind, limit=limit)
+            result = searcher.search(
+                query, lang=lang, edition=edition, kind=kind, limit=limit, page=page
+            )
     except SearchError as exc:
         if as_json:
             out.write(json.dumps({"ok": False, "error": str(exc), "status": 400}) + "\n")
@@ -57,6 +61,9 @@ def run_search_command(
         out.write(f"\n{hit.kind} {label} [{hit.lang}, {where}]{extra}{title}\n")
         # A snippet is one indented line: the text's own line breaks would start at column 0.
         out.write("  " + " ".join(_plain(hit.snippet).split()) + "\n")
+    shown = (page - 1) * limit + len(result.hits)
+    if result.hits and result.total > shown:
+        out.write(f"\n… {result.total - shown} more: --page {page + 1} (--limit up to 100)\n")
     return 0
 
 

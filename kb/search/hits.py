@@ -232,7 +232,7 @@ class HitMaker:
                 None,
                 [],
                 None,
-                f"MTR {item.section}",
+                f"MTR {item.section} {item.title}".rstrip(),
                 self._snippet(doc, lang, item.text, wanted, compiled, True),
                 score,
                 key=ident,

@@ -36,7 +36,8 @@ CREDITS_HEADINGS = {"Credits": "en", "Crédits": "fr", "クレジット": "ja"}
 _SUBRULE = re.compile(r"\d{3}\.\d{1,3}(?:[a-z]|\.)")
 _SECTION_ONE = re.compile(r"1\.\s+\S")
 _EXAMPLE = re.compile(r"(?:Examples?|Exemples?|例)\s*[:：]\s*")
-_ITALICS = re.compile(r"(?<![\w_])_(?=\S)([^_\n]+?)(?<=\S)_(?![\w_])")
+# _italics_ or, once (2010-10-01), __italics__; a blank to fill ("Wolf in ________ Clothing") is kept.
+_ITALICS = re.compile(r"(?<![\w_])(__?)(?=[^\s_])([^_\n]+?)(?<=\S)\1(?![\w_])")
 _MARKS = (("(R)", "®"), ("(TM)", "™"))
 
 _MONTHS_EN = {m.lower(): i + 1 for i, m in enumerate(MONTH_NAMES["en"])}
@@ -82,10 +83,10 @@ class _Regions:
 
 
 def _clean(line: str) -> str:
-    """Readable text from the ASCII-only editions: drop the underscores of _italics_, restore the
-    registered and trademark signs."""
+    """Readable text from the ASCII-only editions: drop the underscores of _italics_ (or
+    __italics__), restore the registered and trademark signs."""
     if "_" in line:
-        line = _ITALICS.sub(r"\1", line)
+        line = _ITALICS.sub(r"\2", line)
     if "(" in line:
         for ascii_mark, sign in _MARKS:
             line = line.replace(ascii_mark, sign)

@@ -38,8 +38,9 @@ and ``example_rules(example, rule, anchor)``
 ``commentary(id, position, lang, text, source, line, heading, about_rules, about_terms)``
     Wiki commentary paragraphs under their ``heading``; ``about_rules`` and ``about_terms`` JSON
     arrays of the rules and glossary terms each one discusses.
-``tournament(id, position, lang, section, text, source, line, flags)``
-    Tournament rules paragraphs by ``section``; ``flags`` a JSON array.
+``tournament(id, position, lang, section, text, source, line, flags, title)``
+    Tournament rules paragraphs by ``section``; ``flags`` a JSON array; ``title`` the section's
+    name ("Tactical Shortcuts"), empty where the text gives none.
 ``warnings(position, text)``
     The build's warnings.
 

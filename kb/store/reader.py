@@ -390,9 +390,10 @@ class StoredKnowledgeBase(KnowledgeBase):
                 source=row[4],
                 line=row[5],
                 flags=json.loads(row[6]),
+                title=row[7],
             )
             for row in self._db.all(
-                "SELECT id, lang, section, text, source, line, flags FROM tournament "
+                "SELECT id, lang, section, text, source, line, flags, title FROM tournament "
                 "ORDER BY position"
             )
         ]

@@ -53,7 +53,8 @@ CREATE TABLE commentary (
     about_terms TEXT NOT NULL);
 CREATE TABLE tournament (
     id TEXT NOT NULL, position INTEGER NOT NULL, lang TEXT NOT NULL, section TEXT NOT NULL,
-    text TEXT NOT NULL, source TEXT NOT NULL, line INTEGER NOT NULL, flags TEXT NOT NULL);
+    text TEXT NOT NULL, source TEXT NOT NULL, line INTEGER NOT NULL, flags TEXT NOT NULL,
+    title TEXT NOT NULL);
 CREATE TABLE warnings (position INTEGER NOT NULL, text TEXT NOT NULL);
 """
 

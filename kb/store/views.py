@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -33,6 +34,18 @@ class _Rules(Mapping[str, Mapping[str, Rule]]):
 
     def __contains__(self, ed_id: object) -> bool:
         return ed_id in self._kb.editions
+
+    def lineages_of(self, number: str, lang: str) -> dict[str, tuple[str, str | None]]:
+        """Edition -> (lineage, canonical) of the rule each edition of ``lang`` numbers
+        ``number`` and printed so (not a misprint kept under it): one indexed query, no rule
+        decoded."""
+        rows = self._kb._db.all(
+            "SELECT r.edition, l.lineage, l.canonical FROM rules r LEFT JOIN lineage l "
+            "ON l.edition = r.edition AND l.number = r.number WHERE r.number = ? AND r.lang = ? "
+            "AND r.flags NOT LIKE '%printed-as:%'",
+            (number, lang),
+        )
+        return {ed: (lineage or f"{ed}:{number}", canonical) for ed, lineage, canonical in rows}
 
 
 class _EditionRules(Mapping[str, Rule]):
@@ -71,6 +84,16 @@ class _EditionRules(Mapping[str, Rule]):
 
     def values(self) -> Any:  # type: ignore[override]
         return list(self._kb._iter_rules(self._ed))
+
+    def printed_otherwise(self) -> list[tuple[str, list[str]]]:
+        """``(number, flags)`` of the rules kept under another number than the one printed
+        (flag ``printed-as:``), in document order: one indexed query, no rule decoded."""
+        rows = self._kb._db.all(
+            "SELECT number, flags FROM rules WHERE edition = ? AND flags LIKE '%printed-as:%' "
+            "ORDER BY ord",
+            (self._ed,),
+        )
+        return [(number, json.loads(flags)) for number, flags in rows]
 
     def items(self) -> Any:  # type: ignore[override]
         return [(r.number, r) for r in self._kb._iter_rules(self._ed)]

@@ -251,9 +251,9 @@ def write_links(conn: sqlite3.Connection, kb: KnowledgeBase) -> None:
         ],
     )
     conn.executemany(
-        "INSERT INTO tournament VALUES (?,?,?,?,?,?,?,?)",
+        "INSERT INTO tournament VALUES (?,?,?,?,?,?,?,?,?)",
         [
-            (t.id, i, t.lang, t.section, t.text, t.source, t.line, _dumps(t.flags))
+            (t.id, i, t.lang, t.section, t.text, t.source, t.line, _dumps(t.flags), t.title)
             for i, t in enumerate(kb.tournament)
         ],
     )

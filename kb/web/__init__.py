@@ -138,8 +138,9 @@ URLS: dict[str, str] = {
     "/opensearch.xml": "the same, English",
     "/r/<number>": Endpoint(
         "permalink: the current rule in the visitor's language; a canonical number "
-        "wins, else an old number goes to the rule it became (?lang=, ?edition=, R1173a anchors, "
-        ".json)",
+        "wins, else an old number goes to the rule it became (with ?via=NUMBER when that number "
+        "named other rules too: the page names them), a misprinted number to the rule that "
+        "printed it (?lang=, ?edition=, R1173a anchors, .json)",
         json_path="/r/<number>.json",
         response="Rule",
         params=(

@@ -9,7 +9,14 @@ from kb.model import LANGS
 from kb.web.i18n import LOCALES, negotiate
 from kb.web.i18n import text as _
 from kb.web.pages.base import PageError
-from kb.web.pages.common import current_for_old, not_found_rule, parse_number, rule_url
+from kb.web.pages.common import (
+    current_for_old,
+    meanings_query,
+    not_found_rule,
+    parse_number,
+    printed_url,
+    rule_url,
+)
 from kb.web.pages.search import suggestions
 from kb.web.resources import get_kb
 from kb.web.urls import url_for
@@ -71,6 +78,7 @@ def permalink(number: str) -> Response:
         )
     key = str(num)
     edition = request.args.get("edition")
+    via = ""  # an old number that named other rules: the page names them (?via=)
     if edition:
         ed, old = current_for_old(kb, edition, locale, key)
         target = (
@@ -84,14 +92,16 @@ def permalink(number: str) -> Response:
         current = lookup.canonical_for(kb, locale, key)
         if current is not None:
             target = url_for("pages.rule", locale=locale, number=current)
+            via = meanings_query(kb, locale, key) if current != key else ""
         else:
             found = lookup.lookup_rule(kb, locale, key)
-            if found is None:
+            misprint = None if found else printed_url(kb, locale, key, None)
+            if found is None and misprint is None:
                 raise not_found_rule(kb, locale, key, None)
-            target = rule_url(locale, key, found[0].edition)
+            target = misprint or rule_url(locale, key, found[0].edition)
     if as_json:
         target += ".json"
-    return _vary(redirect(target, 302))
+    return _vary(redirect(target + via, 302))
 
 
 @bp.get("/opensearch.xml")

@@ -6,7 +6,9 @@ executable examples, run as ``kb build`` runs them: the index searched is the pr
 it in a temporary folder and searches every query in all languages (no filter, as a new user
 would). Only rule hits count (a hit is relevant when its canonical number is an expected rule or
 lies below it; "mtr:<section>" matches a tournament rule hit); glossary hits are skipped, so they
-take no rank; commentary and examples take a rank but never count.
+take no rank; commentary and examples take a rank but never count. The "exact" column is the
+MRR counting a rule hit only when its number is an expected one (702.19b does not answer 702.19),
+as the issue measured its own set.
 
 Run: ``python tests/bench/bench_search_eval.py [--half tune|test|both] [--verbose]``.
 The tuning half's figures are also given for its questions in players' own phrasing (a public
@@ -61,10 +63,17 @@ def covers(expected: str, number: str) -> bool:
     return bool(a and b and a.is_ancestor_of(b))
 
 
-def relevant(expect: list[str], hit: Any) -> list[str]:
-    """The expected rules a hit stands for (rule and tournament hits only)."""
+def relevant(expect: list[str], hit: Any, exact: bool = False) -> list[str]:
+    """The expected rules a hit stands for (rule and tournament hits only); ``exact``: a rule
+    hit stands for an expected rule only when it is that rule, not a rule below it (as the
+    issue's own measure counts)."""
     if hit.kind in ("section", "rule", "subrule") and hit.canonical:
-        return [e for e in expect if not e.startswith("mtr:") and covers(e, hit.canonical)]
+        return [
+            e
+            for e in expect
+            if not e.startswith("mtr:")
+            and (e == hit.canonical if exact else covers(e, hit.canonical))
+        ]
     if hit.kind == "tournament" and hit.number:
         return [
             e
@@ -75,9 +84,12 @@ def relevant(expect: list[str], hit: Any) -> list[str]:
     return []
 
 
-def score_hits(hits: list[Any], expect: list[str]) -> tuple[int, float, list[str]]:
+def score_hits(
+    hits: list[Any], expect: list[str], exact: bool = False
+) -> tuple[int, float, list[str]]:
     """The rank of the first relevant rule hit (0: none in the first DEPTH), the recall of the
-    expected rules in the top 5 and those five, glossary hits skipped."""
+    expected rules in the top 5 and those five, glossary hits skipped (``exact``: see
+    :func:`relevant`)."""
     rank = 0
     found: set[str] = set()
     top: list[str] = []
@@ -88,7 +100,7 @@ def score_hits(hits: list[Any], expect: list[str]) -> tuple[int, float, list[str
         position += 1
         if position > DEPTH:
             break
-        rel = relevant(expect, hit)
+        rel = relevant(expect, hit, exact)
         if rel and not rank:
             rank = position
         if position <= 5:
@@ -103,8 +115,10 @@ def evaluate(searcher: Searcher, item: dict[str, Any]) -> dict[str, Any]:
     result = searcher.search(item["query"], limit=DEPTH + 10)
     took = time.perf_counter() - started
     rank, recall, top = score_hits(result.hits, item["expect"])
+    exact, _recall, _top = score_hits(result.hits, item["expect"], exact=True)
     return {
         "rr": 1.0 / rank if rank else 0.0,
+        "exact_rr": 1.0 / exact if exact else 0.0,
         "recall": recall,
         "rank": rank,
         "top": top,
@@ -115,9 +129,10 @@ def evaluate(searcher: Searcher, item: dict[str, Any]) -> dict[str, Any]:
 def table(
     name: str, rows_by_kind: dict[str, list[dict[str, Any]]]
 ) -> dict[str, tuple[float, float]]:
-    """Print MRR and recall@5 per kind and overall; return them."""
+    """Print MRR and recall@5 per kind and overall, and the MRR counting exact rule numbers
+    only (a hit on 702.19b does not answer an expected 702.19); return the first two."""
     out = {}
-    print(f"\n{name:6} {'kind':7} {'queries':>7} {'MRR':>6} {'R@5':>6}")
+    print(f"\n{name:6} {'kind':7} {'queries':>7} {'MRR':>6} {'R@5':>6} {'exact':>6}")
     everything = [r for rows in rows_by_kind.values() for r in rows]
     for kind in (*KINDS, "all"):
         rows = everything if kind == "all" else rows_by_kind.get(kind, [])
@@ -125,8 +140,9 @@ def table(
             continue
         mrr = sum(r["rr"] for r in rows) / len(rows)
         rec = sum(r["recall"] for r in rows) / len(rows)
+        exact = sum(r["exact_rr"] for r in rows) / len(rows)
         out[kind] = (mrr, rec)
-        print(f"{name:6} {kind:7} {len(rows):7} {mrr:6.3f} {rec:6.3f}")
+        print(f"{name:6} {kind:7} {len(rows):7} {mrr:6.3f} {rec:6.3f} {exact:6.3f}")
     return out
 
 

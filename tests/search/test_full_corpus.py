@@ -34,6 +34,14 @@ def test_old_number_with_edition_says_what_it_is_now(full_searcher) -> None:
     assert "117.3b" in result.message
 
 
+def test_tournament_section_found_by_its_name(full_searcher) -> None:
+    # "Raccourcis de tournoi" is the section's name, in none of its bullets' texts.
+    # Before the section's name was indexed, no bullet was among the first hundred hits.
+    hits = [h for h in full_searcher.search("raccourcis de tournoi").hits if h.kind != "glossary"]
+    found = [h for h in hits[:3] if h.kind == "tournament"]
+    assert found and found[0].title == "MTR 4.2 Raccourcis de tournoi"
+
+
 _ORDER_SCRIPT = """
 import sys
 from pathlib import Path

@@ -255,3 +255,52 @@ def test_example_citations_map_examples_to_their_rules_english_texts() -> None:
     groups = ["r:117.5", "r:117.5", "x:ex1", "x:ex2", "r:117.3b"]
     langs = ["fr", "en", "en", "en", "en"]
     assert example_citations(kb, groups, langs, len(groups)) == {2: (1,)}
+
+
+class _Sequences:
+    """Postings stand-in: each document's analysed English text."""
+
+    def __init__(self, seqs: dict[int, tuple[str, ...]]) -> None:
+        self.seqs = seqs
+
+    def sequence(self, name: str, doc: int) -> tuple[str, ...] | None:
+        return self.seqs.get(doc) if name == "body_en" else None
+
+
+def test_a_definition_asked_for_is_raised_once_and_only_for_its_subject() -> None:
+    from kb.search.compiler import Compiled
+    from kb.search.ranking import DEFINITION_ASKED, SUBJECT_WORDS, Ranker
+    from kb.search.understand import Concepts
+
+    assert SUBJECT_WORDS > 0
+    groups = ["r:603.6a", "r:603.6d", "r:603.2"]
+    seqs = {
+        0: ("enter", "battlefield", "trigger", "abil", "perman"),
+        # "Some permanents have text that reads ... enters": a definition of something else.
+        1: ("some", "perman", "text", "read", "perman", "enter", "perman", "enter"),
+        2: ("trigger", "abil", "trigger", "event"),
+    }
+    concepts = Concepts(
+        [[["enter", "battlefield"], ["603.6a", "603.6d"], 10], [["trigger"], ["603"], 30]],
+        groups,
+        3,
+    )
+    langs, kinds = ["en"] * 3, ["subrule"] * 3
+    ranker = Ranker(_Sequences(seqs), langs, kinds, concepts, frozenset({0, 1, 2}))  # type: ignore[arg-type]
+    scores = dict.fromkeys(range(3), 1.0)
+    # 603.6a is in the subtrees of both "603" and "603.6a": raised once, not squared.
+    ranker._define(scores, Compiled(None, defined=("603", "603.6a", "603.6d")))
+    assert scores == {0: DEFINITION_ASKED, 1: 1.0, 2: DEFINITION_ASKED}
+
+
+def test_proximity_counts_a_pair_in_the_other_order_in_part(monkeypatch) -> None:
+    from kb.search import ranking
+    from kb.search.ranking import _proximity
+
+    seq = ("damag", "dealt", "sourc", "lifelink")
+    monkeypatch.setattr(ranking, "REVERSED", 0.0)
+    assert _proximity(seq, [("lifelink", "damag")], 3) == 0.0
+    monkeypatch.setattr(ranking, "REVERSED", 0.5)
+    assert _proximity(seq, [("lifelink", "damag")], 3) == 0.5
+    assert _proximity(seq, [("damag", "lifelink")], 3) == 1.0
+    assert _proximity(seq, [("lifelink", "damag")], 2) == 0.0  # not within the window

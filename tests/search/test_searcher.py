@@ -389,6 +389,24 @@ def test_cli(kb, tmp_path: Path) -> None:
     assert "edition" in out.getvalue()
 
 
+def test_cli_pages_say_how_to_see_more(kb, tmp_path: Path) -> None:
+    # The hint names what the command can do: the next page (--limit stops at 100).
+    kb.save(tmp_path / "kb.json")
+    build_index(kb, tmp_path / "index")
+    out = StringIO()
+    assert run_search_command(tmp_path, "priority", "en", None, None, 1, True, out) == 0
+    total = json.loads(out.getvalue())["total"]
+    assert total >= 3
+    first, second, last = StringIO(), StringIO(), StringIO()
+    assert run_search_command(tmp_path, "priority", "en", None, None, 1, False, first) == 0
+    assert f"… {total - 1} more: --page 2 (--limit up to 100)" in first.getvalue()
+    assert run_search_command(tmp_path, "priority", "en", None, None, 1, False, second, 2) == 0
+    assert f"… {total - 2} more: --page 3 " in second.getvalue()
+    assert second.getvalue() != first.getvalue()
+    assert run_search_command(tmp_path, "priority", "en", None, None, 1, False, last, total) == 0
+    assert "more:" not in last.getvalue()
+
+
 def test_long_japanese_text_is_indexed_and_highlighted(tmp_path: Path) -> None:
     # 120 KB of Japanese, over SudachiPy's 49,149-byte input limit; the word sought is at the end.
     kb = small_kb()

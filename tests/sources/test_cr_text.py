@@ -434,6 +434,19 @@ def test_ascii_marks_and_italics() -> None:
     assert _rules(doc)["100.1"].text == "The Magic™ game and Odyssey® cards."
 
 
+def test_doubled_italic_underscores_are_dropped_and_blanks_kept() -> None:
+    # en-2010-10-01 100.6 and 112.6k print __Magic: The Gathering__ where others print _Magic_.
+    doc = _doc(
+        "1. Game Concepts\n\n100.1. Covered in the __Magic: The Gathering__ Tournament Rules.\n"
+        "100.2. Most _Magic_ games. Blank lines, as in “Wolf in ________ Clothing,” are not words.\n"
+    )
+    rules = _rules(doc)
+    assert rules["100.1"].text == "Covered in the Magic: The Gathering Tournament Rules."
+    assert rules["100.2"].text == (
+        "Most Magic games. Blank lines, as in “Wolf in ________ Clothing,” are not words."
+    )
+
+
 @pytest.mark.parametrize(
     ("sentence", "date"),
     [

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from pathlib import Path
 
@@ -154,3 +155,14 @@ def test_numbered_items(en_full: SourceDoc) -> None:
 def test_looks_like_mtr_en() -> None:
     assert mtr.looks_like_mtr_en(shared(MTR_42).read_text(encoding="utf-8"))
     assert not mtr.looks_like_mtr_en("4.2 is a number.\nNothing else.\n")
+
+
+def test_section_titles_from_headings_or_the_document(
+    en_full: SourceDoc, fr_doc: SourceDoc
+) -> None:
+    from kb.build.read import section_titles
+
+    assert section_titles(en_full)["4.2"] == "Tournament Shortcuts"
+    titled = dataclasses.replace(fr_doc, title="Raccourcis de tournoi (MTR 4.2)")
+    assert section_titles(titled) == {"4.2": "Raccourcis de tournoi"}
+    assert section_titles(dataclasses.replace(fr_doc, title=None)) == {}

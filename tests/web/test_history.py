@@ -12,6 +12,8 @@ from flask.testing import FlaskClient
 
 from kb import history as kb_history
 from kb.build import load
+from kb.cli_text import _folded_history
+from kb.concordance import change_between
 from kb.model import LANGS, Edition, KnowledgeBase, Rule
 from kb.web import create_app
 
@@ -70,9 +72,11 @@ def _archive(editions: int) -> KnowledgeBase:
         kb.editions[ed_id] = Edition(ed_id, "en", day, "full", ed_id, [f"cr-{day}.txt"])
         number = "116.3" if i < 50 else "117.3"
         text = texts.get(i, text)
+        # classified as the build does (kb.concordance.change_between)
+        change = "first" if not i else "edited" if i in texts else "moved" if i == 50 else "same"
         rule = Rule(
             edition=ed_id, lang="en", number=number, kind="subrule", text=text,
-            canonical="117.3", lineage="117.3", change="same",
+            canonical="117.3", lineage="117.3", change=change,
         )  # fmt: skip
         kb.rules[ed_id] = {number: rule}
         kb.concordance.setdefault("117.3", {})[ed_id] = number
@@ -95,7 +99,8 @@ def test_a_hundred_editions_fold_into_one_row_per_change(tmp_path) -> None:  # t
     history = _history(html)
     assert history.count("<tr>") == 1 + 4  # the header row and the four changes
     assert "then unchanged in 39 more editions" in history
-    assert "<del>Players</del><ins>Each</ins> <del>pass</del><ins>player</ins>" in history
+    # a phrase replaced reads as one deletion and one insertion, the spaces carried by the words
+    assert "<del>Players pass in turn order</del><ins>Each player passes</ins>." in history
     assert len(html) < 30_000
 
 
@@ -202,6 +207,10 @@ def test_write_history_reuses_unchanged_lineages_of_the_previous_build(
             "UPDATE rules SET text = text || ' (changed)' WHERE edition = ? AND number = ?",
             (load(web_instance).newest("en").id, number),
         )
+        conn.execute(  # as the build classifies it
+            "UPDATE lineage SET change = 'edited' WHERE edition = ? AND number = ?",
+            (load(web_instance).newest("en").id, number),
+        )
     with sqlite3.connect(previous) as conn:  # marks: what is copied shows as "[]"
         conn.execute("UPDATE history SET entries = '[]'")
     kb_history.write_history(path, previous=previous)
@@ -227,3 +236,107 @@ def test_write_history_replaces_a_table_of_the_older_format(
     with sqlite3.connect(path) as conn:
         got = dict(conn.execute("SELECT lineage || '|' || lang, entries FROM history"))
     assert got == expected
+
+
+# ---- one classification of a change: the lineage's (kb rule, concordance) ----------------------
+def _lineage(
+    texts: dict[int, str],
+    editions: int,
+    last: int | None = None,
+    examples: dict[int, list[str]] | None = None,
+) -> KnowledgeBase:
+    """Rule 101.1 in ``editions`` English editions, its text ``texts[i]`` from edition ``i`` on,
+    its examples ``examples[i]`` from edition ``i`` on, printed up to edition ``last`` (then
+    deleted); each change classified by the build's own
+    :func:`kb.concordance.change_between`."""
+    kb = KnowledgeBase(content_hash=f"lineage-{editions}-{last}")
+    ids = [f"en-{2010 + i // 6}-{1 + i % 6 * 2:02d}-01" for i in range(editions)]
+    lineage = "101.1" if last is None else f"{ids[last]}:101.1"
+    prev: Rule | None = None
+    for i, ed_id in enumerate(ids):
+        kb.editions[ed_id] = Edition(ed_id, "en", ed_id[3:], "full", ed_id, [f"{ed_id}.txt"])
+        other = Rule(edition=ed_id, lang="en", number="101.2", kind="subrule", text="Other.")
+        kb.rules[ed_id] = {"101.2": other}
+        if last is not None and i > last:
+            continue
+        text = texts.get(i, prev.text if prev else "")
+        shown = (examples or {}).get(i, prev.examples if prev else [])
+        rule = Rule(
+            edition=ed_id, lang="en", number="101.1", kind="subrule", text=text, examples=shown,
+            canonical=None if last is not None else "101.1", lineage=lineage,
+        )  # fmt: skip
+        rule.change = "first" if prev is None else change_between(prev, rule)
+        kb.rules[ed_id]["101.1"] = rule
+        kb.concordance.setdefault(lineage, {})[ed_id] = "101.1"
+        prev = rule
+    return kb
+
+
+def test_a_change_of_typography_is_no_edit_on_the_page_as_for_kb_rule(tmp_path: Path) -> None:
+    texts = {
+        0: 'A spell "with quotes" that says see rule 116.3.',
+        10: "A spell “with quotes” that says see rule 117.3.",  # typography, a reference renumbered
+        20: "A spell “with quotes” that says see rule 117.4 and more.",  # an edit
+    }
+    kb = _lineage(texts, 30)
+    assert [kb.rules[ed]["101.1"].change for ed in sorted(kb.editions)][9:12] == ["same"] * 3
+    app = create_app({"INSTANCE": tmp_path, "KB": kb, "TESTING": True})
+    page = app.test_client().get("/en/rules/101.1.json").get_json()["page"]
+    (english,) = page["history"]
+    assert [e["diff"] is not None for e in english["entries"]].count(True) == 1
+    rows = english["rows"]
+    assert [r["unchanged"] for r in rows] == [19, 9]
+    assert rows[1]["entry"]["diff"] == (
+        "A spell “with quotes” that says see rule <del>117.3</del><ins>117.4 and more</ins>."
+    )
+    # kb rule folds the same editions into the same lines
+    assert len(_folded_history(kb, kb.history("101.1", "en"))) == len(rows)
+
+
+def test_stored_history_changes_where_kb_rule_says_so(web_instance: Path) -> None:
+    """On the real build: every lineage's history rows (its entries that start a row) are the
+    lines of ``kb rule``'s history, and no entry the lineage calls unchanged has a word diff."""
+    kb = load(web_instance)
+    compared = 0
+    for lineage in kb.concordance:
+        for lang, stored in kb_history.entries(kb, lineage).items():
+            lines = _folded_history(kb, kb.history(lineage, lang))
+            assert sum(1 for e in stored if e[5]) == len(lines), (lineage, lang)
+            assert not [e for e in stored if e[2] in ("same", "moved") and e[4]], lineage
+            compared += 1
+    assert compared > 100
+
+
+def test_a_deleted_rule_shows_its_history_and_what_became_of_it(tmp_path: Path) -> None:
+    kb = _lineage({0: "Mana burn.", 3: "Mana burn, edited."}, 10, last=6)
+    gone, deleted_in = sorted(kb.editions)[6:8]
+    client = create_app({"INSTANCE": tmp_path, "KB": kb, "TESTING": True}).test_client()
+    html = client.get(f"/en/{gone}/rules/101.1").get_data(as_text=True)
+    history = _history(html)
+    assert "This rule no longer exists." in html
+    assert "<del>Mana burn.</del><ins>Mana burn, edited.</ins>" in history or (
+        "Mana burn<ins>, edited</ins>." in history
+    )
+    assert '<tr class="deleted">' in history and "101.1 → —" in history
+    assert f"/en/editions/{gone}..{deleted_in}" in history
+    assert "2 changes" in history  # the edit, and the deletion
+    assert "Earlier numbers" not in history  # it had one number, its last
+    page = client.get(f"/en/{gone}/rules/101.1.json").get_json()["page"]
+    (english,) = page["history"]
+    assert len(english["entries"]) == 7
+    assert english["deleted"]["edition"] == deleted_in and english["deleted"]["number"] == "101.1"
+
+
+def test_an_edit_of_the_examples_only_is_a_row_with_their_diff(tmp_path: Path) -> None:
+    kb = _lineage(
+        {0: "Text."}, 6, examples={0: ["You can’t play land cards."], 3: ["You can’t play lands."]}
+    )
+    assert kb.rules[sorted(kb.editions)[3]]["101.1"].change == "edited"
+    client = create_app({"INSTANCE": tmp_path, "KB": kb, "TESTING": True}).test_client()
+    (english,) = client.get("/en/rules/101.1.json").get_json()["page"]["history"]
+    assert [r["unchanged"] for r in english["rows"]] == [2, 2]
+    assert english["rows"][1]["entry"]["diff"] == (
+        '<span lang="en">Examples</span> — You can’t play <del>land cards</del><ins>lands</ins>.'
+    )
+    history = _history(client.get("/fr/rules/101.1").get_data(as_text=True))
+    assert '<td>modifiée<div class="diff" lang="en"><span lang="fr">Exemples</span> — ' in history

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import random
+import re
+
 import pytest
 
 from kb.model import Ref
@@ -57,3 +60,43 @@ def test_rule_html_escapes_and_links() -> None:
 def test_word_diff_ends_and_edges(old: str, new: str, html: str) -> None:
     # the shared ends are set aside before matching: what is left must still read right
     assert str(word_diff(old, new)) == html
+
+
+def test_word_diff_reads_a_phrase_replaced_as_one_change() -> None:
+    # The words match, not the spaces between them: "Game" stays, whole.
+    assert str(word_diff("The Game", "Game Concepts")) == "<del>The </del>Game<ins> Concepts</ins>"
+    assert str(word_diff("it is treated as a land", "it has the intrinsic land")) == (
+        "it <del>is treated as a</del><ins>has the intrinsic</ins> land"
+    )
+
+
+def _rebuilt(html: str, dropped: str) -> str:
+    """One side of a word diff: its text without the other side's changes, unescaped."""
+    import html as html_lib
+
+    kept = re.sub(rf"<{dropped}>.*?</{dropped}>", "", html, flags=re.S)
+    return html_lib.unescape(re.sub(r"</?(?:del|ins)>", "", kept))
+
+
+def test_word_diffs_rebuild_both_texts_and_never_alternate_around_spaces() -> None:
+    rng = random.Random(9)
+    words = ["the", "The", "Game", "a", "player", "116.3b", "“", "”", '"', ",", ".", "<b>", "&",
+             "d’un", "呪", "文", "を"]  # fmt: skip
+    spaces = [" ", " ", " ", "  ", "\n", ""]
+    for _ in range(2000):
+        old = "".join(rng.choice(words) + rng.choice(spaces) for _ in range(rng.randint(0, 12)))
+        tokens = old.split(" ")
+        for _ in range(rng.randint(0, 4)):
+            at = rng.randint(0, len(tokens))
+            choice = rng.random()
+            if choice < 0.4:
+                tokens.insert(at, rng.choice(words))
+            elif tokens and choice < 0.8:
+                tokens.pop(min(at, len(tokens) - 1))
+            elif tokens:
+                tokens[min(at, len(tokens) - 1)] = rng.choice(words)
+        new = rng.choice([" ", "  "]).join(tokens)
+        html = str(word_diff(old, new))
+        assert _rebuilt(html, "ins") == old and _rebuilt(html, "del") == new, (old, new, html)
+        # a run of changes is one <del> then one <ins>, never pieces around a kept space
+        assert not re.search(r"</(?:del|ins)>\s+<(?:del|ins)>|</ins><del>", html), html

@@ -10,7 +10,8 @@ from flask.globals import _cv_request
 from kb import lookup
 from kb.cachemap import keep, shared_cache
 from kb.model import Edition, KnowledgeBase, Rule, parsed_number
-from kb.rulenum import RuleNumber
+from kb.printed import other_meanings, printed_in, printed_number, printed_rule
+from kb.rulenum import RuleNumber, try_parse
 from kb.serialise import edition_json
 from kb.web.i18n import LANGUAGE_NAMES, format_day, format_month
 from kb.web.i18n import text as _
@@ -122,10 +123,21 @@ def current_for_old(kb: KnowledgeBase, spec: str, lang: str, number: str) -> tup
         raise PageError(
             400, _("Unknown edition “%(edition)s”.", edition=spec[:40]), edition=spec[:40]
         )
-    old = kb.rule(ed.id, number)
+    # A misprinted number (505.54 of 2010-06-18) is the rule that printed it.
+    old = kb.rule(ed.id, number) or printed_rule(kb, ed.lang, number, ed.id)
     if old is None:
         raise not_found_rule(kb, lang, number, ed.id)
     return ed, old
+
+
+def printed_url(kb: KnowledgeBase, locale: str, number: str, edition: str | None) -> str | None:
+    """The page of the rule an edition printed as ``number`` but keeps under another (505.54 of
+    2010-06-18 is 505.5; without an edition, the newest that printed it so), else None."""
+    for lang in dict.fromkeys((locale, "en")):
+        found = printed_rule(kb, lang, number, edition)
+        if found is not None:
+            return rule_url(locale, found.number, found.edition)
+    return None
 
 
 def not_found_rule(kb: KnowledgeBase, locale: str, number: str, edition: str | None) -> PageError:
@@ -155,3 +167,91 @@ def parse_number(text: str) -> RuleNumber | None:
     if len(text) > 40:
         return None
     return parsed_number(text)
+
+
+def numbering_notices(
+    kb: KnowledgeBase, rule: Rule, locale: str, via: str | None = None
+) -> list[dict[str, Any]]:
+    """What a rule page says of the number its edition printed: a misprint kept under the
+    number it stands for (505.54 of 2010-06-18 is 505.5), the second rule printed under one
+    number (702.30d twice in 2009-09-04: the second is 702.30e), and on the first of those, the
+    second; and, reached by an old number of the rule (``via``: /r/116.3b), the other rules that
+    number named (the paying-life rule from 2009 to 2010). Each: ``text``, and the ``link``
+    label and ``url`` of the other rule, if any."""
+    out: list[dict[str, Any]] = []
+    printed = printed_number(rule)
+    if printed and kb.rule(rule.edition, printed) is not None:
+        text = _(
+            "Printed as %(number)s in this edition, after another rule with that number: kept "
+            "as %(kept)s. The first:",
+            number=printed,
+            kept=rule.number,
+        )
+        out.append(_notice(text, locale, printed, rule_url(locale, printed, rule.edition)))
+    elif printed:
+        text = _(
+            "Printed as %(number)s in this edition (a misprint): kept as %(kept)s.",
+            number=printed,
+            kept=rule.number,
+        )
+        out.append(_notice(text, locale))
+    for other in printed_in(kb, rule.edition).get(rule.number, ()):
+        text = _(
+            "This edition printed %(number)s for another rule too, kept as:", number=rule.number
+        )
+        out.append(_notice(text, locale, other, rule_url(locale, other, rule.edition)))
+    old = _old_rule(kb, rule, via) if via else None
+    for meaning in other_meanings(kb, old)[-MAX_MEANINGS:] if old else []:
+        first, last = (kb.editions[e].date for e in (meaning.first, meaning.last))
+        if first == last:
+            text = _(
+                "%(number)s, an earlier number of this rule, numbered another rule in the "
+                "edition of %(date)s:",
+                number=old.number,
+                date=format_day(first, locale),
+            )
+        else:
+            text = _(
+                "%(number)s, an earlier number of this rule, numbered another rule from "
+                "%(start)s to %(end)s:",
+                number=old.number,
+                start=format_day(first, locale),
+                end=format_day(last, locale),
+            )
+        target = meaning.canonical
+        url = rule_url(locale, target) if target else rule_url(locale, old.number, meaning.last)
+        out.append(_notice(text, locale, target or old.number, url))
+    return out
+
+
+#: The other rules an old number named that a rule page reached by it names (the newest).
+MAX_MEANINGS = 3
+
+
+def _notice(
+    text: Any, locale: str, link: str | None = None, url: str | None = None
+) -> dict[str, Any]:
+    """A notice of :func:`numbering_notices`: the message in the locale, and its link."""
+    return {"text": text.local(locale), "link": link, "url": url}
+
+
+def _old_rule(kb: KnowledgeBase, rule: Rule, via: str) -> Rule | None:
+    """The newest rule of ``rule``'s lineage numbered ``via`` (an old number of it), else None."""
+    num = try_parse(via)
+    if num is None or str(num) == rule.number or not rule.canonical:
+        return None
+    numbers = kb.concordance.get(rule.canonical, {})
+    for ed in reversed(kb.editions_of(rule.lang, full_only=True)):
+        if numbers.get(ed.id) == str(num):
+            return kb.rule(ed.id, str(num))
+    return None
+
+
+def meanings_query(kb: KnowledgeBase, locale: str, number: str) -> str:
+    """``?via=<number>`` when an old number named other rules in other editions (116.3b), for
+    the redirect to the rule it names now: that page then names the others; else empty."""
+    for lang in dict.fromkeys((locale, "en")):
+        found = kb.find(lang, number)
+        if found is not None:
+            return f"?via={number}" if other_meanings(kb, found) else ""
+    return ""

@@ -44,7 +44,7 @@ def editions_page(kb: KnowledgeBase, locale: str) -> Page:
     groups = []
     for lang in LANGS:
         rows = []
-        for ed in kb.editions_of(lang):
+        for ed in lookup.listed_editions(kb, lang):
             info = edition_info(ed, locale)
             assert info is not None
             span = into.get(ed.id)
@@ -80,7 +80,7 @@ def _edition(kb: KnowledgeBase, spec: str, locale: str) -> Edition:
             404,
             _("No edition “%(edition)s”.", edition=spec[:60]),
             edition=spec[:60],
-            editions=[e.id for lang in LANGS for e in kb.editions_of(lang)],
+            editions=[e.id for lang in LANGS for e in lookup.listed_editions(kb, lang)],
         )
     return ed
 
@@ -182,7 +182,7 @@ def changes_page(kb: KnowledgeBase, locale: str, old: Edition, new: Edition) -> 
             "excerpt": list(excerpt_sides(old, new)),
             "not_compared": [{"change": c.change, "old": c.old, "new": c.new} for c in apart],
             "changes": groups,
-            "move_runs": lookup.move_runs(groups["moved"]),
+            "move_runs": lookup.move_runs(groups["moved"], kb.ordered_numbers(old.id)),
             "limit": MAX_CHANGES_SHOWN,
             "diff_limit": MAX_DIFFS,
             "reverse_url": url_for("pages.changes", locale=locale, span=f"{new.id}..{old.id}"),

@@ -8,10 +8,13 @@ from typing import Any
 from markupsafe import Markup
 
 from kb import history as stored_history
+from kb.cachemap import keep, shared_cache
 from kb.model import LANGS, KnowledgeBase
 from kb.web.i18n import LANGUAGE_NAMES, format_day
+from kb.web.i18n import text as _
 from kb.web.pages.common import edition_label
 from kb.web.urls import maker
+from kb.worddiff import word_diff
 
 HistoryEntries = dict[str, list[stored_history.Entry]]
 
@@ -30,9 +33,25 @@ def edition_labels(kb: KnowledgeBase, locale: str) -> dict[str, tuple[str | None
     return found
 
 
+def _next_full(kb: KnowledgeBase) -> dict[str, str]:
+    """Per edition id: the next full edition of its language (kept on the knowledge base)."""
+    found = kb.__dict__.get("_next_full_edition")
+    if found is None:
+        found = {}
+        for lang in {ed.lang for ed in kb.editions.values()}:
+            after: str | None = None
+            for ed in reversed(kb.editions_of(lang)):
+                if after is not None:
+                    found[ed.id] = after
+                if ed.kind == "full":
+                    after = ed.id
+        kb.__dict__["_next_full_edition"] = found
+    return found
+
+
 def history(
     kb: KnowledgeBase,
-    canonical: str,
+    lineage: str,
     locale: str,
     by_lang: HistoryEntries | None = None,
     *,
@@ -40,22 +59,44 @@ def history(
 ) -> list[dict[str, Any]]:
     """Per language (the reader's first, then English, then the others): ``entries``, the rule
     in every edition that has it (a word diff where its text changed), and ``rows``, the same
-    folded for reading: each row an edition where the number or the text changed, with the run
-    of editions after it that printed it unchanged (``unchanged`` count, ``until`` entry).
+    folded for reading: each row an edition where the number or the text changed (as the
+    lineage classification says: not its typography), with the run of editions after it that
+    printed it unchanged (``unchanged`` count, ``until`` entry); and ``deleted``, the full
+    edition of the language that first left it out after its last one (with that last number
+    and the comparison of the two), None when its newest edition has it. ``lineage``: the
+    rule's canonical number, or the lineage of a rule that no longer exists.
 
     The entries and their word diffs come precomputed from the build (:mod:`kb.history`);
     ``by_lang``: those entries when the page read them already. ``full=False`` (what the HTML
     page shows): ``count``, the number of entries, instead of ``entries``, and only the entries
     the rows show are made (at archive scale, a tenth of them)."""
     if by_lang is None:
-        by_lang = stored_history.entries(kb, canonical)
+        by_lang = stored_history.entries(kb, lineage)
     labels = edition_labels(kb, locale)
     pinned_url = maker("pages.rule_pinned", "locale", "edition", "number")
+    changes_url = maker("pages.changes", "locale", "span")
+    next_full = _next_full(kb)
 
-    def entry(item: stored_history.Entry) -> dict[str, Any]:
+    def deleted(last: stored_history.Entry) -> dict[str, Any] | None:
+        edition = next_full.get(last[0])
+        if edition is None:
+            return None
+        date, date_display, label = labels.get(edition) or (None, "", edition)
+        return {
+            "edition": edition,
+            "date": date,
+            "date_display": date_display,
+            "label": label,
+            "number": last[1],
+            "url": changes_url(locale, f"{last[0]}..{edition}"),
+        }
+
+    def entry(item: stored_history.Entry, found: list[Any]) -> dict[str, Any]:
         edition, number, change, renumbered_from, diff, _changed = item
         date, date_display, label = labels.get(edition) or (None, "", edition)
         url = pinned_url(locale, edition, number)
+        if diff is None and change == "edited" and item is not found[0]:
+            diff = _examples_diff(kb, found[found.index(item) - 1], item, locale)
         return {
             "edition": edition,
             "date": date,
@@ -74,26 +115,55 @@ def history(
         if not found:
             continue
         if full:
-            rows = [entry(item) for item in found]
+            rows = [entry(item, found) for item in found]
             folded = _fold(found, rows)
             out.append(
-                {"lang": lang, "language": LANGUAGE_NAMES[lang], "entries": rows, "rows": folded}
+                {
+                    "lang": lang,
+                    "language": LANGUAGE_NAMES[lang],
+                    "entries": rows,
+                    "rows": folded,
+                    "deleted": deleted(found[-1]),
+                }
             )
         else:
             folded = _fold(found, None)
             for row in folded:
-                row["entry"] = entry(row["entry"])
+                row["entry"] = entry(row["entry"], found)
                 if row["until"] is not None:
-                    row["until"] = entry(row["until"])
+                    row["until"] = entry(row["until"], found)
             out.append(
                 {
                     "lang": lang,
                     "language": LANGUAGE_NAMES[lang],
                     "count": len(found),
                     "rows": folded,
+                    "deleted": deleted(found[-1]),
                 }
             )
     return out
+
+
+def _examples_diff(
+    kb: KnowledgeBase, before: stored_history.Entry, item: stored_history.Entry, locale: str
+) -> str | None:
+    """The word diff of the examples of an entry the lineage calls edited whose title and text
+    are those of the entry before (its edit is in its examples), labelled; None if not (kept
+    per pair of rules: every page of the lineage shows it)."""
+    cache = shared_cache(kb, "_examples_diffs")
+    if cache is None:
+        cache = {}
+    key = (*before[:2], *item[:2])
+    diff = cache.get(key, False)
+    if diff is False:
+        old, new = kb.rule(before[0], before[1]), kb.rule(item[0], item[1])
+        diff = None
+        if old is not None and new is not None and old.examples != new.examples:
+            diff = str(word_diff("\n".join(old.examples), "\n".join(new.examples)))
+        keep(cache, key, diff, 4096)
+    if diff is None:
+        return None
+    return f'<span lang="{locale}">{_("Examples").html(locale)}</span> — {diff}'
 
 
 def _fold(found: list[Any], rows: list[dict[str, Any]] | None) -> list[dict[str, Any]]:
@@ -119,8 +189,8 @@ def _fold(found: list[Any], rows: list[dict[str, Any]] | None) -> list[dict[str,
 def old_numbers(
     kb: KnowledgeBase, canonical: str, locale: str, by_lang: HistoryEntries | None = None
 ) -> list[dict[str, Any]]:
-    """Numbers the rule had before, each with the first and the last English edition that
-    printed it (``116.3b`` from 2011-09-30 to 2019-06-14: the 2019-06-14 edition still has it).
+    """Numbers the rule had before its canonical (or, deleted since, its last) one, each with
+    the first and the last English edition that printed it (``116.3b`` from 2011-09-30 to 2019-06-14: the 2019-06-14 edition still has it).
 
     ``by_lang``: the lineage's history entries when the page has them already (its English
     entries are its numbers in the English editions)."""
@@ -128,6 +198,8 @@ def old_numbers(
         numbers = kb.concordance.get(canonical, {})
     else:
         numbers = {entry[0]: entry[1] for entry in by_lang.get("en", ())}
+    # a rule deleted since (lineage "<edition>:<number>"): the numbers before its last one
+    canonical = canonical.rpartition(":")[2]
     if all(number == canonical for number in numbers.values()):
         return []  # most rules: never numbered otherwise (no need to walk every edition)
     spans: dict[str, dict[str, Any]] = {}

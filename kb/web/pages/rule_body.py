@@ -135,6 +135,9 @@ def content(data: dict[str, Any], env: Any, locale: str, url_for: Callable[..., 
             )
             + "</p>\n"
         )
+    for n in data["numbering"]:
+        link = f' <a href="{esc(n["url"])}">{esc(n["link"])}</a>' if n["url"] else ""
+        w(f'    <p class="notice">{esc(n["text"])}{link}</p>\n')
     w(f'    <p class="meta">{esc(data["language"])} · {esc(label)}')
     if edition["kind"] != "full":
         w(f" ({t.m('excerpts')})")
@@ -356,11 +359,13 @@ def _history(w: Callable[[str], Any], t: _Text, data: dict[str, Any], rule: dict
         "edited": t.m("edited"),
         "created": t.m("created"),
         "first": t.m("first edition in the corpus"),
+        "deleted": t.m("deleted"),
     }
     for h in history:
         h_lang = h["lang"]
         w(f'  <h3 id="history-{esc(h_lang)}">{esc(h["language"])}</h3>\n')
-        if h["count"] == 1:
+        deleted = h["deleted"]
+        if h["count"] == 1 and not deleted:
             e = h["rows"][0]["entry"]
             w(
                 '  <p class="single-edition">'
@@ -376,7 +381,12 @@ def _history(w: Callable[[str], Any], t: _Text, data: dict[str, Any], rule: dict
             if h_lang != "en" and any(x["lang"] == "en" for x in history):
                 w(
                     '<a href="#history-en">'
-                    + esc(_("History of rule %(number)s in English", number=rule["canonical"]))
+                    + esc(
+                        _(
+                            "History of rule %(number)s in English",
+                            number=rule["canonical"] or rule["number"],
+                        )
+                    )
                     + "</a>."
                 )
             w("</p>\n")
@@ -386,7 +396,7 @@ def _history(w: Callable[[str], Any], t: _Text, data: dict[str, Any], rule: dict
             '  <p class="meta">'
             + esc(ngettext("%(num)d edition", "%(num)d editions", h["count"]))
             + " · "
-            + esc(ngettext("%(num)d change", "%(num)d changes", len(rows) - 1))
+            + esc(ngettext("%(num)d change", "%(num)d changes", len(rows) - 1 + bool(deleted)))
             + '</p>\n  <table class="history-table">\n'
             f'    <thead><tr><th scope="col">{t.m("Edition")}</th><th scope="col">'
             f'{t.m("Number")}</th><th scope="col">{t.m("Change")}</th></tr></thead>\n'
@@ -408,7 +418,7 @@ def _history(w: Callable[[str], Any], t: _Text, data: dict[str, Any], rule: dict
                     name = names["first"]
                 else:
                     name = names[change] if change in names else esc(change)
-            elif diff:
+            elif diff or e["change"] == "edited":
                 name = names["edited"]
             else:
                 name = names["moved"]
@@ -435,6 +445,13 @@ def _history(w: Callable[[str], Any], t: _Text, data: dict[str, Any], rule: dict
                     + f' (<a href="{esc(until["url"])}">{esc(until["number"])}</a>)</p>'
                 )
             w("</td>\n      </tr>\n")
+        if deleted:
+            w(
+                f'      <tr class="deleted">\n        <td><a href="{esc(deleted["url"])}">'
+                f"{esc(deleted['date_display'] or deleted['label'])}</a></td>\n"
+                f"        <td>{esc(deleted['number'])} → —</td>\n"
+                f"        <td>{names['deleted']}</td>\n      </tr>\n"
+            )
         w("    </tbody>\n  </table>\n")
     w("</section>\n")
 

@@ -25,8 +25,11 @@ from kb.web.pages.common import (
     current_for_old,
     edition_info,
     glossary_url,
+    meanings_query,
     not_found_rule,
+    numbering_notices,
     parse_number,
+    printed_url,
     rule_url,
     short,
 )
@@ -349,7 +352,8 @@ def rule_page(
     depth0 = num.depth if num else 0
     # The lineage's history (precomputed by the build): its rows, its old numbers and where
     # its text is in the other languages, in one lookup.
-    by_lang = stored_history.entries(kb, canonical) if canonical else {}
+    lineage = canonical or rule.lineage  # a rule deleted since has its history too
+    by_lang = stored_history.entries(kb, lineage) if lineage else {}
     back = kb.referenced_by(rule)[:20]
     prev_number, next_number = lookup.neighbour_numbers(kb, rule)
     ancestors = [str(anc) for anc in reversed(num.ancestors())] if num is not None else []
@@ -440,12 +444,13 @@ def rule_page(
         "previews": _previews(kb, nodes, locale, pinned)[:MAX_PREVIEWS],
         "terms": _terms(kb, nodes[:1] if shallow else nodes, locale)[:MAX_TERMS],
         "translations": _translations(kb, rule, locale, by_lang),
-        "history": history(kb, canonical, locale, by_lang, full=False) if canonical else [],
-        "old_numbers": old_numbers(kb, canonical, locale, by_lang) if canonical else [],
+        "history": history(kb, lineage, locale, by_lang, full=False) if lineage else [],
+        "old_numbers": old_numbers(kb, lineage, locale, by_lang) if lineage else [],
         "referenced_by": [link(head(n)) for n in back],
         "examples": shown,
         "more_examples": max(0, len(examples) - MAX_PAGE_EXAMPLES),
         "permalink": permalink,
+        "numbering": numbering_notices(kb, rule, locale, request.args.get("via")),
     }
     return Page(
         "pages/rule.html",
@@ -457,7 +462,7 @@ def rule_page(
             **rule_json(kb, rule),
             "page": {
                 **data,
-                "history": history(kb, canonical, locale, by_lang) if canonical else [],
+                "history": history(kb, lineage, locale, by_lang) if lineage else [],
             },
         },
     )
@@ -496,9 +501,12 @@ def rule(locale: str, number: str, fmt: str = "html") -> Page | Response:
     if current is not None and current != key:
         # An old number (116.3b before July 2019): its page is the rule it became. A 302, as a
         # later edition may give the number to another rule.
-        return redirect(suffix(url_for("pages.rule", locale=locale, number=current), fmt), 302)
+        target = url_for("pages.rule", locale=locale, number=current)
+        return redirect(suffix(target + meanings_query(kb, locale, key), fmt), 302)
     found = lookup.lookup_rule(kb, locale, key)
     if found is None:
+        if target := printed_url(kb, locale, key, None):  # a misprint: the rule that printed it
+            return redirect(suffix(target, fmt), 302)
         raise not_found_rule(kb, locale, key, None)
     return rule_page(kb, locale, found[0], found[1])
 
@@ -520,5 +528,7 @@ def rule_pinned(locale: str, edition: str, number: str, fmt: str = "html") -> Pa
         return redirect(suffix(target, fmt), 301)
     found = kb.rule(ed.id, key)
     if found is None:
+        if target := printed_url(kb, locale, key, ed.id):  # a misprint: the rule that printed it
+            return redirect(suffix(target, fmt), 302)
         raise not_found_rule(kb, locale, key, ed.id)
     return rule_page(kb, locale, found, fallback=found.lang != locale, pinned=ed.id)

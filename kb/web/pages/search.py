@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from flask import request
 from markupsafe import Markup
 
+from kb.lookup import listed_editions
 from kb.model import LANGS, KnowledgeBase
 from kb.rulenum import try_parse
 from kb.search.written import as_written as _as_written
@@ -101,7 +102,7 @@ def search_page(kb: KnowledgeBase, locale: str, args: Mapping[str, str]) -> Page
         "editions": [
             {"id": e.id, "lang": e.lang, "label": edition_label(e, locale)}
             for lang in LANGS
-            for e in kb.editions_of(lang)
+            for e in listed_editions(kb, lang)
         ],
         "available": pool.available,
         "total": 0,
