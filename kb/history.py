@@ -578,7 +578,7 @@ def entries(kb: KnowledgeBase, lineage: str) -> dict[str, list[Entry]]:
         rows = kb.__dict__["_db"].all(
             "SELECT lang, entries FROM history WHERE lineage = ?", (lineage,)
         )
-        return {lang: [tuple(e) for e in json.loads(data)] for lang, data in rows}  # type: ignore[misc]
+        return {lang: list(map(tuple, json.loads(data))) for lang, data in rows}  # type: ignore[misc]
     out = {}
     for lang in LANGS:
         found = compute(kb, lineage, lang)

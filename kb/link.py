@@ -246,6 +246,9 @@ def _no_href(_key: str) -> str | None:
 
 
 _esc = html.escape
+#: What :func:`html.escape` changes: a text without any is its own escape (nearly every rule
+#: text, whose apostrophes are typographic), so its pieces are not escaped one by one.
+_ESCAPED_CHARS = re.compile("[&<>\"']")
 
 
 def ref_groups(refs: Iterable[Ref], size: int) -> list[tuple[int, int, list[Ref]]]:
@@ -282,6 +285,7 @@ def link_html(
     an earlier one or fall outside the text are ignored; terms never overlap references.
     """
     size = len(text)
+    plain = _ESCAPED_CHARS.search(text) is None
     spans: list[tuple[int, int, str]] = [
         (start, end, _ref_html(text[start:end], group, href))
         for start, end, group in ref_groups(refs, size)
@@ -305,15 +309,16 @@ def link_html(
                 )
             opening = openings[key]
             if opening is not None:
-                spans.append((start, end, f"{opening}{_esc(text[start:end])}</a>"))
+                label = text[start:end]
+                spans.append((start, end, f"{opening}{label if plain else _esc(label)}</a>"))
         spans.sort()
     out: list[str] = []
     pos = 0
     for start, end, piece in spans:
-        out.append(_esc(text[pos:start]))
+        out.append(text[pos:start] if plain else _esc(text[pos:start]))
         out.append(piece)
         pos = end
-    out.append(_esc(text[pos:]))
+    out.append(text[pos:] if plain else _esc(text[pos:]))
     return "".join(out)
 
 

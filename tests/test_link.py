@@ -376,6 +376,21 @@ def test_link_html_without_anything_only_escapes() -> None:
     assert link_html("a < b", [], _href) == "a &lt; b"
 
 
+def test_link_html_escapes_every_piece_of_a_text_that_needs_it() -> None:
+    # A text with one character to escape anywhere has every piece escaped (the text before,
+    # between and after links, and a term's own words); one without any is written as is.
+    for char, escaped in (("'", "&#x27;"), ('"', "&quot;"), ("&", "&amp;"), ("<", "&lt;")):
+        text = f"a{char} mana pool{char}s rule 117 end{char}"
+        out = link_html(text, find_refs(text, "en"), _href, [("mana", 3, 7)], lambda k: f"/g/{k}")
+        assert out == (
+            f'a{escaped} <a class="term" href="/g/mana" data-term="mana">mana</a> pool{escaped}s '
+            f'rule <a class="ref" href="/en/rule/117" data-rule="117">117</a> end{escaped}'
+        )
+    text = "a’ mana pool’s rule 117"
+    out = link_html(text, find_refs(text, "en"), _href, [("mana", 3, 7)], lambda k: f"/g/{k}")
+    assert out.startswith("a’ <a class") and " pool’s rule <a" in out
+
+
 FRAGMENTS = st.sampled_from(
     [
         "rule ",

@@ -12,6 +12,7 @@ from typing import Any
 
 from whoosh import query as wq
 
+from kb.cachemap import keep
 from kb.model import LANGS, KnowledgeBase
 from kb.rulenum import try_parse
 from kb.search import analysis
@@ -584,7 +585,5 @@ _KNOWN, _UNSEEN, _NEITHER = 1, 2, 3
 
 def _remember(cache: dict[Any, Any], key: Any, value: Any) -> None:
     """Keep ``value`` in a per-word ``cache`` of at most :data:`WORD_CACHE` entries (the
-    oldest goes first)."""
-    if len(cache) >= WORD_CACHE:
-        del cache[next(iter(cache))]
-    cache[key] = value
+    oldest go first, by :func:`kb.cachemap.keep`)."""
+    keep(cache, key, value, WORD_CACHE)

@@ -10,13 +10,14 @@ from collections.abc import Callable, Iterable, MutableMapping
 from pathlib import Path
 from typing import Any
 
-from flask import Flask, Response, current_app, g, jsonify, render_template, request
+from flask import Flask, Response, g, jsonify, render_template, request
 from flask.globals import _cv_app, _cv_request
 from flask.templating import Environment
 from jinja2 import BytecodeCache, FileSystemBytecodeCache, Template
 from jinja2.runtime import Context, Macro
 from markupsafe import Markup, escape
 from werkzeug.exceptions import HTTPException
+from werkzeug.http import quote_etag
 
 import kb
 from kb.paths import TEMPLATES_DIR, default_instance
@@ -49,7 +50,8 @@ SECURITY_HEADERS = {
     "X-Frame-Options": "DENY",
     "Cross-Origin-Opener-Policy": "same-origin",
 }
-_SECURITY_HEADER_LIST = list(SECURITY_HEADERS.items())
+#: The security headers as (name, lower-case name, value).
+_SECURITY_HEADER_LIST = [(name, name.lower(), value) for name, value in SECURITY_HEADERS.items()]
 #: Pages change only with a rebuild; a short max-age plus an ETag keeps revalidation cheap.
 CACHE_CONTROL = "public, max-age=300"
 CACHE_ENTRIES = 4096
@@ -307,19 +309,22 @@ def _bytecode_cache() -> BytecodeCache | None:
 
 # ---- per request -------------------------------------------------------------------------------
 def _before_request() -> Response | None:
-    view_args = request.view_args or {}
-    first = request.path.split("/", 2)[1] if request.path.count("/") >= 1 else ""
-    g.locale_from_url = first in i18n.LOCALES
-    g.locale = view_args.get("locale") or (
-        first if g.locale_from_url else i18n.negotiate(request.accept_languages)
+    # The request and g read once each, without their proxies (a few dozen reads a request).
+    req = _cv_request.get().request
+    g_ = _cv_app.get().g
+    path = req.path
+    first = path.split("/", 2)[1] if path.count("/") >= 1 else ""
+    g_.locale_from_url = first in i18n.LOCALES
+    g_.locale = (req.view_args or {}).get("locale") or (
+        first if g_.locale_from_url else i18n.negotiate(req.accept_languages)
     )
-    g.is_json = request.path.endswith(".json") or request.path.startswith("/api/")
-    if len(request.full_path) > MAX_URL_CHARS:
+    g_.is_json = path.endswith(".json") or path.startswith("/api/")
+    if len(req.full_path) > MAX_URL_CHARS:
         raise PageError(414, _("The address is too long."))
     if (
-        request.method in ("GET", "HEAD")
-        and "HTTP_IF_NONE_MATCH" in request.environ
-        and etag_for_request() in request.if_none_match
+        req.method in ("GET", "HEAD")
+        and "HTTP_IF_NONE_MATCH" in req.environ
+        and etag_for_request() in req.if_none_match
     ):
         response = Response(status=304)
         response.set_etag(etag_for_request())
@@ -331,46 +336,67 @@ def _before_request() -> Response | None:
 def etag_for_request() -> str:
     """The ETag of the resource at this URL: the build's content hash, the code and the URL."""
 
+    ctx = _cv_request.get(None)  # flask.request, without its proxy
+    if ctx is None:
+        raise RuntimeError("Working outside of request context.")
     memo = urls.per_request()
     etag = memo.get("etag")
     if etag is None:
-        seed = current_app.config["ETAG_SEED"]
+        seed = ctx.app.config["ETAG_SEED"]
         etag = memo["etag"] = hashlib.sha1(
-            f"{seed}:{request.full_path}".encode(), usedforsecurity=False
+            f"{seed}:{ctx.request.full_path}".encode(), usedforsecurity=False
         ).hexdigest()
     return etag  # type: ignore[no-any-return]
 
 
 def _after_request(response: Response) -> Response:
-    # What a view set itself stays (one pass over the headers rather than one per name).
-    present = {name.lower() for name, _value in response.headers.to_wsgi_list()}
-    response.headers.extend([h for h in _SECURITY_HEADER_LIST if h[0].lower() not in present])
-    if getattr(g, "is_json", False) or response.mimetype == "application/json":
-        response.headers["Access-Control-Allow-Origin"] = "*"
-    elif response.mimetype == "text/html":
-        response.headers["Content-Language"] = _locale()
-    # Whether the view set Cache-Control, from the names read above (werkzeug answers a
-    # missing header by raising and catching an exception, twice a request).
+    """The shared headers: security policy, CORS for JSON, the page's language, and the cache
+    policy (an ETag for what may be cached).
+
+    Every response passes here, so it reads the request and ``g`` without their proxies (an
+    attribute ``g`` lacks costs a raised and caught exception through the proxy), and adds
+    the headers the response lacks rather than setting them (a set scans every header)."""
+    req = _cv_request.get().request
+    flags = _cv_app.get().g.__dict__
+    headers = response.headers
+    # What a view set itself stays.
+    present = {name.lower() for name, _value in headers}
+
+    def put(name: str, lower: str, value: str) -> None:
+        if lower in present:
+            headers.set(name, value)
+        else:
+            headers.add(name, value)
+
+    for name, lower, value in _SECURITY_HEADER_LIST:
+        if lower not in present:
+            headers.add(name, value)
+    mimetype = response.mimetype
+    if flags.get("is_json", False) or mimetype == "application/json":
+        put("Access-Control-Allow-Origin", "access-control-allow-origin", "*")
+    elif mimetype == "text/html":
+        put("Content-Language", "content-language", _locale())
     cache_control = "cache-control" in present
+    uncacheable = flags.get("uncacheable", False)
     if (
-        request.method in ("GET", "HEAD")
+        req.method in ("GET", "HEAD")
         and response.status_code == 200
-        and not getattr(g, "uncacheable", False)
+        and not uncacheable
         and not cache_control
     ):
-        response.set_etag(etag_for_request())
-        response.headers["Cache-Control"] = CACHE_CONTROL
+        put("ETag", "etag", quote_etag(etag_for_request()))
+        headers.add("Cache-Control", CACHE_CONTROL)
         cache_control = True
-        request.environ["kb.cacheable"] = True
+        req.environ["kb.cacheable"] = True
     elif (
         response.status_code == 404
-        and request.method in ("GET", "HEAD")
-        and getattr(g, "locale_from_url", False)
-        and not getattr(g, "uncacheable", False)
+        and req.method in ("GET", "HEAD")
+        and flags.get("locale_from_url", False)
+        and not uncacheable
     ):
-        request.environ["kb.cacheable"] = True
+        req.environ["kb.cacheable"] = True
     if not cache_control:
-        response.headers["Cache-Control"] = "no-cache"
+        headers.add("Cache-Control", "no-cache")
     return response
 
 

@@ -14,7 +14,7 @@ import logging
 import re
 from dataclasses import asdict, dataclass
 from typing import Any
-from urllib.parse import parse_qsl, unquote, urlencode, urlsplit
+from urllib.parse import parse_qsl, quote_plus, unquote, urlsplit
 
 from flask import (
     Blueprint,
@@ -26,6 +26,7 @@ from flask import (
     render_template,
     request,
 )
+from flask.globals import _cv_app, _cv_request
 from markupsafe import escape
 from werkzeug.datastructures import MultiDict
 from werkzeug.exceptions import HTTPException
@@ -197,8 +198,13 @@ def _rule_card(kb: KnowledgeBase, locale: str, number: str, edition: str | None)
 def _rule_text(kb: KnowledgeBase, rule: Rule) -> str:
     """A rule's text for a card. A heading says what it holds: a section lists its rules'
     titles ("700 General · 701 Keyword Actions"), a titled rule goes on with its first subrule."""
-    text = " ".join(rule.text.split())
-    if not text or text == (rule.title or "").strip():
+    title = (rule.title or "").strip()
+    text = (
+        _squeezed(rule.text, DESCRIPTION_CHARS)
+        if len(title) <= DESCRIPTION_CHARS
+        else " ".join(rule.text.split())
+    )
+    if not text or text == title:
         kids = [k for k in (kb.rule(rule.edition, n) for n in rule.children[:12]) if k is not None]
         if kids and all(k.title for k in kids):
             text = " · ".join(f"{k.number} {k.title}" for k in kids)
@@ -207,6 +213,20 @@ def _rule_text(kb: KnowledgeBase, rule: Rule) -> str:
         else:
             text = rule.title or ""
     return short(text, DESCRIPTION_CHARS)
+
+
+def _squeezed(text: str, limit: int) -> str:
+    """``" ".join(text.split())``, or enough of its start for :func:`short` to cut at ``limit``
+    the same way: a long text's whitespace is squeezed only as far as the card shows it.
+
+    The squeezed start of a text is the start of the squeezed text; once it is longer than
+    ``limit``, the rest changes neither the cut nor a comparison with a text of at most
+    ``limit`` characters (a title)."""
+    if len(text) > 2 * limit:
+        start = " ".join(text[: 2 * limit].split())
+        if len(start) > limit + 1:
+            return start
+    return " ".join(text.split())
 
 
 def _glossary_card(kb: KnowledgeBase, locale: str, key: str) -> Unfurl | None:
@@ -283,35 +303,40 @@ def _example_card(kb: KnowledgeBase, locale: str, example_id: str) -> Unfurl | N
 @bp.app_context_processor
 def unfurl_context() -> dict[str, Any]:
     """``unfurl`` (the card of this page, or None) and ``oembed_url`` for the card tags of base.html."""
-    if not request or getattr(g, "is_json", False) or request.endpoint is None:
+    ctx = _cv_request.get(None)  # flask.request and g, read once without their proxies
+    if ctx is None:
+        return {"unfurl": None}
+    req = ctx.request
+    g_ = _cv_app.get().g
+    endpoint = req.endpoint
+    if g_.__dict__.get("is_json", False) or endpoint is None:
         return {"unfurl": None}
     memo = per_request()
     found = memo.get("unfurl")
     if found is not None:
         return found  # type: ignore[no-any-return]
     card = None
-    if request.endpoint.startswith("pages."):
+    if endpoint.startswith("pages."):
         try:
-            # This request's own URL: Flask matched it already.
-            endpoint = request.endpoint
-            # The query matters to the current rule's card only (``?edition=``): not parsed
-            # for the others.
-            args = request.args if endpoint == "pages.rule" else MultiDict()
-            card = _card(endpoint, dict(request.view_args or {}), args)
+            # This request's own URL: Flask matched it already. The query matters to the
+            # current rule's card only (``?edition=``): not parsed for the others.
+            args = req.args if endpoint == "pages.rule" else MultiDict()
+            card = _card(endpoint, dict(req.view_args or {}), args)
         except Exception:  # a card is an extra: it must never cost the page (or its error page)
-            log.exception("no unfurl card for %s", request.path)
+            log.exception("no unfurl card for %s", req.path)
     oembed_url = (
         # What url_for("embed.oembed", url=..., format="json") gives (werkzeug encodes query
-        # values so), without matching the URL map for a value that is never the same twice.
-        f"{public_base()}{url_for('embed.oembed')}?"
-        + urlencode([("url", card.url), ("format", "json")], safe=QUERY_SAFE)
+        # values so, as urlencode does), without matching the URL map for a value that is
+        # never the same twice.
+        f"{public_base()}{url_for('embed.oembed')}?url="
+        f"{quote_plus(card.url, safe=QUERY_SAFE)}&format=json"
         if card is not None
         else None
     )
     found = memo["unfurl"] = {
         "unfurl": card,
         "oembed_url": oembed_url,
-        "og_locale": OG_LOCALES.get(getattr(g, "locale", "en"), "en_US"),
+        "og_locale": OG_LOCALES.get(g_.__dict__.get("locale", "en"), "en_US"),
     }
     return found
 

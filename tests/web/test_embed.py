@@ -7,9 +7,12 @@ from html.parser import HTMLParser
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from kb.model import KnowledgeBase
-from kb.web import create_app
+from kb.web import create_app, embed
+from kb.web.pages.common import short
 
 
 class _Meta(HTMLParser):
@@ -249,3 +252,25 @@ def test_a_failing_card_never_costs_the_page(
     assert response.status_code == 200
     assert 'property="og:title"' not in response.get_data(as_text=True)
     assert "no unfurl card for /en/rules/117.3b" in caplog.text
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.text(alphabet="abcé日本 ", min_size=0, max_size=40),
+            st.sampled_from([" ", "  ", "\n", "\t", "\u3000", " \n "]),
+        ),
+        max_size=60,
+    ),
+    st.integers(min_value=1, max_value=120),
+)
+def test_a_card_squeezes_only_what_it_shows(pieces: list[str], limit: int) -> None:
+    # The card's description: the start of a long text squeezed, cut as the whole text is.
+    text = "".join(pieces)
+    whole = " ".join(text.split())
+    start = embed._squeezed(text, limit)
+    assert whole.startswith(start)
+    assert short(start, limit) == short(whole, limit)
+    title = whole[:limit]
+    assert (start == title) == (whole == title)

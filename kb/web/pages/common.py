@@ -16,7 +16,7 @@ from kb.serialise import edition_json
 from kb.web.i18n import LANGUAGE_NAMES, format_day, format_month
 from kb.web.i18n import text as _
 from kb.web.pages.base import PageError
-from kb.web.urls import url_for
+from kb.web.urls import build, url_for
 
 PREVIEW_CHARS = 280
 
@@ -24,8 +24,11 @@ PREVIEW_CHARS = 280
 def rule_url(locale: str, number: str, edition: str | None = None) -> str:
     """The page of a rule: current (by canonical number) or pinned to an edition."""
     if edition:
-        return url_for("pages.rule_pinned", locale=locale, edition=edition, number=number)
-    return url_for("pages.rule", locale=locale, number=number)
+        return build("pages.rule_pinned", _PINNED, (locale, edition, number))
+    return build("pages.rule", _CURRENT, (locale, number))
+
+
+_PINNED, _CURRENT = ("locale", "edition", "number"), ("locale", "number")
 
 
 def glossary_url(kb: KnowledgeBase, locale: str, key: str, lang: str = "en") -> str:
@@ -159,10 +162,11 @@ def not_found_rule(kb: KnowledgeBase, locale: str, number: str, edition: str | N
 
 
 def parse_number(text: str) -> RuleNumber | None:
-    """A rule number from a URL segment (any spelling), or None."""
+    """A rule number from a URL segment (any spelling), or None (parsed once per spelling, by
+    :func:`kb.model.parsed_number`: a page's number is parsed by its view and its card)."""
     if len(text) > 40:
         return None
-    return try_parse(text)
+    return parsed_number(text)
 
 
 def numbering_notices(

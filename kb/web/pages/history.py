@@ -170,16 +170,20 @@ def _fold(found: list[Any], rows: list[dict[str, Any]] | None) -> list[dict[str,
     """The rows of a history: an entry where the number or the text changed, with how many
     entries after it are unchanged and the last of them (``rows``: the entries as made for the
     page, else the stored ones)."""
-    folded: list[dict[str, Any]] = []
-    for i, item in enumerate(found):
-        shown = item if rows is None else rows[i]
-        if item[5] or not folded:
-            folded.append({"entry": shown, "unchanged": 0, "until": None})
-        else:
-            last = folded[-1]
-            last["unchanged"] += 1
-            last["until"] = shown
-    return folded
+    if not found:
+        return []
+    shown = found if rows is None else rows
+    # Where a row starts: the first entry, and each entry whose number or text changed.
+    starts = [0, *(i for i in range(1, len(found)) if found[i][5])]
+    ends = [*starts[1:], len(found)]
+    return [
+        {
+            "entry": shown[start],
+            "unchanged": end - start - 1,
+            "until": shown[end - 1] if end - start > 1 else None,
+        }
+        for start, end in zip(starts, ends, strict=True)
+    ]
 
 
 def old_numbers(

@@ -19,6 +19,7 @@ from typing import Any
 from flask import current_app, g
 from markupsafe import Markup, escape
 
+from kb.cachemap import keep
 from kb.web.urls import url_for
 
 try:
@@ -285,15 +286,26 @@ def _terms(w: Callable[[str], Any], t: _Text, terms: list[dict[str, Any]]) -> No
     )
     for term in terms:
         local = term["local"]
-        e_lang = esc(term["lang"])
-        w(
-            f'    <dt data-term="{esc(term["key"])}">'
-            + (f'<span class="term-local">{esc(local)}</span> (' if local else "")
-            + f'<a href="{esc(term["url"])}" lang="{e_lang}">{esc(term["term"])}</a>'
-            + (")" if local else "")
-            + f'</dt>\n    <dd lang="{e_lang}">{esc(term["definition"])}</dd>\n'
-        )
+        fields = (term["key"], local, term["url"], term["lang"], term["term"], term["definition"])
+        found = _TERM_HTML.get(fields)
+        if found is None:
+            e_lang = esc(term["lang"])
+            found = (
+                f'    <dt data-term="{esc(term["key"])}">'
+                + (f'<span class="term-local">{esc(local)}</span> (' if local else "")
+                + f'<a href="{esc(term["url"])}" lang="{e_lang}">{esc(term["term"])}</a>'
+                + (")" if local else "")
+                + f'</dt>\n    <dd lang="{e_lang}">{esc(term["definition"])}</dd>\n'
+            )
+            keep(_TERM_HTML, fields, found, TERM_HTML_ITEMS)
+        w(found)
     w("  </dl>\n</section>\n")
+
+
+#: A glossary term of a page's list as written, by its fields: the same few hundred terms are
+#: listed on page after page (eight a page, five escaped values each).
+_TERM_HTML: dict[tuple[Any, ...], str] = {}
+TERM_HTML_ITEMS = 2048
 
 
 def _previews(w: Callable[[str], Any], t: _Text, previews: list[dict[str, Any]]) -> None:

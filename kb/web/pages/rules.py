@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from flask import Response, redirect, request
+from flask.globals import _cv_request
 
 from kb import history as stored_history
 from kb import lookup
@@ -173,16 +174,14 @@ def _previews(kb: KnowledgeBase, rules: list[Rule], locale: str, pinned: str | N
 
 
 def _terms(kb: KnowledgeBase, rules: list[Rule], locale: str) -> list[dict[str, Any]]:
-    keys: list[str] = []
-    for rule in rules:
-        keys.extend(k for k in rule.terms if k not in keys)
+    keys = list(dict.fromkeys(k for rule in rules for k in rule.terms))
     out = []
     lang = rules[0].lang if rules else locale
     edition = rules[0].edition if rules else None
     cache = shared_cache(kb, "_term_items")
     if cache is None:
         cache = {}
-    root = request.root_path
+    root = _cv_request.get().request.root_path
     for key in keys:
         wanted = (key, lang, edition, locale, root)
         item = cache.get(wanted, MISSING)
@@ -261,7 +260,7 @@ def _example_item(kb: KnowledgeBase, ex: ExampleInfo, locale: str) -> dict[str, 
     cache = shared_cache(kb, "_example_items")
     if cache is None:
         cache = {}
-    key = (ex.id, locale, request.root_path)
+    key = (ex.id, locale, _cv_request.get().request.root_path)
     item = cache.get(key)
     if item is None:
         item = example_summary(ex, locale)
