@@ -7,7 +7,9 @@ from typing import Any
 
 from kb.model import Ref
 
-FORMAT = "4"
+#: Raised with every change of a table's columns: a database of another format is refused with
+#: a message naming both (5: tournament.title).
+FORMAT = "5"
 DB_FILE = "kb.sqlite"
 
 SCHEMA = """
