@@ -508,6 +508,16 @@ class QueryCompiler:
             # "creature" read as a French name would count the word twice.
             if src != code and out.src in (None, src):
                 names.extend(self._term_names.translate(text, src, code))
+        if code == "en" and out.src in (None, "en"):
+            # A player's name for a concept ("goes first", a variant in the term base) brings
+            # the name the rules use ("starting player") when that name has words the question
+            # lacks; an inflected name ("priorities") adds nothing.
+            have = set(self._terms(text, code))
+            names.extend(
+                name
+                for name in self._term_names.translate(text, code, code)
+                if not set(self._terms(name, code)) <= have
+            )
         clauses = []
         for name in dict.fromkeys(names):
             clause = self._phrase(name, code, out)

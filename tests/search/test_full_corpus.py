@@ -42,6 +42,13 @@ def test_tournament_section_found_by_its_name(full_searcher) -> None:
     assert found and found[0].title == "MTR 4.2 Raccourcis de tournoi"
 
 
+def test_players_name_for_a_concept_brings_the_rules_name(full_searcher) -> None:
+    # "goes first" is the term base's player name for the starting player (103.1); the rules
+    # of variants that say "goes first" word for word (808.4, 809.4) ranked above it.
+    hits = [h for h in full_searcher.search("who goes first").hits if h.kind != "glossary"]
+    assert (hits[0].canonical or "").startswith("103.1")
+
+
 _ORDER_SCRIPT = """
 import sys
 from pathlib import Path
