@@ -125,10 +125,16 @@ def served(embedded_instance: Path, tmp_path_factory: pytest.TempPathFactory) ->
 
 def test_serve_runs_worker_processes(served: str) -> None:
     port = int(served.rsplit(":", 1)[1])
-    out = subprocess.run(["ss", "-ltnpH", f"sport = :{port}"], capture_output=True, text=True)
-    if out.returncode != 0:
-        pytest.skip("ss is not available")
-    # the arbiter and two workers share the listening socket
+    # The first worker may answer before the arbiter has forked the second: wait for it.
+    deadline = time.monotonic() + 20
+    while True:
+        out = subprocess.run(["ss", "-ltnpH", f"sport = :{port}"], capture_output=True, text=True)
+        if out.returncode != 0:
+            pytest.skip("ss is not available")
+        # the arbiter and two workers share the listening socket
+        if out.stdout.count("pid=") >= 3 or time.monotonic() > deadline:
+            break
+        time.sleep(0.2)
     assert out.stdout.count("pid=") >= 3, out.stdout
 
 
