@@ -138,24 +138,7 @@ class StoredKnowledgeBase(KnowledgeBase):
     def __init__(self, path: Path, cache_size: int = RULE_CACHE) -> None:
         self._db = _Db(path)
         db = self._db
-        editions = {}
-        for row in db.all(
-            "SELECT id, lang, date, kind, numbering, sources, version, translates, fits, title, "
-            "counts FROM editions ORDER BY position"
-        ):
-            editions[row[0]] = Edition(
-                id=row[0],
-                lang=row[1],
-                date=row[2],
-                kind=row[3],
-                numbering=row[4],
-                sources=json.loads(row[5]),
-                version=row[6],
-                translates=row[7],
-                fits=json.loads(row[8]),
-                title=row[9],
-                counts=json.loads(row[10]),
-            )
+        editions = {ed.id: ed for ed in tables.editions(db)}
         super().__init__(
             editions=editions,
             rules=_Rules(self),  # type: ignore[arg-type]

@@ -1,30 +1,73 @@
-"""The small tables of ``kb.sqlite`` read whole (terms, examples, commentary, tournament rules,
-warnings): what :class:`~kb.store.reader.StoredKnowledgeBase` lists lazily, decoded from their rows."""
+"""The small tables of ``kb.sqlite`` read whole (editions, terms, examples, commentary, tournament
+rules, warnings): what :class:`~kb.store.reader.StoredKnowledgeBase` holds or lists lazily, each
+row decoded into its model object by one function from the table's columns."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from kb.model import Commentary, ExampleInfo, Term, TournamentRule
+from kb.model import Commentary, Edition, ExampleInfo, Term, TournamentRule
 
 if TYPE_CHECKING:
     from kb.store.reader import _Db
 
+T = TypeVar("T")
+_JSON: Callable[[Any], Any] = json.loads
+
+
+def _read(
+    db: _Db,
+    cls: Callable[..., T],
+    table: str,
+    columns: dict[str, Callable[[Any], Any] | None],
+    where: str = "",
+    params: Sequence[Any] = (),
+) -> list[T]:
+    """Every row of ``table`` (in its ``position`` order) as ``cls(**row)``: ``columns`` names
+    the columns, each with the decoder of its stored value (None: stored as is)."""
+    names = list(columns)
+    decoders = list(columns.values())
+    sql = f"SELECT {', '.join(names)} FROM {table} {where} ORDER BY position"
+    return [
+        cls(
+            **{
+                name: (value if decode is None else decode(value))
+                for name, decode, value in zip(names, decoders, row, strict=True)
+            }
+        )
+        for row in db.all(sql, params)
+    ]
+
+
+def editions(db: _Db) -> list[Edition]:
+    """The editions, in their order."""
+    return _read(
+        db,
+        Edition,
+        "editions",
+        {
+            "id": None,
+            "lang": None,
+            "date": None,
+            "kind": None,
+            "numbering": None,
+            "sources": _JSON,
+            "version": None,
+            "translates": None,
+            "fits": _JSON,
+            "title": None,
+            "counts": _JSON,
+        },
+    )
+
 
 def terms(db: _Db) -> list[Term]:
     """The term base, in its written order."""
-    return [
-        Term(
-            row[0],
-            json.loads(row[1]),
-            json.loads(row[2]),
-            json.loads(row[3]),
-            json.loads(row[4]),
-        )
-        for row in db.all("SELECT id, en, fr, ja, rules FROM terms ORDER BY position")
-    ]
+    return _read(
+        db, Term, "terms", {"id": None, "en": _JSON, "fr": _JSON, "ja": _JSON, "rules": _JSON}
+    )
 
 
 def examples(db: _Db, ids: Sequence[str] | None = None) -> list[ExampleInfo]:
@@ -32,65 +75,49 @@ def examples(db: _Db, ids: Sequence[str] | None = None) -> list[ExampleInfo]:
     where, params = "", ()
     if ids is not None:
         where, params = f"WHERE id IN ({','.join('?' * len(ids))})", tuple(ids)
-    return [
-        ExampleInfo(
-            id=row[0],
-            title=row[1],
-            path=row[2],
-            rules=json.loads(row[3]),
-            markdown=row[4],
-            passed=bool(row[5]),
-            trace=json.loads(row[6]),
-            trace_text=row[7],
-            titles=json.loads(row[8]),
-            prose=json.loads(row[9]),
-        )
-        for row in db.all(
-            "SELECT id, title, path, rules, markdown, passed, trace, trace_text, titles, prose "
-            f"FROM examples {where} ORDER BY position",
-            params,
-        )
-    ]
+    columns: dict[str, Callable[[Any], Any] | None] = {
+        "id": None,
+        "title": None,
+        "path": None,
+        "rules": _JSON,
+        "markdown": None,
+        "passed": bool,
+        "trace": _JSON,
+        "trace_text": None,
+        "titles": _JSON,
+        "prose": _JSON,
+    }
+    return _read(db, ExampleInfo, "examples", columns, where, params)
 
 
 def commentary(db: _Db) -> list[Commentary]:
     """The wiki commentary paragraphs, in their order."""
-    return [
-        Commentary(
-            id=row[0],
-            lang=row[1],
-            text=row[2],
-            source=row[3],
-            line=row[4],
-            heading=row[5],
-            about_rules=json.loads(row[6]),
-            about_terms=json.loads(row[7]),
-        )
-        for row in db.all(
-            "SELECT id, lang, text, source, line, heading, about_rules, about_terms "
-            "FROM commentary ORDER BY position"
-        )
-    ]
+    columns: dict[str, Callable[[Any], Any] | None] = {
+        "id": None,
+        "lang": None,
+        "text": None,
+        "source": None,
+        "line": None,
+        "heading": None,
+        "about_rules": _JSON,
+        "about_terms": _JSON,
+    }
+    return _read(db, Commentary, "commentary", columns)
 
 
 def tournament(db: _Db) -> list[TournamentRule]:
     """The tournament rules items, in their order."""
-    return [
-        TournamentRule(
-            id=row[0],
-            lang=row[1],
-            section=row[2],
-            text=row[3],
-            source=row[4],
-            line=row[5],
-            flags=json.loads(row[6]),
-            title=row[7],
-        )
-        for row in db.all(
-            "SELECT id, lang, section, text, source, line, flags, title FROM tournament "
-            "ORDER BY position"
-        )
-    ]
+    columns: dict[str, Callable[[Any], Any] | None] = {
+        "id": None,
+        "lang": None,
+        "section": None,
+        "text": None,
+        "source": None,
+        "line": None,
+        "flags": _JSON,
+        "title": None,
+    }
+    return _read(db, TournamentRule, "tournament", columns)
 
 
 def warnings(db: _Db) -> list[str]:
