@@ -13,12 +13,10 @@ from typing import Any, TextIO
 
 from kb.cli_types import MAX_LIMIT
 from kb.model import KnowledgeBase
-from kb.printed import other_meanings, printed_as_in, printed_in, printed_number
+from kb.printed import MAX_MEANINGS, other_meanings, printed_as_in, printed_in, printed_number
 
 #: Example games listed by ``kb rule`` (text); ``--json`` has them all.
 MAX_GAMES = 5
-#: Other rules a number named that ``kb rule`` tells (the newest).
-MAX_MEANINGS = 3
 #: Characters of a quoted line in ``kb rule`` text output before it is cut with an ellipsis.
 LINE_CHARS = 160
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from kb.model import LANGS, Edition, GlossaryEntry, KnowledgeBase, Rule
-from kb.rulenum import try_parse
+from kb.rulenum import LETTERS, try_parse
 from kb.text import nfkc
 
 if TYPE_CHECKING:
@@ -536,8 +536,8 @@ def move_step(old: str, new: str) -> tuple[int, ...] | None:
 
 
 def _letter_rank(letter: str) -> int:
-    # The rules skip "l" and "o" in their lettering: 702.19k is followed by 702.19m.
-    return ord(letter) - ord("a") - (letter > "l") - (letter > "o")
+    # The rules' lettering (kb.rulenum.LETTERS) skips "l" and "o": 702.19k is followed by 702.19m.
+    return bisect.bisect_left(LETTERS, letter)
 
 
 def move_runs(

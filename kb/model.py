@@ -135,6 +135,11 @@ class TournamentRule:
     #: with the section's number, since a bullet's own text rarely names what it is about.
     title: str = ""
 
+    @property
+    def heading(self) -> str:
+        """The section's number and name ("4.2 Raccourcis de tournoi")."""
+        return f"{self.section} {self.title}".strip()
+
 
 @dataclass(slots=True)
 class Term:

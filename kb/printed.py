@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from kb.cachemap import shared_cache
 from kb.model import KnowledgeBase, Rule
 
 __all__ = [
@@ -28,6 +29,8 @@ __all__ = [
 
 #: The flag prefix of a rule kept under another number than the one printed.
 PRINTED_AS = "printed-as:"
+#: The other meanings of a number a rule's CLI text and page name at most (the newest ones).
+MAX_MEANINGS = 3
 
 
 def printed_number(rule: Rule) -> str | None:
@@ -47,9 +50,8 @@ def printed_in(kb: KnowledgeBase, edition_id: str) -> dict[str, list[str]]:
     (``{"702.30d": ["702.30e"]}`` for 2009-09-04); empty for almost every edition.
 
     Kept per edition on a loaded knowledge base (read-only; a rebuild replaces it)."""
-    loaded = "_editions_of" in kb.__dict__
-    cache = kb.__dict__.setdefault("_printed_in", {}) if loaded else {}
-    found = cache.get(edition_id)
+    cache = shared_cache(kb, "_printed_in")
+    found = cache.get(edition_id) if cache is not None else None
     if found is None:
         table = kb.rules.get(edition_id)
         if table is None:
@@ -58,14 +60,13 @@ def printed_in(kb: KnowledgeBase, edition_id: str) -> dict[str, list[str]]:
         if query is not None:
             rows = query()
         else:
-            rows = [(r.number, r.flags) for r in table.values()]
-            rows.sort(key=lambda row: _order(row[0]))
+            rows = [(n, table[n].flags) for n in kb.ordered_numbers(edition_id)]
         found = {}
         for number, flags in rows:
             printed = _printed_flag(flags)
             if printed is not None:
                 found.setdefault(printed, []).append(number)
-        if loaded:
+        if cache is not None:
             cache[edition_id] = found
     return found
 
@@ -159,9 +160,3 @@ def _lineages(kb: KnowledgeBase, number: str, lang: str) -> list[tuple[str, tupl
                 lineage = found.lineage or found.canonical or f"{ed.id}:{number}"
                 rows[ed.id] = (lineage, found.canonical)
     return [(ed.id, rows[ed.id]) for ed in kb.editions_of(lang, full_only=True) if ed.id in rows]
-
-
-def _order(number: str) -> tuple[int, int, int]:
-    from kb.lookup import parse_key
-
-    return parse_key(number)

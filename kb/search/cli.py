@@ -8,6 +8,8 @@ from html import unescape
 from pathlib import Path
 from typing import TextIO
 
+from kb.cli_types import MAX_LIMIT
+
 
 def run_search_command(
     instance: Path,
@@ -63,7 +65,9 @@ def run_search_command(
         out.write("  " + " ".join(_plain(hit.snippet).split()) + "\n")
     shown = (page - 1) * limit + len(result.hits)
     if result.hits and result.total > shown:
-        out.write(f"\n… {result.total - shown} more: --page {page + 1} (--limit up to 100)\n")
+        out.write(
+            f"\n… {result.total - shown} more: --page {page + 1} (--limit up to {MAX_LIMIT})\n"
+        )
     return 0
 
 

@@ -272,8 +272,7 @@ def _other_documents(kb: KnowledgeBase) -> Iterable[Any]:
     for com in kb.commentary:
         yield Doc(f"c|{com.id}", "commentary", com.lang, f"c:{com.id}", com.heading or "", com.text)
     for item in kb.tournament:
-        title = f"{item.section} {item.title}".strip()
-        yield Doc(f"t|{item.id}", "tournament", item.lang, f"t:{item.id}", title, item.text)
+        yield Doc(f"t|{item.id}", "tournament", item.lang, f"t:{item.id}", item.heading, item.text)
     for ex in kb.examples:
         # The prose is what the example is about; its game script ("Bob passes") only adds
         # words at the weight of a rule's examples, so it is found but never outranks the prose.

@@ -3,6 +3,7 @@ editions and highlighted snippet, read from the knowledge base."""
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from kb.model import LANGS, Edition, KnowledgeBase, Rule, ancestor_numbers
@@ -135,18 +136,7 @@ class HitMaker:
                 if ed is None and len(self._rule_facts) < _RULE_FACTS:
                     self._rule_facts[(doc, scope)] = facts
             model, body = facts
-            hit = Hit(
-                model.kind,
-                model.number,
-                model.lang,
-                model.edition,
-                list(model.editions),
-                model.canonical,
-                model.title,
-                "",
-                score,
-                key=model.key,
-            )
+            hit = dataclasses.replace(model, editions=list(model.editions), snippet="", score=score)
             # The rule's own text is its document's body or the start of it: the stored spans.
             hit.snippet = self._snippet(doc, lang, body or hit.title, wanted, compiled, bool(body))
         elif kind == "g":
@@ -232,7 +222,7 @@ class HitMaker:
                 None,
                 [],
                 None,
-                f"MTR {item.section} {item.title}".rstrip(),
+                f"MTR {item.heading}",
                 self._snippet(doc, lang, item.text, wanted, compiled, True),
                 score,
                 key=ident,

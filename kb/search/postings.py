@@ -315,11 +315,6 @@ class Postings:
             ):
                 self._old_seq[(name, doc)] = marshal.loads(terms)
 
-    def current(self, name: str, term: str) -> Weights:
-        """The current documents having ``term`` in field ``name``, with their weights (a
-        document is there exactly when its term sequence has the term); never modify it."""
-        return self._cur.get(name, {}).get(term) or {}
-
     def term(self, name: str, term: str, everything: bool) -> Weights:
         """The weights of one term (current documents, or every document); never modify it."""
         cur = self._cur.get(name, {}).get(term)

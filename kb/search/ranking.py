@@ -388,7 +388,7 @@ class Ranker:
         order = compiled.order
         langs = self._langs
         sequence = self._index.sequence
-        current = self._index.current
+        term = self._index.term
         stop = self._index.stop
         out = []
         examples = self._example_docs if demote_examples else frozenset()
@@ -407,7 +407,7 @@ class Ranker:
             if len(wanted) > 1:
                 pairs = _pairs(wanted)
                 words = frozenset(t for pair in pairs for t in pair)
-                rows = [(w, current(name, w)) for w in words]
+                rows = [(w, term(name, w, False)) for w in words]
                 window = 1 if name == "gram_ja" else WINDOW
                 pairs_of[code] = (name, pairs, window, words, rows)
         for doc, score in best:

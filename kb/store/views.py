@@ -9,6 +9,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from kb.model import Change, GlossaryEntry, Rule
+from kb.printed import PRINTED_AS
 
 if TYPE_CHECKING:
     from kb.store.reader import StoredKnowledgeBase
@@ -42,8 +43,8 @@ class _Rules(Mapping[str, Mapping[str, Rule]]):
         rows = self._kb._db.all(
             "SELECT r.edition, l.lineage, l.canonical FROM rules r LEFT JOIN lineage l "
             "ON l.edition = r.edition AND l.number = r.number WHERE r.number = ? AND r.lang = ? "
-            "AND r.flags NOT LIKE '%printed-as:%'",
-            (number, lang),
+            "AND r.flags NOT LIKE '%' || ? || '%'",
+            (number, lang, PRINTED_AS),
         )
         return {ed: (lineage or f"{ed}:{number}", canonical) for ed, lineage, canonical in rows}
 
@@ -89,9 +90,9 @@ class _EditionRules(Mapping[str, Rule]):
         """``(number, flags)`` of the rules kept under another number than the one printed
         (flag ``printed-as:``), in document order: one indexed query, no rule decoded."""
         rows = self._kb._db.all(
-            "SELECT number, flags FROM rules WHERE edition = ? AND flags LIKE '%printed-as:%' "
+            "SELECT number, flags FROM rules WHERE edition = ? AND flags LIKE '%' || ? || '%' "
             "ORDER BY ord",
-            (self._ed,),
+            (self._ed, PRINTED_AS),
         )
         return [(number, json.loads(flags)) for number, flags in rows]
 

@@ -198,7 +198,7 @@ class LanguageName:
 
     def name(self, locale: str) -> str:
         """``en`` is "English", "anglais" or "英語"; an unknown code stays as it is."""
-        return _locale(locale).languages.get(self.code, self.code)
+        return language_name(self.code, locale)
 
 
 def text(msgid: str, **params: Any) -> Text:

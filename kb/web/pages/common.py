@@ -10,7 +10,7 @@ from flask.globals import _cv_request
 from kb import lookup
 from kb.cachemap import keep, shared_cache
 from kb.model import Edition, KnowledgeBase, Rule, parsed_number
-from kb.printed import other_meanings, printed_in, printed_number, printed_rule
+from kb.printed import MAX_MEANINGS, other_meanings, printed_in, printed_number, printed_rule
 from kb.rulenum import RuleNumber, try_parse
 from kb.serialise import edition_json
 from kb.web.i18n import LANGUAGE_NAMES, format_day, format_month
@@ -222,10 +222,6 @@ def numbering_notices(
         url = rule_url(locale, target) if target else rule_url(locale, old.number, meaning.last)
         out.append(_notice(text, locale, target or old.number, url))
     return out
-
-
-#: The other rules an old number named that a rule page reached by it names (the newest).
-MAX_MEANINGS = 3
 
 
 def _notice(

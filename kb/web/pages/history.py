@@ -35,17 +35,19 @@ def edition_labels(kb: KnowledgeBase, locale: str) -> dict[str, tuple[str | None
 
 def _next_full(kb: KnowledgeBase) -> dict[str, str]:
     """Per edition id: the next full edition of its language (kept on the knowledge base)."""
-    found = kb.__dict__.get("_next_full_edition")
-    if found is None:
-        found = {}
-        for lang in {ed.lang for ed in kb.editions.values()}:
-            after: str | None = None
-            for ed in reversed(kb.editions_of(lang)):
-                if after is not None:
-                    found[ed.id] = after
-                if ed.kind == "full":
-                    after = ed.id
-        kb.__dict__["_next_full_edition"] = found
+    cache = shared_cache(kb, "_next_full_edition")
+    if cache:
+        return cache
+    found: dict[str, str] = {}
+    for lang in {ed.lang for ed in kb.editions.values()}:
+        after: str | None = None
+        for ed in reversed(kb.editions_of(lang)):
+            if after is not None:
+                found[ed.id] = after
+            if ed.kind == "full":
+                after = ed.id
+    if cache is not None:
+        cache.update(found)
     return found
 
 
