@@ -289,28 +289,11 @@ def refresh_history(
         if not rows:
             continue
         hashes = [known[(ed, n)] for ed, n, _ in rows]
-        entries: list[list[Any]] = [[*rows[0], None, None, True]]
-        for i in range(1, len(rows)):
-            pe, pn, _ = rows[i - 1]
-            ed, n, change = rows[i]
-            renumbered = pn if pn != n else None
-            same = hashes[i - 1] == hashes[i]
-            if same or not edited(change, same):  # no word diff to show
-                entries.append(
-                    [
-                        ed,
-                        n,
-                        change,
-                        renumbered,
-                        None,
-                        renumbered is not None or edited(change, same),
-                    ]
-                )
-                continue
-            entry = [ed, n, change, renumbered, diffs.get((pe, pn, ed, n)), True]
-            if entry[4] is None:  # a new pair: diffed below
-                pending.setdefault((pe, pn, ed, n), []).append(entry)
-            entries.append(entry)
+        hashed = [(*row, h) for row, h in zip(rows, hashes, strict=True)]
+        entries = [
+            _entry(prev, row, diffs, pending)
+            for prev, row in zip([None, *hashed], hashed, strict=False)
+        ]
         out.append([lineage, lang, _digest(rows, hashes), entries, ",".join(hashes)])
     need = {key for p in pending for key in (p[:2], p[2:])} - texts.keys()
     texts.update(_texts(conn, need))
@@ -448,9 +431,9 @@ def _entry(
         return [ed, n, change, None, None, True]
     pe, pn, _, ph = prev
     renumbered = pn if pn != n else None
-    same = ph == h
-    if same or not edited(change, same):  # no word diff to show
-        return [ed, n, change, renumbered, None, renumbered is not None or edited(change, same)]
+    changed = edited(change, ph == h)
+    if ph == h or not changed:  # no word diff to show
+        return [ed, n, change, renumbered, None, renumbered is not None or changed]
     entry = [ed, n, change, renumbered, diffs.get((pe, pn, ed, n)), True]
     if entry[4] is None:
         pending.setdefault((pe, pn, ed, n), []).append(entry)

@@ -15,7 +15,7 @@ from flask.globals import _cv_app, _cv_request
 from flask.templating import Environment
 from jinja2 import BytecodeCache, FileSystemBytecodeCache, Template
 from jinja2.runtime import Context, Macro
-from markupsafe import Markup, escape
+from markupsafe import Markup
 from werkzeug.exceptions import HTTPException
 from werkzeug.http import quote_etag
 
@@ -25,14 +25,7 @@ from kb.web import i18n, resources, urls
 from kb.web.i18n import Text
 from kb.web.i18n import text as _
 from kb.web.pages.base import PageError
-
-try:
-    from markupsafe._speedups import _escape_inner
-except ImportError:  # markupsafe without its C speedups
-
-    def _escape_inner(text: str, /) -> str:
-        return str(escape(text))
-
+from kb.web.render import esc
 
 log = logging.getLogger(__name__)
 
@@ -98,18 +91,11 @@ class _Environment(Environment):
         return super().getattr(obj, attribute)
 
 
-def _escape(value: Any) -> str:
-    """What Jinja's autoescape writes for ``{{ value }}``, without a new :class:`Markup` per value.
-
-    Compiled templates call ``escape`` only on what they output (written out or buffered into a
-    macro's result, which is marked safe as a whole), so the plain escaped text serves the same;
-    markupsafe's ``escape`` built a Markup object around every value of every page."""
-    kind = type(value)
-    if kind is str:
-        return _escape_inner(value)
-    if kind is Markup:
-        return value  # type: ignore[no-any-return]
-    return escape(value)
+#: What Jinja's autoescape writes for ``{{ value }}`` (:func:`kb.web.render.esc`), without a new
+#: :class:`Markup` per value. Compiled templates call ``escape`` only on what they output
+#: (written out or buffered into a macro's result, which is marked safe as a whole), so the plain
+#: escaped text serves the same; markupsafe's ``escape`` built a Markup object around every value.
+_escape = esc
 
 
 class _Context(Context):

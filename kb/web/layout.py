@@ -22,7 +22,7 @@ from markupsafe import Markup
 from kb.web import embed
 from kb.web.i18n import LOCALES
 from kb.web.pages.base import WRITTEN
-from kb.web.pages.rule_body import esc
+from kb.web.render import esc
 
 #: The values of the layout, each written in it as ``kbSlot<name>x`` while it is made.
 _SLOTS = (

@@ -4,17 +4,36 @@ and sanitised Markdown."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
 import markdown
 import nh3
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from kb.link import link_html
 from kb.markdown import RuleRefExtension
 from kb.model import Ref
 from kb.worddiff import word_diff
 
-__all__ = ["markdown_html", "rule_html", "word_diff"]
+__all__ = ["esc", "markdown_html", "rule_html", "word_diff"]
+
+try:
+    from markupsafe._speedups import _escape_inner
+except ImportError:  # markupsafe without its C speedups
+
+    def _escape_inner(text: str, /) -> str:
+        return str(escape(text))
+
+
+def esc(value: Any) -> str:
+    """What ``{{ value }}`` writes with autoescape: a text escaped, :class:`Markup` as it is."""
+    kind = type(value)
+    if kind is str:
+        return _escape_inner(value)  # type: ignore[no-any-return]
+    if kind is Markup:
+        return value  # type: ignore[no-any-return]
+    return str(escape(value))
+
 
 #: What survives sanitising of rendered Markdown (examples are prose, lists, code and tables).
 ALLOWED_TAGS = {

@@ -17,27 +17,11 @@ from collections.abc import Callable
 from typing import Any
 
 from flask import current_app, g
-from markupsafe import Markup, escape
+from markupsafe import Markup
 
 from kb.cachemap import keep
+from kb.web.render import esc
 from kb.web.urls import url_for
-
-try:
-    from markupsafe._speedups import _escape_inner
-except ImportError:  # markupsafe without its C speedups
-
-    def _escape_inner(text: str, /) -> str:
-        return str(escape(text))
-
-
-def esc(value: Any) -> str:
-    """What ``{{ value }}`` writes with autoescape (see :func:`kb.web.app._escape`)."""
-    kind = type(value)
-    if kind is str:
-        return _escape_inner(value)  # type: ignore[no-any-return]
-    if kind is Markup:
-        return value  # type: ignore[no-any-return]
-    return str(escape(value))
 
 
 class _Text:
