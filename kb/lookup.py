@@ -16,7 +16,7 @@ from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from kb.model import LANGS, Edition, GlossaryEntry, KnowledgeBase, Rule
+from kb.model import LANGS, Edition, GlossaryEntry, KnowledgeBase, Rule, ancestor_numbers
 from kb.rulenum import LETTERS, try_parse
 from kb.text import nfkc
 
@@ -508,9 +508,8 @@ def rule_context(kb: KnowledgeBase, rule: Rule | None) -> str:
 
 def ancestor_title(kb: KnowledgeBase, rule: Rule) -> str:
     """The title of the nearest titled rule above (a subrule shows its rule's title)."""
-    number = try_parse(rule.number)
-    for anc in number.ancestors() if number else []:
-        node = kb.rule(rule.edition, str(anc))
+    for number in ancestor_numbers(rule.number):
+        node = kb.rule(rule.edition, number)
         if node is not None and node.title:
             return node.title
     return ""

@@ -6,7 +6,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from kb.model import LANGS, Edition, KnowledgeBase, Rule, ancestor_numbers
+from kb.lookup import ancestor_title
+from kb.model import LANGS, Edition, KnowledgeBase, Rule
 from kb.search.analysis import ANALYZERS
 from kb.search.compiler import Compiled
 from kb.search.highlight import gram_marker, highlight, marker
@@ -276,14 +277,7 @@ class HitMaker:
         key = (rule.edition, rule.number)
         title = self._titles.get(key)
         if title is None:
-            # kb.lookup.ancestor_title's answer, the number's ancestors parsed once per number.
-            title = ""
-            table = self.kb.rules.get(rule.edition, {})
-            for number in ancestor_numbers(rule.number):
-                node = table.get(number)
-                if node is not None and node.title:
-                    title = node.title
-                    break
+            title = ancestor_title(self.kb, rule)
             if len(self._titles) < 100_000:
                 self._titles[key] = title
         return title
