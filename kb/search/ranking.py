@@ -6,8 +6,8 @@ up, commentary yields to the rules it comments on, and a withdrawn text (history
 :func:`withdrawn_docs`) to the current ones. The executable examples, told in players' words,
 lend their scores to the rules they cite (:meth:`Ranker._cited`, :func:`example_citations`),
 and an English question's French and Japanese texts, met only through translated names, cover
-none of its words. Within a named concept's family the
-concept's words weigh alike and earlier subrules lead later ones (:meth:`Ranker._level`)."""
+none of its words. Within a named concept's family the concept's words weigh alike and earlier
+subrules lead later ones (:meth:`Ranker._level`)."""
 
 from __future__ import annotations
 
@@ -71,7 +71,6 @@ EXAMPLE_DEMOTION = 0.2
 #: ... and this much more when it does (rules' own "Example:" lines also have the word).
 EXAMPLE_WANTED = 3.0
 
-
 #: The executable examples (``corpus/examples``) tell a game in players' words and name the rules
 #: deciding it: each of the :data:`EXAMPLE_VOTERS` best-matching examples adds this share of
 #: its (undemoted) score to the current English text of every rule it cites (see
@@ -80,19 +79,16 @@ EXAMPLE_WANTED = 3.0
 EXAMPLE_VOTE = 0.4
 EXAMPLE_VOTERS = 3
 
-
 #: Commentary (wiki paragraphs about a rule) weighs this much against the rules for a question:
 #: the rules are the answer, the commentary a reading of them.
 COMMENTARY_DEMOTION = 0.5
 #: Share of the scores of a rule's other-language texts added to its best text's.
 LANG_FUSION = 0.5
 
-
 #: A withdrawn text (a glossary entry or rule its language's newest full edition no longer has;
 #: default searches still see it, as the newest version of itself) weighs this much: it is
 #: history, and ranks below what the rules say today.
 WITHDRAWN = 0.2
-
 
 #: The rule opening a concept the question names weighs this much more (see Ranker._open),
 #: when the question names only concepts, and when it names more.
@@ -132,6 +128,7 @@ class Ranker:
         }
         self._example_docs = frozenset(d for d, k in enumerate(kinds) if k == "example")
         self._tournament_docs = frozenset(d for d, k in enumerate(kinds) if k == "tournament")
+        self._defining_docs: dict[tuple[str, int], frozenset[int]] = {}  # see _defining
 
     def order(
         self,
@@ -192,7 +189,14 @@ class Ranker:
         the concept naming ``root`` is among its first :data:`SUBJECT_WORDS` words: "Lifelink is
         a static ability" defines lifelink, while 603.6d ("Some permanents have text that reads
         ... enters tapped. Such text is a static ability") is named by "enters the
-        battlefield" and defines something else."""
+        battlefield" and defines something else. A fact of the index: kept per root."""
+        key = (root, SUBJECT_WORDS)
+        found = self._defining_docs.get(key)
+        if found is None:
+            found = self._defining_docs[key] = self._find_defining(root)
+        return found
+
+    def _find_defining(self, root: str) -> frozenset[int]:
         docs = self._concepts.subtree(root) & self._definitions
         if not SUBJECT_WORDS:
             return docs
