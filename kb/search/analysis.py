@@ -111,18 +111,61 @@ def _fr_word(word: str) -> str | None:
     return None if word in FR_STOP else word
 
 
-def analyze_en(text: str) -> list[Span]:
+def _latin_analyser(
+    keep: Callable[[str], str | None], stem: Callable[[str], str] | None, doc: str
+) -> Callable[[str], list[Span]]:
+    """A Latin analyser: the words ``keep`` keeps (as it gives them), stemmed by ``stem`` if
+    given, with their offsets (:func:`_short_terms` is the same without offsets)."""
+    if stem is None:
+
+        def analyse(text: str) -> list[Span]:
+            return [(k, a, b) for w, a, b in _latin_words(normalize(text)) if (k := keep(w))]
+
+    else:
+
+        def analyse(text: str) -> list[Span]:
+            return [(stem(k), a, b) for w, a, b in _latin_words(normalize(text)) if (k := keep(w))]
+
+    analyse.__doc__ = doc
+    return analyse
+
+
+analyze_en = _latin_analyser(
+    _en_word,
+    stem_en,
     """English index terms: stop words out, stemmed.
 
     >>> [t for t, _, _ in analyze_en("The player's triggered abilities (see rule 117.3a)")]
     ['player', 'trigger', 'abil', 'see', 'rule', '117.3a']
-    """
-    out: list[Span] = []
-    for word, start, end in _latin_words(normalize(text)):
-        kept = _en_word(word)
-        if kept is not None:
-            out.append((stem_en(kept), start, end))
-    return out
+    """,
+)
+plain_en = _latin_analyser(
+    _en_word,
+    None,
+    """English words as spelled (lower-case, no stemming): fuzzy matching and suggestions.
+
+    >>> [t for t, _, _ in plain_en("The player's triggered abilities")]
+    ['player', 'triggered', 'abilities']
+    """,
+)
+analyze_fr = _latin_analyser(
+    _fr_word,
+    stem_fr,
+    """French index terms: elision, stop words, accent folding, then stemming.
+
+    >>> [t for t, _, _ in analyze_fr("L'étape de nettoyage : qu'un joueur reçoive la priorité")]
+    ['etap', 'nettoyag', 'joueur', 'recoiv', 'priorit']
+    """,
+)
+plain_fr = _latin_analyser(
+    _fr_word,
+    None,
+    """French words without stemming (elision off, accents folded).
+
+    >>> [t for t, _, _ in plain_fr("d'éphémère à tout moment")]
+    ['ephemere', 'tout', 'moment']
+    """,
+)
 
 
 def marker(lang: str, wanted: set[str]) -> Callable[[str], list[Span]]:
@@ -168,48 +211,6 @@ def marker(lang: str, wanted: set[str]) -> Callable[[str], list[Span]]:
         return out
 
     return analyze
-
-
-def plain_en(text: str) -> list[Span]:
-    """English words as spelled (lower-case, no stemming): fuzzy matching and suggestions.
-
-    >>> [t for t, _, _ in plain_en("The player's triggered abilities")]
-    ['player', 'triggered', 'abilities']
-    """
-    out: list[Span] = []
-    for word, start, end in _latin_words(normalize(text)):
-        kept = _en_word(word)
-        if kept is not None:
-            out.append((kept, start, end))
-    return out
-
-
-def analyze_fr(text: str) -> list[Span]:
-    """French index terms: elision, stop words, accent folding, then stemming.
-
-    >>> [t for t, _, _ in analyze_fr("L'étape de nettoyage : qu'un joueur reçoive la priorité")]
-    ['etap', 'nettoyag', 'joueur', 'recoiv', 'priorit']
-    """
-    out: list[Span] = []
-    for word, start, end in _latin_words(normalize(text)):
-        kept = _fr_word(word)
-        if kept is not None:
-            out.append((stem_fr(kept), start, end))
-    return out
-
-
-def plain_fr(text: str) -> list[Span]:
-    """French words without stemming (elision off, accents folded).
-
-    >>> [t for t, _, _ in plain_fr("d'éphémère à tout moment")]
-    ['ephemere', 'tout', 'moment']
-    """
-    out: list[Span] = []
-    for word, start, end in _latin_words(normalize(text)):
-        kept = _fr_word(word)
-        if kept is not None:
-            out.append((kept, start, end))
-    return out
 
 
 # The Japanese analyser of this process is :data:`JA_DEFAULT` here (tests set it).
