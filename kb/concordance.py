@@ -91,6 +91,25 @@ class Alignment:
         return str(type(num)(new_major, num.minor, num.letter))
 
 
+def _sibling_parents(result: Alignment) -> dict[str, set[str]]:
+    """Old parent -> the new parents its matched subrules went to."""
+    out: dict[str, set[str]] = {}
+    for a, b in result.pairs.items():
+        out.setdefault(_parent(a), set()).add(_parent(b))
+    return out
+
+
+def near_places(
+    number: str, result: Alignment, sibling_parents: Mapping[str, set[str]]
+) -> set[str]:
+    """The new parents near old rule ``number``'s expected place: its renumbered parent, where
+    its parent went, and where its matched siblings went (110.5b/d became 111.3/5, so 110.5c
+    is near 111.4)."""
+    expected = result.shifted(number) or number
+    pools = {_parent(expected), result.pairs.get(_parent(number), "")}
+    return pools | sibling_parents.get(_parent(number), set())
+
+
 def align(
     old: Mapping[str, Rule], new: Mapping[str, Rule], overrides: Mapping[str, str] = {}
 ) -> Alignment:
@@ -142,9 +161,7 @@ def align(
         if number not in taken:
             parent = _parent(number)
             unmatched_new.setdefault(parent, []).append(number)
-    sibling_parents: dict[str, set[str]] = {}
-    for a, b in result.pairs.items():
-        sibling_parents.setdefault(_parent(a), set()).add(_parent(b))
+    sibling_parents = _sibling_parents(result)
     for number in sorted(old, key=_order):
         if number in result.pairs:
             continue
@@ -157,10 +174,7 @@ def align(
         ):
             pair(number, expected)
             continue
-        # Near the expected place: under its renumbered parent, under where the parent went, and
-        # under where its matched siblings went (110.5b/d became 111.3/5, so 110.5c is near 111.4).
-        pools = {_parent(expected), result.pairs.get(_parent(number), "")}
-        pools |= sibling_parents.get(_parent(number), set())
+        pools = near_places(number, result, sibling_parents)
         candidates = {c for pool in pools for c in unmatched_new.get(pool, [])}
         best, best_score = None, FUZZY_MIN
         for cand in candidates:

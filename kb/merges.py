@@ -11,7 +11,15 @@ from __future__ import annotations
 import difflib
 from collections.abc import Mapping
 
-from kb.concordance import Alignment, _order, _parent, _words, rule_key
+from kb.concordance import (
+    Alignment,
+    _order,
+    _parent,
+    _sibling_parents,
+    _words,
+    near_places,
+    rule_key,
+)
 from kb.model import Rule
 
 __all__ = ["CARRIED_MIN", "CARRIED_WORDS", "pair_carried"]
@@ -35,19 +43,18 @@ def pair_carried(
     for number in unmatched:
         near.setdefault(_parent(number), []).append(number)
         near.setdefault(_parent(_parent(number)), []).append(number)
-    sibling_parents: dict[str, set[str]] = {}
-    for a, b in result.pairs.items():
-        sibling_parents.setdefault(_parent(a), set()).add(_parent(b))
+    sibling_parents = _sibling_parents(result)
+    words: dict[str, tuple[str, ...]] = {}  # a candidate's words, split once
     found: list[tuple[int, str, str]] = []
     for number in sorted(old, key=_order):
         if number in result.pairs or old[number].title:
             continue
-        expected = result.shifted(number) or number
-        pools = {_parent(expected), result.pairs.get(_parent(number), "")}
-        pools |= sibling_parents.get(_parent(number), set())
+        pools = near_places(number, result, sibling_parents)
         a = _words(rule_key(old[number]))
         for cand in {c for pool in pools if pool for c in near.get(pool, [])}:
-            b = _words(rule_key(new[cand]))
+            b = words.get(cand)
+            if b is None:
+                b = words[cand] = _words(rule_key(new[cand]))
             if min(len(a), len(b)) < CARRIED_WORDS:
                 continue
             blocks = difflib.SequenceMatcher(None, a, b, autojunk=False).get_matching_blocks()
