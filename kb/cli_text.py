@@ -13,7 +13,13 @@ from typing import Any, TextIO
 
 from kb.cli_types import MAX_LIMIT
 from kb.model import KnowledgeBase
-from kb.printed import MAX_MEANINGS, other_meanings, printed_as_in, printed_in, printed_number
+from kb.printed import (
+    MAX_MEANINGS,
+    other_meanings,
+    printed_as_in,
+    printed_facts,
+    printed_number,
+)
 
 #: Example games listed by ``kb rule`` (text); ``--json`` has them all.
 MAX_GAMES = 5
@@ -100,20 +106,19 @@ def numbering_notes(kb: KnowledgeBase, rule: Any, meanings: bool = True) -> list
     ed = kb.editions[rule.edition]
     day = ed.date or rule.edition
     notes = []
-    printed = printed_number(rule)
-    if printed and kb.rule(rule.edition, printed) is not None:
+    printed, second, others_kept = printed_facts(kb, rule)
+    if second:
         notes.append(
             f"Printed as {printed} in {day}, the second rule with that number; "
             f"kept as {rule.number} (kb rule {printed} --edition {day} is the first)."
         )
     elif printed:
         notes.append(f"Printed as {printed} in {day} (a misprint); kept as {rule.number}.")
-    for other in printed_in(kb, rule.edition).get(rule.number, ()):
-        if other != rule.number:
-            notes.append(
-                f"{day} prints {rule.number} for another rule too: kept as {other} "
-                f"(kb rule {other} --edition {day})."
-            )
+    for other in others_kept:
+        notes.append(
+            f"{day} prints {rule.number} for another rule too: kept as {other} "
+            f"(kb rule {other} --edition {day})."
+        )
     others = other_meanings(kb, rule) if meanings else []
     for meaning in others[-MAX_MEANINGS:]:
         first, last = (kb.editions[e].date or e for e in (meaning.first, meaning.last))

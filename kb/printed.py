@@ -16,11 +16,13 @@ from kb.cachemap import shared_cache
 from kb.model import KnowledgeBase, Rule
 
 __all__ = [
+    "MAX_MEANINGS",
     "PRINTED_AS",
     "Meaning",
     "other_meanings",
     "printed_anywhere",
     "printed_as_in",
+    "printed_facts",
     "printed_in",
     "printed_number",
     "printed_rule",
@@ -69,6 +71,16 @@ def printed_in(kb: KnowledgeBase, edition_id: str) -> dict[str, list[str]]:
         if cache is not None:
             cache[edition_id] = found
     return found
+
+
+def printed_facts(kb: KnowledgeBase, rule: Rule) -> tuple[str | None, bool, list[str]]:
+    """What a reader of ``rule``'s number should know of how its edition printed it: the number
+    printed for it when kept under another (None: printed as kept), whether that printed number
+    is another rule's too (``rule`` is the second printed so, not a misprint), and the numbers
+    the edition keeps the other rules it printed as ``rule.number`` under."""
+    printed = printed_number(rule)
+    second = printed is not None and kb.rule(rule.edition, printed) is not None
+    return printed, second, list(printed_in(kb, rule.edition).get(rule.number, ()))
 
 
 def printed_as_in(kb: KnowledgeBase, edition_id: str, number: str) -> str | None:

@@ -10,7 +10,12 @@ from flask.globals import _cv_request
 from kb import lookup
 from kb.cachemap import keep, shared_cache
 from kb.model import Edition, KnowledgeBase, Rule, parsed_number
-from kb.printed import MAX_MEANINGS, other_meanings, printed_in, printed_number, printed_rule
+from kb.printed import (
+    MAX_MEANINGS,
+    other_meanings,
+    printed_facts,
+    printed_rule,
+)
 from kb.rulenum import RuleNumber, try_parse
 from kb.serialise import edition_json
 from kb.web.i18n import LANGUAGE_NAMES, format_day, format_month
@@ -179,8 +184,8 @@ def numbering_notices(
     number named (the paying-life rule from 2009 to 2010). Each: ``text``, and the ``link``
     label and ``url`` of the other rule, if any."""
     out: list[dict[str, Any]] = []
-    printed = printed_number(rule)
-    if printed and kb.rule(rule.edition, printed) is not None:
+    printed, second, others_kept = printed_facts(kb, rule)
+    if second:
         text = _(
             "Printed as %(number)s in this edition, after another rule with that number: kept "
             "as %(kept)s. The first:",
@@ -195,7 +200,7 @@ def numbering_notices(
             kept=rule.number,
         )
         out.append(_notice(text, locale))
-    for other in printed_in(kb, rule.edition).get(rule.number, ()):
+    for other in others_kept:
         text = _(
             "This edition printed %(number)s for another rule too, kept as:", number=rule.number
         )
