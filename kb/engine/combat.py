@@ -348,7 +348,9 @@ class Combat(GameState):
         left = power
         for i, b in enumerate(blockers):
             lethal = 1 if self.has(obj, "deathtouch") else max(0, self.toughness(b) - b.damage)
-            last = i == len(blockers) - 1 and not trample
+            # The last blocker takes the rest unless trample can carry it on to what the
+            # attacker attacks: with that gone (702.19f), the blockers take it all (510.1c).
+            last = i == len(blockers) - 1 and not (trample and attacked)
             amount = left if last else min(left, lethal)
             if amount:
                 out.append((obj, ("object", b.id), amount))

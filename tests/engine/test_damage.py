@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kb.engine import Action, Game, Step, default_pool, parse_card
+from kb.engine import Action, Game, Step, default_pool, parse_card, run_example_file
 
 
 def blocked_game(attacker: str, blockers: list[str], extra: list[str] = ()) -> Game:
@@ -158,3 +158,34 @@ def test_the_announcing_player_conceding_lets_combat_go_on_without_them():
     assert not game.game_over and game.awaiting is None
     assert game.priority_player == "Bob"  # 800.4j: the turn goes on without its active player
     assert len(game.zone("Bob", "battlefield")) == 2
+
+
+TRAMPLER_LOSES_ITS_PLANESWALKER = """# Trample blocked, its planeswalker gone
+
+rules: 702.19f, 510.1c
+
+```game
+players: Alice, Bob
+turn: Alice, declare attackers
+Alice has: hand [Shock]; battlefield [Colossal Dreadmaw, Mountain]
+Bob has: battlefield ["Chandra, Torch of Defiance" (2 loyalty), Grizzly Bears]
+Alice attacks with Colossal Dreadmaw attacking "Chandra, Torch of Defiance"
+Alice passes
+Bob passes
+Bob blocks Colossal Dreadmaw with Grizzly Bears
+Alice casts Shock targeting "Chandra, Torch of Defiance"
+Alice passes
+Bob passes
+advance to Alice combat damage
+? log: Colossal Dreadmaw deals 6 combat damage to Grizzly Bears
+? life Bob: 20
+```
+"""
+
+
+def test_a_blocked_trampler_whose_planeswalker_left_deals_all_its_damage_to_its_blocker(tmp_path):
+    # 702.19f: nothing can be assigned past the blocker, so none of the 6 is lost (510.1c).
+    path = tmp_path / "trample.md"
+    path.write_text(TRAMPLER_LOSES_ITS_PLANESWALKER, encoding="utf-8")
+    result = run_example_file(path)
+    assert result.passed, result.failures
