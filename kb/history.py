@@ -38,6 +38,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from kb.dbwrite import bulk_write
 from kb.model import LANGS, KnowledgeBase
 from kb.worddiff import word_diff
 
@@ -143,9 +144,8 @@ def write_history(
     """
     path = Path(path)
     reuse = _previous_entries(previous if previous is not None else _published(path))
-    conn = sqlite3.connect(path, isolation_level=None)
-    try:
-        conn.execute("BEGIN")
+    written = 0
+    with bulk_write(path) as conn:
         wanted = None if lineages is None else sorted(set(lineages))
         if not _table_ready(conn):
             wanted = None
@@ -153,8 +153,7 @@ def write_history(
             conn.execute("DELETE FROM history")
         else:
             conn.executemany("DELETE FROM history WHERE lineage = ?", [(x,) for x in wanted])
-        written = 0
-        batch: list[tuple[str, str, str, str, str]] = []
+        batch: list[tuple[str, ...]] = []
         for row in history_rows(_grouped(conn, wanted), reuse):
             batch.append(row)
             if len(batch) >= 2000:
@@ -163,10 +162,7 @@ def write_history(
                 batch.clear()
         conn.executemany(_INSERT, batch)
         written += len(batch)
-        conn.execute("COMMIT")
-        return written
-    finally:
-        conn.close()
+    return written
 
 
 def history_rows(
@@ -212,18 +208,11 @@ def edition_positions(kb: KnowledgeBase) -> dict[str, int]:
 def insert_history(path: Path, rows: list[tuple[str, str, str, str, str]]) -> int:
     """Write the whole ``history`` table of the new database at ``path`` from ``rows``
     (:func:`kb_history_rows`); returns the rows written."""
-    conn = sqlite3.connect(path, isolation_level=None)
-    try:
-        conn.execute("PRAGMA journal_mode = OFF")
-        conn.execute("PRAGMA synchronous = OFF")
-        conn.execute("BEGIN")
+    with bulk_write(path) as conn:
         _table_ready(conn)
         conn.execute("DELETE FROM history")
         conn.executemany(_INSERT, rows)
-        conn.execute("COMMIT")
-        return len(rows)
-    finally:
-        conn.close()
+    return len(rows)
 
 
 _INSERT = "INSERT INTO history VALUES (?, ?, ?, ?, ?)"

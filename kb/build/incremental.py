@@ -33,7 +33,6 @@ from __future__ import annotations
 import gc
 import json
 import shutil
-import sqlite3
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -46,6 +45,7 @@ from kb.build.patch import NotIncremental, Patch
 from kb.build.read import read_cached
 from kb.build.reindex import build_index_from
 from kb.buildcache import BuildCache
+from kb.dbwrite import bulk_write
 from kb.history import write_history
 from kb.model import KnowledgeBase
 from kb.sources.records import Problem
@@ -145,15 +145,8 @@ def _add_edition(
                 indexing = Forked(*index_args)  # runs here and now
             else:
                 patch.send_concordance()
-            conn = sqlite3.connect(staging / KB_FILE, isolation_level=None)
-            try:
-                conn.execute("PRAGMA journal_mode = OFF")
-                conn.execute("PRAGMA synchronous = OFF")
-                conn.execute("BEGIN")
+            with bulk_write(staging / KB_FILE) as conn:
                 patch.write(conn, digest)
-                conn.execute("COMMIT")
-            finally:
-                conn.close()
             if patch.history_whole:  # a history table of an older format, replaced whole
                 write_history(staging / KB_FILE)
             old.close()
