@@ -4,18 +4,22 @@ Every rule page shows the rule in every edition of each language, one row per ch
 word diff. Computing the diffs on each view cost more than the rest of the page together, and
 they change only with a build, so the build writes them into their own table of ``kb.sqlite``:
 
-``history(lineage, lang, digest, entries, texts)``
-    ``texts`` lists, entry by entry, a short hash of the rule's ``title text``; ``digest`` hashes
-    what the entries are made from (each edition's number, change and that text hash), so that
-    the next build reuses the entries of every lineage whose texts did not change instead of
-    diffing them again, and an incremental build knows which texts changed without reading
-    them (:func:`patch_history`). ``entries`` is a JSON list, oldest edition first, of
-    ``[edition, number, change, renumbered_from, diff_html, changed]``: ``renumbered_from`` is the
+``history(lineage, lang, digest, entries, texts, examples)``
+    ``texts`` lists, entry by entry, a short hash of the rule's ``title text``, ``examples`` one
+    of its examples (empty for a rule without any); ``digest`` hashes what the entries are made
+    from (each edition's number, change and those hashes), so that the next build reuses the
+    entries of every lineage whose texts did not change instead of diffing them again, and an
+    incremental build knows which texts changed without reading them (:func:`patch_history`).
+    ``entries`` is a JSON list, oldest edition first, of ``[edition, number, change,
+    renumbered_from, diff_html, changed, examples_diff_html]``: ``renumbered_from`` is the
     number of the previous entry when it differs, ``diff_html`` the word diff
     (:mod:`kb.worddiff`) of ``title text`` with the previous entry where the lineage calls the
-    rule edited and that text differs (NULL otherwise: a change of typography only is no edit)
-    and ``changed`` 1 on the first entry and wherever the number changed or the lineage calls
-    the rule edited (where the folded history starts a new row; :func:`edited`).
+    rule edited and that text differs (NULL otherwise: a change of typography only is no edit),
+    ``changed`` 1 on the first entry and wherever the number changed or the lineage calls the
+    rule edited (where the folded history starts a new row; :func:`edited`), and
+    ``examples_diff_html`` the word diff of the examples (one per line) where the lineage calls
+    the rule edited, its ``title text`` is the previous entry's and its examples are not (the
+    edit is in its examples; NULL otherwise).
 
 :func:`write_history` fills the table from the database alone (editions, lineage and rules), so
 a full build calls it once. An incremental build knows which rules it added, renamed or
@@ -46,12 +50,13 @@ TABLE = "history"
 SCHEMA = (
     "CREATE TABLE IF NOT EXISTS history ("
     "lineage TEXT NOT NULL, lang TEXT NOT NULL, digest TEXT NOT NULL, entries TEXT NOT NULL, "
-    "texts TEXT NOT NULL)",
+    "texts TEXT NOT NULL, examples TEXT NOT NULL)",
     "CREATE UNIQUE INDEX IF NOT EXISTS history_by_lineage ON history (lineage, lang)",
 )
 
-#: One history entry: (edition, number, change, renumbered_from, diff HTML, changed).
-Entry = tuple[str, str, str | None, str | None, str | None, bool]
+#: One history entry: (edition, number, change, renumbered_from, diff HTML, changed, examples
+#: diff HTML).
+Entry = tuple[str, str, str | None, str | None, str | None, bool, str | None]
 
 #: What the lineage classification (:func:`kb.concordance.change_between`) calls an unchanged
 #: text: the same words, whatever their typography (quotes, spaces, renumbered references).
@@ -65,16 +70,18 @@ def edited(change: str | None, same_text: bool) -> bool:
     return not same_text if change is None else change not in KEPT
 
 
-def fold(rows: Iterable[tuple[str, str, str | None, str | None, str | None]]) -> list[Entry]:
-    """``(edition, number, change, title, text)`` of one lineage in one language, oldest first,
-    as history entries: each compared with the one before (its number and, where its change
-    is an edit, its word diff)."""
+def fold(rows: Iterable[tuple[str, str, str | None, str | None, str | None, str]]) -> list[Entry]:
+    """``(edition, number, change, title, text, examples)`` of one lineage in one language,
+    oldest first (``examples``: the JSON list, as the ``rules`` table holds it), as history
+    entries: each compared with the one before (its number and, where its change is an edit,
+    the word diff of its text, or of its examples when its text is the same)."""
     out: list[Entry] = []
     prev_number: str | None = None
     prev_text: str | None = None
-    for edition, number, change, title, text in rows:
+    prev_examples = "[]"
+    for edition, number, change, title, text, examples in rows:
         full = f"{title or ''} {text or ''}".strip()
-        renumbered = diff = None
+        renumbered = diff = examples_diff = None
         changed = prev_number is None
         if prev_number is not None:
             if prev_number != number:
@@ -84,15 +91,29 @@ def fold(rows: Iterable[tuple[str, str, str | None, str | None, str | None]]) ->
                 changed = True
                 if prev_text != full:
                     diff = str(word_diff(prev_text or "", full))
-        out.append((edition, number, change, renumbered, diff, changed))
-        prev_number, prev_text = number, full
+                elif change == "edited" and prev_examples != examples:
+                    examples_diff = _examples_diff(prev_examples, examples)
+        out.append((edition, number, change, renumbered, diff, changed, examples_diff))
+        prev_number, prev_text, prev_examples = number, full, examples
     return out
+
+
+def _examples_diff(old: str, new: str) -> str:
+    """The word diff of two rules' examples (JSON lists), one example a line."""
+    return str(word_diff("\n".join(json.loads(old)), "\n".join(json.loads(new))))
 
 
 def compute(kb: KnowledgeBase, lineage: str, lang: str) -> list[Entry]:
     """The entries of one lineage in one language from the knowledge base itself."""
     return fold(
-        (e["edition"], e["number"], e["change"], e.get("title"), e.get("text"))
+        (
+            e["edition"],
+            e["number"],
+            e["change"],
+            e.get("title"),
+            e.get("text"),
+            _ENCODE(e.get("examples") or []),
+        )
         for e in kb.history_texts(lineage, lang)
     )
 
@@ -100,7 +121,7 @@ def compute(kb: KnowledgeBase, lineage: str, lang: str) -> list[Entry]:
 def _grouped(conn: sqlite3.Connection, lineages: list[str] | None) -> Iterator[Any]:
     """``((lineage, lang), rows)`` in lineage order, each edition's rule oldest first."""
     sql = (
-        "SELECT l.lineage, e.lang, l.edition, l.number, l.change, r.title, r.text "
+        "SELECT l.lineage, e.lang, l.edition, l.number, l.change, r.title, r.text, r.examples "
         "FROM lineage l JOIN editions e ON e.id = l.edition "
         "JOIN rules r ON r.edition = l.edition AND r.number = l.number AND r.lang = e.lang "
         "{where} ORDER BY l.lineage, e.lang, e.position"
@@ -168,31 +189,41 @@ def write_history(
 def history_rows(
     groups: Iterable[tuple[tuple[str, str], list[tuple[Any, ...]]]],
     reuse: Mapping[tuple[str, str], tuple[str, str]],
-) -> Iterator[tuple[str, str, str, str, str]]:
-    """The ``history`` rows of ``((lineage, lang), [(edition, number, change, title, text)])``
-    groups, each lineage's entries copied from ``reuse`` when its inputs hash alike."""
+) -> Iterator[tuple[str, ...]]:
+    """The ``history`` rows of ``((lineage, lang), [(edition, number, change, title, text,
+    examples)])`` groups, each lineage's entries copied from ``reuse`` when its inputs hash
+    alike."""
     for (lineage, lang), rows in groups:
-        hashes = [text_hash(title, text) for _, _, _, title, text in rows]
-        digest = _digest(rows, hashes)
+        hashes = [text_hash(title, text) for _, _, _, title, text, _ in rows]
+        examples = [examples_hash(row[5]) for row in rows]
+        digest = _digest(rows, hashes, examples)
         old = reuse.get((lineage, lang))
         if old is not None and old[0] == digest:
             data = old[1]
         else:
             data = json.dumps(fold(rows), ensure_ascii=False)
-        yield lineage, lang, digest, data, ",".join(hashes)
+        yield lineage, lang, digest, data, ",".join(hashes), ",".join(examples)
 
 
-def kb_history_rows(kb: KnowledgeBase, path: Path) -> list[tuple[str, str, str, str, str]]:
+def kb_history_rows(kb: KnowledgeBase, path: Path) -> list[tuple[str, ...]]:
     """The rows :func:`write_history` writes into the full database of ``kb`` at ``path``,
     made from the knowledge base in memory rather than read back from the database (so that a
     second process makes them while the first writes the database; :func:`insert_history`)."""
     positions = edition_positions(kb)
-    groups: dict[tuple[str, str], list[tuple[int, str, str, Any, Any, Any]]] = {}
+    groups: dict[tuple[str, str], list[tuple[int, str, str, Any, Any, Any, str]]] = {}
     for lineage, by_edition in kb.concordance.items():
         for ed_id, number in by_edition.items():
             rule = kb.rules[ed_id][number]
             groups.setdefault((lineage, kb.editions[ed_id].lang), []).append(
-                (positions[ed_id], ed_id, number, rule.change, rule.title, rule.text)
+                (
+                    positions[ed_id],
+                    ed_id,
+                    number,
+                    rule.change,
+                    rule.title,
+                    rule.text,
+                    _ENCODE(rule.examples) if rule.examples else "[]",
+                )
             )
     ordered = ((key, [row[1:] for row in sorted(groups[key])]) for key in sorted(groups))
     return list(history_rows(ordered, _previous_entries(_published(Path(path)))))
@@ -205,7 +236,7 @@ def edition_positions(kb: KnowledgeBase) -> dict[str, int]:
     return {e.id: i for i, e in enumerate(ordered)}
 
 
-def insert_history(path: Path, rows: list[tuple[str, str, str, str, str]]) -> int:
+def insert_history(path: Path, rows: list[tuple[str, ...]]) -> int:
     """Write the whole ``history`` table of the new database at ``path`` from ``rows``
     (:func:`kb_history_rows`); returns the rows written."""
     with bulk_write(path) as conn:
@@ -215,19 +246,29 @@ def insert_history(path: Path, rows: list[tuple[str, str, str, str, str]]) -> in
     return len(rows)
 
 
-_INSERT = "INSERT INTO history VALUES (?, ?, ?, ?, ?)"
+_INSERT = "INSERT INTO history VALUES (?, ?, ?, ?, ?, ?)"
 
 
 def _table_ready(conn: sqlite3.Connection) -> bool:
     """Create the table if absent; False when a table of an older format had to be replaced
     (copied with the database it was built in: its rows cannot be kept beside the new ones)."""
     columns = {row[1] for row in conn.execute("PRAGMA table_info(history)")}
-    old = bool(columns) and "texts" not in columns
+    old = bool(columns) and "examples" not in columns
     if old:
         conn.execute("DROP TABLE history")
     for statement in SCHEMA:
         conn.execute(statement)
     return not old
+
+
+#: A rule in a lineage's sequence: (edition, number, change, text hash, examples hash).
+_Row = tuple[str, str, Any, str, str]
+#: A rule's (``title text``, examples JSON), as :func:`fold` compares them.
+_Texts = dict[tuple[str, str], tuple[str, str]]
+#: A word diff to fill, or filled: (entry slot, previous edition and number, edition, number).
+_Pair = tuple[int, str, str, str, str]
+
+_DIFF, _EXAMPLES_DIFF = 4, 6  # the slots of an entry's two word diffs
 
 
 def refresh_history(
@@ -242,58 +283,49 @@ def refresh_history(
     ``sequences`` gives each touched ``(lineage, lang)`` its ``(edition, number, change)`` rows,
     oldest first, as the database now holds them; the rows of ``dropped`` lineages (renamed or
     gone) are removed. ``fresh`` names the editions whose rules were written by this build (their
-    texts are read; every other rule's text hash comes from the stored rows). A pair of editions
-    already side by side in a stored lineage keeps its word diff: only the new pairs whose texts
-    differ are diffed, so adding an edition costs its own changes, not the archive's.
+    texts are read; every other rule's hashes come from the stored rows). A pair of editions
+    already side by side in a stored lineage keeps its word diffs: only the new pairs whose texts
+    (or examples) differ are diffed, so adding an edition costs its own changes, not the
+    archive's.
     """
     if not _table_ready(conn):
         raise ValueError("the history table was of an older format: write it whole")
     names = sorted({lineage for lineage, _ in sequences} | set(dropped))
-    # What the stored rows know: each rule's text hash, and the word diff of each pair of
-    # editions side by side whose texts differ.
-    known: dict[tuple[str, str], str] = {}
-    diffs: dict[tuple[str, str, str, str], str] = {}
+    # What the stored rows know: each rule's hashes, and the word diffs of each pair of
+    # editions side by side whose texts or examples differ.
+    known: dict[tuple[str, str], tuple[str, str]] = {}
+    diffs: dict[_Pair, str] = {}
     for batch in _batches(names):
         marks = ",".join("?" * len(batch))
-        for data, texts in conn.execute(
-            f"SELECT entries, texts FROM history WHERE lineage IN ({marks})", batch
+        for data, texts, examples in conn.execute(
+            f"SELECT entries, texts, examples FROM history WHERE lineage IN ({marks})", batch
         ):
             stored = json.loads(data)
-            keys = [(e[0], e[1]) for e in stored]
-            known.update(zip(keys, texts.split(","), strict=True))
-            for i, entry in enumerate(stored):
-                if entry[4] is not None:
-                    diffs[(*keys[i - 1], *keys[i])] = entry[4]
-    # The rules written by this build have no stored hash (or may have another one).
-    texts = _texts(conn, None, set(fresh))
-    known.update((key, _hash_full(full)) for key, full in texts.items())
+            known.update(zip(((e[0], e[1]) for e in stored), _split(texts, examples), strict=True))
+            _stored_diffs(stored, diffs)
+    # The rules written by this build have no stored hashes (or may have other ones).
+    found = _texts(conn, None, set(fresh))
+    known.update((key, _hashes(both)) for key, both in found.items())
     missing = {(ed, n) for rows in sequences.values() for ed, n, _ in rows} - known.keys()
     if missing:
-        found = _texts(conn, missing)
-        texts.update(found)
-        known.update((key, _hash_full(full)) for key, full in found.items())
+        more = _texts(conn, missing)
+        found.update(more)
+        known.update((key, _hashes(both)) for key, both in more.items())
     out = []
-    pending: dict[tuple[str, str, str, str], list[list[Any]]] = {}
+    pending: dict[_Pair, list[list[Any]]] = {}
     for (lineage, lang), rows in sequences.items():
         if not rows:
             continue
         hashes = [known[(ed, n)] for ed, n, _ in rows]
-        hashed = [(*row, h) for row, h in zip(rows, hashes, strict=True)]
+        hashed = [(*row, *h) for row, h in zip(rows, hashes, strict=True)]
         entries = [
             _entry(prev, row, diffs, pending)
             for prev, row in zip([None, *hashed], hashed, strict=False)
         ]
-        out.append([lineage, lang, _digest(rows, hashes), entries, ",".join(hashes)])
-    need = {key for p in pending for key in (p[:2], p[2:])} - texts.keys()
-    texts.update(_texts(conn, need))
-    for p, waiting in pending.items():
-        diff = str(word_diff(texts[p[:2]], texts[p[2:]]))
-        for entry in waiting:
-            entry[4] = diff
-    for row in out:
-        row[3] = json.dumps(row[3], ensure_ascii=False)
+        out.append((lineage, lang, entries, hashes))
+    _fill(conn, pending, found)
     conn.executemany("DELETE FROM history WHERE lineage = ?", [(x,) for x in names])
-    conn.executemany(_INSERT, out)
+    conn.executemany(_INSERT, [_stored_row(*row) for row in out])
     return len(out)
 
 
@@ -322,64 +354,62 @@ def patch_history(
     missing = {key for key, row in rows.items() if row[0] is None} - texts.keys()
     texts.update(_texts(conn, missing))
 
-    def hashed(ed: str, n: str, h: str) -> str:
-        full = texts.get((ed, n))
-        return h if full is None else _hash_full(full)
+    def hashed(ed: str, n: str, h: tuple[str, str]) -> tuple[str, str]:
+        both = texts.get((ed, n))
+        return h if both is None else _hashes(both)
 
     changed = {(old, langs[ed]) for (ed, _), (old, _, _) in rows.items() if old is not None}
     names = sorted({lin for _, lin, _ in rows.values()} | {old for old, _ in changed})
-    incoming: dict[tuple[str, str], list[tuple[str, str, Any, str]]] = {}
+    incoming: dict[tuple[str, str], list[_Row]] = {}
     for (ed, n), (old, lineage, change) in rows.items():
         if old is None:
             incoming.setdefault((lineage, langs[ed]), []).append(
-                (ed, n, change, _hash_full(texts[(ed, n)]))
+                (ed, n, change, *_hashes(texts[(ed, n)]))
             )
-    stored: dict[tuple[str, str], tuple[list[Any], list[str]]] = {}
-    kept: dict[tuple[str, str], list[tuple[str, str, Any, str]]] = {}
+    stored: dict[tuple[str, str], tuple[list[Any], list[tuple[str, str]]]] = {}
+    kept: dict[tuple[str, str], list[_Row]] = {}
     placed = 0
     for batch in _batches(names):
         marks = ",".join("?" * len(batch))
-        for lineage, lang, data, hashes in conn.execute(
-            f"SELECT lineage, lang, entries, texts FROM history WHERE lineage IN ({marks})", batch
+        for lineage, lang, data, hashes, examples in conn.execute(
+            "SELECT lineage, lang, entries, texts, examples FROM history "
+            f"WHERE lineage IN ({marks})",
+            batch,
         ):
             key = (lineage, lang)
-            entries, hash_list = json.loads(data), hashes.split(",")
-            if key not in changed:
-                stored[key] = (entries, hash_list)
-                continue
+            entries, hash_list = json.loads(data), _split(hashes, examples)
             stored[key] = (entries, hash_list)
+            if key not in changed:
+                continue
             stay = kept.setdefault(key, [])
             for e, h in zip(entries, hash_list, strict=True):
                 found = rows.get((e[0], e[1]))
                 if found is None:
-                    stay.append((e[0], e[1], e[2], h))
+                    stay.append((e[0], e[1], e[2], *h))
                     continue
                 placed += 1
-                row = (e[0], e[1], found[2], hashed(e[0], e[1], h))
+                row = (e[0], e[1], found[2], *hashed(e[0], e[1], h))
                 if found[1] == lineage:
                     stay.append(row)
                 else:
                     incoming.setdefault((found[1], lang), []).append(row)
     if placed != sum(1 for row in rows.values() if row[0] is not None):
         raise ValueError("the history table does not hold every changed rule: write it whole")
-    out: list[list[Any]] = []
-    pending: dict[tuple[str, str, str, str], list[list[Any]]] = {}
+    out: list[tuple[str, str, list[Any], list[tuple[str, str]]]] = []
+    pending: dict[_Pair, list[list[Any]]] = {}
     for key in kept.keys() | incoming.keys():
         arriving = incoming.get(key, [])
         base = stored.get(key)
         if key not in kept and base is not None and len(arriving) == 1:
             entries, hash_list = _splice(*base, arriving[0], order, pending)
         else:
-            diffs: dict[tuple[str, str, str, str], str] = {}
+            diffs: dict[_Pair, str] = {}
             if base is not None:
-                entries = base[0]
-                for i, e in enumerate(entries):
-                    if e[4] is not None:
-                        diffs[(*entries[i - 1][:2], *e[:2])] = e[4]
+                _stored_diffs(base[0], diffs)
             if key in kept:
                 group = kept[key]
             elif base is not None:
-                group = [(e[0], e[1], e[2], h) for e, h in zip(*base, strict=True)]
+                group = [(e[0], e[1], e[2], *h) for e, h in zip(*base, strict=True)]
             else:
                 group = []
             group = sorted([*group, *arriving], key=lambda r: order[r[0]])
@@ -389,66 +419,101 @@ def patch_history(
                 _entry(group[i - 1] if i else None, row, diffs, pending)
                 for i, row in enumerate(group)
             ]
-            hash_list = [r[3] for r in group]
-        out.append([*key, _digest([e[:3] for e in entries], hash_list), entries, hash_list])
-    need = {k for p in pending for k in (p[:2], p[2:])} - texts.keys()
-    texts.update(_texts(conn, need))
-    for pair, waiting in pending.items():
-        diff = str(word_diff(texts[pair[:2]], texts[pair[2:]]))
-        for entry in waiting:
-            entry[4] = diff
-    for row in out:
-        row[3] = json.dumps(row[3], ensure_ascii=False)
-        row[4] = ",".join(row[4])
+            hash_list = [(r[3], r[4]) for r in group]
+        out.append((*key, entries, hash_list))
+    _fill(conn, pending, texts)
     conn.executemany(
         "DELETE FROM history WHERE lineage = ? AND lang = ?", sorted(kept.keys() | incoming.keys())
     )
-    conn.executemany(_INSERT, out)
+    conn.executemany(_INSERT, [_stored_row(*row) for row in out])
     return len(out)
 
 
 def _entry(
-    prev: tuple[str, str, Any, str] | None,
-    row: tuple[str, str, Any, str],
-    diffs: Mapping[tuple[str, str, str, str], str],
-    pending: dict[tuple[str, str, str, str], list[list[Any]]],
+    prev: _Row | None,
+    row: _Row,
+    diffs: Mapping[_Pair, str],
+    pending: dict[_Pair, list[list[Any]]],
 ) -> list[Any]:
-    """The history entry of ``row`` (edition, number, change, text hash) after ``prev``; a word
-    diff neither stored nor known yet is left to fill (``pending``)."""
-    ed, n, change, h = row
+    """The history entry of ``row`` after ``prev``; a word diff neither stored nor known yet is
+    left to fill (``pending``)."""
+    ed, n, change, h, xh = row
     if prev is None:
-        return [ed, n, change, None, None, True]
-    pe, pn, _, ph = prev
+        return [ed, n, change, None, None, True, None]
+    pe, pn, _, ph, pxh = prev
     renumbered = pn if pn != n else None
     changed = edited(change, ph == h)
-    if ph == h or not changed:  # no word diff to show
-        return [ed, n, change, renumbered, None, renumbered is not None or changed]
-    entry = [ed, n, change, renumbered, diffs.get((pe, pn, ed, n)), True]
-    if entry[4] is None:
-        pending.setdefault((pe, pn, ed, n), []).append(entry)
+    entry = [ed, n, change, renumbered, None, renumbered is not None or changed, None]
+    if not changed:
+        return entry
+    if ph != h:
+        slot = _DIFF
+    elif change == "edited" and pxh != xh:  # the edit is in the examples (as in fold)
+        slot = _EXAMPLES_DIFF
+    else:
+        return entry
+    pair = (slot, pe, pn, ed, n)
+    entry[slot] = diffs.get(pair)
+    if entry[slot] is None:
+        pending.setdefault(pair, []).append(entry)
     return entry
+
+
+def _stored_diffs(entries: list[list[Any]], diffs: dict[_Pair, str]) -> None:
+    """Add the word diffs of stored ``entries`` (one lineage in one language) to ``diffs``."""
+    for i, e in enumerate(entries):
+        for slot in (_DIFF, _EXAMPLES_DIFF):
+            if e[slot] is not None:
+                diffs[(slot, *entries[i - 1][:2], *e[:2])] = e[slot]
+
+
+def _fill(conn: sqlite3.Connection, pending: dict[_Pair, list[list[Any]]], texts: _Texts) -> None:
+    """Make the word diffs ``pending`` waits for (reading the texts ``texts`` lacks)."""
+    texts.update(_texts(conn, {k for p in pending for k in (p[1:3], p[3:])} - texts.keys()))
+    for (slot, *pair), waiting in pending.items():
+        old, new = texts[(pair[0], pair[1])], texts[(pair[2], pair[3])]
+        diff = str(word_diff(old[0], new[0])) if slot == _DIFF else _examples_diff(old[1], new[1])
+        for entry in waiting:
+            entry[slot] = diff
+
+
+def _split(texts: str, examples: str) -> list[tuple[str, str]]:
+    """A stored row's hashes, entry by entry: (text hash, examples hash)."""
+    return list(zip(texts.split(","), examples.split(","), strict=True))
+
+
+def _stored_row(
+    lineage: str, lang: str, entries: list[Any], hashes: list[tuple[str, str]]
+) -> tuple[str, ...]:
+    """The ``history`` row of one lineage's entries in one language and their hashes."""
+    texts = [h for h, _ in hashes]
+    examples = [x for _, x in hashes]
+    digest = _digest([e[:3] for e in entries], texts, examples)
+    data = json.dumps(entries, ensure_ascii=False)
+    return lineage, lang, digest, data, ",".join(texts), ",".join(examples)
 
 
 def _splice(
     entries: list[Any],
-    hashes: list[str],
-    row: tuple[str, str, Any, str],
+    hashes: list[tuple[str, str]],
+    row: _Row,
     order: Mapping[str, int],
-    pending: dict[tuple[str, str, str, str], list[list[Any]]],
-) -> tuple[list[Any], list[str]]:
+    pending: dict[_Pair, list[list[Any]]],
+) -> tuple[list[Any], list[tuple[str, str]]]:
     """Stored entries with one rule inserted in its edition's place: its entry and the next
     one's are made again, the others kept as they are."""
     at = len(entries)
     where = order[row[0]]
     while at > 0 and order[entries[at - 1][0]] > where:
         at -= 1
-    prev = (*entries[at - 1][:3], hashes[at - 1]) if at else None
+    prev = (*entries[at - 1][:3], *hashes[at - 1]) if at else None
     made = [_entry(prev, row, {}, pending)]
+    mine = (row[3], row[4])
     if at < len(entries):
         nxt = entries[at]
-        made.append(_entry(row, (*nxt[:3], hashes[at]), {}, pending))
-        return [*entries[:at], *made, *entries[at + 1 :]], [*hashes[:at], row[3], *hashes[at:]]
-    return [*entries, *made], [*hashes, row[3]]
+        made.append(_entry(row, (*nxt[:3], *hashes[at]), {}, pending))
+        return [*entries[:at], *made, *entries[at + 1 :]], [*hashes[:at], mine, *hashes[at:]]
+    return [*entries, *made], [*hashes, mine]
 
 
 def _batches(items: list[Any], size: int = 500) -> Iterator[list[Any]]:
@@ -458,27 +523,33 @@ def _batches(items: list[Any], size: int = 500) -> Iterator[list[Any]]:
 
 def _texts(
     conn: sqlite3.Connection, keys: set[tuple[str, str]] | None, editions: Iterable[str] = ()
-) -> dict[tuple[str, str], str]:
-    """``title text`` of the rules ``(edition, number)`` of ``keys``, or of every rule of
-    ``editions`` (as :func:`fold` compares them)."""
-    out: dict[tuple[str, str], str] = {}
+) -> _Texts:
+    """``(title text, examples JSON)`` of the rules ``(edition, number)`` of ``keys``, or of
+    every rule of ``editions`` (as :func:`fold` compares them)."""
+    out: _Texts = {}
     for ed in editions:
-        for n, title, text in conn.execute(
-            "SELECT number, title, text FROM rules WHERE edition = ?", (ed,)
+        for n, title, text, examples in conn.execute(
+            "SELECT number, title, text, examples FROM rules WHERE edition = ?", (ed,)
         ):
-            out[(ed, n)] = f"{title or ''} {text or ''}".strip()
+            out[(ed, n)] = (f"{title or ''} {text or ''}".strip(), examples)
     by_edition: dict[str, list[str]] = {}
     for ed, n in keys or ():
         by_edition.setdefault(ed, []).append(n)
     for ed, numbers in by_edition.items():
         for batch in _batches(sorted(numbers)):
             marks = ",".join("?" * len(batch))
-            for n, title, text in conn.execute(
-                f"SELECT number, title, text FROM rules WHERE edition = ? AND number IN ({marks})",
+            for n, title, text, examples in conn.execute(
+                "SELECT number, title, text, examples FROM rules "
+                f"WHERE edition = ? AND number IN ({marks})",
                 [ed, *batch],
             ):
-                out[(ed, n)] = f"{title or ''} {text or ''}".strip()
+                out[(ed, n)] = (f"{title or ''} {text or ''}".strip(), examples)
     return out
+
+
+def _hashes(both: tuple[str, str]) -> tuple[str, str]:
+    """The text hash and the examples hash of a rule's ``(title text, examples JSON)``."""
+    return _hash_full(both[0]), examples_hash(both[1])
 
 
 def text_hash(title: str | None, text: str | None) -> str:
@@ -486,20 +557,27 @@ def text_hash(title: str | None, text: str | None) -> str:
     return _hash_full(f"{title or ''} {text or ''}".strip())
 
 
+def examples_hash(examples: str) -> str:
+    """A short hash of a rule's examples (their JSON list), empty for a rule without any."""
+    return "" if examples == "[]" else _hash_full(examples)
+
+
 def _hash_full(full: str) -> str:
     return hashlib.blake2b(full.encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
 
 
-def _digest(rows: Sequence[tuple[Any, ...]], hashes: list[str]) -> str:
-    """A hash of one lineage's rows in one language: each edition, number, change and text
-    hash (what its entries are made from)."""
-    data = _ENCODE([_FORMAT, rows if len(rows[0]) == 3 else [row[:3] for row in rows], hashes])
+def _digest(rows: Sequence[tuple[Any, ...]], hashes: list[str], examples: list[str]) -> str:
+    """A hash of one lineage's rows in one language: each edition, number, change, text hash
+    and examples hash (what its entries are made from)."""
+    rows = rows if len(rows[0]) == 3 else [row[:3] for row in rows]
+    data = _ENCODE([_FORMAT, rows, hashes, examples])
     return hashlib.blake2b(data.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
 
 
 #: How entries are made (what a previous build's entries must have been made by to be reused):
-#: 2 = the edits the lineage classification sees, word diffs with the spaces carried by words.
-_FORMAT = 2
+#: 2 = the edits the lineage classification sees, word diffs with the spaces carried by words;
+#: 3 = with the word diffs of the examples where only they were edited.
+_FORMAT = 3
 _ENCODE = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
 
