@@ -1,4 +1,4 @@
-"""The history an incremental build refreshes (kb.history.refresh_history) is the one a full write
+"""The history an incremental build refreshes (kb.history_patch.refresh_history) is the one a full write
 gives, and only the new pairs of editions whose texts (or examples) differ are diffed again."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from kb import history
+from kb import history, history_patch
 
 
 def _table(conn: sqlite3.Connection) -> dict[tuple[str, str], tuple[str, str, str, str]]:
@@ -85,9 +85,11 @@ def test_refresh_after_one_edition_equals_a_whole_write(
             calls.append((old, new))
             return real(old, new)
 
+        # texts are diffed in history_patch, examples by kb.history's helper
         monkeypatch.setattr(history, "word_diff", counted)
+        monkeypatch.setattr(history_patch, "word_diff", counted)
         conn.execute("BEGIN")
-        written = history.refresh_history(
+        written = history_patch.refresh_history(
             conn,
             {k: [r[:3] for r in v] for k, v in rows.items() if k[0] in touched},
             [*touched, "old name"],
@@ -121,7 +123,7 @@ def test_refresh_reads_the_texts_of_a_lineage_it_has_no_rows_for(
         some = sorted(with_diffs)[:5] + sorted(with_examples)[:5]
         conn.executemany("DELETE FROM history WHERE lineage = ?", [(x,) for x in some])
         conn.execute("BEGIN")
-        history.refresh_history(
+        history_patch.refresh_history(
             conn, {k: [r[:3] for r in v] for k, v in rows.items() if k[0] in some}
         )
         conn.execute("COMMIT")
@@ -135,6 +137,6 @@ def test_refresh_refuses_a_table_of_an_older_format(tmp_path: Path) -> None:
     try:
         conn.execute("CREATE TABLE history (lineage, lang, digest, entries)")
         with pytest.raises(ValueError, match="older format"):
-            history.refresh_history(conn, {})
+            history_patch.refresh_history(conn, {})
     finally:
         conn.close()

@@ -14,7 +14,7 @@ not the oldest), the build copies ``kb.sqlite`` into the new build folder and:
   rules whose predecessor changed, rewrites the canonical numbers that references carry where
   they moved, and replaces the comparison of the two neighbours by the two new ones;
 - patches the rule pages' history of the lineages it changed from their stored entries, reusing
-  every stored word diff (:func:`kb.history.patch_history`);
+  every stored word diff (:func:`kb.history_patch.patch_history`);
 - builds the search index from the previous build's document state plus the new edition
   (:mod:`kb.search.docstate`), in a second process (:mod:`kb.build.forked`) forked before the
   concordance and running beside the database's patch, copying the previous Whoosh files when
