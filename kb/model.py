@@ -384,13 +384,15 @@ class KnowledgeBase:
         return out
 
     def history_texts(self, canonical: str, lang: str) -> list[dict[str, Any]]:
-        """:meth:`history` with each edition's ``title`` and ``text`` of the rule: what a page
-        needs to show its word diffs, in one lookup instead of one per edition."""
+        """:meth:`history` with each edition's ``title``, ``text`` and ``examples`` of the rule:
+        what a page needs to show its word diffs, in one lookup instead of one per edition."""
         out = []
         for entry in self.history(canonical, lang):
             rule = self.rule(entry["edition"], entry["number"])
             if rule is not None:
-                out.append({**entry, "title": rule.title, "text": rule.text})
+                out.append(
+                    {**entry, "title": rule.title, "text": rule.text, "examples": rule.examples}
+                )
         return out
 
     def referenced_by(self, rule: Rule) -> list[str]:

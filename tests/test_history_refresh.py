@@ -1,5 +1,5 @@
-"""The history an incremental build refreshes (kb.history.refresh_history) is the one a full write
-gives, and only the new pairs of editions whose texts differ are diffed again."""
+"""The history an incremental build refreshes (kb.history_patch.refresh_history) is the one a full write
+gives, and only the new pairs of editions whose texts (or examples) differ are diffed again."""
 
 from __future__ import annotations
 
@@ -11,21 +11,22 @@ from pathlib import Path
 
 import pytest
 
-from kb import history
+from kb import history, history_patch
 
 
-def _table(conn: sqlite3.Connection) -> dict[tuple[str, str], tuple[str, str, str]]:
+def _table(conn: sqlite3.Connection) -> dict[tuple[str, str], tuple[str, str, str, str]]:
     return {
-        (lineage, lang): (digest, entries, texts)
-        for lineage, lang, digest, entries, texts in conn.execute("SELECT * FROM history")
+        (lineage, lang): (digest, entries, texts, examples)
+        for lineage, lang, digest, entries, texts, examples in conn.execute("SELECT * FROM history")
     }
 
 
 def _sequences(conn: sqlite3.Connection) -> dict[tuple[str, str], list[tuple]]:
-    """Each lineage's ``(edition, number, change, title, text)`` rows, oldest edition first."""
+    """Each lineage's ``(edition, number, change, title, text, examples)`` rows, oldest edition
+    first."""
     out: dict[tuple[str, str], list[tuple]] = {}
     for lineage, lang, *row in conn.execute(
-        "SELECT l.lineage, e.lang, l.edition, l.number, l.change, r.title, r.text "
+        "SELECT l.lineage, e.lang, l.edition, l.number, l.change, r.title, r.text, r.examples "
         "FROM lineage l JOIN editions e ON e.id = l.edition "
         "JOIN rules r ON r.edition = l.edition AND r.number = l.number "
         "ORDER BY l.lineage, e.lang, e.position"
@@ -37,19 +38,10 @@ def _sequences(conn: sqlite3.Connection) -> dict[tuple[str, str], list[tuple]]:
 def _store_as_before(conn: sqlite3.Connection, rows: dict, renamed: dict[str, str]) -> None:
     """The history table as a build without the rows given would have written it."""
     conn.execute("DELETE FROM history")
-    for (lineage, lang), found in rows.items():
-        if not found:
-            continue
-        hashes = [history.text_hash(title, text) for *_, title, text in found]
+    groups = ((key, found) for key, found in rows.items() if found)
+    for lineage, *row in history.history_rows(groups, {}):
         conn.execute(
-            "INSERT INTO history VALUES (?, ?, ?, ?, ?)",
-            (
-                renamed.get(lineage, lineage),
-                lang,
-                history._digest(found, hashes),
-                json.dumps(history.fold(found), ensure_ascii=False),
-                ",".join(hashes),
-            ),
+            "INSERT INTO history VALUES (?, ?, ?, ?, ?, ?)", (renamed.get(lineage, lineage), *row)
         )
 
 
@@ -83,7 +75,8 @@ def test_refresh_after_one_edition_equals_a_whole_write(
             for key, found in rows.items()
             if key[0] in touched
             for a, b in pairwise(found)
-            if added in (a[0], b[0]) and history.text_hash(*a[3:]) != history.text_hash(*b[3:])
+            if added in (a[0], b[0])
+            and (history.text_hash(*a[3:5]) != history.text_hash(*b[3:5]) or a[5] != b[5])
         )
         calls = []
         real = history.word_diff
@@ -92,9 +85,11 @@ def test_refresh_after_one_edition_equals_a_whole_write(
             calls.append((old, new))
             return real(old, new)
 
+        # texts are diffed in history_patch, examples by kb.history's helper
         monkeypatch.setattr(history, "word_diff", counted)
+        monkeypatch.setattr(history_patch, "word_diff", counted)
         conn.execute("BEGIN")
-        written = history.refresh_history(
+        written = history_patch.refresh_history(
             conn,
             {k: [r[:3] for r in v] for k, v in rows.items() if k[0] in touched},
             [*touched, "old name"],
@@ -120,10 +115,15 @@ def test_refresh_reads_the_texts_of_a_lineage_it_has_no_rows_for(
         want = _table(conn)
         rows = _sequences(conn)
         with_diffs = {lin for (lin, lang) in rows if "<ins>" in want[(lin, lang)][1]}
-        some = sorted(with_diffs)[:5]
+        # and lineages whose examples alone were edited somewhere (their diff is the last item)
+        with_examples = {
+            lin for (lin, lang) in rows if any(e[6] for e in json.loads(want[(lin, lang)][1]))
+        }
+        assert with_examples  # the six editions edit some examples only
+        some = sorted(with_diffs)[:5] + sorted(with_examples)[:5]
         conn.executemany("DELETE FROM history WHERE lineage = ?", [(x,) for x in some])
         conn.execute("BEGIN")
-        history.refresh_history(
+        history_patch.refresh_history(
             conn, {k: [r[:3] for r in v] for k, v in rows.items() if k[0] in some}
         )
         conn.execute("COMMIT")
@@ -137,6 +137,6 @@ def test_refresh_refuses_a_table_of_an_older_format(tmp_path: Path) -> None:
     try:
         conn.execute("CREATE TABLE history (lineage, lang, digest, entries)")
         with pytest.raises(ValueError, match="older format"):
-            history.refresh_history(conn, {})
+            history_patch.refresh_history(conn, {})
     finally:
         conn.close()

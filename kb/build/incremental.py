@@ -14,7 +14,7 @@ not the oldest), the build copies ``kb.sqlite`` into the new build folder and:
   rules whose predecessor changed, rewrites the canonical numbers that references carry where
   they moved, and replaces the comparison of the two neighbours by the two new ones;
 - patches the rule pages' history of the lineages it changed from their stored entries, reusing
-  every stored word diff (:func:`kb.history.patch_history`);
+  every stored word diff (:func:`kb.history_patch.patch_history`);
 - builds the search index from the previous build's document state plus the new edition
   (:mod:`kb.search.docstate`), in a second process (:mod:`kb.build.forked`) forked before the
   concordance and running beside the database's patch, copying the previous Whoosh files when
@@ -33,7 +33,6 @@ from __future__ import annotations
 import gc
 import json
 import shutil
-import sqlite3
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -46,6 +45,7 @@ from kb.build.patch import NotIncremental, Patch
 from kb.build.read import read_cached
 from kb.build.reindex import build_index_from
 from kb.buildcache import BuildCache
+from kb.dbwrite import bulk_write
 from kb.history import write_history
 from kb.model import KnowledgeBase
 from kb.sources.records import Problem
@@ -145,15 +145,8 @@ def _add_edition(
                 indexing = Forked(*index_args)  # runs here and now
             else:
                 patch.send_concordance()
-            conn = sqlite3.connect(staging / KB_FILE, isolation_level=None)
-            try:
-                conn.execute("PRAGMA journal_mode = OFF")
-                conn.execute("PRAGMA synchronous = OFF")
-                conn.execute("BEGIN")
+            with bulk_write(staging / KB_FILE) as conn:
                 patch.write(conn, digest)
-                conn.execute("COMMIT")
-            finally:
-                conn.close()
             if patch.history_whole:  # a history table of an older format, replaced whole
                 write_history(staging / KB_FILE)
             old.close()

@@ -2,7 +2,7 @@
 memory from the previous build's database and written over a copy of it: the new edition's
 rows, the lineages it reaches (:mod:`kb.build.lineage`), changes reclassified, references'
 canonical numbers moved, the comparisons, the rule pages' history
-(:func:`kb.history.patch_history`), and the search index (:meth:`Patch.index`, from the
+(:func:`kb.history_patch.patch_history`), and the search index (:meth:`Patch.index`, from the
 previous build's document state, in a process of its own beside the writing)."""
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from kb.build.link import _vocabulary, attach_commentary, count, link, recanonic
 from kb.build.read import _add_full, _link_tree, commentary_of, display_path, read_cached
 from kb.build.reindex import save_state, saved_state
 from kb.buildcache import BuildCache
-from kb.history import patch_history
+from kb.history_patch import patch_history
 from kb.model import Edition, GlossaryEntry, KnowledgeBase, Rule
 from kb.paths import CORPUS_DIR
 from kb.sources.records import Problem
@@ -450,7 +450,7 @@ class Patch:
 
     def _history(self, conn: sqlite3.Connection, ordered: list[Edition]) -> None:
         """The rule pages' history (:mod:`kb.history`) of the lineages the patch changed,
-        patched from the stored entries (:func:`kb.history.patch_history`)."""
+        patched from the stored entries (:func:`kb.history_patch.patch_history`)."""
         rel = self.relineage
         rows: dict[tuple[str, str], tuple[str | None, str, str | None]] = {}
         for n, row in rel.full_rows[self.new_id].items():

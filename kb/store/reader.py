@@ -404,11 +404,12 @@ class StoredKnowledgeBase(KnowledgeBase):
         ]
 
     def history_texts(self, canonical: str, lang: str) -> list[dict[str, Any]]:
-        """:meth:`history` with each edition's ``title`` and ``text`` of the rule (one query)."""
+        """:meth:`history` with each edition's ``title``, ``text`` and ``examples`` of the rule
+        (one query)."""
         rows = {
-            ed: (number, change, title, text)
-            for ed, number, change, title, text in self._db.all(
-                "SELECT l.edition, l.number, l.change, r.title, r.text FROM lineage l "
+            ed: (number, change, title, text, examples)
+            for ed, number, change, title, text, examples in self._db.all(
+                "SELECT l.edition, l.number, l.change, r.title, r.text, r.examples FROM lineage l "
                 "JOIN rules r ON r.edition = l.edition AND r.number = l.number "
                 "WHERE l.lineage = ? AND r.lang = ?",
                 (canonical, lang),
@@ -422,6 +423,7 @@ class StoredKnowledgeBase(KnowledgeBase):
                 "change": rows[ed.id][1],
                 "title": rows[ed.id][2],
                 "text": rows[ed.id][3],
+                "examples": json.loads(rows[ed.id][4]),
             }
             for ed in self.editions_of(lang)
             if ed.id in rows

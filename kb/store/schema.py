@@ -8,8 +8,9 @@ from typing import Any
 from kb.model import Ref
 
 #: Raised with every change of a table's columns: a database of another format is refused with
-#: a message naming both (5: tournament.title).
-FORMAT = "5"
+#: a message naming both (5: tournament.title; 6: history.examples and the examples' word diffs
+#: in history.entries).
+FORMAT = "6"
 DB_FILE = "kb.sqlite"
 
 SCHEMA = """

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from kb.concordance import compare_digest
+from kb.dbwrite import bulk_write
 from kb.history import edition_positions
 from kb.model import Edition, GlossaryEntry, KnowledgeBase, Rule, number_order
 from kb.rulenum import try_parse
@@ -47,12 +48,7 @@ def write(kb: KnowledgeBase, path: Path) -> None:
     path = Path(path)
     if path.exists():
         path.unlink()
-    conn = sqlite3.connect(path, isolation_level=None)
-    try:
-        conn.execute("PRAGMA journal_mode = OFF")
-        conn.execute("PRAGMA synchronous = OFF")
-        conn.execute("PRAGMA page_size = 8192")
-        conn.execute("BEGIN")
+    with bulk_write(path, page_size=8192, analyze=True) as conn:
         _script(conn, SCHEMA)
         conn.executemany(
             "INSERT INTO meta VALUES (?, ?)",
@@ -71,10 +67,6 @@ def write(kb: KnowledgeBase, path: Path) -> None:
             write_edition_glossary(conn, ed_id, table)
         write_links(conn, kb)
         _script(conn, INDEXES)
-        conn.execute("COMMIT")
-        conn.execute("ANALYZE")
-    finally:
-        conn.close()
 
 
 def _script(conn: sqlite3.Connection, sql: str) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 import shutil
 import sqlite3
+from itertools import pairwise
 from pathlib import Path
 
 from flask.testing import FlaskClient
@@ -131,6 +132,17 @@ def test_stored_history_equals_what_the_page_computed(web_instance: Path) -> Non
         }
         assert stored == computed, lineage
         with_diffs += any(e[4] for rows in stored.values() for e in rows)
+        # The examples' word diff is stored exactly where the lineage calls the rule edited,
+        # its text is the one before and its examples are not.
+        for found in stored.values():
+            for before, entry in pairwise(found):
+                old, new = kb.rule(*before[:2]), kb.rule(*entry[:2])
+                assert old is not None and new is not None
+                examples_only = (
+                    entry[2] == "edited" and entry[4] is None and old.examples != new.examples
+                )
+                assert (entry[6] is not None) == examples_only, (lineage, entry)
+            assert found[0][6] is None
     assert with_diffs > 0  # the instance has edits, so the comparison covered word diffs
 
 

@@ -8,13 +8,12 @@ from typing import Any
 from markupsafe import Markup
 
 from kb import history as stored_history
-from kb.cachemap import keep, shared_cache
+from kb.cachemap import shared_cache
 from kb.model import LANGS, KnowledgeBase
 from kb.web.i18n import LANGUAGE_NAMES, format_day
 from kb.web.i18n import text as _
 from kb.web.pages.common import edition_label
 from kb.web.urls import maker
-from kb.worddiff import word_diff
 
 HistoryEntries = dict[str, list[stored_history.Entry]]
 
@@ -93,12 +92,13 @@ def history(
             "url": changes_url(locale, f"{last[0]}..{edition}"),
         }
 
-    def entry(item: stored_history.Entry, found: list[Any]) -> dict[str, Any]:
-        edition, number, change, renumbered_from, diff, _changed = item
+    def entry(item: stored_history.Entry) -> dict[str, Any]:
+        edition, number, change, renumbered_from, diff, _changed, examples = item
         date, date_display, label = labels.get(edition) or (None, "", edition)
         url = pinned_url(locale, edition, number)
-        if diff is None and change == "edited" and item is not found[0]:
-            diff = _examples_diff(kb, found[found.index(item) - 1], item, locale)
+        if examples is not None:  # the edit is in its examples
+            heading = _("Examples").html(locale)
+            diff = f'<span lang="{locale}">{heading}</span> — {examples}'
         return {
             "edition": edition,
             "date": date,
@@ -117,7 +117,7 @@ def history(
         if not found:
             continue
         if full:
-            rows = [entry(item, found) for item in found]
+            rows = [entry(item) for item in found]
             folded = _fold(found, rows)
             out.append(
                 {
@@ -131,9 +131,9 @@ def history(
         else:
             folded = _fold(found, None)
             for row in folded:
-                row["entry"] = entry(row["entry"], found)
+                row["entry"] = entry(row["entry"])
                 if row["until"] is not None:
-                    row["until"] = entry(row["until"], found)
+                    row["until"] = entry(row["until"])
             out.append(
                 {
                     "lang": lang,
@@ -144,28 +144,6 @@ def history(
                 }
             )
     return out
-
-
-def _examples_diff(
-    kb: KnowledgeBase, before: stored_history.Entry, item: stored_history.Entry, locale: str
-) -> str | None:
-    """The word diff of the examples of an entry the lineage calls edited whose title and text
-    are those of the entry before (its edit is in its examples), labelled; None if not (kept
-    per pair of rules: every page of the lineage shows it)."""
-    cache = shared_cache(kb, "_examples_diffs")
-    if cache is None:
-        cache = {}
-    key = (*before[:2], *item[:2])
-    diff = cache.get(key, False)
-    if diff is False:
-        old, new = kb.rule(before[0], before[1]), kb.rule(item[0], item[1])
-        diff = None
-        if old is not None and new is not None and old.examples != new.examples:
-            diff = str(word_diff("\n".join(old.examples), "\n".join(new.examples)))
-        keep(cache, key, diff, 4096)
-    if diff is None:
-        return None
-    return f'<span lang="{locale}">{_("Examples").html(locale)}</span> — {diff}'
 
 
 def _fold(found: list[Any], rows: list[dict[str, Any]] | None) -> list[dict[str, Any]]:
