@@ -411,12 +411,11 @@ class KnowledgeBase:
         """Executable examples that cite this canonical rule (or a rule below it), in the list's
         order: from an index of the examples by the numbers they cite, made once on a loaded
         knowledge base (read-only) rather than a scan of every example per page."""
-        if not examples_fit(self.editions.values()):
-            return []
         cache = shared_cache(self, "_examples_citing")
         index = cache.get("index") if cache is not None else None
         if index is None or index[0] is not self.examples:
-            index = (self.examples, _citing(self.examples))
+            fit = examples_fit(self.editions.values())  # else no number names an example's rule
+            index = (self.examples, _citing(self.examples) if fit else {})
             if cache is not None:  # else being built: the list may still change
                 cache["index"] = index
         examples, at = index
