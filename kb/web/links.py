@@ -70,7 +70,7 @@ def permalink(number: str) -> Response:
         )
     # The rule page's steps (kb.web.pages.common.find_rule), every answer a redirect: a 302,
     # as the visitor's language or a later edition may change where a number leads.
-    found = find_rule(kb, locale, str(num), request.args.get("edition"))
+    found = find_rule(kb, locale, str(num), request.args.get("edition"), read=False)
     target = found.url
     if as_json:
         target += ".json"

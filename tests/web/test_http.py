@@ -77,6 +77,8 @@ def test_a_typed_number_is_resolved_once_for_the_page_and_the_permalink(app: Fla
             "",
         )
         assert found.rule is not None and found.rule.number == "117.3a"
+        found = find_rule(kb, "en", "117.3a", read=False)  # a redirect needs no more
+        assert (found.how, found.url, found.rule) == ("current", "/en/rules/117.3a", None)
         found = find_rule(kb, "fr", "116.3b")
         assert (found.how, found.url, found.rule) == ("renamed", "/fr/rules/117.3b", None)
         found = find_rule(kb, "en", "116.3b", "2019-06-14")
