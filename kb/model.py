@@ -16,6 +16,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from kb.cachemap import shared_cache
 from kb.rulenum import RuleNumber, try_parse
 
 LANGS = ("en", "fr", "ja")
@@ -409,14 +410,20 @@ class KnowledgeBase:
         return index[rule.edition].get(rule.number, [])
 
     def examples_for(self, canonical: str) -> list[ExampleInfo]:
-        """Executable examples that cite this canonical rule (or a rule below it)."""
-        if not examples_fit(self.editions.values()):
-            return []
-        return [
-            ex
-            for ex in self.examples
-            if any(r == canonical or _is_prefix_rule(canonical, r) for r in ex.rules)
-        ]
+        """Executable examples that cite this canonical rule (or a rule below it), in the list's
+        order: from an index of the examples by the numbers they cite, made once on a loaded
+        knowledge base (read-only) rather than a scan of every example per page."""
+        cache = shared_cache(self, "_examples_citing")
+        index = cache.get("index") if cache is not None else None
+        if index is None or index[0] is not self.examples:
+            fit = examples_fit(self.editions.values())  # else no number names an example's rule
+            index = (self.examples, _citing(self.examples) if fit else {})
+            if cache is not None:  # else being built: the list may still change
+                cache["index"] = index
+        examples, at = index
+        num = parsed_number(canonical)
+        found = sorted({*at.get(canonical, ()), *at.get(num, ())}) if num else at.get(canonical, [])
+        return [examples[i] for i in found]
 
     # ---- glossary ------------------------------------------------------------------------
     def glossary_lookup(
@@ -562,10 +569,15 @@ def _plain(obj: Any) -> Any:
     return obj
 
 
-def _is_prefix_rule(ancestor: str, number: str) -> bool:
-    """True if ``ancestor`` is above ``number`` (the page of 117 shows examples citing 117.3b)."""
-    a, b = try_parse(ancestor), try_parse(number)
-    return bool(a and b and a.is_ancestor_of(b))
+def _citing(examples: list[ExampleInfo]) -> dict[str | RuleNumber, list[int]]:
+    """The examples' positions by each number they cite (a string) and each number above those
+    (parsed: the page of 117 shows the examples citing 117.3b)."""
+    at: dict[str | RuleNumber, list[int]] = {}
+    for i, ex in enumerate(examples):
+        above = {a for r in ex.rules if (num := try_parse(r)) for a in num.ancestors()}
+        for key in {*ex.rules, *above}:
+            at.setdefault(key, []).append(i)
+    return at
 
 
 # What --edition may abbreviate: a year or a year and month ("2" or "201" named any edition).

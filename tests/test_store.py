@@ -222,3 +222,44 @@ def test_each_connection_keeps_a_small_page_cache(pair) -> None:
     assert conn.execute("PRAGMA cache_size").fetchone()[0] == -PAGE_CACHE_KIB
     assert PAGE_CACHE_KIB < 2000
     assert conn.execute("SELECT count(*) FROM rules").fetchone()[0] > 0
+
+
+def _citing(examples: list, number: str) -> list:
+    """The examples citing ``number`` or a rule below it, in the list's order (by a scan)."""
+    from kb.rulenum import try_parse
+
+    wanted = try_parse(number)
+    return [
+        ex
+        for ex in examples
+        if any(
+            r == number or (wanted and (n := try_parse(r)) and wanted in n.ancestors())
+            for r in ex.rules
+        )
+    ]
+
+
+def test_examples_for_keeps_the_lists_order(pair) -> None:
+    """examples_for gives the examples citing a rule or one below it in the list's order: in
+    memory while built, once loaded (indexed), with the list reversed, and from the store before
+    and after the whole list is read."""
+    from kb.rulenum import try_parse
+
+    mem, db = pair
+    cited = {n for ex in mem.examples for n in ex.rules}
+    above = {str(a) for n in cited if (num := try_parse(n)) for a in num.ancestors()}
+    wanted = sorted(cited | above | {"999", "not a number"})
+    assert any(len(_citing(mem.examples, n)) > 1 for n in wanted)  # an order to keep
+    loaded = KnowledgeBase.from_json(mem.to_json())
+    backwards = KnowledgeBase.from_json({**mem.to_json(), "examples": []})
+    backwards.examples = list(reversed(loaded.examples))
+    fresh = store.open_kb(db.path)
+    for number in wanted:
+        expected = _citing(mem.examples, number)
+        assert mem.examples_for(number) == expected
+        assert loaded.examples_for(number) == expected
+        assert backwards.examples_for(number) == expected[::-1]
+        assert fresh.examples_for(number) == expected
+    assert list(fresh.examples) == mem.examples
+    for number in wanted:
+        assert fresh.examples_for(number) == _citing(mem.examples, number)

@@ -165,6 +165,8 @@ class StoredKnowledgeBase(KnowledgeBase):
         self._example_anchors: dict[str, set[str]] | None = None
         self._examples_by_id: dict[str, ExampleInfo] = {}
         self._example_positions: dict[str, int] | None = None
+        #: the whole list of examples once read, and each one's place in it (by id)
+        self._loaded_positions: tuple[list[ExampleInfo], dict[str, int]] | None = None
 
     def close(self) -> None:
         """Close the database in every thread (for a build the app no longer serves)."""
@@ -452,8 +454,13 @@ class StoredKnowledgeBase(KnowledgeBase):
         if not ids:
             return []
         loaded = self.examples._items  # type: ignore[attr-defined]
-        if loaded is not None:  # the whole list is read already: take them from it
-            return [ex for ex in loaded if ex.id in ids]
+        if loaded is not None:  # the whole list is read already: take them from it, in order
+            kept_at = self._loaded_positions
+            if kept_at is None or kept_at[0] is not loaded:
+                at = {ex.id: i for i, ex in enumerate(loaded)}
+                kept_at = self._loaded_positions = (loaded, at)
+            at = kept_at[1]
+            return [loaded[i] for i in sorted(at[x] for x in ids if x in at)]
         # Decoded once each (their traces are most of their size); in the list's order.
         kept = self._examples_by_id
         missing = sorted(i for i in ids if i not in kept)

@@ -4,19 +4,11 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, g, jsonify, redirect, render_template, request
 
-from kb import lookup
 from kb.model import LANGS
 from kb.web.i18n import LOCALES, negotiate
 from kb.web.i18n import text as _
 from kb.web.pages.base import PageError
-from kb.web.pages.common import (
-    current_for_old,
-    meanings_query,
-    not_found_rule,
-    parse_number,
-    printed_url,
-    rule_url,
-)
+from kb.web.pages.common import find_rule, parse_number
 from kb.web.pages.search import suggestions
 from kb.web.resources import get_kb
 from kb.web.urls import url_for
@@ -76,32 +68,13 @@ def permalink(number: str) -> Response:
         raise PageError(
             404, _("“%(text)s” is not a rule number.", text=number[:40]), suggestions=[]
         )
-    key = str(num)
-    edition = request.args.get("edition")
-    via = ""  # an old number that named other rules: the page names them (?via=)
-    if edition:
-        ed, old = current_for_old(kb, edition, locale, key)
-        target = (
-            url_for("pages.rule", locale=locale, number=old.canonical)
-            if old.canonical
-            else url_for("pages.rule_pinned", locale=locale, edition=ed.id, number=key)
-        )
-    else:
-        # A canonical number wins; an old number goes to the rule it became; a deleted rule's
-        # number to the newest edition that printed it.
-        current = lookup.canonical_for(kb, locale, key)
-        if current is not None:
-            target = url_for("pages.rule", locale=locale, number=current)
-            via = meanings_query(kb, locale, key) if current != key else ""
-        else:
-            found = lookup.lookup_rule(kb, locale, key)
-            misprint = None if found else printed_url(kb, locale, key, None)
-            if found is None and misprint is None:
-                raise not_found_rule(kb, locale, key, None)
-            target = misprint or rule_url(locale, key, found[0].edition)
+    # The rule page's steps (kb.web.pages.common.find_rule), every answer a redirect: a 302,
+    # as the visitor's language or a later edition may change where a number leads.
+    found = find_rule(kb, locale, str(num), request.args.get("edition"), read=False)
+    target = found.url
     if as_json:
         target += ".json"
-    return _vary(redirect(target + via, 302))
+    return _vary(redirect(target + found.via, 302))
 
 
 @bp.get("/opensearch.xml")

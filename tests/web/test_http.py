@@ -60,6 +60,47 @@ def test_permalinks_redirect_to_the_current_rule(
     assert response.headers["Location"] == target
 
 
+def test_a_typed_number_is_resolved_once_for_the_page_and_the_permalink(app: Flask, kb) -> None:  # type: ignore[no-untyped-def]
+    """find_rule says what a number names and how; the rule page and /r/ answer from it."""
+    from kb.web.pages.base import PageError
+    from kb.web.pages.common import find_rule
+
+    from .conftest import OLD, _add
+
+    _add(kb, OLD, "116.9", "A rule deleted in July 2019.")  # no canonical: deleted since
+    with app.test_request_context("/"):
+        found = find_rule(kb, "en", "117.3a")
+        assert (found.how, found.url, found.fallback, found.via) == (
+            "current",
+            "/en/rules/117.3a",
+            False,
+            "",
+        )
+        assert found.rule is not None and found.rule.number == "117.3a"
+        found = find_rule(kb, "en", "117.3a", read=False)  # a redirect needs no more
+        assert (found.how, found.url, found.rule) == ("current", "/en/rules/117.3a", None)
+        found = find_rule(kb, "fr", "116.3b")
+        assert (found.how, found.url, found.rule) == ("renamed", "/fr/rules/117.3b", None)
+        found = find_rule(kb, "en", "116.3b", "2019-06-14")
+        assert (found.how, found.url) == ("old", "/en/rules/117.3b")
+        assert found.rule is not None and found.rule.edition == OLD
+        found = find_rule(kb, "fr", "116.9")
+        assert (found.how, found.url, found.fallback) == ("deleted", f"/fr/{OLD}/rules/116.9", True)
+        found = find_rule(kb, "en", "116.9", "2019-06-14")
+        assert (found.how, found.url) == ("old", f"/en/{OLD}/rules/116.9")
+        with pytest.raises(PageError) as missing:
+            find_rule(kb, "en", "999.9z")
+        assert missing.value.status == 404 and missing.value.data["suggestions"]
+        with pytest.raises(PageError) as unknown:
+            find_rule(kb, "en", "117.3a", "1999-01-01")
+        assert unknown.value.status == 400
+    client = app.test_client()
+    assert client.get("/fr/rules/116.9").status_code == 200  # the page shows a deleted rule
+    assert client.get("/r/116.9?lang=fr").headers["Location"] == f"/fr/{OLD}/rules/116.9"
+    moved = client.get("/en/rules/116.9?edition=2019-06-14")
+    assert moved.status_code == 302 and moved.headers["Location"] == f"/en/{OLD}/rules/116.9"
+
+
 @pytest.mark.parametrize(
     ("url", "target"),
     [

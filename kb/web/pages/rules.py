@@ -22,10 +22,9 @@ from kb.web.pages import rule_body
 from kb.web.pages.base import Page, PageError, suffix, twin
 from kb.web.pages.common import (
     anchor,
-    current_for_old,
     edition_info,
+    find_rule,
     glossary_url,
-    meanings_query,
     not_found_rule,
     numbering_notices,
     parse_number,
@@ -488,27 +487,18 @@ def rule(locale: str, number: str, fmt: str = "html") -> Page | Response:
     kb = get_kb()
     key = _rule_number(number)
     edition = request.args.get("edition")
-    if edition:
-        # An old number in a named edition: send the visitor to the rule it became.
-        ed, old = current_for_old(kb, edition, locale, key)
-        target = old.canonical
-        if target is None:
-            return redirect(suffix(rule_url(locale, key, ed.id), fmt), 302)
-        return redirect(suffix(rule_url(locale, target), fmt), 301)
-    if key != number:
+    if key != number and not edition:
         return redirect(suffix(url_for("pages.rule", locale=locale, number=key), fmt), 301)
-    current = lookup.canonical_for(kb, locale, key)
-    if current is not None and current != key:
-        # An old number (116.3b before July 2019): its page is the rule it became. A 302, as a
-        # later edition may give the number to another rule.
-        target = url_for("pages.rule", locale=locale, number=current)
-        return redirect(suffix(target + meanings_query(kb, locale, key), fmt), 302)
-    found = lookup.lookup_rule(kb, locale, key)
-    if found is None:
-        if target := printed_url(kb, locale, key, None):  # a misprint: the rule that printed it
-            return redirect(suffix(target, fmt), 302)
-        raise not_found_rule(kb, locale, key, None)
-    return rule_page(kb, locale, found[0], found[1])
+    found = find_rule(kb, locale, key, edition)
+    if found.how in ("current", "deleted"):
+        assert found.rule is not None
+        return rule_page(kb, locale, found.rule, found.fallback)
+    # An old number of a named edition that became a current rule leads there for good (301).
+    # The others may lead elsewhere later: an old number (116.3b before July 2019) to the rule
+    # it became, as a later edition may give the number to another rule; a misprint to the
+    # rule that printed it; a rule deleted since to the edition's page.
+    moved = found.how == "old" and found.rule is not None and found.rule.canonical
+    return redirect(suffix(found.url + found.via, fmt), 301 if moved else 302)
 
 
 @twin("/<locale:locale>/<edition>/rules/<number>", "rule_pinned")
