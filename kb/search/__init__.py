@@ -20,7 +20,8 @@ one run; quality as defined there, p50 per call):
 - Scoring: kb's BM25F postings (:mod:`kb.search.postings`): raw top-10 MRR 0.446 against
   Whoosh's BM25F searcher 0.477, at 0.4-0.5 ms against 113-127 ms p50 (over 200x); the
   reranking in :mod:`kb.search.ranking` then decides the order.
-- Query understanding (frames, concepts) is kb's (:mod:`kb.search.understand`): no library
+- Query understanding is kb's: the question's wording (frames, sentences, names:
+  :mod:`kb.search.wording`) and the concepts it names (:mod:`kb.search.understand`); no library
   knows the rules' vocabulary.
 - Players' words reach the rules' words through the executable examples, which describe games
   as players do: the best-matching examples vote for the rules they cite
