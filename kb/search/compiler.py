@@ -31,17 +31,20 @@ from kb.search.postings import Coord, Postings
 from kb.search.spelling import Speller
 from kb.search.termnames import TermNames, phrases_of
 from kb.search.termnames import grams as _grams
-from kb.search.understand import (
+from kb.search.understand import Concepts, word_variants
+from kb.search.wording import (
+    QUESTION_WORDS,
+    RAW_WORD,
     WHEN_RULES,
-    Concepts,
+    about_examples,
     asks_tournament,
     asks_when,
+    corrected,
+    final_sentence,
     proper_names,
     searched_languages,
     strip_frames,
-    word_variants,
 )
-from kb.search.wording import QUESTION_WORDS, RAW_WORD, about_examples, corrected, final_sentence
 
 #: Weight of the rules a concept of the query names ("mana ability" -> 605, "dies" -> 700.4,
 #: "絆魂" -> lifelink -> 702.15), for a fully specific concept (see kb.search.understand).

@@ -236,7 +236,7 @@ class Ranker:
             return scored
         out = [(score + add.pop(doc, 0.0), doc) for score, doc in scored]
         out.extend((w, d) for d, w in add.items())
-        out.sort(key=lambda x: (-x[0], x[1]))
+        _best_first(out, self._concepts.rule_rank)
         return out
 
     def _question_priors(
@@ -270,7 +270,7 @@ class Ranker:
             if number is not None and best[number][1] == doc and number in extra:
                 score += LANG_FUSION * extra[number]
             out.append((score, doc))
-        _best_first(out)
+        _best_first(out, self._concepts.rule_rank)
         return out
 
     def _level(self, scores: dict[int, float], compiled: Compiled) -> None:
@@ -369,7 +369,7 @@ class Ranker:
             return scored
         factor = min(other * PREFER_LEAD / own, PREFER_MAX)
         out = [(s * factor if langs[d] == prefer else s, d) for s, d in scored]
-        _best_first(out)
+        _best_first(out, self._concepts.rule_rank)
         return out
 
     def _rank(
@@ -445,7 +445,7 @@ class Ranker:
                 if hits:
                     score *= (COVERAGE_FLOOR + (1 - COVERAGE_FLOOR) * hits / len(parts)) ** 2
             out.append((score, doc))
-        _best_first(out)
+        _best_first(out, self._concepts.rule_rank)
         return out
 
 
@@ -587,12 +587,12 @@ def _near(index: Callable[..., int], seq: tuple[str, ...], a: str, b: str, windo
         return False
 
 
-def _best_first(scored: list[tuple[float, int]]) -> None:
-    """Sort ``(score, doc)`` pairs in place, best score first, ties by document number: two
-    stable sorts keyed in C (a key function making a tuple per pair cost more than both)."""
-    scored.sort(key=_DOC)
+def _best_first(scored: list[tuple[float, int]], rank: list[int]) -> None:
+    """Sort ``(score, doc)`` pairs in place, best score first, equal scores in the rules'
+    order (``rank``: each document's place, :attr:`kb.search.understand.Concepts.rule_rank`),
+    702.9a before 702.10a whatever their document numbers: two stable sorts."""
+    scored.sort(key=lambda pair: rank[pair[1]])
     scored.sort(key=_SCORE, reverse=True)
 
 
 _SCORE = itemgetter(0)
-_DOC = itemgetter(1)

@@ -1,179 +1,33 @@
-"""Query understanding: question frames per language, and the concepts a question names.
+"""The concepts a question names and the rules' forms of its words.
 
-A player's question wraps a few content words in a frame ("what happens if", "que se passe-t-il
-si", "〜とは何か"); the frame's words are common in the rules and drown the content, so they are
-dropped when the question has other words. The concepts come from the corpus itself, computed at
-build time (:func:`concept_table`): each English glossary entry's names with the rules its
-definition cites ("Dies ... See rule 700.4"), each titled rule's title ("Lifelink" -> 702.15) and
-each term base concept's English names with its rules. A question naming a concept, in any
-language (French and Japanese through the term base), raises that concept's rules; how much
-depends on how specific the concept is (how few rules contain its words), so "creature" raises
-nothing and "lifelink" a lot; the rule opening a concept (702.33a for kicker) leads its siblings.
+The concepts come from the corpus itself, computed at build time (:func:`concept_table`): each
+English glossary entry's names with the rules its definition cites ("Dies ... See rule 700.4"),
+each titled rule's title ("Lifelink" -> 702.15) and each term base concept's English names with
+its rules. A question naming a concept, in any language (French and Japanese through the term
+base), raises that concept's rules; how much depends on how specific the concept is (how few
+rules contain its words), so "creature" raises nothing and "lifelink" a lot; the rule opening a
+concept (702.33a for kicker) leads its siblings. :meth:`Concepts.name_words` gives the words
+naming a concept, which the ranking levels across the concept's family so that the rest of a
+question picks the sibling.
 
 Players' words also differ from the rules' in form: number words for digits ("zero life"), the
 negation prefix ("tapped" / "untapped"), agent nouns ("blockers" / "blocking") and other
 inflections that Snowball stems apart ("sacrificed" / "sacrifices", :func:`inflection_stems`)
-(:func:`word_variants`). :meth:`Concepts.name_words` gives the words naming a concept, which the
-ranking levels across the concept's family so that the rest of a question picks the sibling. Capitalised words inside a sentence are names (:func:`proper_names`),
-which spelling repair leaves alone, and a question about tournaments asks for the tournament
-rules (:func:`asks_tournament`). A sentence in English is searched in the English fields alone
-(:func:`searched_languages`): its words match the partial French and Japanese quotes only by
-accident, while a French or Japanese question needs the English fields (cognates, translations).
+(:func:`word_variants`). What the question's wording itself says (frames, sentences, names) is
+:mod:`kb.search.wording`'s.
 """
 
 from __future__ import annotations
 
 import math
-import re
 from bisect import bisect_left
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 from kb.model import KnowledgeBase
+from kb.rulenum import try_parse
 from kb.search.analysis import terms
 from kb.text import stem_en, word_forms
-
-#: Question frames, matched on the lower-cased query (whole words); removed when something
-#: remains. Phrases first: "se passe" would otherwise read as the French "passer" (to pass).
-_FRAMES = {
-    "en": [
-        r"what does it mean(?: to| when| if| that| for)?",
-        r"what is meant by",
-        r"(?:is|are) there (?:a |an |any )?rules? (?:about|for|on|that says?)",
-        r"what (?:is|are) the rules? (?:for|about|on)",
-        r"(?:what|which) rules? (?:says?|covers?|applies|handles?)",
-        r"i(?:'m| am) (?:wondering|confused|not sure)(?: about| if| whether| how| why)?",
-        r"what (?:happens|would happen|will happen)(?: to)?(?: if| when)?",
-        r"what (?:is|are|does|do)(?: a| an| the)?",
-        r"how (?:does|do|can|many|much)(?: i| you| a| an| the)?",
-        r"is it (?:possible|legal|allowed) to",
-        r"(?:can|could|may|must|should|do|does|did|will|would) (?:i|you|we|my opponent|a player)",
-        r"(?:work|works|mean|means|do)\s*\??$",
-        r"(?:work|works)(?= (?:with|against|on|for|if|when|during|in)\b)",
-        r"difference between",
-        r"(?:quick )?question",
-        r"please|thanks|thank you|hi|hello|hey|okay|ok|really|actually|exactly|basically",
-    ],
-    "fr": [
-        r"que se passe-t-il(?: si| quand| lorsque| lorsqu'| s')?",
-        r"qu'est-ce qui se passe(?: si| quand)?",
-        r"qu'est-ce que(?: c'est)?",
-        r"qu'est-ce qu'",
-        r"est-ce que",
-        r"est-ce qu'",
-        r"comment (?:fonctionne|fonctionnent|marche|marchent|ça marche|ca marche)",
-        r"ça marche",
-        r"(?:peut|peuvent|doit|doivent|faut)-(?:on|il|elle|ils|elles)",
-        r"(?:puis|dois)-je",
-        r"que (?:veut dire|signifie)",
-        r"(?:ça|ca) veut dire quoi",
-        r"est-il possible de",
-        r"a-t-on le droit de",
-        r"(?:que dit|quelle est) la règle(?: sur| pour| concernant)?",
-        r"quels? sont",
-        r"quelles? sont",
-        r"se passe(?:-t-il)?",
-        r"(?:petite )?question",
-        r"s'il vous plaît|s'il te plaît|svp|merci|bonjour|salut|vraiment|exactement",
-    ],
-    "ja": [
-        r"(?:って|とは)どういう(?:意味|こと)(?:ですか|か)?",
-        r"について(?:教えてください|知りたい)?",
-        r"教えてください",
-        r"とは何(?:か|ですか)?",
-        r"とは",
-        r"どうなる(?:の|のか|んですか|ですか)?",
-        r"(?:でき|使え)(?:る|ます)(?:か|の)?",
-        r"ですか",
-        r"ますか",
-        r"[？?]",
-        r"すみません|質問です|質問があります|お願いします|ちなみに",
-    ],
-}
-#: Each language's frames as one pattern. A Latin frame starts a word: the test is made once
-#: before the alternatives, not in each (a third of the time of the same pattern).
-_FRAME_RE = {
-    lang: re.compile(
-        "|".join(f"(?:{p})" for p in patterns)
-        if lang == "ja"
-        else "(?<![\\w-])(?:" + "|".join(f"(?:{p})(?:(?<=')|(?![\\w-]))" for p in patterns) + ")",
-        re.IGNORECASE,
-    )
-    for lang, patterns in _FRAMES.items()
-}
-#: Query syntax that makes a query more than a question: frames are left alone then.
-#: Frames that ask *when* a player may act ("when can I", "quand puis-je", "いつ…できる"): the
-#: rule saying when players may cast, activate and take actions (117.1) answers them in part.
-#: A passive ("いつ解決される", when is it resolved) asks when something happens: not one.
-_WHEN_CAN = re.compile(
-    r"\bwhen (?:can|may|could|do|should) (?:i|you|we|a player|players|my opponent)\b"
-    r"|\bquand (?:puis-je|peut-on|peut-il|peut-elle|peuvent|est-ce que (?:je|l'on|on) peu)"
-    r"|\bà quel moment\b|いつ.*(?:でき|られ|(?<!さ)れる)|(?:でき|られ)る(?:タイミング|時)",
-    re.IGNORECASE,
-)
-WHEN_RULES = ("117.1",)
-
-
-def asks_when(text: str) -> bool:
-    """True if ``text`` asks when a player may do something."""
-    return bool(_WHEN_CAN.search(text.replace("’", "'")))
-
-
-#: Words asking for the tournament rules rather than the game's ("raccourcis de tournoi").
-_TOURNAMENT = re.compile(
-    r"(?i)\b(?:tournaments?|tournois?|mtr|judges?|juges?|arbitres?|infractions?)\b"
-    r"|トーナメント|ジャッジ|大会"
-)
-
-
-def asks_tournament(text: str) -> bool:
-    """True if ``text`` asks about tournament rules (the MTR) rather than the game's rules."""
-    return bool(_TOURNAMENT.search(text))
-
-
-def searched_languages(detected: str | None, scope: tuple[str, ...]) -> tuple[str, ...]:
-    """The languages of ``scope`` whose fields a query is searched in. A sentence in English
-    (``detected``: :func:`kb.search.analysis.detect_lang` found English words around its
-    content) goes to the English fields alone: every rule has an English text, and its words
-    match the French and Japanese texts only by accident. A bare term ("priority") still finds
-    its translations. A French question goes to the French and English fields: its reader reads
-    those, and the Japanese quotes matched only its translated names (tune MRR fr 0.730 ->
-    0.737, test 0.758 -> 0.777). A Japanese question is searched everywhere: the French texts of
-    a rule add to its English one's score (:data:`kb.search.ranking.LANG_FUSION`; without them
-    ja fell 0.777 -> 0.677)."""
-    if detected == "en" and "en" in scope:
-        return ("en",)
-    if detected == "fr" and "fr" in scope and "en" in scope:
-        return tuple(code for code in scope if code in ("fr", "en"))
-    return scope
-
-
-_SYNTAX = re.compile(r'["*()]|\b(?:AND|OR|NOT)\b|(?:^|\s)-\w')
-
-
-def strip_frames(text: str, lang: str | None) -> str:
-    """``text`` without the question frames of ``lang`` (of every language when None), if
-    content remains; the text as is when it uses query syntax or is nothing but a frame."""
-    if _SYNTAX.search(text):
-        return text
-    out = text.replace("’", "'")
-    for code in (lang,) if lang in _FRAME_RE else tuple(_FRAME_RE):
-        out = _FRAME_RE[code].sub(" ", out)
-    out = " ".join(out.split())
-    return out if re.search(r"\w", out) else text
-
-
-#: A capitalised word inside a sentence: a card's or a person's name, not a misspelt rules word.
-_NAME = re.compile(r"(?<=[^\W\d_])[ ,;:'’/-]+([A-Z][^\W\d_]+)")
-
-
-def proper_names(text: str) -> frozenset[str]:
-    """Capitalised words that do not open a sentence ("Wrath of God", "Blood Artist"): spelling
-    repair leaves them alone ("Wrath" is no typo of "rath"). A query in capitals has none."""
-    if text.upper() == text:
-        return frozenset()
-    return frozenset(m.group(1) for m in _NAME.finditer(text))
-
 
 # ---- word variants ---------------------------------------------------------------------
 
@@ -288,6 +142,25 @@ def concept_table(
     return rows
 
 
+def rule_ranks(groups: Sequence[str]) -> list[int]:
+    """Each document's place in the rules' order, from its group (``r:<canonical number>``):
+    702.9a before 702.10, a rule's texts in document order, documents that are no rule (or
+    have no canonical number) after every rule, in document order."""
+    keys: dict[str, tuple[int, int, int]] = {}
+    last = (1_000_000, 0, 0)
+    for group in set(groups):
+        number = try_parse(group[2:]) if group.startswith("r:") else None
+        keys[group] = number.sort_key() if number is not None else last
+    # Groups of one key (documents that are no rule) share a place: their documents stay in order.
+    places = {key: i for i, key in enumerate(sorted(set(keys.values())))}
+    of_doc = list(map(places.__getitem__, map(keys.__getitem__, groups)))
+    order = sorted(range(len(groups)), key=of_doc.__getitem__)  # stable: ties in doc order
+    rank = [0] * len(groups)
+    for i, doc in enumerate(order):
+        rank[doc] = i
+    return rank
+
+
 class Concepts:
     """The concept table as the searcher asks it, and rule subtrees as document sets."""
 
@@ -312,6 +185,10 @@ class Concepts:
         #: Current rule document -> its canonical number (every language's text of a rule).
         self.number_of: dict[int, str] = {d: n for n, d in pairs}
         self._subtrees: dict[str, frozenset[int]] = {}
+        #: Document -> its place in the rules' order (:meth:`kb.rulenum.RuleNumber.sort_key`;
+        #: a rule's texts, and the documents that are no rule after every rule, in document
+        #: order): equal scores are ranked by it.
+        self.rule_rank: list[int] = rule_ranks(groups)
 
     def find(self, words: Sequence[str]) -> list[tuple[tuple[str, ...], tuple[str, ...], int]]:
         """The concepts named in ``words`` (analysed English), longest first at each place:

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from kb.model import ancestor_numbers as _ancestors
 from kb.rulenum import LETTERS, try_parse
 from kb.search.ranking import _proximity
-from kb.search.understand import _FRAME_RE, _FRAMES
+from kb.search.wording import _FRAME_RE, _FRAMES
 
 
 def _parsed_ancestors(number: str) -> tuple[str, ...]:

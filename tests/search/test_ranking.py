@@ -140,6 +140,21 @@ def test_a_rules_texts_in_other_languages_add_up_and_commentary_yields() -> None
     assert (6.0, 1) in out  # the other text is not counted twice
 
 
+def test_equal_scores_are_ranked_in_the_rules_order_not_the_documents() -> None:
+    from kb.search.ranking import Ranker
+    from kb.search.understand import Concepts, rule_ranks
+
+    # Documents out of the rules' order: a glossary entry, 702.10a, 702.9a in English and in
+    # French, an old text with no canonical number, section 7.
+    groups = ["g:dies", "r:702.10a", "r:702.9a", "r:702.9a", "r:en:2020:702.9a", "r:7"]
+    assert rule_ranks(groups) == [4, 3, 1, 2, 5, 0]
+    langs = ["en", "en", "en", "fr", "en", "en"]
+    ranker = Ranker(None, langs, ["subrule"] * 6, Concepts([], groups, 6), frozenset())  # type: ignore[arg-type]
+    scored = [(1.0, d) for d in (0, 1, 3, 4, 5)]  # 702.9a's French text alone
+    out = ranker._question_priors(scored, examples_wanted=False)
+    assert [d for _s, d in out] == [5, 3, 1, 0, 4]
+
+
 class _Terms:
     """Postings stand-in: the weight of each (field, word) per document."""
 

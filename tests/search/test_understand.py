@@ -16,13 +16,10 @@ from kb.search.understand import (
     INFLECTION_WEIGHT,
     VARIANT_WEIGHT,
     Concepts,
-    asks_tournament,
-    asks_when,
     inflection_stems,
-    proper_names,
-    strip_frames,
     word_variants,
 )
+from kb.search.wording import asks_tournament, asks_when, proper_names, strip_frames
 from kb.text import stem_en
 
 from .conftest import small_kb
@@ -302,7 +299,7 @@ def test_a_word_of_another_language_and_a_missing_apostrophe_are_no_typos(
 
 
 def test_an_english_sentence_is_searched_in_english_alone() -> None:
-    from kb.search.understand import searched_languages
+    from kb.search.wording import searched_languages
 
     everything = ("en", "fr", "ja")
     assert searched_languages("en", everything) == ("en",)
@@ -313,7 +310,7 @@ def test_an_english_sentence_is_searched_in_english_alone() -> None:
 
 
 def test_a_french_question_is_searched_in_french_and_english() -> None:
-    from kb.search.understand import searched_languages
+    from kb.search.wording import searched_languages
 
     # Its reader reads French and the full English rules; the Japanese quotes only ever
     # matched its translated names.
