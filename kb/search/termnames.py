@@ -5,6 +5,8 @@ evaluates: :mod:`kb.search.prepared`)."""
 
 from __future__ import annotations
 
+import re
+
 from kb.model import LANGS, KnowledgeBase, Term
 from kb.search.analysis import bigrams_ja, has_cjk, normalize, terms
 from kb.terms import TermIndex
@@ -82,6 +84,21 @@ class TermNames:
         if (lang == "ja") != has_cjk(word):
             return False
         return any(term.names(lang) for term in self._whole(word, lang))
+
+    def name_words(self, text: str, lang: str) -> frozenset[str]:
+        """The words of ``text`` (lower-cased) that belong to a name of a concept ``text``
+        names in ``lang`` ("lien" in "le lien de vie"): a rules name, so no typo."""
+        found = self._find(text, lang) if (lang == "ja") == has_cjk(text) else []
+        if not found:
+            return frozenset()
+        words = set(re.findall(r"[^\W\d_]+", text.lower()))
+        out: set[str] = set()
+        for term in found:
+            for name in term.names(lang):
+                parts = re.findall(r"[^\W\d_]+", name.lower())
+                if parts and words.issuperset(parts):
+                    out.update(parts)
+        return frozenset(out)
 
     def language_of(self, text: str) -> str | None:
         """The one language whose term names occur in ``text``, if exactly one does."""

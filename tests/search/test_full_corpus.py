@@ -107,3 +107,25 @@ def test_the_first_page_does_not_depend_on_the_page_size(full_searcher, query, l
     assert len(fifty.hits) == 50
     assert keys(fifty)[:10] == keys(ten)
     assert keys(twenty) == keys(ten) + keys(second)
+
+
+@pytest.mark.parametrize(
+    "query, word",
+    [
+        ("who owns a card I stole from my opponent", "stole"),
+        ("does first strike beat deathtouch", "beat"),
+    ],
+)
+def test_a_common_english_word_is_no_typo(full_searcher, query: str, word: str) -> None:
+    # The rules never say "stole" or "beat"; they are still English, not "style" and "bear".
+    result = full_searcher.search(query, lang="en")
+    assert result.suggestion is None or word in result.suggestion.split()
+    assert full_searcher.search("manna abilities", lang="en").suggestion == "mana abilities"
+
+
+def test_a_word_of_a_named_concept_is_no_typo(full_searcher) -> None:
+    # "lien de vie" is lifelink's French name: "lien" is not "rien", and the concept leads.
+    result = full_searcher.search("comment fonctionne le lien de vie")
+    assert result.suggestion is None or "lien" in result.suggestion.split()
+    rules = [(h.canonical or h.number or "") for h in result.hits if h.kind != "glossary"]
+    assert len(rules) >= 3 and all(n.startswith("702.15") for n in rules[:3]), rules[:3]
