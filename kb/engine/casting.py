@@ -374,11 +374,14 @@ class Casting(GameState):
             ("creature", "302.1"),
             ("artifact", "301.1"),
             ("enchantment", "303.1"),
+            ("planeswalker", "306.1"),
+            ("battle", "310.1"),
         ):
             if cdef.is_a(card_type) or face_down:
                 type_rule = "302.1" if face_down else rule
                 break
-        kind = "a creature" if face_down else f"a {cdef.types[-1]}"
+        noun = "creature" if face_down else cdef.types[-1]
+        kind = f"{'an' if noun[0] in 'aeiou' else 'a'} {noun}"
         if not self._is_active(p) or not self.step.is_main:
             raise IllegalAction(
                 f"{cdef.name} is {kind} spell: it can be cast only in its caster's main phase "

@@ -189,3 +189,30 @@ def test_a_blocked_trampler_whose_planeswalker_left_deals_all_its_damage_to_its_
     path.write_text(TRAMPLER_LOSES_ITS_PLANESWALKER, encoding="utf-8")
     result = run_example_file(path)
     assert result.passed, result.failures
+
+
+CAST_AT_THE_WRONG_TIME = """# Permanents cast at the wrong time
+
+rules: 306.1, 303.1
+
+```game
+players: Alice, Bob
+turn: Bob, end
+Alice has: hand ["Chandra, Torch of Defiance", Glorious Anthem]; battlefield [Mountain, Mountain, Mountain, Mountain, Plains, Plains, Plains]
+Bob passes
+Alice casts "Chandra, Torch of Defiance"
+? rejected: 306.1
+? rejected: a planeswalker spell
+Alice casts Glorious Anthem
+? rejected: 303.1
+? rejected: is an enchantment spell
+```
+"""
+
+
+def test_a_permanent_cast_at_the_wrong_time_is_refused_citing_its_own_type_rule(tmp_path):
+    # 306.1 for a planeswalker, as 302.1 for a creature; and "an" before a vowel.
+    path = tmp_path / "timing.md"
+    path.write_text(CAST_AT_THE_WRONG_TIME, encoding="utf-8")
+    result = run_example_file(path)
+    assert result.passed, result.failures
