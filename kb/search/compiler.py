@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import re
 from collections import OrderedDict
-from dataclasses import dataclass, field
 from typing import Any
 
 from whoosh import query as wq
@@ -25,8 +24,8 @@ from kb.search.analysis import (
     normalize,
     terms,
 )
+from kb.search.compiled import Compiled
 from kb.search.indexer import term_key
-from kb.search.notes import Note
 from kb.search.postings import Coord, Postings
 from kb.search.spelling import Speller
 from kb.search.termnames import TermNames, phrases_of
@@ -82,29 +81,6 @@ CACHE_SIZE = 256
 WORD_CACHE = 16384
 
 
-@dataclass(slots=True)
-class Compiled:
-    """A query compiled for the index, and what the result page needs to know about it."""
-
-    query: wq.Query | None
-    marks: dict[str, set[str]] = field(default_factory=dict)  # analyser name -> terms
-    corrections: dict[str, str] = field(default_factory=dict)
-    known: set[str] = field(default_factory=set)  # words one language of the scope has as typed
-    unknown: list[str] = field(default_factory=list)
-    notes: list[Note] = field(default_factory=list)
-    src: str | None = None
-    glossary: list[int] = field(default_factory=list)  # docnums pinned first
-    boosts: dict[str, float] = field(default_factory=dict)  # rule -> factor of its subtree
-    # the question only names concepts ("how does scry work"): their defining rules first
-    defined: tuple[str, ...] = ()
-    # language -> (field, the query's terms in order), for proximity
-    order: dict[str, tuple[str, list[str]]] = field(default_factory=dict)
-    about_examples: bool = False  # the query asks for examples: they are not demoted
-    about_tournament: bool = False  # the query asks for tournament rules: they are raised
-    markers: dict[str, Any] = field(default_factory=dict)  # language -> snippet analyser
-    wanted: dict[str, set[str]] = field(default_factory=dict)  # language -> terms it marks
-
-
 class QueryCompiler:
     """Compiles queries against one index's vocabulary, glossary names and concepts, remembering
     the most recent ones (a query typed again costs a dictionary lookup)."""
@@ -124,10 +100,7 @@ class QueryCompiler:
         self._cache: OrderedDict[tuple[Any, ...], Compiled] = OrderedDict()
         self._term_names = TermNames(kb)
         self._names: frozenset[str] = frozenset()  # the compiled query's proper names
-        # The compiled query's words that are words of a concept's name, made when a word is
-        # first taken for a typo (most questions have none).
-        self._named: frozenset[str] | None = None
-        self._question = ""
+        self._question = ""  # the query being compiled
         # Texts analysed for the query being compiled (a word is looked at several times).
         self._analyses: dict[tuple[str, str], list[str]] = {}
         # Words analysed by any query, and the variants of each the index has (WORD_CACHE).
@@ -217,7 +190,7 @@ class QueryCompiler:
         text = text[: qp.MAX_QUERY]  # parse noted the cut: nothing past it is searched
         out = Compiled(None, notes=list(typed.notes))
         self._names = proper_names(text)
-        self._named, self._question = None, text
+        self._question = text
         detected = detect_lang(text)
         out.src = detected or self._term_names.language_of(text) or lang
         content = strip_frames(text, out.src)
@@ -408,11 +381,8 @@ class QueryCompiler:
 
     def _fuzzy(self, text: str, code: str, out: Compiled) -> list[wq.Query]:
         spelled = self._terms(text, f"{code}_plain")
-        if self._named is None:
-            self._named = frozenset().union(
-                *(self._term_names.name_words(self._question, c) for c in ("en", "fr"))
-            )
-        if text in self._names or text.lower() in self._named or self._term_names.names(text, code):
+        named = self._term_names.name_words
+        if text in self._names or self._term_names.names(text, code) or named(self._question, text):
             # A name (a card's, the term base's "défenseur", or a word of one the question holds,
             # "lien" in "lien de vie") is no typo of a rules word.
             return []

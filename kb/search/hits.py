@@ -8,7 +8,7 @@ from typing import Any
 from kb.lookup import ancestor_title
 from kb.model import LANGS, Edition, KnowledgeBase, Rule
 from kb.search.analysis import ANALYZERS
-from kb.search.compiler import Compiled
+from kb.search.compiled import Compiled
 from kb.search.highlight import gram_marker, highlight, marker
 from kb.search.indexer import example_prose
 from kb.search.results import Hit

@@ -17,7 +17,7 @@ from itertools import compress, pairwise
 from operator import itemgetter
 
 from kb.model import LANGS, KnowledgeBase
-from kb.search.compiler import Compiled
+from kb.search.compiled import Compiled
 from kb.search.hits import EditionSets
 from kb.search.postings import Evaluation, Postings
 from kb.search.understand import Concepts

@@ -29,7 +29,8 @@ from kb.model import LANGS, Edition, KnowledgeBase, Rule
 from kb.rulenum import parse_number_query
 from kb.search import query as qp
 from kb.search.analysis import clean_query, fold_accents
-from kb.search.compiler import Compiled, QueryCompiler
+from kb.search.compiled import Compiled
+from kb.search.compiler import QueryCompiler
 from kb.search.highlight import highlight
 from kb.search.hits import EditionSets, HitMaker
 from kb.search.indexer import FORMAT, INDEX_NAME, KINDS, META_FILE, RULE_KINDS

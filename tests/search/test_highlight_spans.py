@@ -12,7 +12,7 @@ import pytest
 from kb.model import LANGS, Rule
 from kb.search import Searcher, build_index
 from kb.search.analysis import ANALYZERS, bigrams_ja
-from kb.search.compiler import Compiled
+from kb.search.compiled import Compiled
 from kb.search.hits import HitMaker
 from kb.search.japanese import MAX_PIECE_CHARS
 from kb.search.snippets import FILE, SNIPPET_FIELDS

@@ -176,7 +176,7 @@ def _family_ranker(rows: dict[tuple[str, str], dict[int, float]], langs: list[st
 
 
 def test_a_concepts_name_does_not_pick_among_its_family() -> None:
-    from kb.search.compiler import Compiled
+    from kb.search.compiled import Compiled
     from kb.search.ranking import SIBLING_DECAY
 
     # 702.15e says "lifelink" three times, 702.15b once: the rest of the question decides.
@@ -195,7 +195,7 @@ def test_a_concepts_name_does_not_pick_among_its_family() -> None:
 
 
 def test_family_levelling_leaves_french_questions_alone() -> None:
-    from kb.search.compiler import Compiled
+    from kb.search.compiled import Compiled
 
     ranker = _family_ranker({("body_en", "lifelink"): {1: 1.0, 2: 3.0}}, ["en", "en", "en"])
     compiled = Compiled(None, marks={"en": {"lifelink"}}, src="fr")
@@ -206,7 +206,7 @@ def test_family_levelling_leaves_french_questions_alone() -> None:
 
 
 def test_a_concepts_own_title_is_not_its_familys_measure() -> None:
-    from kb.search.compiler import Compiled
+    from kb.search.compiled import Compiled
 
     # "Lifelink" (702.15, a bare title) matches the concept's word in its title: its siblings
     # are not raised to it, and it is not raised.
@@ -283,7 +283,7 @@ class _Sequences:
 
 
 def test_a_definition_asked_for_is_raised_once_and_only_for_its_subject() -> None:
-    from kb.search.compiler import Compiled
+    from kb.search.compiled import Compiled
     from kb.search.ranking import DEFINITION_ASKED, SUBJECT_WORDS, Ranker
     from kb.search.understand import Concepts
 

@@ -216,7 +216,7 @@ def test_the_opening_rule_of_a_concept() -> None:
 
 
 def test_the_opening_rule_of_a_named_concept_is_raised() -> None:
-    from kb.search.compiler import Compiled
+    from kb.search.compiled import Compiled
     from kb.search.ranking import OPENING, OPENING_DEFINED, Ranker
 
     groups = ["r:702.19", "r:702.19a", "r:702.19b", "r:302", "r:302.1"]
