@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kb.engine import Action, Game, Step, default_pool, parse_card, run_example_file
+from kb.engine import Action, Game, Step, default_pool, parse_card
 
 
 def blocked_game(attacker: str, blockers: list[str], extra: list[str] = ()) -> Game:
@@ -158,61 +158,3 @@ def test_the_announcing_player_conceding_lets_combat_go_on_without_them():
     assert not game.game_over and game.awaiting is None
     assert game.priority_player == "Bob"  # 800.4j: the turn goes on without its active player
     assert len(game.zone("Bob", "battlefield")) == 2
-
-
-TRAMPLER_LOSES_ITS_PLANESWALKER = """# Trample blocked, its planeswalker gone
-
-rules: 702.19f, 510.1c
-
-```game
-players: Alice, Bob
-turn: Alice, declare attackers
-Alice has: hand [Shock]; battlefield [Colossal Dreadmaw, Mountain]
-Bob has: battlefield ["Chandra, Torch of Defiance" (2 loyalty), Grizzly Bears]
-Alice attacks with Colossal Dreadmaw attacking "Chandra, Torch of Defiance"
-Alice passes
-Bob passes
-Bob blocks Colossal Dreadmaw with Grizzly Bears
-Alice casts Shock targeting "Chandra, Torch of Defiance"
-Alice passes
-Bob passes
-advance to Alice combat damage
-? log: Colossal Dreadmaw deals 6 combat damage to Grizzly Bears
-? life Bob: 20
-```
-"""
-
-
-def test_a_blocked_trampler_whose_planeswalker_left_deals_all_its_damage_to_its_blocker(tmp_path):
-    # 702.19f: nothing can be assigned past the blocker, so none of the 6 is lost (510.1c).
-    path = tmp_path / "trample.md"
-    path.write_text(TRAMPLER_LOSES_ITS_PLANESWALKER, encoding="utf-8")
-    result = run_example_file(path)
-    assert result.passed, result.failures
-
-
-CAST_AT_THE_WRONG_TIME = """# Permanents cast at the wrong time
-
-rules: 306.1, 303.1
-
-```game
-players: Alice, Bob
-turn: Bob, end
-Alice has: hand ["Chandra, Torch of Defiance", Glorious Anthem]; battlefield [Mountain, Mountain, Mountain, Mountain, Plains, Plains, Plains]
-Bob passes
-Alice casts "Chandra, Torch of Defiance"
-? rejected: 306.1
-? rejected: a planeswalker spell
-Alice casts Glorious Anthem
-? rejected: 303.1
-? rejected: is an enchantment spell
-```
-"""
-
-
-def test_a_permanent_cast_at_the_wrong_time_is_refused_citing_its_own_type_rule(tmp_path):
-    # 306.1 for a planeswalker, as 302.1 for a creature; and "an" before a vowel.
-    path = tmp_path / "timing.md"
-    path.write_text(CAST_AT_THE_WRONG_TIME, encoding="utf-8")
-    result = run_example_file(path)
-    assert result.passed, result.failures
