@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
-from kb.engine import Action, CardError, Game, Step, default_pool, parse_card
+from kb.engine import Action, CardError, Game, Step, default_pool, parse_card, run_example_file
 from kb.engine.effect_text import parse_effects
 
 EXTRA = {
@@ -277,3 +279,29 @@ def test_the_card_language_reads_the_new_effects_and_refuses_unknown_keywords():
         "shroud",
         "indestructible",
     }
+
+
+SACRIFICE_ANNOUNCED = """# A sacrifice chosen in advance
+
+rules: 701.21a, 608.2d
+
+```game
+players: Alice, Bob
+turn: Alice, precombat main
+Alice has: hand [Innocent Blood]; battlefield [Grizzly Bears, Llanowar Elves, Swamp]
+Bob has: battlefield [Hill Giant]
+Alice casts Innocent Blood
+Alice announces for Innocent Blood: sacrifice Grizzly Bears
+Alice passes
+Bob passes
+? battlefield Alice: [Llanowar Elves, Swamp]
+? graveyard Bob: [Hill Giant]
+```
+"""
+
+
+def test_the_example_language_announces_a_sacrifice(tmp_path: Path) -> None:
+    path = tmp_path / "sacrifice.md"
+    path.write_text(SACRIFICE_ANNOUNCED, encoding="utf-8")
+    result = run_example_file(path)
+    assert result.passed, result.failures
