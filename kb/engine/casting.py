@@ -54,8 +54,16 @@ class Casting(GameState):
         """A permanent as a target: the first of its name that is legal for ``kind`` (115.1)."""
         target = ("object", obj.id)
         if not self._target_legal(target, kind, None, controller):
+            self._refuse_protected(target, controller)
             raise IllegalAction(f"{obj.label} is not {TARGET_WORDS[kind]}", "115.1", "601.2c")
         return target
+
+    def _refuse_protected(self, target: tuple[str, int], controller: int | None) -> None:
+        """Refuse a target that hexproof or shroud protects, citing that rule (115.1, 601.2c)."""
+        obj = self._object(target[1]) if target[0] == "object" else None
+        why = self._untargetable(obj, controller) if obj is not None else None
+        if why is not None:
+            raise IllegalAction(why[0], why[1], "115.1", "601.2c")
 
     def target_label(self, target: tuple[str, int]) -> str:
         """A target as text."""
@@ -96,10 +104,16 @@ class Casting(GameState):
             return False
         if not self.is_creature(obj):
             # "any target" is a creature, player, planeswalker or battle (115.4)
-            return kind == "any" and obj.card.is_a("planeswalker")
+            return (
+                kind == "any"
+                and obj.card.is_a("planeswalker")
+                and self._untargetable(obj, controller) is None
+            )
         if kind == "yours":
-            return obj.controller == controller and obj.id != source
-        return kind in ("any", "creature")
+            legal = obj.controller == controller and obj.id != source
+        else:
+            legal = kind in ("any", "creature")
+        return legal and self._untargetable(obj, controller) is None
 
     def _choose_targets(
         self,
@@ -117,6 +131,7 @@ class Casting(GameState):
             assert kind is not None
             target = self._resolve_target(ref, kind, controller)
             if not self._target_legal(target, kind, source, controller):
+                self._refuse_protected(target, controller)
                 raise IllegalAction(
                     f"{self.target_label(target)} is not {TARGET_WORDS[kind]}", "115.1", "601.2c"
                 )

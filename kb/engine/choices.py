@@ -1,11 +1,12 @@
 """Choices made as a spell or ability resolves (608.2d), and announcing them early (MTR 4.2).
 
-Scry (701.22), surveil (701.25), which cards to discard (701.9) and new targets for a copy
-(707.10c) are chosen by the player while the effect is applied (608.2d). A scenario can't stop
-in the middle of a resolution, so a player announces such a choice beforehand:
+Scry (701.22), surveil (701.25), which cards to discard (701.9), which creature to sacrifice
+(701.21a) and new targets for a copy (707.10c) are chosen by the player while the effect is
+applied (608.2d). A scenario can't stop in the middle of a resolution, so a player announces
+such a choice beforehand:
 ``Alice announces for Opt: bottom Island``. Without an announcement the engine leaves scried or
 surveilled cards in the same order (MTR 4.2's tenth bullet in tournament mode), discards the
-last card of the hand and keeps a copy's targets.
+last card of the hand, sacrifices the last creature to arrive and keeps a copy's targets.
 
 Tournament mode follows MTR 4.2's fifth bullet: a player who announced a resolution choice must
 adhere to it unless an opponent responds to that spell or ability; and an opponent who inquires
@@ -27,6 +28,7 @@ CHOICE_WORDS = {
     "top": ("scry", "surveil"),
     "graveyard": ("surveil",),
     "discard": ("discard",),
+    "sacrifice": ("sacrifice",),
     "new targets": ("copy",),
 }
 
@@ -57,8 +59,14 @@ class ResolutionChoices(GameState):
             raise IllegalAction(
                 f"unknown choice {word!r} (known: {', '.join(CHOICE_WORDS)})", "608.2d"
             )
-        if not any(e.kind in kinds for e in item.effects) or (
-            word == "new targets" and not any(e.scope == "new" for e in item.effects)
+        if (
+            not any(e.kind in kinds for e in item.effects)
+            or (word == "new targets" and not any(e.scope == "new" for e in item.effects))
+            # the controller chooses only what they sacrifice themselves (701.21a)
+            or (
+                word == "sacrifice"
+                and not any(e.scope in ("you", "each player") for e in item.effects)
+            )
         ):
             raise IllegalAction(
                 f"{item.name} offers no such choice on resolution ({word})", "608.2d"

@@ -29,6 +29,9 @@ KEYWORDS = (
     "menace",
     "defender",
     "infect",
+    "hexproof",  # 702.11b: not the target of an opponent's spells or abilities
+    "indestructible",  # 702.12b: not destroyed (by lethal or deathtouch damage or "destroy")
+    "shroud",  # 702.18a: not the target of any spell or ability
     "can block an additional creature each combat",  # 509.1a; its damage divided (510.1d)
 )
 
@@ -52,7 +55,7 @@ class Effect:
     """One instruction of a spell or ability, from a small vocabulary."""
 
     kind: str  # damage | gain | lose | draw | add | counter | pump | destroy | delayed | discard
-    # | counters | poison | token | exile | divided
+    # | counters | poison | token | exile | divided | sacrifice
     text: str
     amount: int = 0
     toughness: int = 0
@@ -63,7 +66,7 @@ class Effect:
     delayed: TriggerCondition | None = None
     then: tuple[Effect, ...] = ()
     counter: str = ""  # counters: "+1/+1" | "-1/-1"; token: the token's name
-    keywords: frozenset[str] = frozenset()  # token: its keyword abilities
+    keywords: frozenset[str] = frozenset()  # token: its keyword abilities; pump: those gained
     power: int = 0  # token: its power (``toughness`` is its toughness)
 
 
@@ -93,7 +96,13 @@ _EFFECT_PATTERNS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"^add ((?:\{[^}]*\})+)$"), "add"),
     (re.compile(r"^counter target spell$"), "counter"),
     (re.compile(r"^destroy target creature$"), "destroy"),
+    (re.compile(r"^(?:you )?sacrifices? a creature$"), "sacrifice"),
+    (
+        re.compile(r"^(target player|each opponent|each player) sacrifices a creature$"),
+        "sacrifice others",
+    ),
     (re.compile(r"^target creature gets ([+-]\d+)/([+-]\d+)(?: until (.+))?$"), "pump"),
+    (re.compile(r"^target creature gains ([a-z ]+?) until (end of turn|end of combat)$"), "gains"),
     (
         re.compile(
             r"^put (\w+) ([+-]1/[+-]1) counters? on (target creature|each creature you control)$"
@@ -214,6 +223,22 @@ def _parse_one_effect(text: str) -> Effect:
             return Effect("counter", text, target="spell")
         if kind == "destroy":
             return Effect("destroy", text, target="creature")
+        if kind == "gains":  # a keyword until some point (611.2a), kept with +0/+0 effects
+            if m.group(1) not in KEYWORDS:
+                raise CardError(f"unknown keyword {m.group(1)!r}")
+            return Effect(
+                "pump",
+                text,
+                target="creature",
+                until=m.group(2),
+                keywords=frozenset({m.group(1)}),
+            )
+        if kind == "sacrifice":  # 701.21a: the player chooses one they control as it resolves
+            return Effect("sacrifice", text)
+        if kind == "sacrifice others":
+            if m.group(1) == "target player":
+                return Effect("sacrifice", text, target="player", scope="target")
+            return Effect("sacrifice", text, scope=m.group(1))
         if kind == "counters":
             scope = "target" if m.group(3) == "target creature" else "each creature you control"
             return Effect(
@@ -271,8 +296,9 @@ def _parse_one_effect(text: str) -> Effect:
     raise CardError(
         f"unknown effect {text!r} (known: deal N damage to any target/target creature/target "
         "player/each opponent/each player, gain/lose N life, each opponent loses N life, draw N, "
-        "discard N, add {mana}, counter target spell, destroy target creature, exile target creature, target "
-        "creature gets +N/+N until end of turn, put N +1/+1 (or -1/-1) counters on target creature "
+        "discard N, add {mana}, counter target spell, destroy target creature, [target player | "
+        "each opponent | each player] sacrifice(s) a creature, exile target creature, target "
+        "creature gets +N/+N (or gains <keyword>) until end of turn, put N +1/+1 (or -1/-1) counters on target creature "
         "(or each creature you control), target player (or each opponent) gets N poison counters, "
         "create N P/T <name> creature tokens [with <keywords>], deal N damage divided as you "
         "choose among one or two targets, at the beginning of the next <step>: <effect>, exile "

@@ -106,7 +106,9 @@ class Effects(GameState):
             self._look_at_top(effect, p, item)
             return
         kind = effect.kind
-        if kind == "counters":
+        if kind == "sacrifice":
+            self._sacrifice(effect, p, item, target)
+        elif kind == "counters":
             if target is not None:
                 objs = [o for o in [self._object(target[1])] if o is not None]
             else:

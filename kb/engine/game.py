@@ -28,6 +28,7 @@ from kb.engine.choices import ResolutionChoices
 from kb.engine.combat import Combat
 from kb.engine.damage import DamageAssignment
 from kb.engine.effects import Effects
+from kb.engine.keywords import KeywordRules
 from kb.engine.mana_abilities import ManaAbilities
 from kb.engine.objects import SHORTCUTS, Action, Event, GameObject, IllegalAction, ScenarioError
 from kb.engine.priority import Priority
@@ -52,6 +53,7 @@ class Game(
     ManaAbilities,
     Resolving,
     Effects,
+    KeywordRules,
     ZoneChanges,
     ResolutionChoices,
     SpecialActions,
@@ -360,6 +362,10 @@ class Game(
                 options += [("object", s.id) for s in self.stack if s.kind == "spell"]
             if effect.target == "instant or sorcery":
                 options += [("object", s.id) for s in self.stack if _instant_or_sorcery(s)]
+            # hexproof and shroud (702.11b, 702.18a): not a legal target for this player
+            options = [
+                o for o in options if o[0] == "player" or self._untargetable_id(o[1], p) is None
+            ]
             if memo is not None:
                 memo[key] = options
             out.append(options)

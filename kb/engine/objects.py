@@ -79,13 +79,15 @@ class Event:
 
 @dataclass(slots=True, eq=False)
 class Modifier:
-    """A continuous effect on one creature: +N/+N until some point (611.2a)."""
+    """A continuous effect on one creature: +N/+N, or keywords it gains, until some point
+    (611.2a)."""
 
     power: int
     toughness: int
     until: str  # "end of turn" | "end of combat" | "your next <step>"
     step: Step | None = None
     player: int | None = None
+    keywords: frozenset[str] = frozenset()  # "gains hexproof until end of turn"
 
 
 @dataclass(slots=True, eq=False)

@@ -183,8 +183,7 @@ class Resolving(GameState):
             assert target is not None
             obj = self._object(target[1])
             assert obj is not None
-            self._emit("destroy", f"{obj.label} is destroyed", cite("701.8a"), p)
-            self._leave_battlefield([obj], dies=True)
+            self._destroy(obj, p)
         elif kind == "pump":
             assert target is not None
             obj = self._object(target[1])
@@ -195,11 +194,17 @@ class Resolving(GameState):
             if until.startswith("your next "):
                 step = parse_step(until[len("your next ") :])
                 player = p
-            obj.modifiers.append(Modifier(effect.amount, effect.toughness, until, step, player))
+            obj.modifiers.append(
+                Modifier(effect.amount, effect.toughness, until, step, player, effect.keywords)
+            )
+            gets = (
+                f"gains {' and '.join(sorted(effect.keywords))}"
+                if effect.keywords
+                else f"gets {effect.amount:+d}/{effect.toughness:+d}"
+            )
             self._emit(
                 "effect",
-                f"{obj.label} gets {effect.amount:+d}/{effect.toughness:+d} until {until} "
-                f"({self.power(obj)}/{self.toughness(obj)})",
+                f"{obj.label} {gets} until {until} ({self.power(obj)}/{self.toughness(obj)})",
                 cite("611.2a"),
                 p,
             )

@@ -175,6 +175,8 @@ class StateBasedActions(GameState):
                         "704.5f",
                     )
                 )
+            elif (obj.damage >= t or obj.deathtouch_damage) and self._indestructible(obj):
+                continue  # 702.12b: it ignores 704.5g, and 704.5h can't destroy it
             elif obj.damage >= t:
                 dying.append((obj, f"{obj.label} has lethal damage and is destroyed", "704.5g"))
             elif obj.deathtouch_damage:

@@ -31,7 +31,8 @@ Actions (``<player> <action>``)
     · chooses X as the defending player · declares no attackers · blocks A with B · declares
     no blockers · discards X (cleanup) ·
     assigns X's combat damage: 2 to A, 4 to B (510.1c; consecutive lines make one announcement) ·
-    announces for X: bottom A | top | graveyard A | discard A, B | new targets A (608.2d) ·
+    announces for X: bottom A | top | graveyard A | discard A, B | sacrifice A |
+    new targets A (608.2d) ·
     asks about the choices for X (MTR 4.2) · adds a group: casts A; casts B (MTR 4.2) ·
     interrupts the group at N (MTR 4.2) · pays {U} to stop X (116.2c) · ignores X until end
     of turn (116.2d) · rolls the planar die [(blank | chaos | planeswalk)] (116.2i, with

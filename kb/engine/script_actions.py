@@ -205,7 +205,7 @@ class ActionParser:
                 return None
             return act("block", blocks=(pair,))
         m = re.match(
-            r"^announces for (.+?)\s*:\s*(bottom|top|graveyard|discard|new targets)\b(.*)$",
+            r"^announces for (.+?)\s*:\s*(bottom|top|graveyard|discard|sacrifice|new targets)\b(.*)$",
             rest,
             re.I,
         )

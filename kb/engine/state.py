@@ -171,11 +171,13 @@ class GameState:
         ]
 
     def has(self, obj: GameObject, keyword: str) -> bool:
-        """Whether a permanent has a keyword: its own, or granted by an attached Aura or
-        Equipment (a face-down permanent has no abilities, 708.2)."""
+        """Whether a permanent has a keyword: its own, gained until some point, or granted by an
+        attached Aura or Equipment (a face-down permanent has no abilities, 708.2)."""
         if obj.face_down:
             return False
         if keyword in obj.card.keywords or keyword in obj.granted:
+            return True
+        if obj.modifiers and any(keyword in m.keywords for m in obj.modifiers):
             return True
         return any(keyword in bonus[2] for bonus in self._attached_bonuses(obj))
 
@@ -396,7 +398,10 @@ class GameState:
                 o.also_blocking,
                 o.blocked,
                 o.struck_first,
-                [(m.power, m.toughness, m.until, m.step, m.player) for m in o.modifiers],
+                [
+                    (m.power, m.toughness, m.until, m.step, m.player, sorted(m.keywords))
+                    for m in o.modifiers
+                ],
                 dict(o.counters),
                 o.attached_to,
                 o.token,

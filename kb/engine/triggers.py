@@ -174,7 +174,9 @@ class Triggers(GameState):
         announced = self.trigger_targets.get(trig.controller, {}).pop(trig.source.lower(), None)
         if announced is not None:
             try:
-                return self._choose_targets(trig.effects, tuple(announced))
+                return self._choose_targets(
+                    trig.effects, tuple(announced), controller=trig.controller
+                )
             except (IllegalAction, ScenarioError) as err:
                 self._emit(
                     "note",
@@ -193,7 +195,11 @@ class Triggers(GameState):
                 choice = ("player", opps[0]) if opps else None
             elif effect.target == "creature":
                 creatures = sorted(
-                    (o for o in self.battlefield if self.is_creature(o)),
+                    (
+                        o
+                        for o in self.battlefield
+                        if self.is_creature(o) and self._untargetable(o, trig.controller) is None
+                    ),
                     key=lambda o: o.controller == trig.controller,
                 )
                 choice = ("object", creatures[0].id) if creatures else None

@@ -39,6 +39,8 @@ DECK = [
     "Saw It Coming",
     "Rift Bolt",
     "Circling Vultures",
+    "Gladecover Scout",
+    "Diabolic Edict",
 ]
 
 

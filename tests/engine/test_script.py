@@ -178,7 +178,7 @@ def test_card_language():
         ("creature — Goblin {R} 1/1", "'Goblin'"),
         ("snow creature {G} 2/2", "'snow'"),
         ("tribal instant {R}; deal 1 damage to any target", "'tribal'"),
-        ("creature {G} 2/2; shroud", "'shroud'"),
+        ("creature {G} 2/2; fear", "'fear'"),
     ],
 )
 def test_unknown_words_in_a_card_are_errors_naming_them(definition: str, word: str) -> None:
