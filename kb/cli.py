@@ -194,7 +194,7 @@ def cmd_rule(args: argparse.Namespace, out: TextIO) -> int:
 
     if fallback:
         out.write(f"(rule {number} is not available in {lang}; the English text follows)\n")
-    write_rule(kb, rule, data, out, pinned)
+    write_rule(kb, rule, data, out, pinned, lang)
     return 0
 
 

@@ -44,11 +44,17 @@ def _label(kb: KnowledgeBase, number: str, edition: str) -> str:
 
 
 def write_rule(
-    kb: KnowledgeBase, rule: Any, data: dict[str, Any], out: TextIO, pinned: bool = False
+    kb: KnowledgeBase,
+    rule: Any,
+    data: dict[str, Any],
+    out: TextIO,
+    pinned: bool = False,
+    lang: str = "en",
 ) -> None:
     """``kb rule`` as text: what ``--json`` has, each part on its own labelled lines.
 
-    ``pinned``: the reader named the edition (the number's meanings in others are not told)."""
+    ``pinned``: the reader named the edition (the number's meanings in others are not told);
+    ``lang``: the reader's language, that of the example games' titles (English when untranslated)."""
     ed = kb.editions[rule.edition]
     day = ed.date or rule.edition
     printed = printed_number(rule)
@@ -85,7 +91,8 @@ def write_rule(
         out.write(f"Example games on the engine ({len(games)}):\n")
         for ex in games[:MAX_GAMES]:
             flag = "" if ex["passed"] else " (does not run as written)"
-            out.write(f"  {ex['id']}  {ex['title']}{flag}\n")
+            title = ex.get("titles", {}).get(lang) or ex["title"]
+            out.write(f"  {ex['id']}  {title}{flag}\n")
         if len(games) > MAX_GAMES:
             out.write(f"  … {len(games) - MAX_GAMES} more (--json has them all)\n")
     if data["history"]:

@@ -74,6 +74,7 @@ def rule_json(kb: KnowledgeBase, rule: Rule) -> dict[str, Any]:
             {
                 "id": x.id,
                 "title": x.title,
+                "titles": dict(x.titles),  # by language (English too), for a translated page
                 "rules": x.rules,
                 "passed": x.passed,
                 "trace": x.trace,

@@ -13,6 +13,7 @@ import pytest
 
 from kb.build import KB_FILE
 from kb.cli import main
+from kb.cli_text import MAX_GAMES
 
 
 def run(*argv: str) -> tuple[int, str]:
@@ -349,3 +350,22 @@ def test_concordance_text_leads_with_edits_and_folds_moves(full_instance: Path) 
     moved = next(line for line in lines if line.startswith("moved without other change"))
     runs = int(moved.split(" in ")[1].split()[0])
     assert "227" in moved and runs < 227 / 5
+
+
+def test_rule_lists_example_games_in_the_asked_language(embedded_instance: Path) -> None:
+    from kb.build import load
+
+    kb = load(embedded_instance)
+    games = kb.examples_for("117.3b")
+    translated = [x for x in games if x.titles.get("fr") and x.titles["fr"] != x.title]
+    assert translated, "an example citing 117.3b has a French title"
+    shown = games[:MAX_GAMES]
+    _code, out = run("rule", "117.3b", "--lang", "fr", "--instance", str(embedded_instance))
+    for x in shown:
+        expected = x.titles.get("fr") or x.title  # English when untranslated
+        assert f"  {x.id}  {expected}" in out
+    assert any(x.title not in out for x in shown if x in translated)
+    _code, out = run("rule", "117.3b", "--instance", str(embedded_instance))
+    assert all(f"  {x.id}  {x.title}" in out for x in shown)
+    data = json.loads(run("rule", "117.3b", "--json", "--instance", str(embedded_instance))[1])
+    assert data["engine_examples"][0]["titles"]["en"] == data["engine_examples"][0]["title"]

@@ -244,27 +244,60 @@ class CardPool:
 _PT = re.compile(r"^(-?\d+)/(-?\d+)$")
 
 
-def parse_trigger(text: str) -> TriggeredAbility:
-    """Parse ``at the beginning of your upkeep: …`` or ``whenever a creature enters: …``."""
+_UNTAPPED = re.compile(r",? if (.+?) is untapped$")
+_THIS = (
+    "this",
+    "this artifact",
+    "this creature",
+    "this enchantment",
+    "this land",
+    "this permanent",
+)
+
+
+def parse_trigger(text: str, name: str = "") -> TriggeredAbility:
+    """Parse ``at the beginning of your upkeep: …`` or ``whenever a creature enters: …``, with
+    an intervening ``, if this is untapped`` (603.4; ``this`` or the card's ``name``) and, for
+    ``at the beginning of each player's <step>``, ``that player`` naming the player whose step
+    it is (Howling Mine)."""
     head, sep, body = text.partition(":")
     if not sep:
         raise CardError(f"a trigger needs ': <effect>' after its condition: {text!r}")
-    head = " ".join(head.lower().split())
+    head = " ".join(head.lower().replace("’", "'").split())
     effects = parse_effects(body)
-    m = re.match(r"^at the beginning of (your|each|the|each player's) (.+)$", head)
+    untapped = False
+    said = head  # the condition as the trace tells it, with its "if" clause
+    if m := _UNTAPPED.search(head):
+        if m.group(1) not in (*_THIS, name.lower()):
+            raise CardError(
+                f"'if {m.group(1)} is untapped': name this card ('if this is untapped')"
+            )
+        untapped = True
+        head = head[: m.start()]
+    that_player = any(e.scope == "that player" for e in effects)
+    m = re.match(r"^at the beginning of (each player's|your|each|the) (.+)$", head)
     if m:
         step = parse_step(m.group(2))
         if step is None:
             raise CardError(f"unknown step {m.group(2)!r} in trigger")
+        if that_player and m.group(1) != "each player's":
+            raise CardError(
+                "'that player' is the player whose step it is: 'at the beginning of each "
+                "player's <step>'"
+            )
         whose = "your" if m.group(1) == "your" else "each"
-        return TriggeredAbility(TriggerCondition(step=step, whose=whose, text=head), effects, text)
+        cond = TriggerCondition(step=step, whose=whose, text=said, if_untapped=untapped)
+        return TriggeredAbility(cond, effects, text)
     m = re.match(r"^whenever (.+)$", head)
     if m and m.group(1) in TRIGGER_EVENTS:
-        cond = TriggerCondition(event=TRIGGER_EVENTS[m.group(1)], text=head)
+        if that_player:
+            raise CardError("'that player' follows 'at the beginning of each player's <step>'")
+        cond = TriggerCondition(event=TRIGGER_EVENTS[m.group(1)], text=said, if_untapped=untapped)
         return TriggeredAbility(cond, effects, text)
     raise CardError(
-        f"unknown trigger condition {head!r} (known: at the beginning of your/each <step>; "
-        f"whenever {', '.join(TRIGGER_EVENTS)})"
+        f"unknown trigger condition {head!r} (known: at the beginning of your/each/each "
+        f"player's <step>; whenever {', '.join(TRIGGER_EVENTS)}; then optionally ', if this is "
+        "untapped')"
     )
 
 
@@ -387,7 +420,7 @@ def parse_card(name: str, text: str) -> CardDef:
             elif low == "enchant creature":
                 enchant = True
             elif low.startswith("trigger "):
-                triggers.append(parse_trigger(part[8:]))
+                triggers.append(parse_trigger(part[8:], name))
             elif m := re.match(r"^static creatures you control get ([+-]\d+)/([+-]\d+)$", low):
                 fields["anthem"] = (
                     bounded(m.group(1), "power", error=CardError),
@@ -436,6 +469,15 @@ def parse_card(name: str, text: str) -> CardDef:
         except (CardError, ManaError) as err:
             raise CardError(f"{name}: {err}") from None
     types = fields["types"]
+    spoken = [
+        *effects,
+        *(e for mode in modes for e in mode),
+        *(e for a in abilities for e in a.effects),
+    ]
+    if any(e.scope == "that player" for e in spoken):
+        raise CardError(
+            f"{name}: 'that player' is said by a trigger 'at the beginning of each player's <step>'"
+        )
     if (effects or modes) and any(t in PERMANENT_TYPES for t in types):
         what = effects[0].text if effects else "choose one"
         raise CardError(

@@ -48,6 +48,8 @@ class TriggerCondition:
     whose: str = "each"  # "your" | "each" (a step of any turn) | "next" (delayed, 603.7)
     event: str | None = None
     text: str = ""
+    #: an intervening "if <this> is untapped" clause: checked on triggering and on resolution (603.4)
+    if_untapped: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,6 +93,8 @@ _EFFECT_PATTERNS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"^(?:you )?gains? (\w+) life$"), "gain"),
     (re.compile(r"^(?:you )?loses? (\w+) life$"), "lose"),
     (re.compile(r"^each opponent loses (\w+) life$"), "opponents lose"),
+    (re.compile(r"^target player loses (\w+) life$"), "target loses"),
+    (re.compile(r"^that player draws (\w+)(?: cards?)?$"), "that draws"),
     (re.compile(r"^(?:you )?draws? (\w+)(?: cards?)?$"), "draw"),
     (re.compile(r"^(?:you )?discards? (\w+)(?: cards?)?$"), "discard"),
     (re.compile(r"^add ((?:\{[^}]*\})+)$"), "add"),
@@ -209,6 +213,11 @@ def _parse_one_effect(text: str) -> Effect:
             return Effect("damage", text, amount=_number(m.group(1)), scope=who)
         if kind == "opponents lose":
             return Effect("lose", text, amount=_number(m.group(1)), scope="each opponent")
+        if kind == "target loses":
+            return Effect("lose", text, amount=_number(m.group(1)), target="player")
+        if kind == "that draws":  # the player whose step it is (a trigger of each player's step)
+            amount = _number(m.group(1), "draw", MAX_REPEAT)
+            return Effect("draw", text, amount=amount, scope="that player")
         if kind in ("gain", "lose"):
             return Effect(kind, text, amount=_number(m.group(1)))
         if kind in ("draw", "discard"):  # done card by card: a smaller bound
@@ -295,7 +304,8 @@ def _parse_one_effect(text: str) -> Effect:
             )
     raise CardError(
         f"unknown effect {text!r} (known: deal N damage to any target/target creature/target "
-        "player/each opponent/each player, gain/lose N life, each opponent loses N life, draw N, "
+        "player/each opponent/each player, gain/lose N life, each opponent (or target player) loses N "
+        "life, draw N, that player draws N (at the beginning of each player's <step>), "
         "discard N, add {mana}, counter target spell, destroy target creature, [target player | "
         "each opponent | each player] sacrifice(s) a creature, exile target creature, target "
         "creature gets +N/+N (or gains <keyword>) until end of turn, put N +1/+1 (or -1/-1) counters on target creature "

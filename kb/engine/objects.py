@@ -236,6 +236,7 @@ class StackObject:
     haste: bool = False  # cast with suspend: the creature gains haste (702.62a)
     origin: GameObject | None = None  # a triggered ability's source permanent (113.7a)
     copy: bool = False  # a copy of a spell (707.10)
+    if_untapped: bool = False  # "if this is untapped", checked again on resolution (603.4)
 
     @property
     def keywords(self) -> frozenset[str]:
@@ -266,6 +267,7 @@ class PendingTrigger:
     effects: tuple[Effect, ...]
     condition: str
     origin: GameObject | None = None  # the permanent whose ability triggered (113.7)
+    if_untapped: bool = False  # an intervening "if this is untapped" (603.4)
 
 
 @dataclass(slots=True, eq=False)

@@ -32,9 +32,18 @@ class Resolving(GameState):
             if item.card is not None:
                 self._to_graveyard(item.card)
             return
+        origin = item.source or item.origin
+        if item.if_untapped and origin is not None and origin.tapped:  # last known state (608.2h)
+            self._emit(
+                "effect",
+                f"{item.name} does nothing: {origin.label} is tapped as it resolves (its condition "
+                "is false)",
+                cite("603.4"),
+                p,
+            )
+            return
         rules = cite("117.4", "608.2")
         note = ""
-        origin = item.source or item.origin
         if item.kind != "spell" and origin is not None and origin not in self.battlefield:
             rules.append("113.7a")
             note = " (its source has left the battlefield: the ability exists independently of it)"
@@ -142,7 +151,10 @@ class Resolving(GameState):
                 p,
             )
         elif kind == "lose":
-            who = self.opponents(p) if effect.scope == "each opponent" else [p]
+            if target is not None:
+                who = [target[1]]
+            else:
+                who = self.opponents(p) if effect.scope == "each opponent" else [p]
             for o in who:
                 self.players[o].life -= effect.amount
                 shared = self._share_life(o) if self.teams is not None else ""
@@ -154,8 +166,10 @@ class Resolving(GameState):
                     o,
                 )
         elif kind == "draw":
+            # "that player" of a trigger at the beginning of each player's step
+            drawer = int(effect.scope.split()[1]) if effect.scope.startswith("player ") else p
             for _ in range(effect.amount):
-                self._draw(p, cite("121.1", "121.2"))
+                self._draw(drawer, cite("121.1", "121.2"))
         elif kind == "discard":
             for _ in range(effect.amount):
                 if self.players[p].hand:

@@ -46,9 +46,9 @@ def split_list(text: str) -> list[str]:
 
 
 def _unquote_name(item: str) -> str:
-    """``"A, B" (tapped)`` into ``A, B (tapped)``: quotes only group the name."""
-    m = re.match(r'^["“](.+?)["”](.*)$', item)
-    return (m.group(1) + m.group(2)).strip() if m else item
+    """``"A, B" (tapped)`` into ``A, B (tapped)`` and ``2 to "A, B"`` into ``2 to A, B``: quotes
+    only group a name, wherever it stands in the item."""
+    return re.sub(r'["“](.+?)["”]', r"\1", item).strip()
 
 
 def split_top(text: str, sep: str) -> list[str]:
@@ -279,7 +279,11 @@ class ActionParser:
         for item in split_list(spec):
             m = re.fullmatch(r"(\d+) to (.+)", item.strip(), re.I)
             if not m:
-                self.fail(lineno, f"'<N> to <creature or player>', not {item!r}")
+                self.fail(
+                    lineno,
+                    f"'<N> to <creature, planeswalker or player>', not {item!r} (a name "
+                    'with a comma is quoted: 2 to "Chandra, Torch of Defiance")',
+                )
                 return
             parts.append((m.group(2).strip(), bounded(m.group(1), "damage")))
         entry = (attacker, tuple(parts))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from kb.engine.cards import Effect
 from kb.engine.objects import (
     Action,
@@ -53,6 +55,8 @@ class Triggers(GameState):
                     or (event == "dies" and ev == "your creature dies" and mine)
                     or (event == "dies" and ev == "self dies" and subject is obj)
                 )
+                if hit and trig.condition.if_untapped and obj.tapped:
+                    continue  # 603.4: the intervening condition is false, it doesn't trigger
                 if hit:
                     looked_back = lookback is not None and obj in lookback
                     self._add_trigger(
@@ -62,6 +66,7 @@ class Triggers(GameState):
                         trig.condition.text,
                         looked_back=looked_back,
                         origin=obj,
+                        if_untapped=trig.condition.if_untapped,
                     )
 
     def _add_trigger(
@@ -72,8 +77,11 @@ class Triggers(GameState):
         condition: str,
         looked_back: bool = False,
         origin: GameObject | None = None,
+        if_untapped: bool = False,
     ) -> None:
-        self.pending.append(PendingTrigger(controller, source, effects, condition, origin))
+        self.pending.append(
+            PendingTrigger(controller, source, effects, condition, origin, if_untapped)
+        )
         rules = cite("603.2", "117.2a")
         note = ""
         if looked_back:
@@ -91,8 +99,20 @@ class Triggers(GameState):
             for trig in obj.card.triggers:
                 cond = trig.condition
                 if cond.step == step and (cond.whose == "each" or self._is_active(obj.controller)):
+                    if cond.if_untapped and obj.tapped:
+                        continue  # 603.4: the intervening condition is false, it doesn't trigger
+                    # "that player": the player whose step it is, the active player (500.2)
+                    effects = tuple(
+                        replace(e, scope=f"player {self.active}") if e.scope == "that player" else e
+                        for e in trig.effects
+                    )
                     self._add_trigger(
-                        obj.controller, obj.card.name, trig.effects, cond.text, origin=obj
+                        obj.controller,
+                        obj.card.name,
+                        effects,
+                        cond.text,
+                        origin=obj,
+                        if_untapped=cond.if_untapped,
                     )
         if step == Step.UPKEEP:
             for card in self.players[self.active].exile:
@@ -149,6 +169,7 @@ class Triggers(GameState):
                     trig.effects,
                     targets,
                     origin=trig.origin,
+                    if_untapped=trig.if_untapped,
                 )
                 self.stack.append(item)
                 aimed = (

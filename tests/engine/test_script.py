@@ -299,3 +299,38 @@ def test_a_malformed_assignment_or_group_part_is_a_syntax_error():
     ):
         _, problems = parse_block([(1, "players: Alice, Bob"), (2, line)])
         assert problems and problems[0].line == 2, line
+
+
+def test_a_quoted_name_after_n_to_in_a_damage_assignment_is_unquoted():
+    (action,) = _actions(
+        "Alice assigns Colossal Dreadmaw's combat damage: 2 to Grizzly Bears, 4 to \"Chandra, "
+        'Torch of Defiance"'
+    )
+    assert action.assignment == (
+        ("Colossal Dreadmaw", (("Grizzly Bears", 2), ("Chandra, Torch of Defiance", 4))),
+    )
+
+
+def test_trample_damage_assigned_to_a_planeswalker_with_a_comma_in_its_name(tmp_path):
+    text = """# Trample over a blocker into a planeswalker
+
+rules: 702.19b
+
+```game
+players: Alice, Bob
+turn: Alice, declare attackers
+Alice has: battlefield [Colossal Dreadmaw]
+Bob has: battlefield [Grizzly Bears, "Chandra, Torch of Defiance" (4 loyalty)]
+Alice attacks with Colossal Dreadmaw attacking "Chandra, Torch of Defiance"
+Alice passes
+Bob passes
+Bob blocks Colossal Dreadmaw with Grizzly Bears
+Alice passes
+Bob passes
+Alice assigns Colossal Dreadmaw's combat damage: 2 to Grizzly Bears, 4 to "Chandra, Torch of Defiance"
+? graveyard Bob: [Grizzly Bears, "Chandra, Torch of Defiance"]
+? life Bob: 20
+```
+"""
+    result = run_example_file(write(tmp_path, text))
+    assert result.passed, result.failures
