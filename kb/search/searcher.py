@@ -358,6 +358,37 @@ class Searcher:
         return result
 
     # ---- full text ----------------------------------------------------------------------------
+    def _count_groups(
+        self, scores: dict[int, float], extra: set[int], current: bool, one_lang: bool
+    ) -> int:
+        """The number of groups (results) of the documents of ``scores`` and ``extra``, without
+        walking a common word's thousands of documents in Python where it can be helped."""
+        groups_of = self._groups
+        extra = {d for d in extra if d not in scores}
+        if not current:
+            # Every matching document's group, looked up in C: a common word matches thousands.
+            found = (
+                set(itemgetter(*scores)(groups_of))
+                if len(scores) > 1
+                else {groups_of[d] for d in scores}
+            )
+            return len(found.union(map(groups_of.__getitem__, extra)))
+        if one_lang:
+            # One language, current documents: each rule or term has one, so documents = groups.
+            total = len(scores)
+        else:
+            # Current documents: most are the only one of their group (a rule's English text,
+            # its French and Japanese quotes share one); count only those that share.
+            shared = scores.keys() & self._shared  # walks the smaller of the two
+            total = len(scores) - len(shared) + len(set(map(groups_of.__getitem__, shared)))
+        siblings = self._siblings
+        added = set()
+        for doc in extra:  # a cited English rule may be the group of a French text found
+            group = groups_of[doc]
+            if group not in added and not any(d in scores for d in siblings.get(group, ())):
+                added.add(group)
+        return total + len(added)
+
     def _text_search(
         self,
         text: str,
@@ -381,8 +412,9 @@ class Searcher:
         if allowed is not None:
             scores = {d: w for d, w in scores.items() if d in allowed}
         fetch = page * limit * (1 if lang else 2) + 10
-        # The ranker's reweighing keeps the documents of ``scores``: they still count the total.
-        scored = self._ranker.order(
+        # The ranker's reweighing keeps the documents of ``scores``: they still count the total,
+        # and so do the documents it joins (cited rules) and the pinned glossary entries.
+        scored, joined = self._ranker.order(
             scores,
             compiled,
             ev,
@@ -413,24 +445,9 @@ class Searcher:
             if group not in groups:
                 groups[group] = (score, doc)
         if len(scored) < fetch:
-            total = len(groups)
-        elif lang is not None and ed is None:
-            # One language, current documents: each rule or term has one, so documents = groups.
-            total = len(scores) + sum(1 for d in pinned if d not in scores)
-        elif ed is None:
-            # Current documents: most are the only one of their group (a rule's English text,
-            # its French and Japanese quotes share one); count only those that share.
-            shared = scores.keys() & self._shared  # walks the smaller of the two
-            groups_of = self._groups
-            total = len(scores) - len(shared) + len(set(map(groups_of.__getitem__, shared)))
-            siblings = self._siblings
-            for group, (_score, doc) in groups.items():
-                if doc not in scores and not any(d in scores for d in siblings.get(group, ())):
-                    total += 1
+            total = len(groups)  # the ranking was fetched whole
         else:
-            # Every matching document's group, looked up in C: a common word matches thousands.
-            found = set(itemgetter(*scores)(self._groups)) if len(scores) > 1 else set()
-            total = len(found | groups.keys())
+            total = self._count_groups(scores, joined.union(pinned), ed is None, lang is not None)
         result.total = total
         result.pages = math.ceil(total / limit)
         picked = list(groups.values())[(page - 1) * limit : page * limit]
