@@ -144,3 +144,17 @@ def test_total_is_the_same_on_every_page_and_limit(full_searcher, query: str, la
     last = full_searcher.search(query, lang=lang, page=first.pages)
     assert last.total == first.total and 0 < len(last.hits) <= 10
     assert not full_searcher.search(query, lang=lang, page=first.pages + 1).hits
+
+
+@pytest.mark.parametrize("query", ["stat based actions", "tide", "pause", "mere"])
+def test_a_common_english_word_is_no_french_typo(full_searcher, query: str) -> None:
+    # With no language chosen the French vocabulary "corrected" them: "etat", "vide", "passe".
+    assert full_searcher.search(query).suggestion is None
+    assert full_searcher.search("stat", lang="fr").suggestion == "état"  # a French question
+    assert full_searcher.search("creture").suggestion == "creature"
+
+
+@pytest.mark.parametrize("lang", [None, "fr"])
+def test_a_word_of_a_term_name_is_no_typo(full_searcher, lang) -> None:
+    # "lien" (of "lien de vie", lifelink) alone was corrected to "rien".
+    assert full_searcher.search("lien", lang=lang).suggestion is None
