@@ -24,8 +24,9 @@ from typing import Any
 
 from whoosh import index as whoosh_index
 
-from kb.lookup import ancestor_title
+from kb.lookup import ancestor_title, nearest_rules
 from kb.model import LANGS, Edition, KnowledgeBase, Rule
+from kb.printed import printed_rule
 from kb.rulenum import parse_number_query
 from kb.search import query as qp
 from kb.search.analysis import clean_query, fold_accents
@@ -282,6 +283,18 @@ class Searcher:
                 return rule
         return None
 
+    def _find_printed(self, number: str, lang: str | None, ed: Edition | None) -> Rule | None:
+        """The rule an edition printed as ``number`` but keeps under another (505.54 of
+        2010-06-18 is 505.5; :mod:`kb.printed`), in the edition, the language, or the first
+        language holding one."""
+        if ed is not None:
+            return printed_rule(self.kb, ed.lang, number, ed.id)
+        for code in (lang,) if lang else LANGS:
+            rule = printed_rule(self.kb, code, number)
+            if rule is not None:
+                return rule
+        return None
+
     def _number_search(
         self,
         numbers: list[str],
@@ -297,6 +310,8 @@ class Searcher:
             return self._range_search(numbers, lang, ed, limit, page, result)
         number = numbers[0]
         rule = self._find_number(number, lang, ed)
+        # A misprinted number (505.54 of 2010-06-18) names the rule printed so, as `kb rule` does.
+        misprint = rule is None and (rule := self._find_printed(number, lang, ed)) is not None
         if rule is None:
             if ed is not None:
                 notes = [note("no_rule_in_edition", number=number, edition=ed.id)]
@@ -304,23 +319,25 @@ class Searcher:
                 notes = [note("no_rule_in_lang", number=number, lang=lang)]
             else:
                 notes = [note("no_rule", number=number)]
-            near = kb.nearest(lang or "en", number, ed.id if ed else None)
+            near_ed = ed or kb.edition(lang or "en", None)
+            near = nearest_rules(kb, near_ed.id, number) if near_ed else []
             if near:
                 notes.append(note("nearby", numbers=list(near)))
                 result.suggestion = near[0]
             result.tell(*notes)
             return result
         nodes = kb.subtree(rule)
-        if rule.canonical and rule.canonical != rule.number:
+        asked = number if misprint else rule.number
+        if rule.canonical and (misprint or rule.canonical != rule.number):
             now = kb.current(rule.canonical, "en")
             title = (now.title or ancestor_title(kb, now)) if now else ""
-            where = {"number": rule.number, "edition": rule.edition, "canonical": rule.canonical}
+            where = {"number": asked, "edition": rule.edition, "canonical": rule.canonical}
             if title:
                 result.tell(note("renumbered", **where, title=title))
             else:
                 result.tell(note("renumbered_untitled", **where))
-        elif rule.canonical is None and ed is not None:
-            result.tell(note("deleted", number=rule.number, edition=rule.edition))
+        elif rule.canonical is None and (ed is not None or misprint):
+            result.tell(note("deleted", number=asked, edition=rule.edition))
         result.total = len(nodes)
         result.pages = math.ceil(len(nodes) / limit)
         scope = (lang,) if lang else LANGS

@@ -158,3 +158,11 @@ def test_a_common_english_word_is_no_french_typo(full_searcher, query: str) -> N
 def test_a_word_of_a_term_name_is_no_typo(full_searcher, lang) -> None:
     # "lien" (of "lien de vie", lifelink) alone was corrected to "rien".
     assert full_searcher.search("lien", lang=lang).suggestion is None
+
+
+def test_nearby_numbers_surround_the_missing_one(full_searcher) -> None:
+    # "505.54" listed 505 and its first four subrules, leaving out 505.5 and 505.6 around it.
+    result = full_searcher.search("505.54")
+    assert not result.hits
+    nearby = next(n for n in result.notes if n.code == "nearby").params["numbers"]
+    assert nearby[0] == "505" and {"505.5", "505.6"} <= set(nearby)
