@@ -27,7 +27,7 @@ from kb.search.analysis import (
 from kb.search.compiled import Compiled
 from kb.search.indexer import term_key
 from kb.search.postings import Coord, Postings
-from kb.search.spelling import Speller
+from kb.search.spelling import Speller, common_english
 from kb.search.termnames import TermNames, phrases_of
 from kb.search.termnames import grams as _grams
 from kb.search.understand import Concepts, word_variants
@@ -388,11 +388,17 @@ class QueryCompiler:
             return []
         if len(spelled) != 1 or len(spelled[0]) < 4:
             return []
+        if code != "en" and out.src != "fr" and text.lower() in common_english():
+            # A common English word ("stat", "tide") is no typo of a French one unless the
+            # question is French (the English fields' speller keeps them itself).
+            return []
+        if self._term_names.name_word(text, code):
+            return []  # a word of a name in the field's language ("lien" of "lien de vie")
         if out.src is None and any(
-            self._speller.known(f"plain_{other}", w)
+            self._term_names.name_word(text, other)
+            or any(self._speller.known(f"plain_{other}", w) for w in terms(text, f"{other}_plain"))
             for other in ("en", "fr")
             if other != code
-            for w in terms(text, f"{other}_plain")
         ):
             return []  # a word of the other language ("order" is no typo of "ordre")
         fixes = self._speller.corrections(f"plain_{code}", spelled[0])

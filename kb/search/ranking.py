@@ -141,9 +141,11 @@ class Ranker:
         prefer: str | None,
         examples_wanted: bool,
         fetch: int,
-    ) -> list[tuple[float, int]]:
+    ) -> tuple[list[tuple[float, int]], set[int]]:
         """The best ``fetch`` documents as ``(score, doc)``, best first: ``scores`` reweighed,
-        reranked and, for a reader's language ``prefer``, that language's texts led first.
+        reranked and, for a reader's language ``prefer``, that language's texts led first; and
+        the documents the ranking holds that ``scores`` has not (rules the examples cite, on
+        this page or a later one: they count in the total).
         ``current``: the search sees current documents only (concept boosts apply)."""
         # One copy, reweighed in place below (the caller counts its own scores' documents).
         scores = dict(scores)
@@ -169,9 +171,10 @@ class Ranker:
             scored = self._question_priors(scored, examples_wanted)
         if prefer:
             scored = self._prefer(scored, prefer)
-        if fetch > len(scored) and len(scores) > len(scored):
+        joined = {doc for _score, doc in scored if doc not in scores}
+        if fetch > len(scored) and len(scores) + len(joined) > len(scored):
             scored += _below(scores, scored, fetch)
-        return scored[:fetch]
+        return scored[:fetch], joined
 
     def _define(self, scores: dict[int, float], compiled: Compiled) -> None:
         """Raise in place, by :data:`DEFINITION_ASKED`, the rules defining the concepts a

@@ -24,8 +24,9 @@ from typing import Any
 
 from whoosh import index as whoosh_index
 
-from kb.lookup import ancestor_title
+from kb.lookup import ancestor_title, nearest_rules
 from kb.model import LANGS, Edition, KnowledgeBase, Rule
+from kb.printed import printed_rule
 from kb.rulenum import parse_number_query
 from kb.search import query as qp
 from kb.search.analysis import clean_query, fold_accents
@@ -282,6 +283,18 @@ class Searcher:
                 return rule
         return None
 
+    def _find_printed(self, number: str, lang: str | None, ed: Edition | None) -> Rule | None:
+        """The rule an edition printed as ``number`` but keeps under another (505.54 of
+        2010-06-18 is 505.5; :mod:`kb.printed`), in the edition, the language, or the first
+        language holding one."""
+        if ed is not None:
+            return printed_rule(self.kb, ed.lang, number, ed.id)
+        for code in (lang,) if lang else LANGS:
+            rule = printed_rule(self.kb, code, number)
+            if rule is not None:
+                return rule
+        return None
+
     def _number_search(
         self,
         numbers: list[str],
@@ -297,6 +310,8 @@ class Searcher:
             return self._range_search(numbers, lang, ed, limit, page, result)
         number = numbers[0]
         rule = self._find_number(number, lang, ed)
+        # A misprinted number (505.54 of 2010-06-18) names the rule printed so, as `kb rule` does.
+        misprint = rule is None and (rule := self._find_printed(number, lang, ed)) is not None
         if rule is None:
             if ed is not None:
                 notes = [note("no_rule_in_edition", number=number, edition=ed.id)]
@@ -304,23 +319,25 @@ class Searcher:
                 notes = [note("no_rule_in_lang", number=number, lang=lang)]
             else:
                 notes = [note("no_rule", number=number)]
-            near = kb.nearest(lang or "en", number, ed.id if ed else None)
+            near_ed = ed or kb.edition(lang or "en", None)
+            near = nearest_rules(kb, near_ed.id, number) if near_ed else []
             if near:
                 notes.append(note("nearby", numbers=list(near)))
                 result.suggestion = near[0]
             result.tell(*notes)
             return result
         nodes = kb.subtree(rule)
-        if rule.canonical and rule.canonical != rule.number:
+        asked = number if misprint else rule.number
+        if rule.canonical and (misprint or rule.canonical != rule.number):
             now = kb.current(rule.canonical, "en")
             title = (now.title or ancestor_title(kb, now)) if now else ""
-            where = {"number": rule.number, "edition": rule.edition, "canonical": rule.canonical}
+            where = {"number": asked, "edition": rule.edition, "canonical": rule.canonical}
             if title:
                 result.tell(note("renumbered", **where, title=title))
             else:
                 result.tell(note("renumbered_untitled", **where))
-        elif rule.canonical is None and ed is not None:
-            result.tell(note("deleted", number=rule.number, edition=rule.edition))
+        elif rule.canonical is None and (ed is not None or misprint):
+            result.tell(note("deleted", number=asked, edition=rule.edition))
         result.total = len(nodes)
         result.pages = math.ceil(len(nodes) / limit)
         scope = (lang,) if lang else LANGS
@@ -358,6 +375,37 @@ class Searcher:
         return result
 
     # ---- full text ----------------------------------------------------------------------------
+    def _count_groups(
+        self, scores: dict[int, float], extra: set[int], current: bool, one_lang: bool
+    ) -> int:
+        """The number of groups (results) of the documents of ``scores`` and ``extra``, without
+        walking a common word's thousands of documents in Python where it can be helped."""
+        groups_of = self._groups
+        extra = {d for d in extra if d not in scores}
+        if not current:
+            # Every matching document's group, looked up in C: a common word matches thousands.
+            found = (
+                set(itemgetter(*scores)(groups_of))
+                if len(scores) > 1
+                else {groups_of[d] for d in scores}
+            )
+            return len(found.union(map(groups_of.__getitem__, extra)))
+        if one_lang:
+            # One language, current documents: each rule or term has one, so documents = groups.
+            total = len(scores)
+        else:
+            # Current documents: most are the only one of their group (a rule's English text,
+            # its French and Japanese quotes share one); count only those that share.
+            shared = scores.keys() & self._shared  # walks the smaller of the two
+            total = len(scores) - len(shared) + len(set(map(groups_of.__getitem__, shared)))
+        siblings = self._siblings
+        added = set()
+        for doc in extra:  # a cited English rule may be the group of a French text found
+            group = groups_of[doc]
+            if group not in added and not any(d in scores for d in siblings.get(group, ())):
+                added.add(group)
+        return total + len(added)
+
     def _text_search(
         self,
         text: str,
@@ -381,8 +429,9 @@ class Searcher:
         if allowed is not None:
             scores = {d: w for d, w in scores.items() if d in allowed}
         fetch = page * limit * (1 if lang else 2) + 10
-        # The ranker's reweighing keeps the documents of ``scores``: they still count the total.
-        scored = self._ranker.order(
+        # The ranker's reweighing keeps the documents of ``scores``: they still count the total,
+        # and so do the documents it joins (cited rules) and the pinned glossary entries.
+        scored, joined = self._ranker.order(
             scores,
             compiled,
             ev,
@@ -413,24 +462,9 @@ class Searcher:
             if group not in groups:
                 groups[group] = (score, doc)
         if len(scored) < fetch:
-            total = len(groups)
-        elif lang is not None and ed is None:
-            # One language, current documents: each rule or term has one, so documents = groups.
-            total = len(scores) + sum(1 for d in pinned if d not in scores)
-        elif ed is None:
-            # Current documents: most are the only one of their group (a rule's English text,
-            # its French and Japanese quotes share one); count only those that share.
-            shared = scores.keys() & self._shared  # walks the smaller of the two
-            groups_of = self._groups
-            total = len(scores) - len(shared) + len(set(map(groups_of.__getitem__, shared)))
-            siblings = self._siblings
-            for group, (_score, doc) in groups.items():
-                if doc not in scores and not any(d in scores for d in siblings.get(group, ())):
-                    total += 1
+            total = len(groups)  # the ranking was fetched whole
         else:
-            # Every matching document's group, looked up in C: a common word matches thousands.
-            found = set(itemgetter(*scores)(self._groups)) if len(scores) > 1 else set()
-            total = len(found | groups.keys())
+            total = self._count_groups(scores, joined.union(pinned), ed is None, lang is not None)
         result.total = total
         result.pages = math.ceil(total / limit)
         picked = list(groups.values())[(page - 1) * limit : page * limit]

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 from kb.model import LANGS, KnowledgeBase, Term
-from kb.search.analysis import bigrams_ja, has_cjk, normalize, terms
+from kb.search.analysis import bigrams_ja, fold_accents, has_cjk, normalize, terms
 from kb.terms import TermIndex
 
 __all__ = ["TermNames", "analysed", "grams", "name_phrases", "names_analysed", "phrases_of"]
@@ -27,6 +27,7 @@ class TermNames:
         self._found: dict[tuple[str, str], list[Term]] = {}
         self._wholes: dict[tuple[str, str], list[Term]] = {}
         self._name_words: dict[str, set[str]] = {}
+        self._words_of: dict[str, frozenset[str]] = {}
         # Each concept's names per language as analysed, made once (a thousand names, 10 ms):
         # a query compared with them names the concept whole.
         self._keys: dict[tuple[int, str], set[tuple[str, ...]]] = {
@@ -102,6 +103,20 @@ class TermNames:
                             words.update(parts)
             self._name_words[text] = words
         return word.lower() in words
+
+    def name_word(self, word: str, lang: str) -> bool:
+        """True if ``word`` is a word of some concept's name in ``lang`` ("lien" of "lien de
+        vie"), accents or none: the rules' own vocabulary, so no typo even alone."""
+        words = self._words_of.get(lang)
+        if words is None:
+            found: set[str] = set()
+            for term in self.terms:
+                for name in term.names(lang):
+                    for part in re.findall(r"[^\W\d_]+", name.lower()):
+                        found.update((part, fold_accents(part)))
+            words = self._words_of[lang] = frozenset(found)
+        low = word.lower()
+        return low in words or fold_accents(low) in words
 
     def language_of(self, text: str) -> str | None:
         """The one language whose term names occur in ``text``, if exactly one does."""

@@ -129,3 +129,40 @@ def test_a_word_of_a_named_concept_is_no_typo(full_searcher) -> None:
     assert result.suggestion is None or "lien" in result.suggestion.split()
     rules = [(h.canonical or h.number or "") for h in result.hits if h.kind != "glossary"]
     assert len(rules) >= 3 and all(n.startswith("702.15") for n in rules[:3]), rules[:3]
+
+
+@pytest.mark.parametrize(("query", "lang"), [("draw", None), ("trample", "en")])
+def test_total_is_the_same_on_every_page_and_limit(full_searcher, query: str, lang) -> None:
+    # The rules the matching examples cite join the results: the total counted them only
+    # when the page fetched them, so page 1 of "draw" said 128 results and its last page 133.
+    first = full_searcher.search(query, lang=lang)
+    pages = [full_searcher.search(query, lang=lang, limit=100, page=n) for n in (1, 2, 3)]
+    docs = [(h.kind, h.key, h.number, h.lang, h.title) for r in pages for h in r.hits]
+    assert len(set(docs)) == len(docs) == first.total > 10
+    assert {r.total for r in pages} == {first.total}
+    assert first.pages == -(-first.total // 10)
+    last = full_searcher.search(query, lang=lang, page=first.pages)
+    assert last.total == first.total and 0 < len(last.hits) <= 10
+    assert not full_searcher.search(query, lang=lang, page=first.pages + 1).hits
+
+
+@pytest.mark.parametrize("query", ["stat based actions", "tide", "pause", "mere"])
+def test_a_common_english_word_is_no_french_typo(full_searcher, query: str) -> None:
+    # With no language chosen the French vocabulary "corrected" them: "etat", "vide", "passe".
+    assert full_searcher.search(query).suggestion is None
+    assert full_searcher.search("stat", lang="fr").suggestion == "état"  # a French question
+    assert full_searcher.search("creture").suggestion == "creature"
+
+
+@pytest.mark.parametrize("lang", [None, "fr"])
+def test_a_word_of_a_term_name_is_no_typo(full_searcher, lang) -> None:
+    # "lien" (of "lien de vie", lifelink) alone was corrected to "rien".
+    assert full_searcher.search("lien", lang=lang).suggestion is None
+
+
+def test_nearby_numbers_surround_the_missing_one(full_searcher) -> None:
+    # "505.54" listed 505 and its first four subrules, leaving out 505.5 and 505.6 around it.
+    result = full_searcher.search("505.54")
+    assert not result.hits
+    nearby = next(n for n in result.notes if n.code == "nearby").params["numbers"]
+    assert nearby[0] == "505" and {"505.5", "505.6"} <= set(nearby)
