@@ -13,9 +13,9 @@ one run; quality as defined there, p50 per call):
   On 2026-11-28 (vocabulary of 7,371 words, with the 186 examples): 0.937 at 21 µs, Whoosh's
   0.724 at 2.1 ms. A common English word is not corrected into a rules word ("stole" read as
   "style", "beat" as "bear", "stat" as the French "etat"; :data:`kb.search.spelling.COMMON_COUNT`),
-  nor a word of a term-base name ("lien" of "lien de vie" had become "rien"): on the sample of
-  7,340 words earlier that day, this cost 0.922 -> 0.918, the two typos lost ("vale", "stats") being real words
-  that only context could correct.
+  nor a word of a term-base name ("lien" of "lien de vie" had become "rien"): on the sample
+  drawn earlier that day (7,340 words) this cost 0.922 -> 0.918, the two typos lost ("vale",
+  "stats") being real words that only context could correct.
 - Query parsing: kb (:mod:`kb.search.query`): words kept 0.993 against Whoosh's QueryParser
   0.997, at 39-45 µs against 347-360 µs (9x), never raising on hostile input.
 - Highlighting: kb (:mod:`kb.search.highlight`): terms marked 0.935 against Whoosh's
