@@ -1,0 +1,84 @@
+"""Defects a tester found on the site (each test failed before its fix)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+
+from kb.model import Edition, KnowledgeBase, Rule
+from kb.web import create_app
+
+from .conftest import sample_kb
+
+#: An English edition where 116.3b was another rule (paying life, 118.3b today).
+OLDEST = "en-2009-07-11"
+
+
+def _with_older_meaning(kb: KnowledgeBase) -> KnowledgeBase:
+    """The hand-made base plus an older complete English edition whose 116.3b is another rule,
+    so that 116.3b named two rules over time (as it did from 2009 to 2010)."""
+    kb.editions[OLDEST] = Edition(
+        OLDEST, "en", "2009-07-11", "full", OLDEST, ["cr-2009-07-11.txt"], title="CR"
+    )
+    text = "If a cost includes paying life, the player pays that much life."
+    kb.rules[OLDEST] = {
+        "116.3b": Rule(
+            edition=OLDEST,
+            lang="en",
+            number="116.3b",
+            kind="subrule",
+            text=text,
+            canonical="118.3b",
+        )
+    }
+    kb.concordance.setdefault("118.3b", {})[OLDEST] = "116.3b"
+    return kb
+
+
+@pytest.fixture
+def meanings_client(tmp_path: Path) -> Iterator[FlaskClient]:
+    """A client of the app over :func:`_with_older_meaning`."""
+    app: Flask = create_app(
+        {"INSTANCE": tmp_path, "KB": _with_older_meaning(sample_kb()), "TESTING": True}
+    )
+    yield app.test_client()
+    app.extensions["kb_search"].close()
+
+
+# ---- 3. a French reader reached by an old number gets ?via= and its notice ----------------------
+@pytest.mark.parametrize("locale", ["en", "fr", "ja"])
+@pytest.mark.parametrize("path", ["/r/116.3b?lang={locale}", "/{locale}/rules/116.3b"])
+def test_an_old_number_keeps_via_in_every_locale(
+    meanings_client: FlaskClient, locale: str, path: str
+) -> None:
+    response = meanings_client.get(path.format(locale=locale))
+    assert response.status_code == 302
+    # French has a text of 116.3b (fr-2019-06-14) but no complete edition: the English
+    # numbering history still holds for its reader.
+    assert response.headers["Location"] == f"/{locale}/rules/117.3b?via=116.3b"
+
+
+def test_accept_language_fr_keeps_via(meanings_client: FlaskClient) -> None:
+    response = meanings_client.get("/r/116.3b", headers={"Accept-Language": "fr"})
+    assert response.headers["Location"] == "/fr/rules/117.3b?via=116.3b"
+
+
+@pytest.mark.parametrize("locale", ["en", "fr", "ja"])
+def test_the_via_notice_names_the_other_rule_in_every_locale(
+    meanings_client: FlaskClient, locale: str
+) -> None:
+    page = meanings_client.get(f"/{locale}/rules/117.3b.json?via=116.3b").get_json()
+    notices = page["page"]["numbering"]
+    assert [(n["link"], n["url"]) for n in notices] == [("118.3b", f"/{locale}/rules/118.3b")]
+    assert "116.3b" in notices[0]["text"]
+
+
+def test_no_via_without_another_meaning(client: FlaskClient) -> None:
+    # In the plain hand-made base 116.3b only ever named the priority rule: no ?via=.
+    assert client.get("/r/116.3b?lang=fr").headers["Location"] == "/fr/rules/117.3b"
+    page = client.get("/fr/rules/117.3b.json?via=116.3b").get_json()
+    assert page["page"]["numbering"] == []
