@@ -82,3 +82,50 @@ def test_no_via_without_another_meaning(client: FlaskClient) -> None:
     assert client.get("/r/116.3b?lang=fr").headers["Location"] == "/fr/rules/117.3b"
     page = client.get("/fr/rules/117.3b.json?via=116.3b").get_json()
     assert page["page"]["numbering"] == []
+
+
+# ---- 1. a date names the official edition, not a partial translation of that date -------------
+@pytest.mark.parametrize(
+    ("path", "status", "location"),
+    [
+        ("/ja/rules/702.19f?edition=2023-11-17", 301, "/ja/rules/702.19f"),
+        ("/ja/rules/117.1?edition=2023-11-17", 301, "/ja/rules/117.1"),
+        ("/r/702.19f?edition=2023-11-17&lang=ja", 302, "/ja/rules/702.19f"),
+        ("/fr/rules/702.19f?edition=2023-11-17", 301, "/fr/rules/702.19f"),
+        # Pinned: the English rule of that date, shown to the Japanese reader.
+        ("/ja/2023-11-17/rules/702.19f", 301, "/ja/en-2023-11-17/rules/702.19f"),
+        # A rule the Japanese page quotes stays the Japanese text of that date.
+        ("/ja/2023-11-17/rules/116.2a", 301, "/ja/ja-2023-11-17/rules/116.2a"),
+    ],
+)
+def test_a_date_names_the_official_edition(
+    full_client: FlaskClient, path: str, status: int, location: str
+) -> None:
+    response = full_client.get(path)
+    assert (response.status_code, response.headers.get("Location")) == (status, location)
+
+
+def test_the_english_rule_of_that_date_is_shown_with_its_notice(full_client: FlaskClient) -> None:
+    page = full_client.get("/ja/en-2023-11-17/rules/702.19f.json").get_json()
+    assert page["number"] == "702.19f" and page["edition"] == "en-2023-11-17"
+    assert page["page"]["fallback"] is True
+
+
+def test_an_edition_id_still_names_the_partial_translation(full_client: FlaskClient) -> None:
+    # Asked by its id, the Japanese page has no 702.19f: a 404 that says so.
+    response = full_client.get("/ja/ja-2023-11-17/rules/702.19f")
+    assert response.status_code == 404
+    assert "ja-2023-11-17" in response.get_data(as_text=True)
+    # A number no edition of that date has is still a 404, naming the official edition.
+    response = full_client.get("/ja/rules/999.9z.json?edition=2023-11-17")
+    assert response.status_code == 404 and "en-2023-11-17" in response.get_json()["error"]
+
+
+def test_without_an_official_edition_of_that_date_the_translation_answers(
+    client: FlaskClient,
+) -> None:
+    # The hand-made base has no English edition of 2023-11-17: its Japanese text answers.
+    assert client.get("/ja/rules/117.3b?edition=2023-11-17").status_code == 301
+    response = client.get("/ja/rules/702.19f?edition=2023-11-17")
+    assert response.status_code == 404
+    assert "ja-2023-11-17" in response.get_data(as_text=True)
