@@ -129,3 +129,49 @@ def test_without_an_official_edition_of_that_date_the_translation_answers(
     response = client.get("/ja/rules/702.19f?edition=2023-11-17")
     assert response.status_code == 404
     assert "ja-2023-11-17" in response.get_data(as_text=True)
+
+
+# ---- 2. a tournament rule an example cites is shown unlinked, not linked to a 404 --------------
+def _mtr_client(tmp_path: Path) -> tuple[Flask, FlaskClient]:
+    kb = sample_kb()
+    ex = kb.examples[0]
+    ex.rules = ["MTR 4.2", "117.3b"]
+    ex.trace[1]["rules"] = ["117.3b", "MTR 4.2"]
+    app = create_app({"INSTANCE": tmp_path, "KB": kb, "TESTING": True})
+    return app, app.test_client()
+
+
+@pytest.mark.parametrize(
+    "path", ["/en/examples/shock-response", "/fr/examples/", "/en/rules/117.3b", "/ja/rules/117.3b"]
+)
+def test_a_tournament_rule_citation_is_not_a_dead_link(tmp_path: Path, path: str) -> None:
+    app, client = _mtr_client(tmp_path)
+    try:
+        html = client.get(path).get_data(as_text=True)
+    finally:
+        app.extensions["kb_search"].close()
+    assert '<span class="ref">MTR 4.2</span>' in html
+    assert "/rules/MTR" not in html and 'href="None"' not in html
+    assert 'data-rule="117.3b">117.3b</a>' in html  # the game's rules stay linked
+
+
+def test_a_tournament_rule_citation_has_no_url_in_json(tmp_path: Path) -> None:
+    app, client = _mtr_client(tmp_path)
+    try:
+        body = client.get("/en/examples/shock-response.json").get_json()
+    finally:
+        app.extensions["kb_search"].close()
+    links = body["example"]["rule_links"]
+    assert links == [
+        {"number": "MTR 4.2", "url": None},
+        {"number": "117.3b", "url": "/en/rules/117.3b"},
+    ]
+
+
+def test_every_linked_rule_of_the_mtr_examples_is_a_page(full_client: FlaskClient) -> None:
+    body = full_client.get("/en/examples/mtr-4-2-go.json").get_json()["example"]
+    urls = [r["url"] for r in body["rule_links"]]
+    urls += [r["url"] for step in body["trace"] for r in step["rules"]]
+    assert None in urls  # MTR 4.2 is cited, unlinked
+    for url in {u for u in urls if u}:
+        assert full_client.get(url).status_code == 200, url
