@@ -179,3 +179,14 @@ def test_untranslated_titles_are_marked(tab) -> None:  # type: ignore[no-untyped
     # every title in another language than the page's carries a mark, and only those
     foreign = tab.locator("ol.toc span[lang]:not([lang=fr])")
     assert foreign.count() == marks.count() > 0
+
+
+def test_an_examples_diff_shows_one_example_a_line(cr_en_dir, tab) -> None:  # type: ignore[no-untyped-def]
+    # 111.4's 2025-11-14 row: an edit in its examples, one per line in the diff (it read as one
+    # paragraph while .diff had no white-space rule).
+    tab.goto("/en/rules/111.4")
+    diff = tab.locator(".history-table .diff", has_text="Minsc").first
+    diff.evaluate("el => el.closest('details')?.setAttribute('open', '')")
+    lines = [line for line in diff.evaluate("el => el.innerText").split("\n") if line.strip()]
+    assert lines[0].startswith("Examples — Dwarven Reinforcements"), lines
+    assert [line.split()[0] for line in lines[1:]] == ["Minsc,", "Spitting"]

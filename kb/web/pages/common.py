@@ -121,10 +121,23 @@ def edition_info(ed: Edition | None, locale: str) -> dict[str, Any] | None:
     }
 
 
+def rule_edition(kb: KnowledgeBase, spec: str, lang: str, number: str) -> Edition | None:
+    """The edition a visitor's ``spec`` names for rule ``number``: that of
+    :func:`kb.lookup.resolve_edition`, except that a date or version naming a partial translation
+    without that rule (the 14 rules of the Japanese wiki page of 2023-11-17) names the official
+    (English) edition of that date, as a date names an official edition. An edition id is kept."""
+    ed = lookup.resolve_edition(kb, spec, lang)
+    if ed is None or ed.kind == "full" or ed.lang == "en" or spec.strip() == ed.id:
+        return ed
+    if kb.rule(ed.id, number) is not None or printed_rule(kb, ed.lang, number, ed.id):
+        return ed
+    return kb.resolve_edition(spec, "en") or ed
+
+
 def current_for_old(kb: KnowledgeBase, spec: str, lang: str, number: str) -> tuple[Edition, Rule]:
     """:func:`old_rule` for a visitor: its edition and rule, or a :class:`PageError` that names
     the unknown edition (400) or the nearest rules of that edition (404)."""
-    ed = lookup.resolve_edition(kb, spec, lang)
+    ed = rule_edition(kb, spec, lang, number)
     if ed is None:
         raise PageError(
             400, _("Unknown edition “%(edition)s”.", edition=spec[:40]), edition=spec[:40]
@@ -261,8 +274,8 @@ def numbering_notices(
             "This edition printed %(number)s for another rule too, kept as:", number=rule.number
         )
         out.append(_notice(text, locale, other, rule_url(locale, other, rule.edition)))
-    old = _old_rule(kb, rule, via) if via else None
-    for meaning in other_meanings(kb, old)[-MAX_MEANINGS:] if old else []:
+    old, meanings = _old_meanings(kb, rule, via) if via else (None, [])
+    for meaning in meanings[-MAX_MEANINGS:]:
         first, last = (kb.editions[e].date for e in (meaning.first, meaning.last))
         if first == last:
             text = _(
@@ -292,13 +305,30 @@ def _notice(
     return {"text": text.local(locale), "link": link, "url": url}
 
 
-def _old_rule(kb: KnowledgeBase, rule: Rule, via: str) -> Rule | None:
-    """The newest rule of ``rule``'s lineage numbered ``via`` (an old number of it), else None."""
+def _old_meanings(kb: KnowledgeBase, rule: Rule, via: str) -> tuple[Rule | None, list[Any]]:
+    """The rule an old number ``via`` of ``rule`` named and the other rules it named
+    (:func:`kb.printed.other_meanings`): in ``rule``'s language, else in the official (English)
+    numbering, as a translation without complete editions (French) has no numbering history."""
+    for lang in dict.fromkeys((rule.lang, "en")):
+        old = _old_rule(kb, rule, via, lang)
+        meanings = other_meanings(kb, old) if old else []
+        if old is not None and meanings:
+            return old, meanings
+    return None, []
+
+
+def _old_rule(kb: KnowledgeBase, rule: Rule, via: str, lang: str) -> Rule | None:
+    """The newest rule of ``rule``'s lineage numbered ``via`` (an old number of it) in the
+    complete editions of ``lang``, else None (and None when ``via`` is its number there now)."""
     num = try_parse(via)
-    if num is None or str(num) == rule.number or not rule.canonical:
+    if num is None or not rule.canonical:
         return None
     numbers = kb.concordance.get(rule.canonical, {})
-    for ed in reversed(kb.editions_of(rule.lang, full_only=True)):
+    full = kb.editions_of(lang, full_only=True)
+    own = rule.number if lang == rule.lang else (numbers.get(full[-1].id) if full else None)
+    if str(num) == own:
+        return None
+    for ed in reversed(full):
         if numbers.get(ed.id) == str(num):
             return kb.rule(ed.id, str(num))
     return None
@@ -306,9 +336,11 @@ def _old_rule(kb: KnowledgeBase, rule: Rule, via: str) -> Rule | None:
 
 def meanings_query(kb: KnowledgeBase, locale: str, number: str) -> str:
     """``?via=<number>`` when an old number named other rules in other editions (116.3b), for
-    the redirect to the rule it names now: that page then names the others; else empty."""
+    the redirect to the rule it names now: that page then names the others; else empty. Asked
+    of the locale's language, then of English (a French text without complete editions has no
+    numbering history of its own: its reader gets the English one, like :func:`_old_meanings`)."""
     for lang in dict.fromkeys((locale, "en")):
         found = kb.find(lang, number)
-        if found is not None:
-            return f"?via={number}" if other_meanings(kb, found) else ""
+        if found is not None and other_meanings(kb, found):
+            return f"?via={number}"
     return ""

@@ -6,7 +6,7 @@ import difflib
 import re
 from typing import Any
 
-from kb.model import LANGS, ExampleInfo, KnowledgeBase
+from kb.model import LANGS, ExampleInfo, KnowledgeBase, parsed_number
 from kb.rulenum import try_parse
 from kb.web.i18n import text as _
 from kb.web.pages.base import Page, PageError, twin
@@ -26,6 +26,15 @@ def local_title(ex: ExampleInfo, locale: str) -> tuple[str, str]:
     return (title, locale) if title else (ex.title, "en")
 
 
+def cited_links(locale: str, numbers: list[str]) -> list[dict[str, Any]]:
+    """The rules an example cites, each with the URL of its page; a tournament rule ("MTR
+    4.2") has no page on this site (search finds its text), so its ``url`` is None and it is
+    shown unlinked, not linked to a 404."""
+    return [
+        {"number": n, "url": rule_url(locale, n) if parsed_number(n) else None} for n in numbers
+    ]
+
+
 def example_summary(ex: ExampleInfo, locale: str) -> dict[str, Any]:
     """An example's title (the reader's language where translated), link, rules and outcome."""
     title, lang = local_title(ex, locale)
@@ -35,7 +44,7 @@ def example_summary(ex: ExampleInfo, locale: str) -> dict[str, Any]:
         "title_lang": lang,
         "passed": ex.passed,
         "rules": ex.rules,
-        "rule_links": [{"number": r, "url": rule_url(locale, r)} for r in ex.rules],
+        "rule_links": cited_links(locale, ex.rules),
         "url": url_for("pages.example", locale=locale, example_id=ex.id),
     }
 
@@ -49,7 +58,7 @@ def trace_rows(ex: ExampleInfo, locale: str) -> list[dict[str, Any]]:
             {
                 "step": i,
                 "text": str(event.get("text", "")),
-                "rules": [{"number": r, "url": rule_url(locale, r)} for r in rules],
+                "rules": cited_links(locale, rules),
             }
         )
     return rows
@@ -84,9 +93,7 @@ def checks(ex: ExampleInfo, locale: str) -> list[dict[str, Any]]:
             if comment:
                 text = text[: comment.start()].strip()
                 cited = [n for n in re.split(r"[,\s]+", comment.group(1)) if try_parse(n)]
-            out.append(
-                {"text": text, "rules": [{"number": n, "url": rule_url(locale, n)} for n in cited]}
-            )
+            out.append({"text": text, "rules": cited_links(locale, cited)})
     return out
 
 

@@ -440,6 +440,14 @@ def _history(w: Callable[[str], Any], t: _Text, data: dict[str, Any], rule: dict
     w("</section>\n")
 
 
+def _cite(r: dict[str, Any]) -> str:
+    """A rule a trace step cites: a link to its page, or its number alone where it has none (a
+    tournament rule, MTR 4.2: :func:`kb.web.pages.examples.cited_links`)."""
+    if r["url"] is None:
+        return f'<span class="ref">{esc(r["number"])}</span>'
+    return f'<a class="ref" href="{esc(r["url"])}" data-rule="{esc(r["number"])}">{esc(r["number"])}</a>'
+
+
 def _examples(
     w: Callable[[str], Any],
     t: _Text,
@@ -469,15 +477,7 @@ def _examples(
             w(f'  <li class="step" data-step="{esc(step["step"])}">{esc(step["text"])}')
             rules = step["rules"]
             if rules:
-                w(
-                    ' <span class="cites">('
-                    + ", ".join(
-                        f'<a class="ref" href="{esc(r["url"])}" data-rule="{esc(r["number"])}">'
-                        f"{esc(r['number'])}</a>"
-                        for r in rules
-                    )
-                    + ")</span>"
-                )
+                w(' <span class="cites">(' + ", ".join(_cite(r) for r in rules) + ")</span>")
             w("</li>\n")
         w(f'</ol>    <p><a href="{esc(ex["url"])}">{t.m("Open the example")}</a>')
         if ex["trace_more"]:
