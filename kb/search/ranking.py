@@ -142,11 +142,10 @@ class Ranker:
         examples_wanted: bool,
         fetch: int,
     ) -> tuple[list[tuple[float, int]], set[int]]:
-        """The best ``fetch`` documents as ``(score, doc)``, best first: ``scores`` reweighed,
-        reranked and, for a reader's language ``prefer``, that language's texts led first; and
-        the documents the ranking holds that ``scores`` has not (rules the examples cite, on
-        this page or a later one: they count in the total).
-        ``current``: the search sees current documents only (concept boosts apply)."""
+        """The best ``fetch`` documents as ``(score, doc)``, best first (``scores`` reweighed,
+        reranked, a reader's language ``prefer`` led first), and the documents it added that
+        ``scores`` lacks (rules the examples cite: they count in the total). ``current``: the
+        search sees current documents only (concept boosts apply)."""
         # One copy, reweighed in place below (the caller counts its own scores' documents).
         scores = dict(scores)
         if current and not compiled.defined and DEFINITION_UNASKED != 1.0:
