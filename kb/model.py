@@ -348,25 +348,6 @@ class KnowledgeBase:
             cache[edition_id] = sorted(table, key=lambda n: table[n].key.sort_key())
         return cache[edition_id]
 
-    def nearest(self, lang: str, number: str, edition: str | None = None, n: int = 5) -> list[str]:
-        """Numbers close to an unknown one (same parent first, then by spelling), for suggestions."""
-        ed = self.edition(lang, edition)
-        if ed is None:
-            return []
-        numbers = self.ordered_numbers(ed.id)
-        wanted = try_parse(number)
-        out: list[str] = []
-        if wanted is not None:
-            for anc in wanted.ancestors():
-                if str(anc) in self.rules[ed.id]:
-                    siblings = [str(anc), *self.rules[ed.id][str(anc)].children]
-                    out.extend(s for s in siblings if s not in out)
-                    break
-        import difflib  # only for suggestions: kept out of every command's start-up
-
-        out.extend(m for m in difflib.get_close_matches(number, numbers, n=n) if m not in out)
-        return out[:n]
-
     def history(self, canonical: str, lang: str) -> list[dict[str, Any]]:
         """The rule across every edition of ``lang``: ``{edition, date, number, change}``."""
         out: list[dict[str, Any]] = []

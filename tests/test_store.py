@@ -101,8 +101,6 @@ def _same_lookups(
             assert db.in_edition(lin, ed_id) == mem.in_edition(lin, ed_id)
             if rule.canonical:
                 assert db.examples_for(rule.canonical) == mem.examples_for(rule.canonical)
-        for number in ("117.3z", "999.9", "117", "1"):
-            assert db.nearest("en", number, ed_id) == mem.nearest("en", number, ed_id)
         for entry in mem.glossary.get(ed_id, {}).values():
             for name in (entry.term, entry.term.upper(), *entry.aliases):
                 for edition in (None, ed_id):

@@ -50,14 +50,8 @@ class KeywordRules(GameState):
         return None if obj is None else self._untargetable(obj, controller)
 
     def _indestructible(self, obj: GameObject) -> bool:
-        """702.12b: a permanent with indestructible can't be destroyed (a face-down one has no
-        abilities, 708.2)."""
-        if obj.face_down:
-            return False
-        return "indestructible" in obj.card.keywords or (
-            bool(obj.granted or obj.modifiers or self.attachments)
-            and self.has(obj, "indestructible")
-        )
+        """702.12b: a permanent with indestructible can't be destroyed."""
+        return self.has(obj, "indestructible")
 
     def _destroy(self, obj: GameObject, p: int) -> None:
         """701.8a: destroy a permanent (to its owner's graveyard), unless it is indestructible."""
@@ -99,12 +93,12 @@ class KeywordRules(GameState):
                 )
                 continue
             obj = (self._chosen_sacrifice(q, item, mine) if q == p else None) or mine[-1]
+            kept = self._indestructible(obj)
             self._emit(
                 "sacrifice",
                 f"{pl.name} sacrifices {obj.label}: it is put into its owner's graveyard"
-                + (" (sacrificing isn't destroying: indestructible doesn't stop it)")
-                * self._indestructible(obj),
-                cite("701.21a", "702.12b") if self._indestructible(obj) else cite("701.21a"),
+                + (" (sacrificing isn't destroying: indestructible doesn't stop it)") * kept,
+                cite("701.21a", "702.12b") if kept else cite("701.21a"),
                 q,
             )
             chosen.append(obj)

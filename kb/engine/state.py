@@ -179,7 +179,9 @@ class GameState:
             return True
         if obj.modifiers and any(keyword in m.keywords for m in obj.modifiers):
             return True
-        return any(keyword in bonus[2] for bonus in self._attached_bonuses(obj))
+        return bool(self.attachments) and any(
+            keyword in bonus[2] for bonus in self._attached_bonuses(obj)
+        )
 
     def is_creature(self, obj: GameObject) -> bool:
         """Whether a permanent is a creature (a face-down spell or permanent is a 2/2 creature, 702.37a, 702.37c)."""

@@ -100,7 +100,6 @@ class QueryCompiler:
         self._cache: OrderedDict[tuple[Any, ...], Compiled] = OrderedDict()
         self._term_names = TermNames(kb)
         self._names: frozenset[str] = frozenset()  # the compiled query's proper names
-        self._question = ""  # the query being compiled
         # Texts analysed for the query being compiled (a word is looked at several times).
         self._analyses: dict[tuple[str, str], list[str]] = {}
         # Words analysed by any query, and the variants of each the index has (WORD_CACHE).
@@ -190,7 +189,6 @@ class QueryCompiler:
         text = text[: qp.MAX_QUERY]  # parse noted the cut: nothing past it is searched
         out = Compiled(None, notes=list(typed.notes))
         self._names = proper_names(text)
-        self._question = text
         detected = detect_lang(text)
         out.src = detected or self._term_names.language_of(text) or lang
         content = strip_frames(text, out.src)
@@ -381,10 +379,8 @@ class QueryCompiler:
 
     def _fuzzy(self, text: str, code: str, out: Compiled) -> list[wq.Query]:
         spelled = self._terms(text, f"{code}_plain")
-        named = self._term_names.name_words
-        if text in self._names or self._term_names.names(text, code) or named(self._question, text):
-            # A name (a card's, the term base's "défenseur", or a word of one the question holds,
-            # "lien" in "lien de vie") is no typo of a rules word.
+        if text in self._names or self._term_names.names(text, code):
+            # A name (a card's, or the term base's "défenseur") is no typo of a rules word.
             return []
         if len(spelled) != 1 or len(spelled[0]) < 4:
             return []

@@ -26,7 +26,6 @@ class TermNames:
         self._index = TermIndex(kb.terms)
         self._found: dict[tuple[str, str], list[Term]] = {}
         self._wholes: dict[tuple[str, str], list[Term]] = {}
-        self._name_words: dict[str, set[str]] = {}
         self._words_of: dict[str, frozenset[str]] = {}
         # Each concept's names per language as analysed, made once (a thousand names, 10 ms):
         # a query compared with them names the concept whole.
@@ -40,7 +39,6 @@ class TermNames:
         """Drop the concepts found for the previous query."""
         self._found.clear()
         self._wholes.clear()
-        self._name_words.clear()
 
     def _find(self, text: str, src: str) -> list[Term]:
         key = (text, src)
@@ -87,22 +85,6 @@ class TermNames:
         if (lang == "ja") != has_cjk(word):
             return False
         return any(term.names(lang) for term in self._whole(word, lang))
-
-    def name_words(self, text: str, word: str) -> bool:
-        """True if ``word`` belongs to the name of a concept ``text`` names in English or French
-        ("lien" in "le lien de vie"): a rules name, so no typo. Made once per query."""
-        words = self._name_words.get(text)
-        if words is None:
-            said = set(re.findall(r"[^\W\d_]+", text.lower()))
-            words = set()
-            for lang in ("en", "fr") if not has_cjk(text) else ():
-                for term in self._find(text, lang):
-                    for name in term.names(lang):
-                        parts = re.findall(r"[^\W\d_]+", name.lower())
-                        if parts and said.issuperset(parts):
-                            words.update(parts)
-            self._name_words[text] = words
-        return word.lower() in words
 
     def name_word(self, word: str, lang: str) -> bool:
         """True if ``word`` is a word of some concept's name in ``lang`` ("lien" of "lien de
