@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from kb.model import LANGS, Edition, GlossaryEntry, KnowledgeBase, Rule, ancestor_numbers
+from kb.printed import printed_rule
 from kb.rulenum import LETTERS, try_parse
 from kb.text import nfkc
 
@@ -26,6 +27,7 @@ if TYPE_CHECKING:
 __all__ = [
     "GlossaryMatch",
     "canonical_for",
+    "edition_rule",
     "find_glossary",
     "followed_editions",
     "glossary_edition",
@@ -44,6 +46,7 @@ __all__ = [
     "old_rule",
     "resolve_edition",
     "rule_context",
+    "rule_edition",
     "rules_many",
     "term_entry",
     "toc_edition",
@@ -56,11 +59,31 @@ def resolve_edition(kb: KnowledgeBase, spec: str, lang: str) -> Edition | None:
     return kb.resolve_edition(spec, lang) or kb.resolve_edition(spec, "en")
 
 
-def old_rule(kb: KnowledgeBase, spec: str, lang: str, number: str) -> Rule | None:
-    """The rule an old number names in a named edition (its ``canonical`` is the current rule
-    it became, None if deleted); None when the edition or the number is unknown."""
+def rule_edition(kb: KnowledgeBase, spec: str, lang: str, number: str) -> Edition | None:
+    """The edition ``spec`` names for rule ``number``: that of :func:`resolve_edition`, except
+    that a date or version naming a partial translation without that rule (the 14 rules of the
+    Japanese wiki page of 2023-11-17) names the official (English) edition of that date, as a
+    date names an official edition. An edition id is kept."""
     ed = resolve_edition(kb, spec, lang)
-    return kb.rule(ed.id, number) if ed else None
+    if ed is None or ed.kind == "full" or ed.lang == "en" or spec.strip() == ed.id:
+        return ed
+    if edition_rule(kb, ed, number) is not None:
+        return ed
+    return kb.resolve_edition(spec, "en") or ed
+
+
+def edition_rule(kb: KnowledgeBase, ed: Edition, number: str) -> Rule | None:
+    """Rule ``number`` of edition ``ed``, or the rule a misprint of it names (505.54 of
+    2010-06-18 is its 505.5: :func:`kb.printed.printed_rule`)."""
+    return kb.rule(ed.id, number) or printed_rule(kb, ed.lang, number, ed.id)
+
+
+def old_rule(kb: KnowledgeBase, spec: str, lang: str, number: str) -> Rule | None:
+    """The rule an old number names in a named edition (:func:`rule_edition`; its
+    ``canonical`` is the current rule it became, None if deleted); None when the edition or the
+    number is unknown."""
+    ed = rule_edition(kb, spec, lang, number)
+    return edition_rule(kb, ed, number) if ed else None
 
 
 def rules_many(

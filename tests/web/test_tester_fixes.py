@@ -175,3 +175,12 @@ def test_every_linked_rule_of_the_mtr_examples_is_a_page(full_client: FlaskClien
     assert None in urls  # MTR 4.2 is cited, unlinked
     for url in {u for u in urls if u}:
         assert full_client.get(url).status_code == 200, url
+
+
+def test_linkify_reads_a_date_as_the_pages_do(full_client: FlaskClient) -> None:
+    # The API resolves an old number as the rule page does: a date whose Japanese page lacks
+    # the rule names the English edition of that date (kb.lookup.rule_edition).
+    body = {"text": "See rule 702.19f.", "lang": "ja", "edition": "2023-11-17"}
+    refs = full_client.post("/api/linkify", json=body).get_json()["refs"]
+    assert [(r["number"], r["canonical"]) for r in refs] == [("702.19f", "702.19f")]
+    assert refs[0]["url"].endswith("/ja/rules/702.19f")

@@ -121,29 +121,15 @@ def edition_info(ed: Edition | None, locale: str) -> dict[str, Any] | None:
     }
 
 
-def rule_edition(kb: KnowledgeBase, spec: str, lang: str, number: str) -> Edition | None:
-    """The edition a visitor's ``spec`` names for rule ``number``: that of
-    :func:`kb.lookup.resolve_edition`, except that a date or version naming a partial translation
-    without that rule (the 14 rules of the Japanese wiki page of 2023-11-17) names the official
-    (English) edition of that date, as a date names an official edition. An edition id is kept."""
-    ed = lookup.resolve_edition(kb, spec, lang)
-    if ed is None or ed.kind == "full" or ed.lang == "en" or spec.strip() == ed.id:
-        return ed
-    if kb.rule(ed.id, number) is not None or printed_rule(kb, ed.lang, number, ed.id):
-        return ed
-    return kb.resolve_edition(spec, "en") or ed
-
-
 def current_for_old(kb: KnowledgeBase, spec: str, lang: str, number: str) -> tuple[Edition, Rule]:
-    """:func:`old_rule` for a visitor: its edition and rule, or a :class:`PageError` that names
-    the unknown edition (400) or the nearest rules of that edition (404)."""
-    ed = rule_edition(kb, spec, lang, number)
+    """:func:`kb.lookup.old_rule` for a visitor: its edition and rule, or a :class:`PageError`
+    that names the unknown edition (400) or the nearest rules of that edition (404)."""
+    ed = lookup.rule_edition(kb, spec, lang, number)
     if ed is None:
         raise PageError(
             400, _("Unknown edition “%(edition)s”.", edition=spec[:40]), edition=spec[:40]
         )
-    # A misprinted number (505.54 of 2010-06-18) is the rule that printed it.
-    old = kb.rule(ed.id, number) or printed_rule(kb, ed.lang, number, ed.id)
+    old = lookup.edition_rule(kb, ed, number)
     if old is None:
         raise not_found_rule(kb, lang, number, ed.id)
     return ed, old

@@ -29,7 +29,6 @@ from kb.web.pages.common import (
     numbering_notices,
     parse_number,
     printed_url,
-    rule_edition,
     rule_url,
     short,
 )
@@ -507,7 +506,7 @@ def rule_pinned(locale: str, edition: str, number: str, fmt: str = "html") -> Pa
     """A rule as it was in one edition (its number in that edition's numbering)."""
     kb = get_kb()
     key = _rule_number(number)
-    ed = rule_edition(kb, edition, locale, key)
+    ed = lookup.rule_edition(kb, edition, locale, key)
     if ed is None:
         raise PageError(
             404,
