@@ -7,7 +7,8 @@ from __future__ import annotations
 import difflib
 import functools
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from typing import Any
 
 from markupsafe import Markup, escape
 
@@ -29,6 +30,18 @@ def _words(text: str) -> list[tuple[str, str]]:
     return out
 
 
+def shared_ends(a: Sequence[Any], b: Sequence[Any]) -> tuple[int, int]:
+    """How many items two sequences share at their start, then at their end (not overlapping the
+    start): set aside before matching, the matcher's cost growing with what it is given."""
+    head = 0
+    while head < min(len(a), len(b)) and a[head] == b[head]:
+        head += 1
+    tail = 0
+    while tail < min(len(a), len(b)) - head and a[-1 - tail] == b[-1 - tail]:
+        tail += 1
+    return head, tail
+
+
 @functools.lru_cache(maxsize=2048)
 def word_diff(old: str, new: str) -> Markup:
     """A word-level diff as HTML: removed words in ``<del>``, added in ``<ins>``.
@@ -42,12 +55,7 @@ def word_diff(old: str, new: str) -> Markup:
     the same two texts recur on the changes pages.
     """
     a, b = _words(old), _words(new)
-    head = 0
-    while head < min(len(a), len(b)) and a[head] == b[head]:
-        head += 1
-    tail = 0
-    while tail < min(len(a), len(b)) - head and a[-1 - tail] == b[-1 - tail]:
-        tail += 1
+    head, tail = shared_ends(a, b)
     a_mid, b_mid = a[head : len(a) - tail], b[head : len(b) - tail]
     # (kind, text): "" kept, "-" removed, "+" added
     parts: list[tuple[str, str]] = [("", "".join(w + s for w, s in a[:head]))]

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from markupsafe import escape
 
-from kb.worddiff import word_diff
+from kb.worddiff import shared_ends, word_diff
 
 _OLD_TOKEN = re.compile(r"\s+|\d+(?:\.\d+)*[a-z]?|[A-Za-zÀ-ÖØ-öø-ÿœŒ'’-]+|.", re.S)
 _RUN = re.compile(r"(?:<(del|ins)>[^<]*</\1>\s*)+")
@@ -37,12 +37,7 @@ def reference_diff(old: str, new: str) -> str:
     """The word diff before spaces travelled with words: every space run a token (the shared
     ends set aside before matching, as today)."""
     a, b = _OLD_TOKEN.findall(old), _OLD_TOKEN.findall(new)
-    head = 0
-    while head < min(len(a), len(b)) and a[head] == b[head]:
-        head += 1
-    tail = 0
-    while tail < min(len(a), len(b)) - head and a[-1 - tail] == b[-1 - tail]:
-        tail += 1
+    head, tail = shared_ends(a, b)
     out = [str(escape("".join(a[:head])))]
     a_mid, b_mid = a[head : len(a) - tail], b[head : len(b) - tail]
     matcher = difflib.SequenceMatcher(None, a_mid, b_mid, autojunk=False)
@@ -138,4 +133,6 @@ def main(instance: str) -> None:
 
 
 if __name__ == "__main__":
+    if len(sys.argv) != 2:
+        sys.exit("usage: python tests/bench/bench_word_diff.py INSTANCE (a built archive)")
     main(sys.argv[1])
