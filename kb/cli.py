@@ -163,9 +163,9 @@ def cmd_rule(args: argparse.Namespace, out: TextIO) -> int:
     except RuleNumberError as exc:
         raise CommandError(str(exc)) from exc
     lang = args.lang
-    if args.edition:
-        _pinned_edition(kb, lang, args.edition)
-    rule = kb.find(lang, number, args.edition)
+    # The edition named (one of the language's, else an error naming them), or the newest.
+    ed = _pinned_edition(kb, lang, args.edition) if args.edition else kb.edition(lang, None)
+    rule = kb.rule(ed.id, number) if args.edition else kb.find(lang, number)
     if rule is None and not args.edition:
         # A current (canonical) number finds its text in any language: 117.3b is FR 116.3b.
         rule = kb.current(number, lang)
@@ -174,7 +174,6 @@ def cmd_rule(args: argparse.Namespace, out: TextIO) -> int:
         # Like the web: a rule the language's texts lack is shown in English, with a note.
         rule = kb.current(number, "en")
         fallback = rule is not None
-    ed = kb.edition(lang, args.edition)
     # A misprinted number (505.54 of 2010-06-18) names the rule that printed it.
     pinned = bool(args.edition) or rule is None  # a misprint names one edition's rule
     if rule is None:
@@ -296,9 +295,16 @@ def cmd_search(args: argparse.Namespace, out: TextIO) -> int:
 
     instance = _ensure_built(args)
     buffer = io.StringIO()
-    a = args
     status = run_search_command(
-        instance, a.query, a.lang, a.edition, a.kind, a.limit, a.json, buffer, a.page
+        instance,
+        args.query,
+        args.lang,
+        args.edition,
+        args.kind,
+        args.limit,
+        args.json,
+        buffer,
+        args.page,
     )
     if status == 0 or args.json:
         out.write(buffer.getvalue())  # JSON: the {"ok": false, ...} envelope says what is wrong

@@ -40,7 +40,6 @@ __all__ = [
     "local_term",
     "lookup_rule",
     "move_runs",
-    "move_step",
     "nearest_rules",
     "neighbour_numbers",
     "old_rule",
@@ -538,7 +537,7 @@ def ancestor_title(kb: KnowledgeBase, rule: Rule) -> str:
     return ""
 
 
-def move_step(old: str, new: str) -> tuple[int, ...] | None:
+def _move_step(old: str, new: str) -> tuple[int, ...] | None:
     """How a rule number moved, when it moved at one level only: ``(0, d)`` for the rule
     number (``115.1a`` -> ``116.1a``), ``(1, major, d)`` for the subrule number (``702.30`` ->
     ``702.31``, ``702.30a`` -> ``702.31a``), ``(2, major, minor, d)`` for the letter, counted as
@@ -568,13 +567,13 @@ def move_runs(
     """Pure moves (dicts with ``old`` and ``new`` numbers, in document order) folded into runs
     that shifted together (``115.1 … 115.7c -> 116.1 … 116.7c``): each rule of a run follows the
     previous one in the old edition (``old_order``, its numbers in document order; without it,
-    in the list) and moved by the same step (:func:`move_step`). A swap or an irregular move is a
+    in the list) and moved by the same step (:func:`_move_step`). A swap or an irregular move is a
     run of one. Each run: ``first``, ``last``, ``count``, ``items``."""
     position = {n: i for i, n in enumerate(old_order)} if old_order is not None else None
     runs: list[dict[str, Any]] = []
     previous: dict[str, Any] | None = None
     for item in moves:
-        step = move_step(item["old"] or "", item["new"] or "")
+        step = _move_step(item["old"] or "", item["new"] or "")
         follows = position is None or (
             previous is not None
             and item["old"] in position

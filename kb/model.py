@@ -402,9 +402,7 @@ class KnowledgeBase:
             if cache is not None:  # else being built: the list may still change
                 cache["index"] = index
         examples, at = index
-        num = parsed_number(canonical)
-        found = sorted({*at.get(canonical, ()), *at.get(num, ())}) if num else at.get(canonical, [])
-        return [examples[i] for i in found]
+        return [examples[i] for i in at.get(canonical, ())]
 
     # ---- glossary ------------------------------------------------------------------------
     def glossary_lookup(
@@ -550,12 +548,12 @@ def _plain(obj: Any) -> Any:
     return obj
 
 
-def _citing(examples: list[ExampleInfo]) -> dict[str | RuleNumber, list[int]]:
-    """The examples' positions by each number they cite (a string) and each number above those
-    (parsed: the page of 117 shows the examples citing 117.3b)."""
-    at: dict[str | RuleNumber, list[int]] = {}
+def _citing(examples: list[ExampleInfo]) -> dict[str, list[int]]:
+    """The examples' positions, in order, by each number they cite and each number above those
+    (the page of 117 shows the examples citing 117.3b)."""
+    at: dict[str, list[int]] = {}
     for i, ex in enumerate(examples):
-        above = {a for r in ex.rules if (num := try_parse(r)) for a in num.ancestors()}
+        above = {str(a) for r in ex.rules if (num := try_parse(r)) for a in num.ancestors()}
         for key in {*ex.rules, *above}:
             at.setdefault(key, []).append(i)
     return at
