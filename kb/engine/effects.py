@@ -125,8 +125,7 @@ class Effects(GameState):
                     p,
                 )
         elif kind == "poison":
-            who = [target[1]] if target is not None else self.opponents(p)
-            for o in who:
+            for o in self._players_named(effect, p, target, self.opponents(p)) or []:
                 pl = self.players[o]
                 pl.poison += effect.amount
                 shared = self._share_poison(o) if self.teams is not None else ""

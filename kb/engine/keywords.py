@@ -72,14 +72,7 @@ class KeywordRules(GameState):
         """701.21a: each player the effect names sacrifices a creature they control (their
         announced choice, else the last to arrive), in APNAP order (101.4); it goes to its
         owner's graveyard, so indestructible doesn't stop it, and it dies (700.4)."""
-        if target is not None:
-            who = [target[1]]
-        elif effect.scope == "each opponent":
-            who = self.opponents(p)
-        elif effect.scope == "each player":
-            who = self.apnap()
-        else:
-            who = [p]
+        who = self._players_named(effect, p, target, [p]) or [p]
         chosen: list[GameObject] = []
         for q in who:
             pl = self.players[q]

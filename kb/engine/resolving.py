@@ -131,12 +131,8 @@ class Resolving(GameState):
         if kind == "damage":
             if target is not None:
                 recipients = [target]
-            elif effect.scope == "each opponent":
-                recipients = [("player", o) for o in self.opponents(p)]
-            elif effect.scope == "each player":
-                recipients = [("player", o) for o in self.apnap()]
-            elif effect.scope.startswith("player "):  # "that player" of a delayed ability
-                recipients = [("player", int(effect.scope.split()[1]))]
+            elif (named := self._players_named(effect, p, None, None)) is not None:
+                recipients = [("player", o) for o in named]
             else:
                 recipients = [("object", o.id) for o in self.battlefield if self.is_creature(o)]
             for r in recipients:
@@ -151,11 +147,7 @@ class Resolving(GameState):
                 p,
             )
         elif kind == "lose":
-            if target is not None:
-                who = [target[1]]
-            else:
-                who = self.opponents(p) if effect.scope == "each opponent" else [p]
-            for o in who:
+            for o in self._players_named(effect, p, target, [p]) or [p]:
                 self.players[o].life -= effect.amount
                 shared = self._share_life(o) if self.teams is not None else ""
                 self._emit(
@@ -167,9 +159,9 @@ class Resolving(GameState):
                 )
         elif kind == "draw":
             # "that player" of a trigger at the beginning of each player's step
-            drawer = int(effect.scope.split()[1]) if effect.scope.startswith("player ") else p
-            for _ in range(effect.amount):
-                self._draw(drawer, cite("121.1", "121.2"))
+            for drawer in self._players_named(effect, p, None, [p]) or [p]:
+                for _ in range(effect.amount):
+                    self._draw(drawer, cite("121.1", "121.2"))
         elif kind == "discard":
             for _ in range(effect.amount):
                 if self.players[p].hand:

@@ -170,6 +170,27 @@ class GameState:
             if self.players[(index + k) % n].in_game and not self._same_team((index + k) % n, index)
         ]
 
+    def _players_named(
+        self,
+        effect: Any,
+        p: int,
+        target: tuple[str, int] | None,
+        default: list[int] | None,
+    ) -> list[int] | None:
+        """The players an effect of player ``p`` names: its target, each opponent, each player
+        (in APNAP order, 101.4) or "that player" of a trigger (scope ``player N``); else
+        ``default``."""
+        scope = effect.scope or ""
+        if target is not None:
+            return [target[1]]
+        if scope == "each opponent":
+            return self.opponents(p)
+        if scope == "each player":
+            return self.apnap()
+        if scope.startswith("player "):
+            return [int(scope.split()[1])]
+        return default
+
     def has(self, obj: GameObject, keyword: str) -> bool:
         """Whether a permanent has a keyword: its own, gained until some point, or granted by an
         attached Aura or Equipment (a face-down permanent has no abilities, 708.2)."""

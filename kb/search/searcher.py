@@ -24,6 +24,7 @@ from typing import Any
 
 from whoosh import index as whoosh_index
 
+from kb.cli_types import MAX_LIMIT
 from kb.lookup import ancestor_title, nearest_rules
 from kb.model import LANGS, Edition, KnowledgeBase, Rule
 from kb.printed import printed_rule
@@ -49,7 +50,6 @@ from kb.search.written import as_written
 
 __all__ = ["Searcher"]
 
-MAX_LIMIT = 100
 # "rule 117.3b", "117.3 b": spellings kb.rulenum.parse reads as one number.
 # Only a query with a digit can be a rule number or a range (kb.rulenum.parse_number_query reads
 # every spelling the reference finder reads: "rule 117.3b", "CR 117.3a", "ルール117.3b", "117.3a-d").

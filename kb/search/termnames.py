@@ -26,7 +26,16 @@ class TermNames:
         self._index = TermIndex(kb.terms)
         self._found: dict[tuple[str, str], list[Term]] = {}
         self._wholes: dict[tuple[str, str], list[Term]] = {}
-        self._words_of: dict[str, frozenset[str]] = {}
+        # The words of each language's names, accents folded (:meth:`name_word`).
+        self._words_of: dict[str, frozenset[str]] = {
+            lang: frozenset(
+                fold_accents(part)
+                for term in kb.terms
+                for name in term.names(lang)
+                for part in re.findall(r"[^\W\d_]+", name.lower())
+            )
+            for lang in LANGS
+        }
         # Each concept's names per language as analysed, made once (a thousand names, 10 ms):
         # a query compared with them names the concept whole.
         self._keys: dict[tuple[int, str], set[tuple[str, ...]]] = {
@@ -89,16 +98,7 @@ class TermNames:
     def name_word(self, word: str, lang: str) -> bool:
         """True if ``word`` is a word of some concept's name in ``lang`` ("lien" of "lien de
         vie"), accents or none: the rules' own vocabulary, so no typo even alone."""
-        words = self._words_of.get(lang)
-        if words is None:
-            found: set[str] = set()
-            for term in self.terms:
-                for name in term.names(lang):
-                    for part in re.findall(r"[^\W\d_]+", name.lower()):
-                        found.update((part, fold_accents(part)))
-            words = self._words_of[lang] = frozenset(found)
-        low = word.lower()
-        return low in words or fold_accents(low) in words
+        return fold_accents(word.lower()) in self._words_of[lang]
 
     def language_of(self, text: str) -> str | None:
         """The one language whose term names occur in ``text``, if exactly one does."""
