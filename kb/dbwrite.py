@@ -3,12 +3,14 @@ inside one transaction committed at the end.
 
 A build writes ``kb.sqlite`` into a new build folder that nothing reads until it is published,
 and deletes the folder when the build fails, so the journal and the syncing would only cost
-time. This module imports nothing of ``kb``: :mod:`kb.history` and :mod:`kb.store` both use it,
+time. This module imports nothing of ``kb``: :mod:`kb.history` and :mod:`kb.store` both use it (and
+its JSON encoding, :data:`ENCODE`),
 and ``kb.store`` imports ``kb.history``.
 """
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -36,3 +38,8 @@ def bulk_write(
             conn.execute("ANALYZE")
     finally:
         conn.close()
+
+
+#: The one JSON encoding of the build's columns (compact, UTF-8 as is): the history's digests hash
+#: the ``rules.examples`` column as the store writes it, so both must encode alike.
+ENCODE = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode

@@ -38,6 +38,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from kb.dbwrite import ENCODE as _ENCODE
 from kb.dbwrite import bulk_write
 from kb.model import LANGS, KnowledgeBase
 from kb.worddiff import word_diff
@@ -76,7 +77,7 @@ def fold(rows: Iterable[tuple[str, str, str | None, str | None, str | None, str]
     prev_text: str | None = None
     prev_examples = "[]"
     for edition, number, change, title, text, examples in rows:
-        full = f"{title or ''} {text or ''}".strip()
+        full = full_text(title, text)
         renumbered = diff = examples_diff = None
         changed = prev_number is None
         if prev_number is not None:
@@ -218,7 +219,7 @@ def kb_history_rows(kb: KnowledgeBase, path: Path) -> list[tuple[str, ...]]:
                     rule.change,
                     rule.title,
                     rule.text,
-                    _ENCODE(rule.examples) if rule.examples else "[]",
+                    _ENCODE(rule.examples or []),
                 )
             )
     ordered = ((key, [row[1:] for row in sorted(groups[key])]) for key in sorted(groups))
@@ -257,9 +258,14 @@ def _table_ready(conn: sqlite3.Connection) -> bool:
     return not old
 
 
+def full_text(title: str | None, text: str | None) -> str:
+    """A rule's title and text as one string, as its history compares and hashes them."""
+    return f"{title or ''} {text or ''}".strip()
+
+
 def text_hash(title: str | None, text: str | None) -> str:
     """A short hash of a rule's ``title text`` (equal hashes: :func:`fold` sees no change)."""
-    return _hash_full(f"{title or ''} {text or ''}".strip())
+    return _hash_full(full_text(title, text))
 
 
 def examples_hash(examples: str) -> str:
@@ -283,7 +289,6 @@ def _digest(rows: Sequence[tuple[Any, ...]], hashes: list[str], examples: list[s
 #: 2 = the edits the lineage classification sees, word diffs with the spaces carried by words;
 #: 3 = with the word diffs of the examples where only they were edited.
 _FORMAT = 3
-_ENCODE = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
 
 def _published(path: Path) -> Path | None:

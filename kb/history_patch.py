@@ -26,6 +26,7 @@ from kb.history import (
     _table_ready,
     edited,
     examples_hash,
+    full_text,
 )
 from kb.worddiff import word_diff
 
@@ -299,7 +300,7 @@ def _texts(
         for n, title, text, examples in conn.execute(
             "SELECT number, title, text, examples FROM rules WHERE edition = ?", (ed,)
         ):
-            out[(ed, n)] = (f"{title or ''} {text or ''}".strip(), examples)
+            out[(ed, n)] = (full_text(title, text), examples)
     by_edition: dict[str, list[str]] = {}
     for ed, n in keys or ():
         by_edition.setdefault(ed, []).append(n)
@@ -311,7 +312,7 @@ def _texts(
                 f"WHERE edition = ? AND number IN ({marks})",
                 [ed, *batch],
             ):
-                out[(ed, n)] = (f"{title or ''} {text or ''}".strip(), examples)
+                out[(ed, n)] = (full_text(title, text), examples)
     return out
 
 

@@ -309,7 +309,8 @@ def _link_rewrites(
             best[number] = max(everywhere)
     for number in left:
         score, other = best.get(number, (0.0, ""))
-        if score < REWRITTEN_MIN or other in taken or max(by_new[other])[1] != number:
+        claims = by_new[other]  # empty when only ``scored`` proposed it: then no one else claims it
+        if score < REWRITTEN_MIN or other in taken or (claims and max(claims)[1] != number):
             continue
         a = _tokens(_SEE.sub(" ", _content(old[number], True)))
         b = _tokens(_SEE.sub(" ", _content(new[other], False)))

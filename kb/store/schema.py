@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from kb.dbwrite import ENCODE as _ENCODE
 from kb.model import Ref
 
 #: Raised with every change of a table's columns: a database of another format is refused with
@@ -81,7 +82,6 @@ class StoreError(Exception):
     """The database is missing, damaged or of another format."""
 
 
-_ENCODE = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 _quote = json.encoder.encode_basestring  # type: ignore[attr-defined]  # json's own, in C
 
 

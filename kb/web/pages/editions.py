@@ -17,6 +17,7 @@ from kb.comparison import (
     split_excerpt,
 )
 from kb.concordance import diff_editions
+from kb.history import full_text
 from kb.model import LANGS, Change, Edition, KnowledgeBase
 from kb.rulenum import try_parse
 from kb.web.i18n import LANGUAGE_NAMES, language_name
@@ -160,8 +161,7 @@ def changes_page(kb: KnowledgeBase, locale: str, old: Edition, new: Edition) -> 
         if change.change == "edited" and len(groups["edited"]) < MAX_DIFFS:
             if before and after:
                 item["diff"] = word_diff(
-                    f"{before.title or ''} {before.text}".strip(),
-                    f"{after.title or ''} {after.text}".strip(),
+                    full_text(before.title, before.text), full_text(after.title, after.text)
                 )
         elif change.change in ("created", "deleted"):
             rule = after or before
