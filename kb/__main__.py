@@ -1,5 +1,5 @@
 """``python -m kb``: the same as the ``kb`` command."""
 
-from kb.cli import main
+from kb.cli.main import main
 
 raise SystemExit(main())

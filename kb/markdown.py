@@ -6,7 +6,7 @@ Any project can use it (a judge's MkDocs site, a blog)::
                       extension_configs={"kb.markdown": {"base_url": "https://rules.example.org"}})
 
 or by its entry point name, ``extensions=["kb"]``. It reads references with the site's own finder
-(:func:`kb.link.find_refs`: "rule 117.3b", "CR 704.5j", "rules 601.2f–h", "règle 117.3b",
+(:func:`kb.text.references.find_refs`: "rule 117.3b", "CR 704.5j", "rules 601.2f–h", "règle 117.3b",
 "ルール117.3b") and renders each printed span as the site does: one ``<a class="ref">`` per number
 or range, the range's numbers in ``data-rules``. Text inside links, code, preformatted blocks and
 raw HTML is never touched.
@@ -24,9 +24,9 @@ from markdown.extensions import Extension
 from markdown.treeprocessors import Treeprocessor
 from markdown.util import HTML_PLACEHOLDER, AtomicString
 
-from kb.link import find_refs, ref_groups
-from kb.model import LANGS
-from kb.urlcheck import base_url_problem
+from kb.base.urlcheck import base_url_problem
+from kb.knowledge.model import LANGS
+from kb.text.references import find_refs, ref_groups
 
 __all__ = ["RuleRefExtension", "default_url", "makeExtension"]
 

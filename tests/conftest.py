@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from kb.paths import CORPUS_DIR
+from kb.base.paths import CORPUS_DIR
 
 SHARED_RAW = Path(__file__).resolve().parents[1].parent / "shared" / "corpus-raw"
 CR_EN_DIR = SHARED_RAW / "cr-en"

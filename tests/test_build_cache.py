@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from kb.base.buildcache import BuildCache
 from kb.build import build_kb
-from kb.buildcache import BuildCache
-from kb.model import KnowledgeBase
+from kb.knowledge.model import KnowledgeBase
 
 
 def _same(a: KnowledgeBase, b: KnowledgeBase) -> None:

@@ -1,4 +1,4 @@
-"""Work a build hands to a second process (kb.build.forked), and the search index's pieces an
+"""Work a build hands to a second process (kb.base.forked), and the search index's pieces an
 incremental build reuses: the document state (kb.search.docstate) and the Whoosh files."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from kb.build import forked
-from kb.build.forked import Forked
+from kb.base import forked
+from kb.base.forked import Forked
 
 
 def _pid_and(value: int) -> tuple[int, int]:
@@ -204,7 +204,7 @@ def test_a_child_ends_when_its_build_is_killed(tmp_path: Path) -> None:
         pytest.skip("no second core: nothing is forked")
     script = (
         "import sys, time\n"
-        "from kb.build.forked import Forked\n"
+        "from kb.base.forked import Forked\n"
         "child = Forked(time.sleep, 60)\n"
         "print(child._pid, flush=True)\n"
         "time.sleep(60)\n"

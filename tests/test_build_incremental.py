@@ -283,8 +283,8 @@ def test_a_vanished_file_or_two_new_ones_are_not_one_edition_added(
 
 
 def test_a_database_of_another_format_is_not_reused(tmp_path: Path, cr_en_dir: Path) -> None:
+    from kb.base.buildcache import BuildCache
     from kb.build.incremental import NotIncremental, add_edition
-    from kb.buildcache import BuildCache
 
     a, b = (cr_en_dir / f"MagicCompRules-{d}.txt" for d in EDITIONS[:2])
     _, before = _record([a])

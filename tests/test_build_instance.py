@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from kb import instance as layout
+from kb.base import instance as layout
 from kb.build import BuildError, build, load
-from kb.cli import main
+from kb.cli.main import main
 
 
 @pytest.fixture()

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from kb.build import build
-from kb.cli import main
+from kb.cli.main import main
 
 from .conftest import SHARED_RAW
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from kb.build.termfind import TermFinder
-from kb.termmatch import TermMatcher
+from kb.text.termmatch import TermMatcher
 
 link_module = importlib.import_module("kb.build.link")
 
@@ -49,7 +49,7 @@ VOCABULARIES = [
 
 
 def _skip(text: str) -> list[tuple[int, int]]:
-    from kb.link import find_refs
+    from kb.text.references import find_refs
 
     return [(r.start, r.end) for r in find_refs(text, "en")]
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from kb.build import build, load
-from kb.model import Edition, examples_fit
+from kb.knowledge.model import Edition, examples_fit
 
 
 def _edition(date: str, kind: str = "full", lang: str = "en") -> Edition:

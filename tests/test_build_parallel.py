@@ -1,4 +1,4 @@
-"""The parts of a full build that other processes do (kb.build.forked) give what one process
+"""The parts of a full build that other processes do (kb.base.forked) give what one process
 gives: the alignments made while linking, the history made from the knowledge base in memory,
 and the cache entries written in the background."""
 
@@ -12,12 +12,14 @@ from typing import Any
 
 import pytest
 
-from kb import buildcache, concordance, store
-from kb.build import build_kb, forked
+from kb import store
+from kb.align import concordance
+from kb.base import buildcache, forked
+from kb.base.buildcache import BuildCache
+from kb.build import build_kb
 from kb.build.read import assemble, corpus_inputs, read_all
-from kb.buildcache import BuildCache
-from kb.history import edition_positions, insert_history, kb_history_rows, write_history
-from kb.model import KnowledgeBase
+from kb.history.diffs import edition_positions, insert_history, kb_history_rows, write_history
+from kb.knowledge.model import KnowledgeBase
 
 link_module = importlib.import_module("kb.build.link")
 

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from kb.base.forked import Forked
+from kb.base.instance import BuildError
 from kb.build import read as read_module
-from kb.build.forked import Forked
 from kb.build.read import corpus_inputs, read_all
-from kb.instance import BuildError
 
 
 def _read(inputs, monkeypatch, split: bool):

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from kb.concordance import diff_editions
+from kb.align.concordance import diff_editions
 
 
 def test_editions_dates(full_kb) -> None:

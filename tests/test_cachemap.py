@@ -1,8 +1,8 @@
-"""The bounded caches of shared data (:mod:`kb.cachemap`)."""
+"""The bounded caches of shared data (:mod:`kb.base.cachemap`)."""
 
 from __future__ import annotations
 
-from kb.cachemap import keep
+from kb.base.cachemap import keep
 
 
 def test_keep_bounds_the_cache_and_drops_the_oldest_first() -> None:

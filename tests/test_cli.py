@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from kb.build import KB_FILE
-from kb.cli import main
-from kb.cli_text import MAX_GAMES
+from kb.cli.main import main
+from kb.cli.text import MAX_GAMES
 
 
 def run(*argv: str) -> tuple[int, str]:

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from kb.concordance import align, change_between, compute, diff_editions, mask
-from kb.model import Edition, KnowledgeBase, Rule
-from kb.rulenum import parse
+from kb.align.concordance import align, change_between, compute, diff_editions, mask
+from kb.knowledge.model import Edition, KnowledgeBase, Rule
+from kb.text.rulenum import parse
 
 
 def _rule(ed: str, number: str, text: str = "", title: str | None = None, lang: str = "en") -> Rule:
@@ -209,7 +209,7 @@ def test_changes_between_editions_are_listed_in_one_order_whatever_the_hashing()
 
     code = (
         "from kb.concordance import diff_editions\n"
-        "from kb.model import Edition, KnowledgeBase, Rule\n"
+        "from kb.knowledge.model import Edition, KnowledgeBase, Rule\n"
         "eds = {i: Edition(i, 'en', d, 'full', i, [i]) for i, d in "
         "(('en-a', '2020-01-01'), ('en-b', '2020-02-01'))}\n"
         "rules = {'en-a': {}, 'en-b': {n: Rule('en-b', 'en', n, 'rule', 'x ' + n) for n in "
@@ -238,7 +238,7 @@ def _folded(runs: list[dict]) -> list[tuple[str, str, int]]:
 
 
 def test_move_runs_fold_only_uniform_contiguous_shifts() -> None:
-    from kb.lookup import move_runs
+    from kb.knowledge.lookup import move_runs
 
     # 2008-10-01 -> 2009-02-01: a swap (217.2e/f) then a shift by one letter (217.6c-e).
     moves = _moves(
@@ -262,7 +262,7 @@ def test_move_runs_fold_only_uniform_contiguous_shifts() -> None:
 
 
 def test_move_runs_break_where_the_old_rules_are_not_neighbours() -> None:
-    from kb.lookup import move_runs
+    from kb.knowledge.lookup import move_runs
 
     # 217.6d was deleted between the two moved rules: the same step, but not one block.
     moves = _moves("217.6c>217.6b", "217.6e>217.6d")

@@ -1,4 +1,4 @@
-"""kb.dbwrite.bulk_write: the one setup of the build's database writes."""
+"""kb.base.dbwrite.bulk_write: the one setup of the build's database writes."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from kb.dbwrite import bulk_write
+from kb.base.dbwrite import bulk_write
 
 
 def _rows(path: Path) -> list[tuple[int]]:
@@ -51,9 +51,9 @@ def test_bulk_write_closes_without_committing_on_an_error(tmp_path: Path) -> Non
     assert _rows(path) == []
 
 
-@pytest.mark.parametrize("module", ["kb.history", "kb.store", "kb.dbwrite"])
+@pytest.mark.parametrize("module", ["kb.history.diffs", "kb.store", "kb.base.dbwrite"])
 def test_the_writers_import_without_a_cycle(module: str) -> None:
-    # each first in a fresh interpreter: kb.store imports kb.history, which imports kb.dbwrite
+    # each first in a fresh interpreter: kb.store imports kb.history, which imports kb.base.dbwrite
     done = subprocess.run(
         [sys.executable, "-c", f"import {module}"], capture_output=True, text=True, check=False
     )

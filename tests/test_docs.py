@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from kb.cli import parser
+from kb.cli.main import parser
 from kb.web import URLS
 
 README = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")

@@ -1,4 +1,4 @@
-"""The hover script's reference finder (kb-embed.js, run in node) reads what kb.link.find_refs reads.
+"""The hover script's reference finder (kb-embed.js, run in node) reads what kb.text.references.find_refs reads.
 
 One table of cases (tests/fixtures/ref_cases.json) and generated texts go through both finders;
 numbers, labels and spans must be equal. Also: the script stays under 10 KB minified.
@@ -16,8 +16,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kb.link import find_refs
-from kb.paths import CORPUS_DIR
+from kb.base.paths import CORPUS_DIR
+from kb.text.references import find_refs
 from kb.web.app import STATIC_DIR
 
 SCRIPT = STATIC_DIR / "kb-embed.js"

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from kb.cli import main
-from kb.export import MANIFEST, ExportError, export, file_for, json_twin, pagefind_binary
+from kb.cli.main import main
+from kb.export.runner import MANIFEST, ExportError, export, file_for, json_twin, pagefind_binary
 from kb.web import create_app
 from tests.conftest import static_host
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from kb.cli import main
+from kb.cli.main import main
 
 
 def run(*argv: str) -> tuple[int, str]:
@@ -51,7 +51,7 @@ def test_serve_refuses_a_port_out_of_range(
     port: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Were the port accepted, the test fails here rather than build and serve forever.
-    monkeypatch.setattr("kb.cli.cmd_serve", lambda args, out: pytest.fail(f"served on {port}"))
+    monkeypatch.setattr("kb.cli.main.cmd_serve", lambda args, out: pytest.fail(f"served on {port}"))
     with pytest.raises(SystemExit) as exit_:
         run("serve", "--port", port, "--instance", str(tmp_path))
     assert exit_.value.code == 2

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from kb.cli import main
+from kb.cli.main import main
 from kb.web import create_app
 
 EN, FR = "en-2024-07-30", "fr-fr-wiki-la-priorite"  # editions of the embedded corpus

@@ -1,4 +1,4 @@
-"""The history an incremental build refreshes (kb.history_patch.refresh_history) is the one a full write
+"""The history an incremental build refreshes (kb.history.patch.refresh_history) is the one a full write
 gives, and only the new pairs of editions whose texts (or examples) differ are diffed again."""
 
 from __future__ import annotations
@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from kb import history, history_patch
+from kb.history import diffs as history
+from kb.history import patch as history_patch
 
 
 def _table(conn: sqlite3.Connection) -> dict[tuple[str, str], tuple[str, str, str, str]]:

@@ -1,4 +1,4 @@
-"""Rule references, ranges, glossary-term matching and HTML linking (kb.link)."""
+"""Rule references, ranges, glossary-term matching and HTML linking (kb.text.references)."""
 
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kb.link import RangeError, expand_range, find_refs, fold, link_html
-from kb.model import Ref
-from kb.termmatch import TermMatcher
+from kb.knowledge.model import Ref
+from kb.text.references import RangeError, expand_range, find_refs, fold, link_html
+from kb.text.termmatch import TermMatcher
 
 # ---- references -------------------------------------------------------------------------------
 

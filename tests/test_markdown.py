@@ -10,8 +10,8 @@ from pathlib import Path
 import markdown
 import pytest
 
-from kb.link import find_refs
 from kb.markdown import RuleRefExtension
+from kb.text.references import find_refs
 from kb.web.render import markdown_html
 
 REF_CASES = Path(__file__).resolve().parent / "fixtures" / "ref_cases.json"
@@ -161,7 +161,7 @@ PLAIN_CASES = [
 def test_markdown_reads_references_as_the_site_does(
     text: str, lang: str, expected: list[str]
 ) -> None:
-    """The shared table of cases: the extension links exactly what kb.link.find_refs finds."""
+    """The shared table of cases: the extension links exactly what kb.text.references.find_refs finds."""
     html = markdown.markdown(text, extensions=[RuleRefExtension(lang=lang)])
     assert _numbers(html) == [r.number for r in find_refs(text, lang)] == expected
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 import markdown
 import pytest
 
-from kb.export import ExportError, check_base_url
+from kb.base.urlcheck import base_url_problem
+from kb.export.runner import ExportError, check_base_url
 from kb.markdown import RuleRefExtension
-from kb.urlcheck import base_url_problem
 
 REFUSED = [
     "notaurl",
@@ -70,8 +70,8 @@ def test_the_export_and_the_shared_check_agree(url: str) -> None:
 def test_the_extension_refuses_a_base_url_with_a_query_or_fragment(url: str) -> None:
     """Links add "/en/rules/…" after the base: after a query or fragment that is no page (the
     export refuses the same values through the same check)."""
-    from kb.export import ExportError, check_base_url
-    from kb.urlcheck import base_url_problem
+    from kb.base.urlcheck import base_url_problem
+    from kb.export.runner import ExportError, check_base_url
 
     assert base_url_problem(url, embedded=True)
     if url.startswith("http"):

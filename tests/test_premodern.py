@@ -1,4 +1,4 @@
-"""Editions before July 2009: linked to the M10 rules by their texts (kb.premodern), checked on
+"""Editions before July 2009: linked to the M10 rules by their texts (kb.align.premodern), checked on
 small texts written here, against the hand-checked sample of links (tests/premodern_links_verified
 .toml) and, with the shared editions, in a build."""
 
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from kb.premodern import link_texts
+from kb.align.premodern import link_texts
 from kb.sources.cr_text import read_cr_text
 from tests.conftest import SHARED_RAW
 
@@ -252,9 +252,9 @@ def test_verified_no_successor_stay_unlinked(shared_links: dict[str, tuple[str, 
 
 @pytest.mark.slow
 def test_changes_after_linking_equal_a_full_recomputation() -> None:
-    # kb.premodern recomputes only the changes its lineages touch; the result must be what the
+    # kb.align.premodern recomputes only the changes its lineages touch; the result must be what the
     # concordance would compute over every edition.
-    from kb import concordance
+    from kb.align import concordance
     from kb.build import build_kb
 
     if not (OLD_FILE.exists() and M10_FILE.exists()):

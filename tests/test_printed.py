@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from kb.cli import main
-from kb.lookup import nearest_rules
-from kb.printed import other_meanings, printed_as_in, printed_in, printed_rule
+from kb.cli.main import main
+from kb.knowledge.lookup import nearest_rules
+from kb.knowledge.printed import other_meanings, printed_as_in, printed_in, printed_rule
 
 from .conftest import SHARED_RAW
 
@@ -115,8 +115,8 @@ def test_nearest_rules_fill_in_from_shallower_numbers(instance: Path) -> None:
 
 # ---- the minor defects of the same report: lists of editions, the concordance's hint ------------
 def test_undated_editions_are_listed_last() -> None:
-    from kb.lookup import listed_editions
-    from kb.model import Edition, KnowledgeBase
+    from kb.knowledge.lookup import listed_editions
+    from kb.knowledge.model import Edition, KnowledgeBase
 
     def full(day: str) -> Edition:
         return Edition(f"en-{day}", "en", day, "full", f"en-{day}", [f"{day}.txt"])
@@ -151,8 +151,8 @@ def test_editions_text_prints_the_numbering(instance: Path) -> None:
     ],
 )
 def test_the_concordance_hint_offers_what_limit_can_show(count: int, limit: int, hint: str) -> None:
-    from kb.cli_text import write_concordance
-    from kb.model import Edition, KnowledgeBase
+    from kb.cli.text import write_concordance
+    from kb.knowledge.model import Edition, KnowledgeBase
 
     eds = (
         Edition("en-a", "en", "2020-01-01", "full", "en-a", []),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from kb.rulenum import RuleNumber, RuleNumberError, parse, try_parse
+from kb.text.rulenum import RuleNumber, RuleNumberError, parse, try_parse
 
 
 @pytest.mark.parametrize(

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from kb.cli import CommandError, _pinned_edition, main
-from kb.model import Edition, KnowledgeBase
+from kb.cli.main import CommandError, _pinned_edition, main
+from kb.knowledge.model import Edition, KnowledgeBase
 
 
 @pytest.fixture

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from kb import link
-from kb.link import find_refs
-from kb.rulenum import (
+from kb.text import references as link
+from kb.text.references import find_refs
+from kb.text.rulenum import (
     RangeError,
     RuleNumberError,
     expand_range,

@@ -9,7 +9,7 @@ import pytest
 
 from kb import store
 from kb.build import build_kb
-from kb.model import KnowledgeBase
+from kb.knowledge.model import KnowledgeBase
 
 
 @pytest.fixture(scope="module")
@@ -224,7 +224,7 @@ def test_each_connection_keeps_a_small_page_cache(pair) -> None:
 
 def _citing(examples: list, number: str) -> list:
     """The examples citing ``number`` or a rule below it, in the list's order (by a scan)."""
-    from kb.rulenum import try_parse
+    from kb.text.rulenum import try_parse
 
     wanted = try_parse(number)
     return [
@@ -241,7 +241,7 @@ def test_examples_for_keeps_the_lists_order(pair) -> None:
     """examples_for gives the examples citing a rule or one below it in the list's order: in
     memory while built, once loaded (indexed), with the list reversed, and from the store before
     and after the whole list is read."""
-    from kb.rulenum import try_parse
+    from kb.text.rulenum import try_parse
 
     mem, db = pair
     cited = {n for ex in mem.examples for n in ex.rules}

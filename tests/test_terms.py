@@ -6,11 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from kb.model import Term
-from kb.rulenum import try_parse
-from kb.sources.records import SourceError, TermPair
-from kb.sources.registry import load_manifest, read_source
-from kb.terms import (
+from kb.knowledge.model import Term
+from kb.knowledge.terms import (
     TermIndex,
     load_terms,
     merge_harvested,
@@ -18,6 +15,9 @@ from kb.terms import (
     sources_of,
     translate_query_terms,
 )
+from kb.sources.records import SourceError, TermPair
+from kb.sources.registry import load_manifest, read_source
+from kb.text.rulenum import try_parse
 
 
 @pytest.fixture(scope="module")

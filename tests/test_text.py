@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-import kb.text
-from kb.text import (
+import kb.text.normal
+from kb.text.normal import (
     collapse_spaces,
     fold_accents,
     fold_width,
@@ -150,8 +150,8 @@ def test_module_examples() -> None:
     ],
 )
 def test_term_keys_are_the_search_index_stems(text: str, lang: str) -> None:
+    from kb.knowledge.terms import normalize_name
     from kb.search.analysis import terms
-    from kb.terms import normalize_name
 
     stems = terms(text, lang)  # the index drops stop words ("de"); the term key keeps them
     assert stems and [w for w in word_stems(text, lang) if w in stems] == stems
@@ -159,7 +159,7 @@ def test_term_keys_are_the_search_index_stems(text: str, lang: str) -> None:
 
 
 def test_word_forms_are_the_term_matchers() -> None:
-    from kb import termmatch
+    from kb.text import termmatch
 
     assert termmatch._en_word_forms("pass") == word_forms("pass", "en") >= {"passes", "passed"}
     assert termmatch._fr_word_forms("actif") == word_forms("actif", "fr") >= {"active", "actifs"}

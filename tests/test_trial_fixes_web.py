@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from kb.export import ExportError, check_base_url
+from kb.export.runner import ExportError, check_base_url
 
 
 @pytest.mark.parametrize(
@@ -26,7 +26,7 @@ def test_cli_search_takes_the_web_kind_rules(embedded_instance) -> None:
     from contextlib import redirect_stdout
     from io import StringIO
 
-    from kb.cli import main
+    from kb.cli.main import main
 
     out = StringIO()
     with redirect_stdout(out):

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from kb.cli import main
-from kb.update import UpdateError, check_text, downloads_dir, find_rules_link, update
+from kb.build.update import UpdateError, check_text, downloads_dir, find_rules_link, update
+from kb.cli.main import main
 from tests.conftest import SHARED_RAW
 
 CR_EN = SHARED_RAW / "cr-en"
@@ -345,7 +345,7 @@ def test_the_url_setting_comes_from_the_environment(
 
 
 def test_the_default_url_is_the_publishers_rules_page(monkeypatch: pytest.MonkeyPatch) -> None:
-    from kb.update import DEFAULT_RULES_URL, rules_url
+    from kb.build.update import DEFAULT_RULES_URL, rules_url
 
     monkeypatch.delenv("KB_RULES_URL", raising=False)
     assert rules_url() == DEFAULT_RULES_URL == "https://magic.wizards.com/en/rules"

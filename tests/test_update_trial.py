@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from kb.cli import main
-from kb.cli_types import USAGE_ERROR
-from kb.update import _get, find_rules_link
+from kb.build.update import _get, find_rules_link
+from kb.cli.main import main
+from kb.cli.types import USAGE_ERROR
 from tests.test_update import NEW, Publisher, page
 
 

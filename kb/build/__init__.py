@@ -2,9 +2,13 @@
 
 The build reads the embedded corpus plus the paths a user added, links and aligns everything, runs
 the executable examples, and publishes a new build folder of the instance atomically
-(:mod:`kb.instance`: a pointer replaced by one rename), so a failed build leaves the previous one
+(:mod:`kb.base.instance`: a pointer replaced by one rename), so a failed build leaves the previous one
 intact and a running server moves to the new one on its next request. When the content hash of
 every input (and of the code that builds) is unchanged, nothing is rebuilt.
+
+Layer: may import :mod:`kb.search`, :mod:`kb.engine`, :mod:`kb.store`, :mod:`kb.history.diffs`,
+:mod:`kb.align`, :mod:`kb.knowledge`, :mod:`kb.sources`, :mod:`kb.text` and :mod:`kb.base`;
+the pages, the export and the CLI call it.
 """
 
 from __future__ import annotations
@@ -21,9 +25,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kb import buildcache, concordance, store
-from kb import instance as layout
-from kb.build.forked import Forked
+from kb import store
+from kb.align import concordance
+from kb.base import buildcache
+from kb.base import instance as layout
+from kb.base.buildcache import BuildCache
+from kb.base.forked import Forked
+from kb.base.instance import BuildError
+from kb.base.paths import CORPUS_DIR, EXAMPLES_DIR, PACKAGE_DIR
 from kb.build.link import attach_commentary, canonicalise_refs, count, link
 from kb.build.read import (
     Progress,
@@ -33,12 +42,10 @@ from kb.build.read import (
     read_all,
     read_cached,
 )
-from kb.buildcache import BuildCache
-from kb.history import insert_history, kb_history_rows
-from kb.instance import BuildError, load
-from kb.model import Edition, ExampleInfo, KnowledgeBase
-from kb.paths import CORPUS_DIR, EXAMPLES_DIR, PACKAGE_DIR
+from kb.history.diffs import insert_history, kb_history_rows
+from kb.knowledge.model import Edition, ExampleInfo, KnowledgeBase
 from kb.sources.records import Problem, SourceError
+from kb.store.published import load
 
 FORMAT_VERSION = "2"
 KB_FILE = store.DB_FILE
@@ -173,7 +180,7 @@ def build_kb(
     """Read, assemble, link and align: the whole knowledge base in memory (no files written).
 
     Returns the knowledge base, the reader/build problems and notes on how partial texts were placed.
-    With a ``cache`` (:class:`kb.buildcache.BuildCache`), unchanged files, editions and edition
+    With a ``cache`` (:class:`kb.base.buildcache.BuildCache`), unchanged files, editions and edition
     pairs are taken from the previous build instead of being read, linked and aligned again.
     """
     try:
@@ -194,7 +201,7 @@ def _build_kb(
     timings: dict[str, float] | None,
     cache: BuildCache | None,
 ) -> tuple[KnowledgeBase, list[Problem], list[str]]:
-    from kb.terms import load_terms, merge_harvested
+    from kb.knowledge.terms import load_terms, merge_harvested
 
     timings = timings if timings is not None else {}
     t0 = time.perf_counter()
@@ -232,7 +239,7 @@ def _build_kb(
         if cache is not None:
             cache.used.update(used)
     notes = concordance.compute(kb, overrides, cache=cache, aligned=aligned)
-    from kb.premodern import link_pre_m10  # editions before July 2009: linked to M10 by text
+    from kb.align.premodern import link_pre_m10  # editions before July 2009: linked to M10 by text
 
     notes += link_pre_m10(kb)
     canonicalise_refs(kb)
@@ -492,7 +499,7 @@ def _publish(
 def _align_in_child(
     kb: KnowledgeBase, overrides: dict[str, dict[str, str]], cache: BuildCache | None
 ) -> tuple[dict[str, concordance.Alignment], set[Path]]:
-    """:func:`kb.concordance.align_editions`, and the cache entries used meanwhile."""
+    """:func:`kb.align.concordance.align_editions`, and the cache entries used meanwhile."""
     aligned = concordance.align_editions(kb, overrides, cache)
     return aligned, set(cache.used) if cache is not None else set()
 

@@ -14,9 +14,9 @@ not the oldest), the build copies ``kb.sqlite`` into the new build folder and:
   rules whose predecessor changed, rewrites the canonical numbers that references carry where
   they moved, and replaces the comparison of the two neighbours by the two new ones;
 - patches the rule pages' history of the lineages it changed from their stored entries, reusing
-  every stored word diff (:func:`kb.history_patch.patch_history`);
+  every stored word diff (:func:`kb.history.patch.patch_history`);
 - builds the search index from the previous build's document state plus the new edition
-  (:mod:`kb.search.docstate`), in a second process (:mod:`kb.build.forked`) forked before the
+  (:mod:`kb.search.docstate`), in a second process (:mod:`kb.base.forked`) forked before the
   concordance and running beside the database's patch, copying the previous Whoosh files when
   today's vocabulary is the same.
 
@@ -38,16 +38,17 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from kb import concordance, store
-from kb import instance as layout
-from kb.build.forked import Forked
+from kb import store
+from kb.align import concordance
+from kb.base import instance as layout
+from kb.base.buildcache import BuildCache
+from kb.base.dbwrite import bulk_write
+from kb.base.forked import Forked
 from kb.build.patch import NotIncremental, Patch
 from kb.build.read import read_cached
 from kb.build.reindex import build_index_from
-from kb.buildcache import BuildCache
-from kb.dbwrite import bulk_write
-from kb.history import write_history
-from kb.model import KnowledgeBase
+from kb.history.diffs import write_history
+from kb.knowledge.model import KnowledgeBase
 from kb.sources.records import Problem
 
 Progress = Callable[[str, int, int], None]

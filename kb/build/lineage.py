@@ -2,7 +2,7 @@
 the whole archive (:class:`kb.build.patch.Patch` writes what it finds).
 
 A full build gives each full English edition the lineage of its successor along their alignment
-(:func:`kb.concordance.compute`), so two consecutive full editions share a lineage exactly where
+(:func:`kb.align.concordance.compute`), so two consecutive full editions share a lineage exactly where
 they were paired, and each lineage's rules in the full editions are consecutive editions. An
 edition N added between P and its successor S (none for a new newest edition) therefore changes:
 
@@ -25,8 +25,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
-from kb import concordance
-from kb.model import Edition, KnowledgeBase, Rule
+from kb.align import concordance
+from kb.knowledge.model import Edition, KnowledgeBase, Rule
 
 #: A stored lineage row: (lineage, canonical, change, comparison digest).
 Row = tuple[str, str | None, str | None, str]

@@ -9,10 +9,10 @@ import sqlite3
 from collections.abc import Mapping
 from typing import Any
 
-from kb import buildcache
+from kb.base import buildcache
+from kb.base.buildcache import BuildCache
 from kb.build.termfind import TermFinder
-from kb.buildcache import BuildCache
-from kb.model import GlossaryEntry, KnowledgeBase, Ref, Rule
+from kb.knowledge.model import GlossaryEntry, KnowledgeBase, Ref, Rule
 
 
 def link(kb: KnowledgeBase, cache: BuildCache | None = None, *, background: bool = False) -> None:
@@ -28,7 +28,7 @@ def link(kb: KnowledgeBase, cache: BuildCache | None = None, *, background: bool
     the caller waits for the cache's background writes (:meth:`BuildCache.wait`), so an
     archive's entries may be written by a forked process.
     """
-    from kb.link import find_refs
+    from kb.text.references import find_refs
 
     refs_of: dict[tuple[str, str], list[tuple[Any, ...]]] = {}
 

@@ -2,7 +2,7 @@
 memory from the previous build's database and written over a copy of it: the new edition's
 rows, the lineages it reaches (:mod:`kb.build.lineage`), changes reclassified, references'
 canonical numbers moved, the comparisons, the rule pages' history
-(:func:`kb.history_patch.patch_history`), and the search index (:meth:`Patch.index`, from the
+(:func:`kb.history.patch.patch_history`), and the search index (:meth:`Patch.index`, from the
 previous build's document state, in a process of its own beside the writing)."""
 
 from __future__ import annotations
@@ -16,15 +16,16 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from kb import concordance, store
+from kb import store
+from kb.align import concordance
+from kb.base.buildcache import BuildCache
+from kb.base.paths import CORPUS_DIR
 from kb.build.lineage import Relineage
 from kb.build.link import _vocabulary, attach_commentary, count, link, recanonicalise
 from kb.build.read import _add_full, _link_tree, commentary_of, display_path, read_cached
 from kb.build.reindex import save_state, saved_state
-from kb.buildcache import BuildCache
-from kb.history_patch import patch_history
-from kb.model import Edition, GlossaryEntry, KnowledgeBase, Rule
-from kb.paths import CORPUS_DIR
+from kb.history.patch import patch_history
+from kb.knowledge.model import Edition, GlossaryEntry, KnowledgeBase, Rule
 from kb.sources.records import Problem
 
 if TYPE_CHECKING:  # the search package is imported by the index's process only
@@ -420,7 +421,7 @@ class Patch:
         """Build the search index from the previous build's document state and this patch, and
         keep the new state; None (nothing written) when the cache no longer has the old one.
 
-        Runs in a process of its own when there is a second core (:class:`kb.build.forked.Forked`),
+        Runs in a process of its own when there is a second core (:class:`kb.base.forked.Forked`),
         forked before the concordance: it loads the previous state and analyses meanwhile, then
         waits for :meth:`send_concordance`. It reads only what :meth:`open_channel` took from the
         previous database, and files."""
@@ -449,8 +450,8 @@ class Patch:
         return state
 
     def _history(self, conn: sqlite3.Connection, ordered: list[Edition]) -> None:
-        """The rule pages' history (:mod:`kb.history`) of the lineages the patch changed,
-        patched from the stored entries (:func:`kb.history_patch.patch_history`)."""
+        """The rule pages' history (:mod:`kb.history.diffs`) of the lineages the patch changed,
+        patched from the stored entries (:func:`kb.history.patch.patch_history`)."""
         rel = self.relineage
         rows: dict[tuple[str, str], tuple[str | None, str, str | None]] = {}
         for n, row in rel.full_rows[self.new_id].items():

@@ -8,10 +8,12 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from kb import buildcache, concordance
-from kb.buildcache import BuildCache
-from kb.instance import BuildError
-from kb.model import (
+from kb.align import concordance
+from kb.base import buildcache
+from kb.base.buildcache import BuildCache
+from kb.base.instance import BuildError
+from kb.base.paths import CORPUS_DIR
+from kb.knowledge.model import (
     Commentary,
     Edition,
     GlossaryEntry,
@@ -21,10 +23,9 @@ from kb.model import (
     ancestor_numbers,
     number_order,
 )
-from kb.model import parsed_number as parse_number  # parsed once per distinct number
-from kb.paths import CORPUS_DIR
-from kb.rulenum import try_parse
+from kb.knowledge.model import parsed_number as parse_number  # parsed once per distinct number
 from kb.sources.records import Problem, SourceDoc, SourceError
+from kb.text.rulenum import try_parse
 
 Progress = Callable[[str, int, int], None]
 
@@ -65,10 +66,10 @@ def read_all(
     elsewhere, e.g. taken from the build cache).
 
     Many inputs (an archive: :data:`SPLIT_BYTES`) are read by two processes, the later files in
-    a forked child (:class:`kb.build.forked.Forked`, which reads them here when it cannot fork):
+    a forked child (:class:`kb.base.forked.Forked`, which reads them here when it cannot fork):
     the readers are pure Python, and the documents come back in the inputs' order either way.
     """
-    from kb.build.forked import Forked
+    from kb.base.forked import Forked
 
     half = _half(inputs) if Forked.available() else None
     if half is None:

@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kb import store
-from kb.buildcache import BuildCache
-from kb.model import GlossaryEntry, KnowledgeBase, Rule
+from kb.base.buildcache import BuildCache
+from kb.knowledge.model import GlossaryEntry, KnowledgeBase, Rule
 
 if TYPE_CHECKING:  # the search package is imported where an index is built, not before
     from kb.search.docstate import DocState

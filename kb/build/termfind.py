@@ -4,12 +4,12 @@ vocabulary that text could contain.
 An archive prints each text in dozens of editions, each with a vocabulary of its own (its
 glossary), and building the matcher of a whole vocabulary (one large regex) cost as much as the
 matching. A term can only be found where each of its words' invariant part (the letters every
-inflection of the word keeps, as :mod:`kb.termmatch` inflects it) begins a word of the text,
+inflection of the word keeps, as :mod:`kb.text.termmatch` inflects it) begins a word of the text,
 and a term that cannot be found changes nothing of what the others find: so the terms found in a
 text depend only on the vocabulary's terms it could contain, in the vocabulary's order (which
 decides a spelling two terms share). That sub-vocabulary keys the results; a text is matched
 again only under a sub-vocabulary no earlier edition gave it, with a
-:class:`~kb.termmatch.TermMatcher` of the terms the texts to match could contain
+:class:`~kb.text.termmatch.TermMatcher` of the terms the texts to match could contain
 (``tests/test_build_link.py`` compares every edition with a matcher of its whole vocabulary).
 """
 
@@ -48,7 +48,7 @@ class TermFinder:
     def _form(self, form: str) -> tuple[str, tuple[str, ...]]:
         info = self._forms.get(form)
         if info is None:
-            from kb.termmatch import _common_prefix, _normalize_form, _slots
+            from kb.text.termmatch import _common_prefix, _normalize_form, _slots
 
             norm = _normalize_form(form)
             stems: tuple[str, ...] = ()
@@ -111,7 +111,7 @@ class TermFinder:
             if key not in self._memo:
                 missing[text] = sub
         if missing:
-            from kb.termmatch import TermMatcher
+            from kb.text.termmatch import TermMatcher
 
             restricted: dict[str, list[str]] = {}
             for entry in sorted(set().union(*missing.values()), key=order.__getitem__):
@@ -131,7 +131,7 @@ class TermFinder:
         it (folded as the matcher folds it)."""
         found = self._candidates.get(text)
         if found is None:
-            from kb.termmatch import _match_form
+            from kb.text.termmatch import _match_form
 
             stems = self._stems
             prefixes = {

@@ -14,6 +14,9 @@ the rules' sections: :mod:`~kb.engine.turns` (500-514), :mod:`~kb.engine.priorit
 :mod:`kb.engine.script_actions` the example language,
 and :mod:`kb.engine.examples` runs the Markdown examples of ``corpus/examples`` and loads their
 translations.
+
+Layer: may import :mod:`kb.knowledge`, :mod:`kb.text` and :mod:`kb.base` only (it runs without a
+built knowledge base); the build runs its examples and the pages show their traces.
 """
 
 from kb.engine.cards import CardDef, CardError, CardPool, default_pool, load_pool, parse_card

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from kb.base.paths import CORPUS_DIR
 from kb.engine.effect_text import (
     KEYWORDS,
     CardError,
@@ -23,7 +24,6 @@ from kb.engine.effect_text import (
 from kb.engine.limits import bounded
 from kb.engine.mana import ManaCost, ManaError, parse_cost
 from kb.engine.steps import parse_step
-from kb.paths import CORPUS_DIR
 
 CARDS_FILE = CORPUS_DIR / "cards.toml"
 

@@ -14,13 +14,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
+from kb.base.paths import EXAMPLES_DIR
 from kb.engine.cards import CardError, CardPool, default_pool
 from kb.engine.game import Event, Game, GameObject, IllegalAction, ScenarioError
 from kb.engine.mana import format_mana, parse_mana
 from kb.engine.script import Statement, is_setup, parse_block, split_list
 from kb.engine.steps import Step
-from kb.model import ExampleInfo
-from kb.paths import EXAMPLES_DIR
+from kb.knowledge.model import ExampleInfo
 
 DEFAULT_EXAMPLES_DIR = EXAMPLES_DIR
 #: Translations of an example live in ``translations/<example id>.toml`` beside the examples.

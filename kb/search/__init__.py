@@ -81,14 +81,16 @@ one run; quality as defined there, p50 per call):
 Text analysis: :mod:`kb.search.analysis` (English and French, and the names every module
 imports), :mod:`kb.search.japanese` (the Japanese analysers), :mod:`kb.search.stopwords`.
 English stems are PyStemmer's C Snowball 2 (the stems of Whoosh's pure-Python port, 0.5 µs a
-word against 12 µs; :mod:`kb.text`). The term base as queries use it: :mod:`kb.search.termnames`.
+word against 12 µs; :mod:`kb.text.normal`). The term base as queries use it: :mod:`kb.search.termnames`.
 What depends on the documents alone (withdrawn texts, the term base's phrases) is computed by
 the index build and read at open: :mod:`kb.search.prepared`. A rule number or range in any
-spelling the reference finder reads takes the number path (:func:`kb.rulenum.parse_number_query`);
+spelling the reference finder reads takes the number path (:func:`kb.text.rulenum.parse_number_query`);
 French corrections are shown with their accents (:mod:`kb.search.written`).
+
+Layer: may import :mod:`kb.store` and everything below it (knowledge, sources, text, base);
+the build, the pages and the CLI use it.
 """
 
-from kb.search.cli import run_search_command
 from kb.search.indexer import build_index, index_is_current
 from kb.search.notes import Note
 from kb.search.results import Hit, SearchError, SearchResult
@@ -102,5 +104,4 @@ __all__ = [
     "Searcher",
     "build_index",
     "index_is_current",
-    "run_search_command",
 ]

@@ -43,9 +43,9 @@ from kb.search.japanese import (
 )
 from kb.search.stopwords import ELISION as _ELISION
 from kb.search.stopwords import EN_STOP, FR_STOP, JA_STOP
-from kb.text import fold_accents as _fold_accents
-from kb.text import nfkc as normalize
-from kb.text import stem_en, stem_fr
+from kb.text.normal import fold_accents as _fold_accents
+from kb.text.normal import nfkc as normalize
+from kb.text.normal import stem_en, stem_fr
 
 Span = tuple[str, int, int]
 
@@ -81,7 +81,7 @@ def clean_query(text: str) -> str:
 
 @lru_cache(maxsize=65536)
 def fold_accents(word: str) -> str:
-    """Drop diacritics (:func:`kb.text.fold_accents`, cached per word): ``déclenchée`` ->
+    """Drop diacritics (:func:`kb.text.normal.fold_accents`, cached per word): ``déclenchée`` ->
     ``declenchee``, ``reçoit`` -> ``recoit``."""
     return word if word.isascii() else _fold_accents(word)
 

@@ -11,9 +11,8 @@ from typing import Any
 
 from whoosh import query as wq
 
-from kb.cachemap import keep
-from kb.model import LANGS, KnowledgeBase
-from kb.rulenum import try_parse
+from kb.base.cachemap import keep
+from kb.knowledge.model import LANGS, KnowledgeBase
 from kb.search import analysis
 from kb.search import query as qp
 from kb.search.analysis import (
@@ -44,6 +43,7 @@ from kb.search.wording import (
     searched_languages,
     strip_frames,
 )
+from kb.text.rulenum import try_parse
 
 #: Weight of the rules a concept of the query names ("mana ability" -> 605, "dies" -> 700.4,
 #: "絆魂" -> lifelink -> 702.15), for a fully specific concept (see kb.search.understand).
@@ -580,5 +580,5 @@ _KNOWN, _UNSEEN, _NEITHER = 1, 2, 3
 
 def _remember(cache: dict[Any, Any], key: Any, value: Any) -> None:
     """Keep ``value`` in a per-word ``cache`` of at most :data:`WORD_CACHE` entries (the
-    oldest go first, by :func:`kb.cachemap.keep`)."""
+    oldest go first, by :func:`kb.base.cachemap.keep`)."""
     keep(cache, key, value, WORD_CACHE)

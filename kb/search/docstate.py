@@ -18,7 +18,15 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from kb.model import GlossaryEntry, KnowledgeBase, Rule
+from kb.knowledge.model import GlossaryEntry, KnowledgeBase, Rule
+from kb.search.documents import (
+    KIND_BOOST,
+    Doc,
+    example_prose,
+    example_script,
+    rule_prior,
+    rule_title,
+)
 
 #: A rule's text: language, number, canonical, title, body, kind, prior, length of its own text.
 RuleText = tuple[str, str, str | None, str | None, str, str, float, int]
@@ -97,12 +105,10 @@ class DocState:
 
     def add_rules(self, ed_id: str, table: Mapping[str, Rule]) -> None:
         """An edition's rules (with their canonical numbers), in the table's order."""
-        from kb.search.indexer import _rule_prior, _rule_title
-
         keys, ids = [], array("l")
         for rule in table.values():
             # A subrule's body ends with its rule's title (see indexer.documents).
-            context = "" if rule.title else _rule_title(table, rule)  # type: ignore[arg-type]
+            context = "" if rule.title else rule_title(table, rule)  # type: ignore[arg-type]
             body = "\n".join([rule.text, *rule.examples, context]).strip()
             text: RuleText = (
                 rule.lang,
@@ -111,7 +117,7 @@ class DocState:
                 rule.title,
                 body,
                 rule.kind,
-                _rule_prior(rule),
+                rule_prior(rule),
                 len(rule.text),
             )
             keys.append(rule.number)
@@ -190,8 +196,6 @@ class DocState:
 def assemble(state: DocState, kb: KnowledgeBase) -> list[Any]:
     """The index's documents (:func:`kb.search.indexer.documents`) from ``state``, and the
     commentary, tournament rules and examples of ``kb`` (whose editions give the order)."""
-    from kb.search.indexer import KIND_BOOST, Doc
-
     docs: list[Doc] = []
     newest_by_group: dict[tuple[str, str], tuple[str, Doc]] = {}
     order = {e.id: (e.date or "", e.id) for e in kb.editions.values()}
@@ -267,8 +271,6 @@ def assemble(state: DocState, kb: KnowledgeBase) -> list[Any]:
 
 def _other_documents(kb: KnowledgeBase) -> Iterable[Any]:
     """The commentary, tournament rules and engine examples, one document each."""
-    from kb.search.indexer import Doc, example_prose, example_script
-
     for com in kb.commentary:
         yield Doc(f"c|{com.id}", "commentary", com.lang, f"c:{com.id}", com.heading or "", com.text)
     for item in kb.tournament:

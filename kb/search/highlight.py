@@ -17,7 +17,7 @@ from html import escape
 from kb.search import analysis, japanese
 from kb.search.analysis import Span, normalize, normalize_mapped
 from kb.search.stopwords import ELISION
-from kb.text import stem_en, stem_fr
+from kb.text.normal import stem_en, stem_fr
 
 #: Characters of context shown around the matches.
 WIDTH = 220

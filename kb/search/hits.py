@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from kb.lookup import ancestor_title
-from kb.model import LANGS, Edition, KnowledgeBase, Rule
+from kb.knowledge.lookup import ancestor_title
+from kb.knowledge.model import LANGS, Edition, KnowledgeBase, Rule
 from kb.search.analysis import ANALYZERS
 from kb.search.compiled import Compiled
+from kb.search.documents import example_prose
 from kb.search.highlight import gram_marker, highlight, marker
-from kb.search.indexer import example_prose
 from kb.search.results import Hit
 from kb.search.snippets import SnippetSpans
 

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from functools import lru_cache
 
 from kb.search.stopwords import JA_STOP
-from kb.text import nfkc as normalize
+from kb.text.normal import nfkc as normalize
 
 Span = tuple[str, int, int]
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from kb.model import LANGS, KnowledgeBase
+from kb.knowledge.model import LANGS, KnowledgeBase
 from kb.search.postings import FILE as POSTINGS_FILE
 from kb.search.postings import Postings, Weights
 from kb.search.termnames import name_phrases

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable
 from itertools import compress, pairwise
 from operator import itemgetter
 
-from kb.model import LANGS, KnowledgeBase
+from kb.knowledge.model import LANGS, KnowledgeBase
 from kb.search.compiled import Compiled
 from kb.search.hits import EditionSets
 from kb.search.postings import Evaluation, Postings

@@ -24,11 +24,10 @@ from typing import Any
 
 from whoosh import index as whoosh_index
 
-from kb.cli_types import MAX_LIMIT
-from kb.lookup import ancestor_title, nearest_rules
-from kb.model import LANGS, Edition, KnowledgeBase, Rule
-from kb.printed import printed_rule
-from kb.rulenum import parse_number_query
+from kb.base.limits import MAX_LIMIT
+from kb.knowledge.lookup import ancestor_title, nearest_rules
+from kb.knowledge.model import LANGS, Edition, KnowledgeBase, Rule
+from kb.knowledge.printed import printed_rule
 from kb.search import query as qp
 from kb.search.analysis import clean_query, fold_accents
 from kb.search.compiled import Compiled
@@ -47,11 +46,12 @@ from kb.search.spelling import Speller
 from kb.search.understand import Concepts
 from kb.search.wording import corrected
 from kb.search.written import as_written
+from kb.text.rulenum import parse_number_query
 
 __all__ = ["Searcher"]
 
-# "rule 117.3b", "117.3 b": spellings kb.rulenum.parse reads as one number.
-# Only a query with a digit can be a rule number or a range (kb.rulenum.parse_number_query reads
+# "rule 117.3b", "117.3 b": spellings kb.text.rulenum.parse reads as one number.
+# Only a query with a digit can be a rule number or a range (kb.text.rulenum.parse_number_query reads
 # every spelling the reference finder reads: "rule 117.3b", "CR 117.3a", "ルール117.3b", "117.3a-d").
 _HAS_DIGIT = re.compile(r"[0-9０-９]")
 
@@ -285,7 +285,7 @@ class Searcher:
 
     def _find_printed(self, number: str, lang: str | None, ed: Edition | None) -> Rule | None:
         """The rule an edition printed as ``number`` but keeps under another (505.54 of
-        2010-06-18 is 505.5; :mod:`kb.printed`), in the edition, the language, or the first
+        2010-06-18 is 505.5; :mod:`kb.knowledge.printed`), in the edition, the language, or the first
         language holding one."""
         if ed is not None:
             return printed_rule(self.kb, ed.lang, number, ed.id)

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from kb.search.analysis import _MEMO, ANALYZERS, _latin_words, normalize, normalize_mapped
+from kb.search.documents import HEAD_FILE
 
 FILE = "spans.bin"
 #: Format of :data:`FILE`, checked when it is opened (bumped when its meaning changes).
@@ -97,8 +98,6 @@ def head_key(head: Any) -> str:
 
 def _index_head_key(index_dir: Path) -> str | None:
     """:func:`head_key` of the index in ``index_dir`` (None without a readable head)."""
-    from kb.search.indexer import HEAD_FILE
-
     try:
         return head_key(json.loads((Path(index_dir) / HEAD_FILE).read_text(encoding="utf-8")))
     except (OSError, ValueError):

@@ -7,15 +7,15 @@ from __future__ import annotations
 
 import re
 
-from kb.model import LANGS, KnowledgeBase, Term
+from kb.knowledge.model import LANGS, KnowledgeBase, Term
+from kb.knowledge.terms import TermIndex
 from kb.search.analysis import bigrams_ja, fold_accents, has_cjk, normalize, terms
-from kb.terms import TermIndex
 
 __all__ = ["TermNames", "analysed", "grams", "name_phrases", "names_analysed", "phrases_of"]
 
 
 class TermNames:
-    """The term base for cross-language expansion: :class:`kb.terms.TermIndex` finds the
+    """The term base for cross-language expansion: :class:`kb.knowledge.terms.TermIndex` finds the
     concepts a query names; a whole-query match compares the query with a name as analysed.
 
     A query is looked up in each of its languages once however many ways it is translated:

@@ -24,10 +24,10 @@ from bisect import bisect_left
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from kb.model import KnowledgeBase
-from kb.rulenum import try_parse
+from kb.knowledge.model import KnowledgeBase
 from kb.search.analysis import terms
-from kb.text import stem_en, word_forms
+from kb.text.normal import stem_en, word_forms
+from kb.text.rulenum import try_parse
 
 # ---- word variants ---------------------------------------------------------------------
 
@@ -185,7 +185,7 @@ class Concepts:
         #: Current rule document -> its canonical number (every language's text of a rule).
         self.number_of: dict[int, str] = {d: n for n, d in pairs}
         self._subtrees: dict[str, frozenset[int]] = {}
-        #: Document -> its place in the rules' order (:meth:`kb.rulenum.RuleNumber.sort_key`;
+        #: Document -> its place in the rules' order (:meth:`kb.text.rulenum.RuleNumber.sort_key`;
         #: a rule's texts, and the documents that are no rule after every rule, in document
         #: order): equal scores are ranked by it.
         self.rule_rank: list[int] = rule_ranks(groups)

@@ -8,8 +8,8 @@ import re
 from collections import Counter
 from collections.abc import Iterable
 
-from kb.model import KnowledgeBase
-from kb.text import fold_accents
+from kb.knowledge.model import KnowledgeBase
+from kb.text.normal import fold_accents
 
 _WORD = re.compile(r"\w+")
 #: The editions of a language whose words give the written forms (the newest few suffice).

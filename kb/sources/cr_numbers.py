@@ -12,8 +12,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from kb.rulenum import LETTERS, RuleNumber, RuleNumberError, parse, try_parse
 from kb.sources.records import Problem, RuleRecord
+from kb.text.rulenum import LETTERS, RuleNumber, RuleNumberError, parse, try_parse
 
 __all__ = [
     "Numbered",

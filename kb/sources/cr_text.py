@@ -14,8 +14,6 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from kb.link import find_refs
-from kb.rulenum import RuleNumber, parse
 from kb.sources.cr_numbers import (
     free_number,
     in_place,
@@ -26,7 +24,9 @@ from kb.sources.cr_numbers import (
 )
 from kb.sources.decode import normalize_text, read_text
 from kb.sources.records import GlossaryRecord, Problem, RuleRecord, SourceDoc, SourceError
-from kb.text import MONTH_NAMES
+from kb.text.normal import MONTH_NAMES
+from kb.text.references import find_refs
+from kb.text.rulenum import RuleNumber, parse
 
 __all__ = ["looks_like_cr_text", "read_cr_text"]
 

@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 
 from kb.sources.records import SourceError
-from kb.text import normalize_newlines
+from kb.text.normal import normalize_newlines
 
 __all__ = ["decode_bytes", "normalize_text", "read_text"]
 
@@ -40,7 +40,7 @@ def _latin1_fallback(error: UnicodeError) -> tuple[str, int]:
 codecs.register_error("kb-latin1", _latin1_fallback)
 
 
-#: Line breaks to "\n", NBSP to a space (:func:`kb.text.normalize_newlines`), under the name the
+#: Line breaks to "\n", NBSP to a space (:func:`kb.text.normal.normalize_newlines`), under the name the
 #: readers import.
 normalize_text = normalize_newlines
 

@@ -1,7 +1,7 @@
 """What the wiki and site readers share: quoted rule lines, rule references, numbering eras, terms.
 
 The seed pages quote rules as printed lines ("116.1. …", "- 117.1a …", "- 116.2 …"); this module
-turns such lines into :class:`RuleRecord` entries, finds "rule 603" references in prose (by :func:`kb.link.find_refs`), tells which
+turns such lines into :class:`RuleRecord` entries, finds "rule 603" references in prose (by :func:`kb.text.references.find_refs`), tells which
 numbering a quote follows from where "Timing and Priority" sits, and harvests term pairings
 (「優先権/Priority」) and French wiki-linked terms ("Capacité déclenchée") from commentary.
 """
@@ -12,9 +12,9 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from kb.link import find_refs
-from kb.rulenum import try_parse
 from kb.sources.records import CommentaryRecord, Problem, RuleRecord, TermPair
+from kb.text.references import find_refs
+from kb.text.rulenum import try_parse
 
 #: A quoted rule line: optional bullet, the number as printed (trailing dot or not), the text.
 RULE_LINE = re.compile(
@@ -65,7 +65,7 @@ def parse_rule_line(text: str) -> tuple[str, str, bool] | None:
 
 def rule_refs(text: str, lang: str) -> list[str]:
     """The rule numbers a prose text refers to ("See rule 603" -> ["603"]), in order, once each,
-    read by the one reference grammar (:func:`kb.link.find_refs`)."""
+    read by the one reference grammar (:func:`kb.text.references.find_refs`)."""
     return list(dict.fromkeys(ref.number for ref in find_refs(text, lang)))
 
 

@@ -47,12 +47,16 @@ and ``example_rules(example, rule, anchor)``
 (tests/test_fixes_docs.py keeps these column lists equal to :data:`SCHEMA`.)
 
 A reference's ``canonical`` is the ``lineage.canonical`` of its target in the same edition.
+
+Layer: may import :mod:`kb.history.diffs`, :mod:`kb.align`, :mod:`kb.knowledge`, :mod:`kb.sources`,
+:mod:`kb.text` and :mod:`kb.base`; search, the build, the pages and the CLI read through it.
 """
 
 from __future__ import annotations
 
-from kb.model import LANGS
-from kb.store.reader import StoredKnowledgeBase, connect, open_kb
+from kb.knowledge.model import LANGS
+from kb.store.connection import connect
+from kb.store.reader import StoredKnowledgeBase, open_kb
 from kb.store.schema import DB_FILE, FORMAT, INDEXES, SCHEMA, StoreError
 from kb.store.writer import (
     edition_row,

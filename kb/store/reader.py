@@ -1,19 +1,16 @@
 """Reading ``kb.sqlite``: one read-only connection per thread and :class:`StoredKnowledgeBase`,
-the :class:`~kb.model.KnowledgeBase` interface answered by indexed queries."""
+the :class:`~kb.knowledge.model.KnowledgeBase` interface answered by indexed queries."""
 
 from __future__ import annotations
 
 import json
-import os
-import sqlite3
-import threading
 from collections.abc import Collection, Iterable, Iterator, Sequence
 from functools import lru_cache, partial
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from kb.cachemap import MISSING, keep
-from kb.model import (
+from kb.base.cachemap import MISSING, keep
+from kb.knowledge.model import (
     Edition,
     ExampleInfo,
     GlossaryEntry,
@@ -23,78 +20,8 @@ from kb.model import (
     examples_fit,
 )
 from kb.store import tables
-from kb.store.schema import FORMAT, StoreError
+from kb.store.connection import Database
 from kb.store.views import _Changes, _Concordance, _Glossary, _LazyList, _Rules
-
-#: SQLite's page cache per connection, in KiB.
-PAGE_CACHE_KIB = 256
-
-
-def connect(path: Path) -> sqlite3.Connection:
-    """Open a database read-only (it is never written after its build)."""
-    uri = Path(path).resolve().as_uri() + "?mode=ro&immutable=1"
-    conn = sqlite3.connect(uri, uri=True, check_same_thread=False)
-    # Each thread of each worker has a connection: a page cache of 256 KiB (not SQLite's 2 MB)
-    # holds the indexes' upper pages, and the file's pages stay in the OS cache, shared by all.
-    # Measured with 4 threads a worker: ~10 MB less RSS per worker, CPU per page unchanged.
-    try:
-        conn.execute(f"PRAGMA cache_size = -{PAGE_CACHE_KIB}")
-    except sqlite3.DatabaseError:  # not a database: the caller says so
-        conn.close()
-        raise
-    return conn
-
-
-class _Db:
-    """One read-only connection per thread (SQLite serialises a connection; threads need their own)."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = Path(path)
-        #: the build folder this object reads (see :func:`kb.build.load`)
-        self.build_dir = self.path.parent
-        if not self.path.is_file():
-            raise StoreError(f"{self.path}: no such database")
-        self._local = threading.local()
-        self._opened: list[sqlite3.Connection] = []
-        self._opened_lock = threading.Lock()
-        self._pid = os.getpid()
-        try:
-            meta = dict(self.conn().execute("SELECT key, value FROM meta").fetchall())
-        except sqlite3.DatabaseError as exc:
-            raise StoreError(f"{self.path}: not a knowledge base ({exc})") from exc
-        if meta.get("format") != FORMAT:
-            raise StoreError(
-                f"{self.path}: database format {meta.get('format')!r}, this kb reads {FORMAT!r}"
-            )
-        self.meta = meta
-
-    def conn(self) -> sqlite3.Connection:
-        if self._pid != os.getpid():
-            # A forked worker (gunicorn --preload): a connection must not cross a fork.
-            self._pid = os.getpid()
-            self._local = threading.local()
-            self._opened = []
-        conn = getattr(self._local, "conn", None)
-        if conn is None:
-            conn = connect(self.path)
-            self._local.conn = conn
-            with self._opened_lock:
-                self._opened.append(conn)
-        return conn
-
-    def close(self) -> None:
-        """Close every thread's connection (the object must not be used afterwards)."""
-        with self._opened_lock:
-            for conn in self._opened:
-                conn.close()
-            self._opened.clear()
-
-    def all(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
-        return self.conn().execute(sql, params).fetchall()
-
-    def one(self, sql: str, params: Sequence[Any] = ()) -> Any:
-        return self.conn().execute(sql, params).fetchone()
-
 
 #: A rule's columns; its seven JSON columns joined into one array, decoded by one call.
 _RULE_COLUMNS = (
@@ -107,7 +34,7 @@ _RULE_FROM = "rules r LEFT JOIN lineage l ON l.edition = r.edition AND l.number 
 
 class RuleHead(NamedTuple):
     """What a link to a rule shows of it (:meth:`StoredKnowledgeBase.rules_many`'s ``heads``):
-    the fields of :class:`~kb.model.Rule` of the same names."""
+    the fields of :class:`~kb.knowledge.model.Rule` of the same names."""
 
     edition: str
     lang: str
@@ -131,12 +58,12 @@ RULE_CACHE = 4096
 
 
 class StoredKnowledgeBase(KnowledgeBase):
-    """The :class:`~kb.model.KnowledgeBase` interface over a database: small tables are read at
+    """The :class:`~kb.knowledge.model.KnowledgeBase` interface over a database: small tables are read at
     open, rules and glossary entries on demand (with a bounded cache of decoded nodes), and the
     lookups that scanned lists in memory are indexed queries."""
 
     def __init__(self, path: Path, cache_size: int = RULE_CACHE) -> None:
-        self._db = _Db(path)
+        self._db = Database(path)
         db = self._db
         editions = {ed.id: ed for ed in tables.editions(db)}
         super().__init__(
@@ -216,7 +143,7 @@ class StoredKnowledgeBase(KnowledgeBase):
         return rule
 
     def _keep(self, key: tuple[str, str], rule: Rule | None) -> None:
-        """Cache a decoded rule (:func:`kb.cachemap.keep`: the oldest out first)."""
+        """Cache a decoded rule (:func:`kb.base.cachemap.keep`: the oldest out first)."""
         keep(self._rules, key, rule, self._rules_max)
 
     def rules_many(

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from kb.dbwrite import ENCODE as _ENCODE
-from kb.model import Ref
+from kb.base.dbwrite import ENCODE as _ENCODE
+from kb.knowledge.model import Ref
 
 #: Raised with every change of a table's columns: a database of another format is refused with
 #: a message naming both (5: tournament.title; 6: history.examples and the examples' word diffs

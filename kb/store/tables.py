@@ -8,17 +8,17 @@ import json
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from kb.model import Commentary, Edition, ExampleInfo, Term, TournamentRule
+from kb.knowledge.model import Commentary, Edition, ExampleInfo, Term, TournamentRule
 
 if TYPE_CHECKING:
-    from kb.store.reader import _Db
+    from kb.store.connection import Database
 
 T = TypeVar("T")
 _JSON: Callable[[Any], Any] = json.loads
 
 
 def _read(
-    db: _Db,
+    db: Database,
     cls: Callable[..., T],
     table: str,
     columns: dict[str, Callable[[Any], Any] | None],
@@ -41,7 +41,7 @@ def _read(
     ]
 
 
-def editions(db: _Db) -> list[Edition]:
+def editions(db: Database) -> list[Edition]:
     """The editions, in their order."""
     return _read(
         db,
@@ -63,14 +63,14 @@ def editions(db: _Db) -> list[Edition]:
     )
 
 
-def terms(db: _Db) -> list[Term]:
+def terms(db: Database) -> list[Term]:
     """The term base, in its written order."""
     return _read(
         db, Term, "terms", {"id": None, "en": _JSON, "fr": _JSON, "ja": _JSON, "rules": _JSON}
     )
 
 
-def examples(db: _Db, ids: Sequence[str] | None = None) -> list[ExampleInfo]:
+def examples(db: Database, ids: Sequence[str] | None = None) -> list[ExampleInfo]:
     """The executable examples (those of ``ids`` only, when given), in their order."""
     where, params = "", ()
     if ids is not None:
@@ -90,7 +90,7 @@ def examples(db: _Db, ids: Sequence[str] | None = None) -> list[ExampleInfo]:
     return _read(db, ExampleInfo, "examples", columns, where, params)
 
 
-def commentary(db: _Db) -> list[Commentary]:
+def commentary(db: Database) -> list[Commentary]:
     """The wiki commentary paragraphs, in their order."""
     columns: dict[str, Callable[[Any], Any] | None] = {
         "id": None,
@@ -105,7 +105,7 @@ def commentary(db: _Db) -> list[Commentary]:
     return _read(db, Commentary, "commentary", columns)
 
 
-def tournament(db: _Db) -> list[TournamentRule]:
+def tournament(db: Database) -> list[TournamentRule]:
     """The tournament rules items, in their order."""
     columns: dict[str, Callable[[Any], Any] | None] = {
         "id": None,
@@ -120,6 +120,6 @@ def tournament(db: _Db) -> list[TournamentRule]:
     return _read(db, TournamentRule, "tournament", columns)
 
 
-def warnings(db: _Db) -> list[str]:
+def warnings(db: Database) -> list[str]:
     """The build's warnings, in their order."""
     return [t for (t,) in db.all("SELECT text FROM warnings ORDER BY position")]

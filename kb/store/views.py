@@ -6,13 +6,25 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-from kb.model import Change, GlossaryEntry, Rule
-from kb.printed import PRINTED_AS
+from kb.knowledge.model import Change, Edition, GlossaryEntry, Rule
+from kb.knowledge.printed import PRINTED_AS
+from kb.store.connection import Database
 
-if TYPE_CHECKING:
-    from kb.store.reader import StoredKnowledgeBase
+
+class StoredKnowledgeBase(Protocol):
+    """What the views read through: :class:`kb.store.reader.StoredKnowledgeBase`'s queries and
+    caches (a protocol, so that this module does not import the reader, which imports it)."""
+
+    _db: Database
+    editions: Mapping[str, Edition]
+
+    def _rule_cache(self, ed_id: str, number: str) -> Rule | None: ...
+    def _gloss_cache(self, ed_id: str, key: str) -> GlossaryEntry | None: ...
+    def _iter_rules(self, ed_id: str) -> Iterator[Rule]: ...
+    def _iter_glossary(self, ed_id: str) -> Iterator[GlossaryEntry]: ...
+    def _lineage_rows(self, lineage: str) -> dict[str, str]: ...
 
 
 class _Rules(Mapping[str, Mapping[str, Rule]]):

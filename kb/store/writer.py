@@ -8,11 +8,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from kb.concordance import compare_digest
-from kb.dbwrite import bulk_write
-from kb.history import edition_positions
-from kb.model import Edition, GlossaryEntry, KnowledgeBase, Rule, number_order
-from kb.rulenum import try_parse
+from kb.align.concordance import compare_digest
+from kb.base.dbwrite import bulk_write
+from kb.history.diffs import edition_positions
+from kb.knowledge.model import Edition, GlossaryEntry, KnowledgeBase, Rule, number_order
 from kb.store.schema import (
     FORMAT,
     INDEXES,
@@ -22,6 +21,7 @@ from kb.store.schema import (
     _spans_json,
     _strs,
 )
+from kb.text.rulenum import try_parse
 
 
 def edition_row(e: Edition, position: int) -> tuple[Any, ...]:

@@ -2,6 +2,9 @@
 
 Public entry points: :func:`create_app` (the Flask factory), :func:`serve` (the production server, :mod:`kb.web.serving`)
 and :func:`render_get` (render one URL without a server, for ``kb serve --get PATH``).
+
+Layer: may import :mod:`kb.build`, :mod:`kb.search`, :mod:`kb.engine`, :mod:`kb.store` and
+everything below; only :mod:`kb.export.runner` and :mod:`kb.cli.main` import it.
 """
 
 from __future__ import annotations
@@ -21,8 +24,8 @@ __all__ = ["URLS", "create_app", "render_get", "serve"]
 #: under ``/<locale>/`` (en, fr, ja) have a JSON twin marked "+ .json": ``{"ok": true, ...}``, or
 #: ``{"ok": false, "error", "error_local", "status"}`` on errors ("error" always English,
 #: "error_local" in the URL's language), linked both ways by ``Link: rel="alternate"``.
-#: A rule's twin has the shape of ``kb rule --json`` (:func:`kb.serialise.rule_json`) and an edition
-#: anywhere the shape of ``kb editions --json`` (:func:`kb.serialise.edition_json`); what only the page
+#: A rule's twin has the shape of ``kb rule --json`` (:func:`kb.knowledge.serialise.rule_json`) and an edition
+#: anywhere the shape of ``kb editions --json`` (:func:`kb.knowledge.serialise.edition_json`); what only the page
 #: shows (labels, links, lag, rendered HTML) is under their ``"page"`` key.
 #: A row that answers JSON is an :class:`~kb.web.openapi.Endpoint`: the README prints its text and
 #: ``/api/openapi.json`` is generated from what it carries (tests/web/test_openapi.py).

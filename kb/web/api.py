@@ -8,9 +8,9 @@ from typing import Any
 
 from flask import Blueprint, Response, g, jsonify, request
 
-from kb import lookup
-from kb.link import find_refs, link_html
-from kb.model import LANGS, KnowledgeBase, Ref
+from kb.knowledge import lookup
+from kb.knowledge.model import LANGS, KnowledgeBase, Ref
+from kb.text.references import find_refs, link_html
 from kb.web.i18n import text as _
 from kb.web.pages.base import PageError
 from kb.web.resources import get_kb
@@ -154,7 +154,7 @@ def linkify() -> Response:
         )
     base = request.host_url.rstrip("/")
     # One entry per number (a range "601.2f–h" gives three sharing its label and span); the HTML
-    # is the site's own rendering (kb.link.link_html): one link per printed span, to the first
+    # is the site's own rendering (kb.text.references.link_html): one link per printed span, to the first
     # number that resolves, the range's numbers in data-rules, unresolved ones as a span.
     links: list[dict[str, Any]] = []
     linked: list[Ref] = []

@@ -20,8 +20,8 @@ from werkzeug.exceptions import HTTPException
 from werkzeug.http import quote_etag
 
 import kb
-from kb.paths import TEMPLATES_DIR, default_instance
-from kb.web import i18n, resources, urls
+from kb.base.paths import TEMPLATES_DIR, default_instance
+from kb.web import i18n, layout, resources, urls
 from kb.web.i18n import Text
 from kb.web.i18n import text as _
 from kb.web.pages.base import PageError
@@ -149,8 +149,8 @@ class _Flask(Flask):
 def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     """Build the web app: defaults, then the test config; load the knowledge base once.
 
-    Config: ``INSTANCE`` (the built instance folder; default :func:`kb.paths.default_instance`),
-    optionally ``KB`` (a ready :class:`~kb.model.KnowledgeBase`, for tests), ``INDEX_DIR``
+    Config: ``INSTANCE`` (the built instance folder; default :func:`kb.base.paths.default_instance`),
+    optionally ``KB`` (a ready :class:`~kb.knowledge.model.KnowledgeBase`, for tests), ``INDEX_DIR``
     (the search index, default ``INSTANCE/index``) and ``PAGE_CACHE`` (default True).
     """
     app = _Flask(
@@ -181,6 +181,8 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
 
     from kb.web import api, embed, links, pages
 
+    # The pages wrap their written HTML in the site's layout through this (kb.web.pages.base).
+    app.extensions["kb.layout"] = layout.page
     app.register_blueprint(pages.bp)
     app.register_blueprint(links.bp)
     app.register_blueprint(api.bp)

@@ -31,9 +31,9 @@ from markupsafe import escape
 from werkzeug.datastructures import MultiDict
 from werkzeug.exceptions import HTTPException
 
-from kb import lookup
-from kb.cachemap import keep
-from kb.model import LANGS, KnowledgeBase, Rule
+from kb.base.cachemap import keep
+from kb.knowledge import lookup
+from kb.knowledge.model import LANGS, KnowledgeBase, Rule
 from kb.web import i18n
 from kb.web.i18n import text as _
 from kb.web.pages.base import PageError

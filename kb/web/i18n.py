@@ -22,7 +22,7 @@ from babel.numbers import format_decimal
 from babel.support import Translations
 from markupsafe import Markup, escape
 
-from kb.text import MONTH_NAMES
+from kb.text.normal import LANGUAGE_IN, MONTH_NAMES
 
 LOCALES = ("en", "fr", "ja")
 DEFAULT_LOCALE = "en"
@@ -77,11 +77,7 @@ def _locale(code: str) -> Locale:
 
 #: CLDR's names of the texts' languages in each interface language (the rule pages name them;
 #: tests/web/test_i18n.py checks them against Babel, which names any other).
-_LANGUAGE_IN = {
-    "en": {"en": "English", "fr": "French", "ja": "Japanese"},
-    "fr": {"en": "anglais", "fr": "français", "ja": "japonais"},
-    "ja": {"en": "英語", "fr": "フランス語", "ja": "日本語"},
-}
+_LANGUAGE_IN = LANGUAGE_IN
 
 
 @lru_cache(maxsize=64)
@@ -95,7 +91,7 @@ def language_name(code: str, locale: str) -> str:
 
 
 #: Dates and counts, which every rule page shows, are written here for the interface languages
-#: (the months: :data:`kb.text.MONTH_NAMES`; Japanese dates use numbers) so that they do not load
+#: (the months: :data:`kb.text.normal.MONTH_NAMES`; Japanese dates use numbers) so that they do not load
 #: Babel's locale data (~6 MB per process); tests/web/test_i18n.py checks them against Babel.
 #: The "long" date and the year-and-month of each locale (CLDR's patterns, filled).
 _DAY = {

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, g, jsonify, redirect, render_template, request
 
-from kb.model import LANGS
+from kb.knowledge.model import LANGS
 from kb.web.i18n import LOCALES, negotiate
 from kb.web.i18n import text as _
 from kb.web.pages.base import PageError

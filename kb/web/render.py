@@ -1,4 +1,4 @@
-"""Text to safe HTML: rule texts with their links, word-level diffs (:func:`kb.worddiff.word_diff`)
+"""Text to safe HTML: rule texts with their links, word-level diffs (:func:`kb.text.worddiff.word_diff`)
 and sanitised Markdown."""
 
 from __future__ import annotations
@@ -10,10 +10,10 @@ import markdown
 import nh3
 from markupsafe import Markup, escape
 
-from kb.link import link_html
+from kb.knowledge.model import Ref
 from kb.markdown import RuleRefExtension
-from kb.model import Ref
-from kb.worddiff import word_diff
+from kb.text.references import link_html
+from kb.text.worddiff import word_diff
 
 __all__ = ["esc", "markdown_html", "rule_html", "word_diff"]
 

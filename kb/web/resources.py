@@ -1,6 +1,6 @@
 """The two read-only resources of the web app: the built knowledge base and the search index.
 
-Both come from the instance's published build (:mod:`kb.instance`). A build never changes once
+Both come from the instance's published build (:mod:`kb.base.instance`). A build never changes once
 published; a new one is published beside it, and :class:`BuildWatcher` moves the app to it on the
 next request without a restart, while requests in flight finish on the build they started with.
 """
@@ -16,9 +16,10 @@ from typing import Any
 from flask import Flask, current_app
 from flask.globals import _cv_app, _cv_request
 
-from kb import instance as layout
-from kb.instance import BuildError, load, pointer_target
-from kb.model import KnowledgeBase
+from kb.base import instance as layout
+from kb.base.instance import BuildError, pointer_target
+from kb.knowledge.model import KnowledgeBase
+from kb.store.published import load
 
 log = logging.getLogger(__name__)
 
@@ -102,7 +103,7 @@ class BuildWatcher:
         self.instance = instance
         self.index_dir = index_dir
         self._lock = threading.Lock()
-        #: The pointer's path, joined once (what :func:`kb.instance.build_id` reads).
+        #: The pointer's path, joined once (what :func:`kb.base.instance.build_id` reads).
         self._pointer = os.fspath(Path(instance) / layout.CURRENT)
         self.active = self._open(layout.build_id(instance))
 

@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 from kb.build import build, read_build_info
-from kb.export import export
+from kb.export.runner import export
 
 CR_EN = Path(__file__).resolve().parents[2].parent / "shared" / "corpus-raw" / "cr-en"
 

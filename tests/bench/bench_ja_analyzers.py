@@ -16,7 +16,7 @@ import subprocess
 import sys
 import time
 
-from kb.paths import CORPUS_DIR
+from kb.base.paths import CORPUS_DIR
 
 SEED = CORPUS_DIR / "sources" / "ja-mtgwiki-yusenken.txt"
 FULL_CR_CHARS = 1_200_000

@@ -1,4 +1,4 @@
-"""Speed of kb.link over the official English editions: refs + glossary terms + HTML per rule."""
+"""Speed of kb.text.references over the official English editions: refs + glossary terms + HTML per rule."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import sys
 import time
 from pathlib import Path
 
-from kb.link import find_refs, link_html
-from kb.termmatch import TermMatcher
+from kb.text.references import find_refs, link_html
+from kb.text.termmatch import TermMatcher
 
 RAW = Path(__file__).resolve().parents[2].parent / "shared" / "corpus-raw" / "cr-en"
 if len(sys.argv) > 1:

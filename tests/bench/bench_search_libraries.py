@@ -39,13 +39,13 @@ from whoosh import highlight as whoosh_highlight
 from whoosh import qparser
 from whoosh import query as wq
 
-from kb.model import LANGS
-from kb.rulenum import try_parse
+from kb.knowledge.model import LANGS
 from kb.search import Searcher, build_index
 from kb.search import query as qp
 from kb.search.analysis import EN_STOP, SpanTokenizer, analyze_en, marker, terms
 from kb.search.highlight import highlight
 from kb.search.postings import Evaluation
+from kb.text.rulenum import try_parse
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))

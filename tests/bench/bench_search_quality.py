@@ -18,10 +18,10 @@ from pathlib import Path
 from typing import Any
 
 from kb.build import build_kb
-from kb.model import KnowledgeBase
-from kb.rulenum import try_parse
+from kb.knowledge.model import KnowledgeBase
 from kb.search import Searcher, build_index
 from kb.search.results import Hit
+from kb.text.rulenum import try_parse
 
 HERE = Path(__file__).resolve().parent
 EVAL = HERE.parent / "search_eval.toml"

@@ -53,8 +53,8 @@ from typing import Any
 
 from bench_search_eval import DEPTH, KINDS, load, load_kb, score_hits
 
-from kb.rulenum import parse_number_query
 from kb.search import Searcher, build_index
+from kb.text.rulenum import parse_number_query
 
 FETCH = 40
 NS = (10, 20, 40)

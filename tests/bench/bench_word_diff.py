@@ -1,5 +1,5 @@
 """Word diffs of a built archive, as a reader meets them: the history's edits and how their
-diffs read, by today's :func:`kb.worddiff.word_diff` and by the reference it replaced (spaces as
+diffs read, by today's :func:`kb.text.worddiff.word_diff` and by the reference it replaced (spaces as
 tokens of their own, which the matcher anchored on), on the same pairs of texts in one run.
 
 Run: ``python tests/bench/bench_word_diff.py INSTANCE``. Reports, for the stored history:
@@ -25,7 +25,7 @@ from pathlib import Path
 
 from markupsafe import escape
 
-from kb.worddiff import shared_ends, word_diff
+from kb.text.worddiff import shared_ends, word_diff
 
 _OLD_TOKEN = re.compile(r"\s+|\d+(?:\.\d+)*[a-z]?|[A-Za-zÀ-ÖØ-öø-ÿœŒ'’-]+|.", re.S)
 _RUN = re.compile(r"(?:<(del|ins)>[^<]*</\1>\s*)+")

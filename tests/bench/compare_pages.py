@@ -24,7 +24,7 @@ import re
 import sys
 from pathlib import Path
 
-from kb.model import KnowledgeBase
+from kb.knowledge.model import KnowledgeBase
 
 _VERSION = re.compile(r"\?v=[0-9a-f]{16}")
 

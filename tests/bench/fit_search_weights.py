@@ -43,7 +43,7 @@ from typing import Any
 
 from bench_search_eval import DEPTH, KINDS, load, load_kb, score_hits
 
-from kb.model import KnowledgeBase
+from kb.knowledge.model import KnowledgeBase
 from kb.search import Searcher, build_index
 from kb.search import compiler as compiler_mod
 from kb.search import indexer as indexer_mod

@@ -11,7 +11,7 @@ import pytest
 
 from kb.engine import DEFAULT_EXAMPLES_DIR, examples_cli, run_example_file
 from kb.engine.examples import expand_paths
-from kb.model import ExampleInfo
+from kb.knowledge.model import ExampleInfo
 
 EXAMPLES = expand_paths([DEFAULT_EXAMPLES_DIR])
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from kb.model import (
+from kb.knowledge.model import (
     Commentary,
     Edition,
     GlossaryEntry,

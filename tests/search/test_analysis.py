@@ -274,8 +274,8 @@ def test_the_build_cache_knows_every_module_the_analysis_runs() -> None:
     import inspect
     from pathlib import Path
 
-    from kb.buildcache import CODE
-    from kb.paths import PACKAGE_DIR
+    from kb.base.buildcache import CODE
+    from kb.base.paths import PACKAGE_DIR
     from kb.search import stopwords
 
     modules = {stopwords, japanese, analysis}

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kb.model import LANGS
+from kb.knowledge.model import LANGS
 from kb.search import Searcher
 from kb.search import compiler as compiler_module
 from kb.search.query import MAX_NODES, MAX_QUERY, parse, parse_syntax

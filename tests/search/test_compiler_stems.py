@@ -15,7 +15,7 @@ from whoosh.lang.snowball.english import EnglishStemmer
 from whoosh.lang.snowball.french import FrenchStemmer
 
 from kb.search.analysis import fold_accents
-from kb.text import _FrenchStems, _stemmers, stem_en, word_forms
+from kb.text.normal import _FrenchStems, _stemmers, stem_en, word_forms
 
 _WHOOSH = EnglishStemmer()
 _WHOOSH_FR = FrenchStemmer()

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from kb.model import LANGS, KnowledgeBase, Term
+from kb.knowledge.model import LANGS, KnowledgeBase, Term
 from kb.search import Searcher, build_index
 from tests.search.conftest import small_kb
 

@@ -12,10 +12,10 @@ import pytest
 from flask.testing import FlaskClient
 
 import kb.build as kb_build
-from kb.model import KnowledgeBase
+from kb.cli.search import run_search_command
+from kb.knowledge.model import KnowledgeBase
 from kb.search import build_index
 from kb.search import query as qp
-from kb.search.cli import run_search_command
 from kb.web.app import create_app
 
 LONG = "priority " + "x" * (qp.MAX_QUERY + 100)

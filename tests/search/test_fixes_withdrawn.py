@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from kb.model import Edition, GlossaryEntry, KnowledgeBase, Rule
+from kb.knowledge.model import Edition, GlossaryEntry, KnowledgeBase, Rule
 from kb.search import Searcher, build_index
 from kb.search.hits import EditionSets
 from kb.search.ranking import withdrawn_docs

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from kb.model import LANGS, Rule
+from kb.knowledge.model import LANGS, Rule
 from kb.search import Searcher, build_index
 from kb.search.analysis import ANALYZERS, bigrams_ja
 from kb.search.compiled import Compiled

@@ -10,10 +10,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kb.model import ancestor_numbers as _ancestors
-from kb.rulenum import LETTERS, try_parse
+from kb.knowledge.model import ancestor_numbers as _ancestors
 from kb.search.ranking import _proximity
 from kb.search.wording import _FRAME_RE, _FRAMES
+from kb.text.rulenum import LETTERS, try_parse
 
 
 def _parsed_ancestors(number: str) -> tuple[str, ...]:

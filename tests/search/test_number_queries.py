@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from kb.printed import PRINTED_AS
+from kb.knowledge.printed import PRINTED_AS
 from kb.search import Searcher, build_index
 
 from .conftest import EN_NEW, EN_OLD, _rule, small_kb

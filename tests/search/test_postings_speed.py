@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from whoosh import query as wq
 
-from kb.model import LANGS
+from kb.knowledge.model import LANGS
 from kb.search import Searcher
 from kb.search.compiler import _grams
 from kb.search.japanese import bigrams_ja

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from kb.model import Commentary, ExampleInfo, KnowledgeBase
+from kb.knowledge.model import Commentary, ExampleInfo, KnowledgeBase
 from kb.search import Searcher, SearchError, build_index
-from kb.search.indexer import example_prose, example_script
+from kb.search.documents import example_prose, example_script
 
 from .conftest import small_kb
 

@@ -9,14 +9,14 @@ from pathlib import Path
 import pytest
 from whoosh import index as whoosh_index
 
-from kb.model import Rule
+from kb.cli.search import run_search_command
+from kb.knowledge.model import Rule
 from kb.search import (
     Searcher,
     SearchError,
     analysis,
     build_index,
     index_is_current,
-    run_search_command,
 )
 from kb.search.indexer import FORMAT, HEAD_FILE, INDEX_NAME
 from kb.search.query import Group, Phrase, Word, parse

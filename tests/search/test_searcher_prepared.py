@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from kb.model import Term
+from kb.knowledge.model import Term
 from kb.search import Searcher, build_index, prepared
 from kb.search import searcher as searcher_module
 from kb.search.postings import FILE as POSTINGS_FILE
@@ -32,7 +32,10 @@ QUERIES = [
 @pytest.fixture()
 def built(tmp_path: Path):
     kb = history_kb()
-    kb.terms = [*kb.terms, Term("sba", ["state-based actions"], ["actions basées sur un état"])]
+    kb.terms = [
+        *kb.terms,
+        Term("sba", ["state-based actions"], ["actions basées sur un état"]),
+    ]
     build_index(kb, tmp_path)
     return kb, tmp_path
 

@@ -20,7 +20,7 @@ from kb.search.understand import (
     word_variants,
 )
 from kb.search.wording import asks_tournament, asks_when, proper_names, strip_frames
-from kb.text import stem_en
+from kb.text.normal import stem_en
 
 from .conftest import small_kb
 
@@ -189,13 +189,16 @@ def test_a_proper_name_is_not_corrected(searcher) -> None:
 
 
 def test_a_term_base_name_is_not_corrected_to_a_close_word(tmp_path: Path) -> None:
-    from kb.model import Term
+    from kb.knowledge.model import Term
     from kb.search import Searcher
 
     from .conftest import FR, _rule
 
     kb = small_kb()
-    kb.terms = [*kb.terms, Term("defender", ["defender"], ["défenseur"], ["防衛"], ["702.3"])]
+    kb.terms = [
+        *kb.terms,
+        Term("defender", ["defender"], ["défenseur"], ["防衛"], ["702.3"]),
+    ]
     rule = _rule(FR, "fr", "116.9", "La défenseuse reçoit la priorité.", "117.9")
     kb.rules[FR][rule.number] = rule
     build_index(kb, tmp_path)

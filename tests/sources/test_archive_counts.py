@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from kb.rulenum import parse
 from kb.sources.cr_text import read_cr_text
 from kb.sources.records import SourceDoc, SourceError
+from kb.text.rulenum import parse
 from tests.conftest import SHARED_RAW
 
 FOLDERS = ("cr-en", "cr-en-archive", "cr-en-pre-m10")

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from kb.build import KB_FILE, BuildError, build, load
-from kb.cli import EXIT_LEFT_OUT, main
+from kb.cli.main import EXIT_LEFT_OUT, main
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "cr"
 

@@ -12,11 +12,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kb.paths import CORPUS_DIR
-from kb.rulenum import parse
+from kb.base.paths import CORPUS_DIR
 from kb.sources.cr_text import looks_like_cr_text, read_cr_text
 from kb.sources.decode import read_text
 from kb.sources.records import SourceDoc, SourceError
+from kb.text.rulenum import parse
 from tests.conftest import shared_editions
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "cr"
@@ -514,7 +514,7 @@ def test_glossary_redirects_and_aliases() -> None:
     assert glossary["Layer"].see == ["Dependency", "Timestamp Order"]
     assert glossary["Layer"].rule_refs == ["613"]
     assert glossary["Champion"].aliases == ["Championed"]
-    # A range gives every number it covers, as kb.link reads it everywhere else.
+    # A range gives every number it covers, as kb.text.references reads it everywhere else.
     champion = ["205.1a", "205.1b", "205.1c", *(f"903.{n}" for n in range(6, 12))]
     assert glossary["Champion"].rule_refs == champion
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from kb import cli
 from kb.build import remembered_paths
+from kb.cli.main import main as cli
 from kb.sources import registry
 from kb.sources.records import SourceError
 

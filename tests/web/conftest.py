@@ -16,7 +16,7 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from kb.model import (
+from kb.knowledge.model import (
     Change,
     Edition,
     ExampleInfo,
@@ -26,7 +26,7 @@ from kb.model import (
     Rule,
     Term,
 )
-from kb.rulenum import parse
+from kb.text.rulenum import parse
 from kb.web import create_app
 
 #: The shared official English editions (test data we read in place, never copy).

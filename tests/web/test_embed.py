@@ -10,7 +10,7 @@ from flask.testing import FlaskClient
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kb.model import KnowledgeBase
+from kb.knowledge.model import KnowledgeBase
 from kb.web import create_app, embed
 from kb.web.pages.common import short
 

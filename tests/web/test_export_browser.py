@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from kb.export import export, pagefind_binary
+from kb.export.runner import export, pagefind_binary
 from tests.conftest import static_host
 
 from .conftest import need_for_browser, watched_tab

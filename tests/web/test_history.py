@@ -11,11 +11,11 @@ from pathlib import Path
 
 from flask.testing import FlaskClient
 
-from kb import history as kb_history
+from kb.align.concordance import change_between
 from kb.build import load
-from kb.cli_text import _folded_history
-from kb.concordance import change_between
-from kb.model import LANGS, Edition, KnowledgeBase, Rule
+from kb.cli.text import _folded_history
+from kb.history import diffs as kb_history
+from kb.knowledge.model import LANGS, Edition, KnowledgeBase, Rule
 from kb.web import create_app
 
 
@@ -260,7 +260,7 @@ def _lineage(
     """Rule 101.1 in ``editions`` English editions, its text ``texts[i]`` from edition ``i`` on,
     its examples ``examples[i]`` from edition ``i`` on, printed up to edition ``last`` (then
     deleted); each change classified by the build's own
-    :func:`kb.concordance.change_between`."""
+    :func:`kb.align.concordance.change_between`."""
     kb = KnowledgeBase(content_hash=f"lineage-{editions}-{last}")
     ids = [f"en-{2010 + i // 6}-{1 + i % 6 * 2:02d}-01" for i in range(editions)]
     lineage = "101.1" if last is None else f"{ids[last]}:101.1"

@@ -9,7 +9,7 @@ import pytest
 from babel.messages.extract import extract_from_dir
 from babel.messages.pofile import read_po
 
-from kb.paths import PROJECT_DIR
+from kb.base.paths import PROJECT_DIR
 from kb.web.i18n import LOCALES, TRANSLATIONS_DIR, format_day, format_number, negotiate, po_path
 
 KEYWORDS = {"_": None, "gettext": None, "ngettext": (1, 2)}

@@ -9,7 +9,7 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from kb.model import ExampleInfo
+from kb.knowledge.model import ExampleInfo
 from kb.web import create_app
 
 
@@ -172,7 +172,7 @@ def test_an_example_in_the_readers_language(tmp_path: Path, kb) -> None:  # type
 def test_the_comparison_form_with_one_complete_edition(tmp_path: Path, kb) -> None:  # type: ignore[no-untyped-def]
     # one complete English text and an excerpt: the form offers those two (it raised an
     # IndexError looking for two complete texts, seen while a build was being published)
-    from kb.model import Edition
+    from kb.knowledge.model import Edition
 
     del kb.editions["en-2019-06-14"]
     kb.editions["en-2024-07-30"] = Edition(

@@ -15,7 +15,7 @@ from jinja2 import Undefined, pass_context
 from markupsafe import Markup, escape
 
 from kb.build import load
-from kb.model import KnowledgeBase
+from kb.knowledge.model import KnowledgeBase
 from kb.store import StoredKnowledgeBase
 from kb.store.reader import RuleHead
 from kb.web import create_app

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from flask.testing import FlaskClient
 
-from kb.model import Edition, KnowledgeBase
-from kb.serialise import edition_json, rule_json
+from kb.knowledge.model import Edition, KnowledgeBase
+from kb.knowledge.serialise import edition_json, rule_json
 from kb.web import create_app
 
 LOCALES = ("en", "fr", "ja")

@@ -8,7 +8,7 @@ from typing import Any
 
 from flask.testing import FlaskClient
 
-from kb.paths import CORPUS_DIR
+from kb.base.paths import CORPUS_DIR
 
 #: Keys whose values name files.
 FILE_KEYS = {"source", "sources", "path", "file", "files"}

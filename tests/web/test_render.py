@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from kb.model import Ref
+from kb.knowledge.model import Ref
 from kb.web.render import markdown_html, rule_html, word_diff
 
 

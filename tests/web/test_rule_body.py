@@ -13,7 +13,7 @@ import pytest
 from flask import Flask
 
 from kb.build import load
-from kb.model import KnowledgeBase, Rule
+from kb.knowledge.model import KnowledgeBase, Rule
 from kb.web import create_app
 from kb.web.pages import rules
 

@@ -9,7 +9,7 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from kb.model import Edition, KnowledgeBase, Rule
+from kb.knowledge.model import Edition, KnowledgeBase, Rule
 from kb.web import create_app
 
 from .conftest import sample_kb
@@ -179,7 +179,7 @@ def test_every_linked_rule_of_the_mtr_examples_is_a_page(full_client: FlaskClien
 
 def test_linkify_reads_a_date_as_the_pages_do(full_client: FlaskClient) -> None:
     # The API resolves an old number as the rule page does: a date whose Japanese page lacks
-    # the rule names the English edition of that date (kb.lookup.rule_edition).
+    # the rule names the English edition of that date (kb.knowledge.lookup.rule_edition).
     body = {"text": "See rule 702.19f.", "lang": "ja", "edition": "2023-11-17"}
     refs = full_client.post("/api/linkify", json=body).get_json()["refs"]
     assert [(r["number"], r["canonical"]) for r in refs] == [("702.19f", "702.19f")]

@@ -10,7 +10,7 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from kb.model import KnowledgeBase
+from kb.knowledge.model import KnowledgeBase
 from kb.web import create_app
 
 
@@ -54,7 +54,7 @@ def test_no_index_at_all_is_the_error_envelope_too(client: FlaskClient) -> None:
 # ---- 2. glossary lookup: one lookup for CLI and web, the asked language first ------------------
 def _with_terms(kb: KnowledgeBase) -> KnowledgeBase:
     """The hand-made base plus the entries and terms the trial looked up."""
-    from kb.model import GlossaryEntry, Term
+    from kb.knowledge.model import GlossaryEntry, Term
 
     table = kb.glossary["en-2019-07-12"]
     for key, term, text in (
@@ -94,7 +94,7 @@ def _with_terms(kb: KnowledgeBase) -> KnowledgeBase:
 def test_glossary_match(
     kb: KnowledgeBase, words: str, lang: str, key: str, via: str | None
 ) -> None:
-    from kb.lookup import glossary_match
+    from kb.knowledge.lookup import glossary_match
 
     found = glossary_match(_with_terms(kb), words, lang)
     assert found is not None and found.entry.key == key
@@ -140,7 +140,7 @@ def _cli(monkeypatch: pytest.MonkeyPatch, base: KnowledgeBase, *argv: str) -> tu
     """Run ``kb ARGV`` on a knowledge base in memory; the status and stdout (or the error)."""
     import io
 
-    from kb import cli
+    from kb.cli.main import main as cli
 
     monkeypatch.setattr(cli, "_kb", lambda args: base)
     out = io.StringIO()
@@ -205,7 +205,7 @@ def test_cli_rule_missing_in_a_language_shows_english_like_the_web(
 # ---- 4. comparing an excerpt with a full edition ---------------------------------------------
 def _with_excerpt(kb: KnowledgeBase) -> KnowledgeBase:
     """The hand-made base plus an English excerpt that quotes one rule of 2019-07-12."""
-    from kb.model import Edition, Rule
+    from kb.knowledge.model import Edition, Rule
 
     ex = "en-2019-08-01"
     kb.editions[ex] = Edition(ex, "en", "2019-08-01", "partial", "en-2019-07-12", ["wiki.txt"])
@@ -302,7 +302,7 @@ def test_suggest_endpoint_answers_written_forms(full_client: FlaskClient) -> Non
 
 # ---- 8. minor: example suggestions, error titles, a page past the end --------------------------
 def test_a_mistyped_example_suggests_the_similar_one(kb: KnowledgeBase) -> None:
-    from kb.model import ExampleInfo
+    from kb.knowledge.model import ExampleInfo
     from kb.web.pages.examples import similar_examples
 
     kb.examples = [

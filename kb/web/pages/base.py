@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from flask import Blueprint, Response, g, jsonify, render_template, request
+from flask import Blueprint, Response, current_app, g, jsonify, render_template, request
 from flask.globals import _cv_request
 from markupsafe import Markup
 from werkzeug.routing import BaseConverter
@@ -99,9 +99,10 @@ def respond(page: Page, fmt: str) -> Response:
     else:
         alternates = page.alternates or swapped_locales()
         if page.written is not None:
-            from kb.web import layout  # it imports the pages (their cards)
-
-            html = layout.page(*page.written(page.data), alternates, json_url)
+            # kb.web.layout.page, which the app registers (the layout imports the pages'
+            # cards, so the pages do not import it).
+            write = current_app.extensions["kb.layout"]
+            html = write(*page.written(page.data), alternates, json_url)
         else:
             html = render_template(
                 page.template, alternates=alternates, json_url=json_url, **page.data

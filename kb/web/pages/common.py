@@ -8,17 +8,17 @@ from typing import Any
 
 from flask.globals import _cv_request
 
-from kb import lookup
-from kb.cachemap import keep, shared_cache
-from kb.model import Edition, KnowledgeBase, Rule, parsed_number
-from kb.printed import (
+from kb.base.cachemap import keep, shared_cache
+from kb.knowledge import lookup
+from kb.knowledge.model import Edition, KnowledgeBase, Rule, parsed_number
+from kb.knowledge.printed import (
     MAX_MEANINGS,
     other_meanings,
     printed_facts,
     printed_rule,
 )
-from kb.rulenum import RuleNumber, try_parse
-from kb.serialise import edition_json
+from kb.knowledge.serialise import edition_json
+from kb.text.rulenum import RuleNumber, try_parse
 from kb.web.i18n import LANGUAGE_NAMES, format_day, format_month
 from kb.web.i18n import text as _
 from kb.web.pages.base import PageError
@@ -106,7 +106,7 @@ def edition_label(ed: Edition, locale: str) -> str:
 
 
 def edition_info(ed: Edition | None, locale: str) -> dict[str, Any] | None:
-    """An edition as ``kb editions --json`` shows it (:func:`kb.serialise.edition_json`), with what
+    """An edition as ``kb editions --json`` shows it (:func:`kb.knowledge.serialise.edition_json`), with what
     a page shows of it under ``page``: its label, title, language name and date for readers."""
     if ed is None:
         return None
@@ -122,7 +122,7 @@ def edition_info(ed: Edition | None, locale: str) -> dict[str, Any] | None:
 
 
 def current_for_old(kb: KnowledgeBase, spec: str, lang: str, number: str) -> tuple[Edition, Rule]:
-    """:func:`kb.lookup.old_rule` for a visitor: its edition and rule, or a :class:`PageError`
+    """:func:`kb.knowledge.lookup.old_rule` for a visitor: its edition and rule, or a :class:`PageError`
     that names the unknown edition (400) or the nearest rules of that edition (404)."""
     ed = lookup.rule_edition(kb, spec, lang, number)
     if ed is None:
@@ -144,7 +144,7 @@ class FoundRule:
     ``canonical`` is the current rule it became, None if deleted since); ``"current"``, a
     canonical number, and ``"deleted"``, a number no current rule has that the newest edition
     printing it gives a rule that was deleted since (``rule`` and ``fallback``: what
-    :func:`kb.lookup.lookup_rule` found; for ``"current"``, only when asked to read it);
+    :func:`kb.knowledge.lookup.lookup_rule` found; for ``"current"``, only when asked to read it);
     ``"renamed"``, an earlier number of a current rule (``via``: :func:`meanings_query`);
     ``"misprint"``, the rule that printed it (505.54)."""
 
@@ -223,7 +223,7 @@ def not_found_rule(kb: KnowledgeBase, locale: str, number: str, edition: str | N
 
 def parse_number(text: str) -> RuleNumber | None:
     """A rule number from a URL segment (any spelling), or None (parsed once per spelling, by
-    :func:`kb.model.parsed_number`: a page's number is parsed by its view and its card)."""
+    :func:`kb.knowledge.model.parsed_number`: a page's number is parsed by its view and its card)."""
     if len(text) > 40:
         return None
     return parsed_number(text)
@@ -293,7 +293,7 @@ def _notice(
 
 def _old_meanings(kb: KnowledgeBase, rule: Rule, via: str) -> tuple[Rule | None, list[Any]]:
     """The rule an old number ``via`` of ``rule`` named and the other rules it named
-    (:func:`kb.printed.other_meanings`): in ``rule``'s language, else in the official (English)
+    (:func:`kb.knowledge.printed.other_meanings`): in ``rule``'s language, else in the official (English)
     numbering, as a translation without complete editions (French) has no numbering history."""
     for lang in dict.fromkeys((rule.lang, "en")):
         old = _old_rule(kb, rule, via, lang)

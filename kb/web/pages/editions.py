@@ -9,17 +9,17 @@ from typing import Any
 
 from flask import Response, redirect, request
 
-from kb import lookup
-from kb.comparison import (
+from kb.align.concordance import diff_editions
+from kb.history.diffs import full_text
+from kb.knowledge import lookup
+from kb.knowledge.comparison import (
     IncomparableEditions,
     check_comparable,
     excerpt_sides,
     split_excerpt,
 )
-from kb.concordance import diff_editions
-from kb.history import full_text
-from kb.model import LANGS, Change, Edition, KnowledgeBase
-from kb.rulenum import try_parse
+from kb.knowledge.model import LANGS, Change, Edition, KnowledgeBase
+from kb.text.rulenum import try_parse
 from kb.web.i18n import LANGUAGE_NAMES, language_name
 from kb.web.i18n import text as _
 from kb.web.pages.base import Page, PageError, suffix, twin

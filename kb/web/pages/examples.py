@@ -6,8 +6,8 @@ import difflib
 import re
 from typing import Any
 
-from kb.model import LANGS, ExampleInfo, KnowledgeBase, parsed_number
-from kb.rulenum import try_parse
+from kb.knowledge.model import LANGS, ExampleInfo, KnowledgeBase, parsed_number
+from kb.text.rulenum import try_parse
 from kb.web.i18n import text as _
 from kb.web.pages.base import Page, PageError, twin
 from kb.web.pages.common import rule_url

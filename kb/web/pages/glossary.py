@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from flask import Response, redirect, request
 
-from kb.lookup import glossary_edition, glossary_match, glossary_suggestions
-from kb.model import LANGS, GlossaryEntry, KnowledgeBase, Ref
+from kb.knowledge.lookup import glossary_edition, glossary_match, glossary_suggestions
+from kb.knowledge.model import LANGS, GlossaryEntry, KnowledgeBase, Ref
 from kb.web.i18n import text as _
 from kb.web.pages.base import Page, PageError, suffix, twin
 from kb.web.pages.common import edition_info, glossary_url, rule_url

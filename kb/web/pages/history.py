@@ -7,9 +7,9 @@ from typing import Any
 
 from markupsafe import Markup
 
-from kb import history as stored_history
-from kb.cachemap import shared_cache
-from kb.model import LANGS, KnowledgeBase
+from kb.base.cachemap import shared_cache
+from kb.history import diffs as stored_history
+from kb.knowledge.model import LANGS, KnowledgeBase
 from kb.web.i18n import LANGUAGE_NAMES, format_day
 from kb.web.i18n import text as _
 from kb.web.pages.common import edition_label
@@ -67,7 +67,7 @@ def history(
     and the comparison of the two), None when its newest edition has it. ``lineage``: the
     rule's canonical number, or the lineage of a rule that no longer exists.
 
-    The entries and their word diffs come precomputed from the build (:mod:`kb.history`);
+    The entries and their word diffs come precomputed from the build (:mod:`kb.history.diffs`);
     ``by_lang``: those entries when the page read them already. ``full=False`` (what the HTML
     page shows): ``count``, the number of entries, instead of ``entries``, and only the entries
     the rows show are made (at archive scale, a tenth of them)."""

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from kb.lookup import lookup_rule, toc_edition
-from kb.model import LANGS, KnowledgeBase, Rule
-from kb.rulenum import try_parse
+from kb.knowledge.lookup import lookup_rule, toc_edition
+from kb.knowledge.model import LANGS, KnowledgeBase, Rule
+from kb.text.rulenum import try_parse
 from kb.web.pages.base import Page, twin
 from kb.web.pages.common import edition_info, rule_url, short
 from kb.web.resources import get_kb

@@ -19,7 +19,7 @@ from typing import Any
 from flask import current_app, g
 from markupsafe import Markup
 
-from kb.cachemap import keep
+from kb.base.cachemap import keep
 from kb.web.render import esc
 from kb.web.urls import url_for
 

@@ -9,12 +9,12 @@ from typing import Any
 from flask import Response, redirect, request
 from flask.globals import _cv_request
 
-from kb import history as stored_history
-from kb import lookup
-from kb.cachemap import MISSING, keep, shared_cache
-from kb.lookup import followed_editions, lag, local_term, term_entry
-from kb.model import LANGS, Edition, ExampleInfo, KnowledgeBase, Ref, Rule, parsed_number
-from kb.serialise import rule_json
+from kb.base.cachemap import MISSING, keep, shared_cache
+from kb.history import diffs as stored_history
+from kb.knowledge import lookup
+from kb.knowledge.lookup import followed_editions, lag, local_term, term_entry
+from kb.knowledge.model import LANGS, Edition, ExampleInfo, KnowledgeBase, Ref, Rule, parsed_number
+from kb.knowledge.serialise import rule_json
 from kb.store.reader import RuleHead
 from kb.web.i18n import LANGUAGE_NAMES
 from kb.web.i18n import text as _
@@ -215,7 +215,7 @@ def _translations(
     """The same rule in the other languages, with their edition and how far it lags.
 
     The newest text of each language is the last entry of the lineage's history there (what
-    :meth:`~kb.model.KnowledgeBase.counterparts` finds, without asking the lineage again)."""
+    :meth:`~kb.knowledge.model.KnowledgeBase.counterparts` finds, without asking the lineage again)."""
     if not rule.canonical:
         return []
     out = []
@@ -283,7 +283,7 @@ def _edition_info(kb: KnowledgeBase, ed: Edition, locale: str) -> dict[str, Any]
 
 
 def _lag(kb: KnowledgeBase, ed: Edition) -> dict[str, Any]:
-    """:func:`kb.lookup.lag`, kept per knowledge base and edition (it reads the editions only)."""
+    """:func:`kb.knowledge.lookup.lag`, kept per knowledge base and edition (it reads the editions only)."""
     cache = shared_cache(kb, "_lags")
     if cache is None:
         return lag(kb, ed)
@@ -298,7 +298,7 @@ def _text_bytes(rule: Rule) -> int:
 
 
 def _subtree(kb: KnowledgeBase, rule: Rule, budget: int) -> list[Rule] | None:
-    """:meth:`~kb.model.KnowledgeBase.subtree` read a level at a time (one query per level);
+    """:meth:`~kb.knowledge.model.KnowledgeBase.subtree` read a level at a time (one query per level);
     None as soon as the texts below pass ``budget`` (the page then shows the children only)."""
     loaded = {rule.number: rule}
     level = [rule]

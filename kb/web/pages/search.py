@@ -9,10 +9,10 @@ from typing import TYPE_CHECKING, Any
 from flask import request
 from markupsafe import Markup
 
-from kb.lookup import listed_editions
-from kb.model import LANGS, KnowledgeBase
-from kb.rulenum import try_parse
+from kb.knowledge.lookup import listed_editions
+from kb.knowledge.model import LANGS, KnowledgeBase
 from kb.search.written import as_written as _as_written
+from kb.text.rulenum import try_parse
 from kb.web.i18n import Text
 from kb.web.i18n import text as _
 from kb.web.notes import join_sentences, note_text

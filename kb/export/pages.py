@@ -1,0 +1,138 @@
+"""What an export renders and how: the app of an instance asked through its test client
+(:class:`Site`), and the URLs to start the crawl from (every page the knowledge base names)."""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import re
+import urllib.parse
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from kb.web.i18n import LOCALES
+
+_HREF = re.compile(r'href="(/[^"#]*)')
+
+
+# ---- rendering through the app ---------------------------------------------------------------
+@dataclass
+class Rendered:
+    """One URL as the app answered it."""
+
+    status: int
+    body: bytes
+    location: str | None
+    mimetype: str
+
+
+class Site:
+    """The Flask app of an instance and what the export needs to ask it."""
+
+    def __init__(self, instance: Path, base_url: str = "http://localhost") -> None:
+        from kb.web import create_app
+
+        # The pages' absolute URLs (canonical, og:url, oEmbed) are made for the host the site
+        # will live on; the app is asked as if it were that host (its scheme and host: the
+        # paths of the export are the app's own).
+        parts = urllib.parse.urlsplit(base_url)
+        self.base_url = f"{parts.scheme}://{parts.netloc}"
+        from kb.web.resources import get_kb
+
+        self.app = create_app({"INSTANCE": Path(instance), "PAGE_CACHE": False})
+        self.client = self.app.test_client()
+        with self.app.app_context():
+            self.kb = get_kb()
+        # Each canonical rule and term is shown by a dozen URLs (three locales, pinned editions,
+        # JSON): remember these lookups once per process (read-only data, the same answers).
+        for name in ("examples_for", "glossary_lookup"):
+            with contextlib.suppress(AttributeError):  # a knowledge base with slots keeps its own
+                setattr(self.kb, name, functools.lru_cache(maxsize=None)(getattr(self.kb, name)))
+
+    def get(self, path: str, lang: str | None = None) -> Rendered:
+        headers = {"Accept-Language": lang} if lang else {}
+        response = self.client.get(path, headers=headers, base_url=self.base_url)
+        location = response.headers.get("Location")
+        if location:
+            location = urllib.parse.urlsplit(location)._replace(scheme="", netloc="").geturl()
+        return Rendered(response.status_code, response.get_data(), location, response.mimetype)
+
+    def final(self, path: str) -> Rendered:
+        """Follow redirects to the final answer (what a browser or curl -L gets)."""
+        seen = set()
+        answer = self.get(path)
+        while answer.location and answer.location not in seen and len(seen) < 10:
+            seen.add(answer.location)
+            answer = self.get(answer.location)
+        return answer
+
+    def template(self, path: str, name: str, **context: Any) -> bytes:
+        """A template of the export rendered in the app's context for ``path`` (its locale)."""
+        from flask import render_template
+
+        from kb.web.pages import swapped_locales
+
+        with self.app.test_request_context(path, base_url=self.base_url):
+            self.app.preprocess_request()
+            context.setdefault("alternates", swapped_locales())
+            return render_template(name, **context).encode()
+
+    @property
+    def etag_seed(self) -> str:
+        return str(self.app.config["ETAG_SEED"])
+
+
+# ---- what to export --------------------------------------------------------------------------
+def seed_urls(kb: Any) -> list[str]:
+    """Every page the knowledge base names: the crawl starts here and follows links from it."""
+    from kb.text.rulenum import try_parse
+
+    urls: list[str] = []
+    for loc in LOCALES:
+        urls += [f"/{loc}/{p}" for p in ("", "rules/", "glossary/", "editions/", "examples/")]
+        urls += [
+            f"/{loc}/rules/{n}"
+            for n in kb.concordance
+            if try_parse(n) is not None and str(try_parse(n)) == n
+        ]
+        for ed in kb.editions.values():
+            urls += [f"/{loc}/{ed.id}/rules/{n}" for n in kb.ordered_numbers(ed.id)]
+        # numbers of older editions: the server sends them to the rule they became
+        urls += [f"/{loc}/rules/{n}" for n in permalink_numbers(kb) if n not in kb.concordance]
+        urls += [f"/{loc}/glossary/{alias}" for alias in _glossary_aliases(kb)]
+        urls += [f"/{loc}/editions/{span}" for span in kb.changes]
+        urls += [f"/{loc}/examples/{ex.id}" for ex in kb.examples]
+    return [urllib.parse.quote(u, safe="/:@!$&'()*+,;=-._~") for u in urls]
+
+
+def _glossary_aliases(kb: Any) -> list[str]:
+    """Other names of glossary entries (their URLs redirect to the entry's own)."""
+    aliases: dict[str, None] = {}
+    for entries in kb.glossary.values():
+        for entry in entries.values():
+            aliases.update(
+                dict.fromkeys(a.lower() for a in entry.aliases if a.lower() != entry.key)
+            )
+    return list(aliases)
+
+
+def permalink_numbers(kb: Any) -> list[str]:
+    """Every number ``/r/`` answers: any number printed by any edition."""
+    numbers: dict[str, None] = {}
+    for ed in kb.editions.values():
+        numbers.update(dict.fromkeys(kb.ordered_numbers(ed.id)))
+    return list(numbers)
+
+
+def internal_links(html: str) -> Iterable[str]:
+    yield from _HREF.findall(html)
+
+
+def is_page_link(path: str) -> bool:
+    first = path.split("/", 2)[1] if path.count("/") >= 1 else ""
+    if first not in LOCALES:
+        return False
+    rest = path.split("/", 2)[2] if path.count("/") >= 2 else ""
+    return not rest.startswith(("search", "suggest", "opensearch.xml"))

@@ -1,0 +1,390 @@
+"""``kb export DIR``: the whole site as static files, for any web host or CDN.
+
+Every page is rendered by the Flask app itself (its test client), so the static copy has the same
+HTML and JSON as ``kb serve``. What needs a server becomes a file a static host can serve:
+
+- **Extensionless URLs.** A static host picks the content type from the file name (``python -m
+  http.server`` guesses from the extension, so a file named ``117.3b`` would be sent as
+  ``application/octet-stream`` and downloaded). Each page therefore is a folder with an
+  ``index.html`` (``/en/rules/117.3b`` -> ``en/rules/117.3b/index.html``), which every static host
+  and CDN serves as HTML at that folder's URL; hosts without "pretty URLs" first answer
+  ``/en/rules/117.3b`` with a redirect to ``/en/rules/117.3b/`` (http.server does), then the same
+  page. JSON twins keep their real names (``en/rules/117.3b.json``): same URL, right type.
+- **Redirects** (old numbers, glossary aliases, ``/r/`` permalinks, ``/``) become small HTML pages
+  that go to the target (a script for the visitor's language, ``?edition=`` and ``#R1173a``
+  anchors; a meta refresh and a plain link without it); a redirecting JSON URL holds the JSON of
+  its target, which is what a client following the redirect gets from the server.
+- **Search** runs in the browser with Pagefind (``pagefind[extended]``, whose binary segments
+  Japanese): one index per language, built over the exported pages; the search page is a template
+  of its own (``templates/export/search.html``). Linkify needs a server, and the page says so.
+
+An export writes only files whose bytes changed and removes only files an earlier export wrote,
+so a re-export of an unchanged instance rewrites nothing and a CDN sync uploads only what changed.
+
+This module runs the export (the crawl, its workers, the manifest); :mod:`kb.export.pages` asks the
+app, :mod:`kb.export.files` writes what is no page of the app, :mod:`kb.export.static` the files.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+import urllib.parse
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from kb.export.files import STRINGS, export_extras, redirect_html, redirect_page
+from kb.export.pages import Site, internal_links, is_page_link, permalink_numbers, seed_urls
+from kb.export.static import (
+    MANIFEST,
+    ExportError,
+    Writer,
+    build_search,
+    file_for,
+    file_stamps,
+    is_unchanged,
+    json_twin,
+    pagefind_binary,
+    read_manifest,
+    write_manifest,
+)
+from kb.web.i18n import LOCALES
+
+DEFAULT_BASE_URL = "http://127.0.0.1:8000"
+
+
+@dataclass
+class ExportReport:
+    """What an export wrote: counts, bytes and where the time went."""
+
+    out: Path
+    pages: int = 0
+    json: int = 0
+    redirects: int = 0
+    written: int = 0
+    unchanged: int = 0
+    removed: int = 0
+    files: int = 0
+    bytes: int = 0
+    seconds: float = 0.0
+    timings: dict[str, float] = field(default_factory=dict)
+    search: str = "built"
+    skipped_links: int = 0
+    changed: list[str] = field(default_factory=list)  # files written (new or different)
+    #: URLs named or linked that the server answers with 404 too (rules the corpus lacks)
+    missing: list[str] = field(default_factory=list)
+
+    def summary(self) -> str:
+        """A few lines for the terminal."""
+        lines = [
+            f"Exported to {self.out} in {self.seconds:.1f} s: {self.files} files, "
+            f"{self.bytes / 1e6:.1f} MB ({self.pages} pages, {self.json} JSON, "
+            f"{self.redirects} redirects); {self.written} written, {self.unchanged} unchanged, "
+            f"{self.removed} removed; search: {self.search}",
+            "timings: " + ", ".join(f"{k} {v:.1f} s" for k, v in self.timings.items()),
+        ]
+        if self.missing:
+            lines.append(
+                f"{len(self.missing)} linked URLs are 404 on the server too (not in the corpus), "
+                f"e.g. {', '.join(self.missing[:3])}"
+            )
+        return "\n".join(lines)
+
+
+def check_base_url(url: str) -> str:
+    """``url`` without its trailing slash, if it is an http(s) URL with a host and no path (else
+    ExportError): the sitemap, OpenSearch and every page's canonical links are made from it, and
+    the pages link to each other from the site's root, so they can't be hosted below a path."""
+    from kb.base.urlcheck import base_url_problem
+
+    url = url.strip()
+    problem = base_url_problem(url)
+    if problem:
+        raise ExportError(f"--base-url {url!r}: {problem}")
+    return url.rstrip("/")
+
+
+# ---- the export ------------------------------------------------------------------------------
+def export(
+    instance: Path,
+    out: Path,
+    *,
+    base_url: str | None = None,
+    search: bool = True,
+    quiet: bool = True,
+    jobs: int | None = None,
+    progress: Callable[[str, int, int], None] | None = None,
+) -> ExportReport:
+    """Write the site of a built instance into ``out`` as static files (see the module docstring)."""
+    started = time.perf_counter()
+    out = Path(out).expanduser()
+    if out.exists() and not out.is_dir():
+        raise ExportError(f"{out}: exists and is not a folder")
+    if out.is_dir() and not (out / MANIFEST).is_file() and any(out.iterdir()):
+        # Only a folder an earlier export wrote (its manifest says which files) may be written
+        # over: anything else (/etc, a home folder) is someone's files, not ours to mix with.
+        raise ExportError(
+            f"{out}: the folder is not empty and no kb export wrote it (no {MANIFEST}); "
+            "choose an empty or new folder"
+        )
+    base = check_base_url(base_url or DEFAULT_BASE_URL)
+    if (
+        out.resolve() == Path(instance).resolve()
+        or Path(instance).resolve() in out.resolve().parents
+    ):
+        raise ExportError(f"{out}: the export must not go inside the instance {instance}")
+    out.mkdir(parents=True, exist_ok=True)
+    if progress is None and not quiet:
+        from kb.build import terminal_progress
+
+        progress = terminal_progress()
+    jobs = max(1, jobs or min(4, os.cpu_count() or 1))
+    report = ExportReport(out)
+    previous = read_manifest(out)
+    t = time.perf_counter()
+    site = Site(instance, base)
+    report.timings["load"] = time.perf_counter() - t
+    if is_unchanged(out, previous, site.etag_seed, base, search):
+        report.files = len(previous["files"])
+        report.bytes = sum(previous["files"].values())
+        report.unchanged = report.files
+        report.pages, report.json, report.redirects = (
+            previous["counts"]["pages"],
+            previous["counts"]["json"],
+            previous["counts"]["redirects"],
+        )
+        report.search = previous.get("search", "built")
+        report.seconds = time.perf_counter() - started
+        return report
+
+    writer = Writer(out)
+    t = time.perf_counter()
+    _STATE.update(site=site, out=out, instance=Path(instance))
+    pages = _export_pages(site, writer, report, jobs, progress)
+    report.timings["pages"] = time.perf_counter() - t
+    t = time.perf_counter()
+    _export_permalinks(site, writer, report, jobs, progress)
+    _STATE.clear()
+    report.timings["permalinks"] = time.perf_counter() - t
+    t = time.perf_counter()
+    export_extras(site, writer, base, pages)
+    report.timings["extras"] = time.perf_counter() - t
+    if search:
+        t = time.perf_counter()
+        report.search = build_search(out, writer)
+        report.timings["search index"] = time.perf_counter() - t
+    else:
+        report.search = "not built (--no-search)"
+
+    # Remove what an earlier export wrote and this one did not (never other files).
+    root = out.resolve()
+    for rel in previous.get("files", {}):
+        target = (out / rel).resolve()
+        if rel not in writer.files and target.is_relative_to(root) and target != root:
+            target.unlink(missing_ok=True)  # never outside the folder, whatever the manifest says
+            report.removed += 1
+    report.written, report.unchanged = writer.written, writer.unchanged
+    report.changed = writer.changed
+    report.files = len(writer.files)
+    report.bytes = sum(writer.files.values())
+    manifest = {
+        "seed": site.etag_seed,
+        "base_url": base,
+        "search": report.search,
+        "counts": {"pages": report.pages, "json": report.json, "redirects": report.redirects},
+        "files": dict(sorted(writer.files.items())),
+        "stamps": {},
+    }
+    manifest["stamps"] = file_stamps(out, writer.files)
+    write_manifest(out, manifest)
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+@dataclass
+class Batch:
+    """What one worker did with one chunk of URLs (merged in chunk order, so output is stable)."""
+
+    pages: list[str] = field(default_factory=list)
+    links: list[str] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)
+    files: dict[str, int] = field(default_factory=dict)
+    changed: list[str] = field(default_factory=list)
+    unchanged: int = 0
+    json: int = 0
+    redirects: int = 0
+    skipped_links: int = 0
+
+
+#: The site and output folder of the running export; forked workers inherit them.
+_STATE: dict[str, Any] = {}
+
+
+def _init_worker(instance: Path, base_url: str) -> None:
+    _STATE["site"] = Site(instance, base_url)
+
+
+def _render_pages(urls: list[str]) -> Batch:
+    """Render pages and their JSON twins; redirects become redirect pages."""
+    site: Site = _STATE["site"]
+    writer = Writer(_STATE["out"])
+    batch = Batch()
+    for url in urls:
+        answer = site.get(url)
+        if answer.status in (301, 302, 303, 307, 308) and answer.location:
+            redirect_page(site, writer, url, answer.location)
+            batch.redirects += 1
+            batch.links.append(urllib.parse.urlsplit(answer.location).path)
+        elif answer.status == 200 and answer.mimetype == "text/html":
+            writer.put(file_for(url), answer.body)
+            batch.pages.append(url)
+            for link in internal_links(answer.body.decode("utf-8")):
+                if "?" in link:
+                    batch.skipped_links += 1
+                batch.links.append(link.split("?", 1)[0])
+        else:
+            batch.missing.append(url)
+            continue
+        twin = json_twin(url)
+        data = site.final(twin)
+        if data.status == 200 and data.mimetype == "application/json":
+            writer.put(file_for(twin), data.body)
+            batch.json += 1
+    batch.files, batch.changed, batch.unchanged = writer.files, writer.changed, writer.unchanged
+    return batch
+
+
+def _run(
+    work: Callable[[list[str]], Batch],
+    items: list[str],
+    jobs: int,
+    progress: Callable[..., None] | None,
+    label: str,
+) -> list[Batch]:
+    """Run ``work`` over chunks of ``items``, in forked workers when ``jobs`` > 1."""
+    size = max(1, min(250, len(items) // (jobs * 4) or 1))
+    chunks = [items[i : i + size] for i in range(0, len(items), size)]
+    results: list[Batch] = []
+    if jobs <= 1 or len(chunks) <= 1:
+        for n, chunk in enumerate(chunks, 1):
+            results.append(work(chunk))
+            if progress:
+                progress(f"{label} {min(n * size, len(items))}/{len(items)}", n, len(chunks))
+        return results
+    import multiprocessing
+
+    # Each worker opens the instance itself: a database connection must not cross a fork.
+    context = multiprocessing.get_context("fork")
+    with context.Pool(
+        jobs, initializer=_init_worker, initargs=(_STATE["instance"], _STATE["site"].base_url)
+    ) as pool:
+        for n, batch in enumerate(pool.imap(work, chunks), 1):
+            results.append(batch)
+            if progress:
+                progress(f"{label} {min(n * size, len(items))}/{len(items)}", n, len(chunks))
+    return results
+
+
+def _merge(batches: list[Batch], writer: Writer, report: ExportReport) -> None:
+    for batch in batches:
+        writer.files.update(batch.files)
+        writer.changed += batch.changed
+        writer.written += len(batch.changed)
+        writer.unchanged += batch.unchanged
+        report.pages += len(batch.pages)
+        report.json += batch.json
+        report.redirects += batch.redirects
+        report.skipped_links += batch.skipped_links
+        report.missing += batch.missing
+
+
+def _export_pages(
+    site: Site,
+    writer: Writer,
+    report: ExportReport,
+    jobs: int,
+    progress: Callable[..., None] | None,
+) -> list[str]:
+    """Render every page the knowledge base names, then every page they link, until none is
+    new; the HTML page URLs written, in a stable order."""
+    queue = list(dict.fromkeys(seed_urls(site.kb)))
+    seen = set(queue)
+    pages: list[str] = []
+    while queue:
+        batches = _run(_render_pages, queue, jobs, progress, "pages")
+        _merge(batches, writer, report)
+        queue = []
+        for batch in batches:
+            pages += batch.pages
+            for path in batch.links:
+                if path not in seen and is_page_link(path) and not path.endswith(".json"):
+                    seen.add(path)
+                    queue.append(path)
+    return pages
+
+
+def _render_permalinks(numbers: list[str]) -> Batch:
+    """``/r/<number>`` pages: each language's target and, for old numbers, each edition's."""
+    site: Site = _STATE["site"]
+    kb = site.kb
+    writer = Writer(_STATE["out"])
+    batch = Batch()
+    english = kb.editions_of("en")
+    for number in numbers:
+        quoted = urllib.parse.quote(number)
+        targets: dict[str, str] = {}
+        for loc in LOCALES:
+            answer = site.get(f"/r/{quoted}?lang={loc}")
+            if answer.location:
+                targets[loc] = answer.location
+        if not targets:
+            batch.missing.append(f"/r/{number}")
+            continue
+        # ?edition= on the server maps an old number of that edition; the script does it here.
+        editions: dict[str, str] = {}
+        for ed in english:
+            if kb.rule(ed.id, number) is None:
+                continue
+            answer = site.get(f"/r/{quoted}?lang=en&edition={urllib.parse.quote(ed.id)}")
+            if answer.location and answer.location != targets.get("en"):
+                editions[ed.id] = answer.location.removeprefix("/en/")
+        dates = {ed.id: ed.date for ed in english if ed.id in editions and ed.date}
+        default = targets.get("en") or next(iter(targets.values()))
+        body = redirect_html(
+            site, "/r/", default, targets=targets, editions=editions, dates=dates, permalink=True
+        )
+        writer.put(file_for(f"/r/{quoted}"), body)
+        batch.redirects += 1
+        data = site.final(f"/r/{quoted}.json")
+        if data.status == 200:
+            writer.put(file_for(f"/r/{quoted}.json"), data.body)
+            batch.json += 1
+    batch.files, batch.changed, batch.unchanged = writer.files, writer.changed, writer.unchanged
+    return batch
+
+
+def _export_permalinks(
+    site: Site,
+    writer: Writer,
+    report: ExportReport,
+    jobs: int,
+    progress: Callable[..., None] | None,
+) -> None:
+    """``/r/<number>`` for every number any edition printed: a page that picks the language."""
+    batches = _run(_render_permalinks, permalink_numbers(site.kb), jobs, progress, "permalinks")
+    _merge(batches, writer, report)
+
+
+__all__ = [
+    "MANIFEST",
+    "STRINGS",
+    "ExportError",
+    "ExportReport",
+    "Site",
+    "export",
+    "file_for",
+    "json_twin",
+    "pagefind_binary",
+]
