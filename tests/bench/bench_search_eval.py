@@ -38,7 +38,7 @@ HERE = Path(__file__).resolve().parent
 EVAL = HERE.parent / "search" / "eval"
 CR_EN = HERE.parents[2] / "shared" / "corpus-raw" / "cr-en"
 DEPTH = 10
-KINDS = ("en", "fr", "ja", "cross", "typo", "number")
+KINDS = ("en", "fr", "ja", "cross", "typo", "number", "slang", "card-en", "card-fr", "card-ja")
 
 
 def load_kb() -> KnowledgeBase:
