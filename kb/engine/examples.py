@@ -213,7 +213,7 @@ class _Run:
             where = line
             who, step, number = s["turn"] or (s["players"][0], Step.PRECOMBAT_MAIN, 2)
             game.start(who, step, number)
-        except (ScenarioError, CardError) as err:
+        except (ScenarioError, CardError, IllegalAction) as err:
             self.fail(where, f"setup: {err}")
             return False
         self.game = game

@@ -69,8 +69,8 @@ class KeywordRules(GameState):
     def _sacrifice(
         self, effect: Effect, p: int, item: StackObject, target: tuple[str, int] | None
     ) -> None:
-        """701.21a: each player the effect names sacrifices a creature they control (their
-        announced choice, else the last to arrive), in APNAP order (101.4); it goes to its
+        """701.21a: each player the effect names sacrifices a creature they control (their own
+        announced choice, whoever controls the effect, else the last to arrive), in APNAP order (101.4); it goes to its
         owner's graveyard, so indestructible doesn't stop it, and it dies (700.4)."""
         who = self._players_named(effect, p, target, [p]) or [p]
         chosen: list[GameObject] = []
@@ -85,7 +85,7 @@ class KeywordRules(GameState):
                     q,
                 )
                 continue
-            obj = (self._chosen_sacrifice(q, item, mine) if q == p else None) or mine[-1]
+            obj = self._chosen_sacrifice(q, item, mine) or mine[-1]
             kept = self._indestructible(obj)
             self._emit(
                 "sacrifice",
@@ -103,7 +103,7 @@ class KeywordRules(GameState):
     ) -> GameObject | None:
         """The creature the player announced to sacrifice for this resolution, if they control
         it (608.2d)."""
-        names = self._announced(item, "sacrifice")
+        names = self._announced(item, f"sacrifice {p}")
         for name in names or []:
             obj = next((o for o in mine if o.name.lower() == name.lower()), None)
             if obj is not None:

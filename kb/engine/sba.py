@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from operator import attrgetter
 
+from kb.engine.cards import unquote
 from kb.engine.objects import Action, GameObject, IllegalAction, cite
 from kb.engine.state import GameState
 from kb.engine.teams import TEAM_POISON_TO_LOSE
@@ -229,10 +230,10 @@ class StateBasedActions(GameState):
         for obj in self.battlefield:
             if obj.card.legendary and not obj.face_down:
                 groups.setdefault((obj.controller, obj.name.lower()), []).append(obj)
-        for (p, _), objs in groups.items():
+        for (p, name), objs in groups.items():
             if len(objs) < 2:
                 continue
-            announced = self.legend_choices.pop(p, "")
+            announced = self.legend_choices.pop((p, name), "")
             choice = announced or "new"
             keep = objs[0] if choice == "old" else objs[-1]
             how = "chooses to keep" if announced else "keeps (no choice announced)"
@@ -271,19 +272,33 @@ class StateBasedActions(GameState):
                 seen.add(key)
         return False
 
-    def _check_keep(self, p: int, action: Action) -> str:
+    def _check_keep(self, p: int, action: Action) -> tuple[str, str]:
+        """704.5j: the name is a legendary card's (the rule applies to nothing else)."""
         self._check_in_game(p, action)
         if action.phrase not in ("old", "new"):
             raise IllegalAction("keeps the old <name> | keeps the new <name>", "704.5j")
-        return action.phrase
+        name = unquote(str(action.card or ""))
+        card = self.pool.get(name)
+        if card is None:
+            raise IllegalAction(
+                f"there is no card named {name} (not in cards.toml nor defined with 'card')",
+                "704.5j",
+            )
+        if not card.legendary:
+            raise IllegalAction(
+                f"{card.name} is not legendary: the legend rule never applies to it", "704.5j"
+            )
+        return action.phrase, card.name
 
-    def _apply_keep(self, p: int, choice: str) -> None:
-        """704.5j: the choice the player will make when the legend rule next applies to them."""
-        self.legend_choices[p] = choice
+    def _apply_keep(self, p: int, plan: tuple[str, str]) -> None:
+        """704.5j: the choice the player will make when the legend rule next applies to their
+        permanents of that name."""
+        choice, name = plan
+        self.legend_choices[(p, name.lower())] = choice
         self._emit(
             "choice",
-            f"{self.players[p].name} will keep the {choice}er of their legendary permanents with "
-            "the same name",
+            f"{self.players[p].name} will keep the {choice}er of their legendary permanents named "
+            f"{name}",
             cite("704.5j"),
             p,
         )

@@ -47,8 +47,16 @@ def split_list(text: str) -> list[str]:
 
 def _unquote_name(item: str) -> str:
     """``"A, B" (tapped)`` into ``A, B (tapped)`` and ``2 to "A, B"`` into ``2 to A, B``: quotes
-    only group a name, wherever it stands in the item."""
-    return re.sub(r'["“](.+?)["”]', r"\1", item).strip()
+    only group a name, wherever it stands in the item; inside a marker's parentheses they stay
+    (``(attached to "A, B")``), for the marker's own commas."""
+    out, depth = [], 0
+    for ch in item:
+        depth += ch == "("
+        depth -= ch == ")"
+        if ch in '"“”' and depth == 0:
+            continue
+        out.append(ch)
+    return "".join(out).strip()
 
 
 def split_top(text: str, sep: str) -> list[str]:

@@ -54,6 +54,7 @@ class GameState:
         self.pending: list[PendingTrigger] = []
         self.delayed: list[DelayedTrigger] = []
         self.trigger_order: dict[int, list[str]] = {}
+        self.trigger_order_turn: dict[int, int] = {}  # the turn each order was announced
         self.holding: set[int] = set()
         self.shortcut: Shortcut | None = None
         self.cleanup_again = False
@@ -66,7 +67,7 @@ class GameState:
         self.attackers_declared = False  # 508.8: whether creatures were declared as attackers
         self.combat_return: int | None = None  # MTR 4.2: AP gets priority again in combat
         self.trigger_targets: dict[int, dict[str, list[str]]] = {}  # announced targets (603.3d)
-        self.legend_choices: dict[int, str] = {}  # announced choices for the legend rule
+        self.legend_choices: dict[tuple[int, str], str] = {}  # (player, name): old | new (704.5j)
         self.rewind: dict[str, Any] | None = None  # the game as the last shortcut began
         self.plan_memo: dict[Any, Any] | None = None  # payment plans while enumerating
         self._by_name = {p.name: p for p in self.players}
@@ -369,6 +370,15 @@ class GameState:
             for obj in hand:
                 if obj.name.lower() == name:
                     return obj
+            # "casts Shock targetting Bob": words the language doesn't know, not a card's name
+            for obj in sorted(hand, key=lambda o: -len(o.name)):
+                if name.startswith(obj.name.lower() + " "):
+                    extra = unquote(ref)[len(obj.name) :].strip()
+                    raise IllegalAction(
+                        f"unknown words {extra!r} after {obj.name} (a cast reads: casts <card> "
+                        "[from exile] [face down] [choosing mode N] [targeting A, B])",
+                        "601.2a",
+                    )
         raise IllegalAction(f"{ref} is not in {self.players[p].name}'s hand", "601.2a")
 
     def _object(self, oid: int) -> GameObject | None:

@@ -264,6 +264,8 @@ class Turns(GameState):
             pl.lands_played = 0
         self.cleanup_again = False
         self.step = Step.UNTAP
+        if self.trigger_order_turn:
+            self._lapse_orders()
         self._emit(
             "turn",
             f"{self.players[nxt].name}'s turn {self.turn} begins",
