@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
+from typing import Any
 
+from kb.engine.layer_text import LayerTextError, parse_whole_effect
 from kb.engine.limits import MAX_NUMBER, MAX_REPEAT, bounded
 from kb.engine.mana import ManaError, parse_cost, parse_mana
 from kb.engine.steps import Step, parse_step
@@ -57,7 +59,7 @@ class Effect:
     """One instruction of a spell or ability, from a small vocabulary."""
 
     kind: str  # damage | gain | lose | draw | add | counter | pump | destroy | delayed | discard
-    # | counters | poison | token | exile | divided | sacrifice
+    # | counters | poison | token | exile | divided | sacrifice | continuous | shield
     text: str
     amount: int = 0
     toughness: int = 0
@@ -70,6 +72,8 @@ class Effect:
     counter: str = ""  # counters: "+1/+1" | "-1/-1"; token: the token's name
     keywords: frozenset[str] = frozenset()  # token: its keyword abilities; pump: those gained
     power: int = 0  # token: its power (``toughness`` is its toughness)
+    #: continuous, shield: the LayerSpec or ReplacementSpec of kb.engine.layer_text
+    spec: Any = None
 
 
 _NUM_WORDS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5}
@@ -154,6 +158,13 @@ _TARGETS = {
 def parse_effects(text: str) -> tuple[Effect, ...]:
     """Parse ``deal 3 damage to any target and gain 3 life`` into effects (608.2c order)."""
     text = " ".join(text.strip().rstrip(".").split())
+    try:
+        whole = parse_whole_effect(text)
+    except LayerTextError as err:
+        raise CardError(str(err)) from None
+    if whole is not None:  # continuous, replacement and prevention effects (611-615)
+        kind, spec, target = whole
+        return (Effect(kind, text, target=target, spec=spec),)
     delayed = re.match(
         r"^at the beginning of the next (.+?)(?: step| phase)?[:,] (.+)$", text, re.I
     )

@@ -63,6 +63,8 @@ class KeywordRules(GameState):
                 p,
             )
             return
+        if self.shields and self._regenerate(obj):  # 701.19a
+            return
         self._emit("destroy", f"{obj.label} is destroyed", cite("701.8a"), p)
         self._leave_battlefield([obj], dies=True)
 

@@ -46,6 +46,9 @@ class StateBasedActions(GameState):
             obj.counters["-1/-1"] -= n
         for obj, _, _ in unattach:
             obj.attached_to = None
+        if self.shields:  # 701.19a: regeneration replaces destruction (704.5g-h), not 704.5f
+            saved = {o.id for o, _, r in dying if r in ("704.5g", "704.5h") and self._regenerate(o)}
+            dying = [d for d in dying if d[0].id not in saved]
         for obj, _, _ in ceasing:
             for pl in self.players:
                 for zone in (pl.graveyard, pl.hand, pl.exile, pl.library):
@@ -99,7 +102,7 @@ class StateBasedActions(GameState):
         graveyard: list[tuple[GameObject, str, str]] = []
         unattach: list[tuple[GameObject, str, str]] = []
         annihilate: list[tuple[GameObject, str, str]] = []
-        quiet = not (self.anthems or self.attachments)
+        quiet = not (self.anthems or self.attachments or self.layered)
         # Only the permanents a check may apply to (a land without counters is never looked at).
         for obj in self.battlefield.watched():
             if not (obj.counters or obj.face_down):
@@ -164,6 +167,7 @@ class StateBasedActions(GameState):
                 or obj.counters
                 or self.anthems
                 or self.attachments
+                or self.layered
                 or (2 if obj.face_down else obj.card.toughness or 0) <= 0
             ):
                 continue  # nothing can have made it lethal or 0: a fast path for 704.5f-h

@@ -37,13 +37,27 @@ Actions (``<player> <action>``)
     interrupts the group at N (MTR 4.2) · pays {U} to stop X (116.2c) · ignores X until end
     of turn (116.2d) · rolls the planar die [(blank | chaos | planeswalk)] (116.2i, with
     ``option: planechase``) · turns the conspiracy X face up (116.2j) · unlocks <door> (116.2m) ·
-    orders triggers A, B · targets A with <source> · keeps the old|new X · holds priority ·
+    orders triggers A, B (two or more sources of the player's triggered abilities, before those
+    abilities go on the stack; it lapses after the next turn) · targets A with <source> ·
+    keeps the old|new X (a legendary card's name) · applies X first (616.1) · holds priority ·
     concedes · says "go" · interrupts the shortcut at <step> · ``advance to <player> <step>``.
 
 Expectations (``? <what>: <value>``)
     priority, step, stack, resolved, life/hand/battlefield/graveyard/library/pool/exile/poison
     <player>, pt/counters/loyalty/attached <permanent>, tapped, untapped, lost, game, rejected
     (a rule or words of the refusal), log (words of the last action's trace).
+    What the layers of 613 made of a permanent: ``? types X: Enchantment Creature`` (its type
+    line, exactly), ``? controller X: Bob``, ``? color X: blue`` (or ``colorless``),
+    ``? abilities X: none`` (or words of its abilities), and ``? layers X: <words>``: words of
+    the explanation of its characteristics, one line per effect applied (``layer 7b (base
+    power/toughness set): Humility sets its base power and toughness to 1/1; timestamp order
+    …``), then counters and "until end of turn" changes (7c), then ``result: P/T``.
+
+Replacement and prevention effects (614-616)
+    ``Alice applies Rest in Peace first``: when several replacement or prevention effects
+    would modify one event that affects Alice or what she controls, she applies that one first
+    (616.1; announced before the event, used once, lapsing at the end of the turn). Without it
+    the earliest effect applies first; a self-replacement effect always comes first (616.1a).
 """
 
 from __future__ import annotations
@@ -83,6 +97,11 @@ EXPECT_KEYS = (
     "counters",
     "loyalty",
     "attached",
+    "layers",
+    "types",
+    "controller",
+    "color",
+    "abilities",
 )
 
 
@@ -305,7 +324,7 @@ class _Parser(ActionParser):
             "exile",
             "poison",
         )
-        if what in ("pt", "counters", "loyalty", "attached") and not subject:
+        if what in PERMANENT_KEYS and not subject:
             self.fail(lineno, f"'? {what} <permanent>: …' names a permanent")
             return
         if needs_player and not subject:
@@ -375,3 +394,15 @@ def is_setup(statement: Statement) -> bool:
 
 
 STEP_BY_NAME = {s.value: s for s in Step}
+#: Expectations about one permanent (``? <what> <permanent>: <value>``).
+PERMANENT_KEYS = (
+    "pt",
+    "counters",
+    "loyalty",
+    "attached",
+    "layers",
+    "types",
+    "controller",
+    "color",
+    "abilities",
+)

@@ -226,6 +226,9 @@ class ActionParser:
         m = re.match(r"^interrupts the group at (?:object )?(\d+)$", rest, re.I)
         if m:
             return act("interrupt_group", ability=bounded(m.group(1), "object"))
+        m = re.match(r"^applies (.+?)(?:'s effect)? first$", rest, re.I)
+        if m:
+            return act("replace_first", card=m.group(1).strip())
         m = re.match(r"^pays ((?:\{[^}]*\})+) to stop (.+?)(?:'s effect)?$", rest, re.I)
         if m:
             return act("stop_effect", card=m.group(2).strip(), mana=m.group(1))
@@ -262,7 +265,8 @@ class ActionParser:
             "choices for …, adds a group: …; …, interrupts the group at N, pays {…} to stop …, "
             "ignores … until end of turn, rolls the planar die, "
             "turns the conspiracy … face up, unlocks …, discards, orders "
-            "triggers, targets … with, keeps the old/new …, concedes, holds priority, "
+            "triggers, targets … with, keeps the old/new …, applies … first, concedes, holds "
+            "priority, "
             'says "go", interrupts the shortcut at …)',
         )
         return None

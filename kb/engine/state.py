@@ -89,6 +89,14 @@ class GameState:
         self.anthems = False  # whether a permanent with an anthem was ever on the battlefield
         self.tokens = False  # whether a token was ever on the battlefield (704.5d)
         self.actions_taken = 0
+        # continuous effects (611, 613; kb.engine.continuous) and replacement effects (614-616)
+        self.layered = False  # whether a layered effect beyond an anthem was ever in the game
+        self.refreshing = False
+        self.continuous: list[Any] = []  # from resolved spells and abilities
+        self.base_controllers: dict[int, int] = {}  # controller before control effects
+        self.layer_chars: dict[int, Any] = {}  # the layers' last result, by permanent
+        self.shields: list[Any] = []  # replacement and prevention effects of resolutions
+        self.replace_first: dict[int, str] = {}  # 616.1: the source a player applies first
         self.listed_actions: dict[Any, Action] = {}  # listed actions made once (they are values)
         self._next_id = 1
 
@@ -197,6 +205,8 @@ class GameState:
         attached Aura or Equipment (a face-down permanent has no abilities, 708.2)."""
         if obj.face_down:
             return False
+        if self.layered:  # an effect that removed all abilities removes those granted before it
+            return self._has_layered(obj, keyword)
         if keyword in obj.card.keywords or keyword in obj.granted:
             return True
         if obj.modifiers and any(keyword in m.keywords for m in obj.modifiers):
@@ -205,12 +215,26 @@ class GameState:
             keyword in bonus[2] for bonus in self._attached_bonuses(obj)
         )
 
+    def _has_layered(self, obj: GameObject, keyword: str) -> bool:
+        lost = self._lost_at(obj)  # type: ignore[attr-defined]
+        if keyword in obj.card.keywords or (keyword in obj.granted and not lost):
+            return True
+        if any(keyword in m.keywords and m.stamp > lost for m in obj.modifiers):
+            return True
+        return any(
+            keyword in aura.card.attached_bonus[2]
+            for aura in self.battlefield
+            if aura.attached_to == obj.id and aura.card.attached_bonus and aura.id > lost
+        )
+
     def is_creature(self, obj: GameObject) -> bool:
         """Whether a permanent is a creature (a face-down spell or permanent is a 2/2 creature, 702.37a, 702.37c)."""
         return obj.face_down or obj.card.kind_flags[0]
 
     def power(self, obj: GameObject) -> int:
         """Power after counters, modifiers and static abilities (613.4)."""
+        if self.layered:
+            return self._layered_pt(obj)[0]  # type: ignore[attr-defined]
         base = 2 if obj.face_down else obj.card.power or 0
         return (
             base
@@ -222,6 +246,8 @@ class GameState:
 
     def toughness(self, obj: GameObject) -> int:
         """Toughness after counters, modifiers and static abilities (613.4)."""
+        if self.layered:
+            return self._layered_pt(obj)[1]  # type: ignore[attr-defined]
         base = 2 if obj.face_down else obj.card.toughness or 0
         return (
             base
@@ -283,6 +309,8 @@ class GameState:
             name = None if player is None else players[player].name
             event = Event(len(events) + 1, kind, text, rules, name, self.turn, None, "", data)
         events.append(event)
+        if self.layered and not self.refreshing:  # the layers follow every change (613.5)
+            self._refresh_layers()  # type: ignore[attr-defined]
         return event
 
     def trace_text(self, events: list[Event] | None = None) -> str:
@@ -504,6 +532,12 @@ class GameState:
                 [obj(c) for c in self.conspiracies],
                 [(d.source, d.stop_cost, d.stopper) for d in self.delayed],
                 {k: dict(v) for k, v in self.resolution_choices.items()},
+            ),
+            "layers": (
+                [(e.stamp, e.affected, e.until) for e in self.continuous],
+                [(id(s), getattr(s, "used", 0)) for s in self.shields],
+                dict(self.replace_first),
+                dict(self.base_controllers),
             ),
             "next_id": self._next_id,
         }
