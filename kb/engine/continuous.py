@@ -257,7 +257,9 @@ class ContinuousEffects(GameState):
         line = f"{colors} {type_line(card)}"
         if self.is_creature(obj):
             line += f" {self.power(obj)}/{self.toughness(obj)}"
-        if not (card.keywords or card.abilities or card.triggers or card.statics):
+        printed = obj.printed or card
+        had = printed.keywords or printed.abilities or printed.triggers or printed.statics
+        if had and not (card.keywords or card.abilities or card.triggers or card.statics):
             line += " with no abilities"
         return line
 
@@ -265,7 +267,9 @@ class ContinuousEffects(GameState):
         """Why the permanent is what it is: each effect that applied, in which layer and why
         (timestamp or dependency), then the live parts of layer 7c and 7d."""
         rec = self.layer_chars.get(obj.id) if self.layered else None
-        lines = list(rec.notes) if rec is not None else []
+        notes = list(rec.notes) if rec is not None else []
+        lines = [n for n in notes if not n.startswith("layer 7d")]
+        switched = [n for n in notes if n.startswith("layer 7d")]  # after 7c's live parts
         printed = obj.printed or obj.card
         if printed.power is not None and not lines:
             lines.append(f"printed power and toughness {printed.power}/{printed.toughness}")
@@ -287,6 +291,7 @@ class ContinuousEffects(GameState):
                     lines.append(
                         f"layer 7c (power/toughness modified): {other.name} {a[0]:+d}/{a[1]:+d}"
                     )
+        lines += switched
         if self.is_creature(obj):
             lines.append(f"result: {self.power(obj)}/{self.toughness(obj)}")
         return lines or ["no continuous effect applies to it"]

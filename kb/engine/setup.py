@@ -89,7 +89,7 @@ class Setup(GameState):
         self.restrictions = self.restrictions or obj.card.no_attacks
         self.rooms = self.rooms or obj.card.door is not None
         self.legends = self.legends or obj.card.legendary
-        self.layered = self.layered or bool(obj.card.statics)
+        self.layered = self.layered or bool(obj.card.statics or obj.card.replacements)
         self.battlefield.append(obj)
 
     def _setup_host(self, name: str, ref: str) -> GameObject:
