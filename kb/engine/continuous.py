@@ -289,7 +289,8 @@ class ContinuousEffects(GameState):
                 if other.card.anthem and other.controller == obj.controller:
                     a = other.card.anthem
                     lines.append(
-                        f"layer 7c (power/toughness modified): {other.name} {a[0]:+d}/{a[1]:+d}"
+                        f"layer 7c (power/toughness modified): {other.name} gives it "
+                        f"{a[0]:+d}/{a[1]:+d} (613.4c)"
                     )
         lines += switched
         if self.is_creature(obj):

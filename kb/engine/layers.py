@@ -28,6 +28,8 @@ from kb.engine.layer_text import (
 
 #: The mana ability each basic land type gives (305.6).
 _MANA = {t: parse_ability(f"{{T}}: add {{{c}}}") for t, c in BASIC_LAND_TYPES.items()}
+#: The order of card types in a type line (Artifact Land, Enchantment Creature, Land Creature).
+_TYPE_ORDER = ("artifact", "enchantment", "land", "creature", "planeswalker", "battle")
 _COLOR_OF = {"W": "white", "U": "blue", "B": "black", "R": "red", "G": "green"}
 _LAYER_NAMES = {
     "2": "layer 2 (control)",
@@ -336,6 +338,7 @@ def _do(
 
 def type_line(card: CardDef) -> str:
     """``Legendary Enchantment Creature — Frog``: supertypes, types, subtypes (205.1)."""
-    words = [w.capitalize() for w in (*card.supertypes, *card.types)]
+    types = sorted(card.types, key=lambda t: _TYPE_ORDER.index(t) if t in _TYPE_ORDER else 9)
+    words = [w.capitalize() for w in (*card.supertypes, *types)]
     subs = [w.capitalize() for w in card.subtypes]
     return " ".join(words) + (" — " + " ".join(subs) if subs else "")
