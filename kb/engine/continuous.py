@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from kb.engine.cards import Effect
+from kb.engine.cards import CardDef, Effect
 from kb.engine.layer_text import LayerPart, LayerSpec, Selector, StaticAbility
 from kb.engine.layers import Chars, Source, colors_of, compute, type_line
 from kb.engine.objects import GameObject, Modifier, StackObject, cite
@@ -92,8 +92,10 @@ class ContinuousEffects(GameState):
             sources.append(
                 Source(eff.stamp, eff.name, eff.parts, eff.controller, fixed=eff.affected)
             )
+        before = {o.id: _key(o.card, self.layer_chars.get(o.id)) for o in self.battlefield}
         result = compute(objects, sources, self._layer_count)
         self.layer_chars = result.chars
+        changed = []
         for obj in list(self.battlefield):
             rec = result.chars[obj.id]
             if obj.face_down:
@@ -105,6 +107,10 @@ class ContinuousEffects(GameState):
                     self.battlefield.watch(obj)
             if rec.controller != obj.controller:
                 notes.append(self._change_control(obj, rec.controller))
+            elif obj.id in before and before[obj.id] != _key(view, rec) and rec.notes:
+                changed.append(obj)
+        for obj in changed:  # what the layers now make of a permanent that was already here
+            notes.append((f"{obj.label} is now {self.characteristics(obj)}", cite("613.1"), None))
         return notes
 
     def _layer_count(self, rec: Chars, what: str, recs: dict[int, Chars]) -> int:
@@ -296,6 +302,22 @@ class ContinuousEffects(GameState):
         if self.is_creature(obj):
             lines.append(f"result: {self.power(obj)}/{self.toughness(obj)}")
         return lines or ["no continuous effect applies to it"]
+
+
+def _key(card: CardDef, rec: Chars | None) -> tuple[object, ...]:
+    """What the layers decide about a permanent (not the counters and damage read live)."""
+    extra = (rec.bonus, rec.switched, rec.controller) if rec is not None else ()
+    return (
+        card.types,
+        card.subtypes,
+        card.colors,
+        card.power,
+        card.toughness,
+        card.keywords,
+        card.abilities,
+        card.statics,
+        *extra,
+    )
 
 
 _ANTHEM = StaticAbility("creatures you control get +N/+N", Selector("creature", yours=True), ())

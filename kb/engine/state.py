@@ -535,7 +535,7 @@ class GameState:
             ),
             "layers": (
                 [(e.stamp, e.affected, e.until) for e in self.continuous],
-                [(id(s), getattr(s, "used", 0)) for s in self.shields],
+                [(s.name, s.stamp, s.used, s.remaining) for s in self.shields],
                 dict(self.replace_first),
                 dict(self.base_controllers),
             ),
