@@ -281,7 +281,9 @@ class Replacements(GameState):
         options = [
             Option(src.name, spec, src.id)
             for src, spec in self._statics("draw")
-            if src.controller == p and (not spec.empty_library or not pl.library)
+            if src.controller == p
+            and (not spec.empty_library or not pl.library)
+            and src.id not in self.replacing  # 614.5: not within its own replacement
         ]
         if not options:
             return False
@@ -307,8 +309,12 @@ class Replacements(GameState):
             p,
         )
         item = StackObject(self._new_id(), "replacement", option.name, p, option.spec.effects, [])
-        for effect in option.spec.effects:
-            self._apply(effect, p, item, None)
+        self.replacing.add(option.stamp)
+        try:
+            for effect in option.spec.effects:
+                self._apply(effect, p, item, None)
+        finally:
+            self.replacing.discard(option.stamp)
         return True
 
     # ---- damage: prevention (615) -----------------------------------------------------------

@@ -97,6 +97,7 @@ class GameState:
         self.layer_chars: dict[int, Any] = {}  # the layers' last result, by permanent
         self.shields: list[Any] = []  # replacement and prevention effects of resolutions
         self.replace_first: dict[int, str] = {}  # 616.1: the source a player applies first
+        self.replacing: set[int] = set()  # effects applying now: not again to their own (614.5)
         self.listed_actions: dict[Any, Action] = {}  # listed actions made once (they are values)
         self._next_id = 1
 

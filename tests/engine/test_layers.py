@@ -143,3 +143,21 @@ def test_fog_leaves_noncombat_damage_alone() -> None:
     game.perform(Action("pass", "Alice"))
     game.perform(Action("pass", "Bob"))
     assert game.players[1].life == 18
+
+
+def test_a_draw_replacement_that_draws_doesnt_replace_its_own_draw() -> None:
+    """614.5: "if you would draw a card, gain 1 life and draw two cards instead" applies once."""
+    game = Game(["Alice", "Bob"], default_pool().copy())
+    game.pool.add(
+        parse_card(
+            "Greedy Study",
+            "enchantment {1}; static if you would draw a card, gain 1 life and draw two cards "
+            "instead",
+        )
+    )
+    game.put("Alice", "battlefield", ["Greedy Study"])
+    for name in ("Alice", "Bob"):
+        game.set_library_count(name, 10)
+    game.start("Alice", Step.UPKEEP, 2)
+    game.advance_to("Alice", Step.PRECOMBAT_MAIN)
+    assert len(game.players[0].hand) == 2 and game.players[0].life == 21
