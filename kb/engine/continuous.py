@@ -10,6 +10,7 @@ characteristics and ``printed`` the card itself. A game with no such effect skip
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from kb.engine.cards import CardDef, Effect
 from kb.engine.layer_text import LayerPart, LayerSpec, Selector, StaticAbility
@@ -46,11 +47,11 @@ class ContinuousEffects(GameState):
             notes = self._recompute()
         finally:
             self.refreshing = False
-        for text, rules, player in notes:
-            self._emit("layers", text, rules, player)
+        for text, rules, player, *why in notes:  # why: the explanation, for pages (613)
+            self._emit("layers", text, rules, player, **({"layers": why[0]} if why else {}))
 
-    def _recompute(self) -> list[tuple[str, list[str], int | None]]:
-        notes: list[tuple[str, list[str], int | None]] = []
+    def _recompute(self) -> list[tuple[Any, ...]]:
+        notes: list[tuple[Any, ...]] = []
         notes += self._end_lapsed_effects()
         sources: list[Source] = []
         objects = []
@@ -110,7 +111,8 @@ class ContinuousEffects(GameState):
             elif obj.id in before and before[obj.id] != _key(view, rec) and rec.notes:
                 changed.append(obj)
         for obj in changed:  # what the layers now make of a permanent that was already here
-            notes.append((f"{obj.label} is now {self.characteristics(obj)}", cite("613.1"), None))
+            now = f"{obj.label} is now {self.characteristics(obj)}"
+            notes.append((now, cite("613.1"), None, self.layer_explanation(obj)))
         return notes
 
     def _layer_count(self, rec: Chars, what: str, recs: dict[int, Chars]) -> int:
@@ -222,6 +224,7 @@ class ContinuousEffects(GameState):
             f"{obj.label} is now {self.characteristics(obj)}",
             cite("613.1"),
             p,
+            layers=self.layer_explanation(obj),
         )
 
     def _expire_continuous(self) -> None:

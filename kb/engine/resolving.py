@@ -141,7 +141,8 @@ class Resolving(GameState):
         if self.layered and not face_down:
             self._enter_replacements(obj, cdef, controller)  # 614.1c-d, 614.12
         self.battlefield.append(obj)
-        self._refresh_layers()
+        if self.layered:
+            self._refresh_layers()
         if self.is_creature(obj):
             self._trigger_event("enters", controller=controller, subject=obj)
         return obj
@@ -287,14 +288,16 @@ class Resolving(GameState):
         in this event sees the others leave."""
         leaving = [o for o in objs if o in self.battlefield]
         # replacement effects look at the permanents as they are on the battlefield (614.12)
-        where = {
-            o.id: self._graveyard_destination(o, dies and self.is_creature(o), o.controller)
-            for o in leaving
-            if self.layered and to == "graveyard"
-        }
+        where: dict[int, str] = {}
+        if self.layered and to == "graveyard":
+            where = {
+                o.id: self._graveyard_destination(o, dies and self.is_creature(o), o.controller)
+                for o in leaving
+            }
         for obj in leaving:
             self.battlefield.remove(obj)
-        self._refresh_layers()
+        if self.layered:
+            self._refresh_layers()
         for obj in leaving:
             owner = self.players[obj.owner]
             went = where.get(obj.id, to)
