@@ -42,11 +42,21 @@ class ContinuousEffects(GameState):
         """Recompute every permanent's characteristics (613.1), if any layered effect exists."""
         if not self.layered or self.refreshing:
             return
+        # What the layers read: the permanents (and who controls them), the effects, the hands
+        # (a characteristic-defining ability may count cards). Unchanged: nothing to redo.
+        inputs = (
+            tuple((o.id, o.controller, o.face_down) for o in self.battlefield),
+            tuple(e.stamp for e in self.continuous),
+            tuple(len(p.hand) for p in self.players),
+        )
+        if inputs == self.layer_inputs:
+            return
         self.refreshing = True
         try:
             notes = self._recompute()
         finally:
             self.refreshing = False
+        self.layer_inputs = inputs if not notes else None  # a change of control: look again
         for text, rules, player, *why in notes:  # why: the explanation, for pages (613)
             self._emit("layers", text, rules, player, **({"layers": why[0]} if why else {}))
 
@@ -101,7 +111,7 @@ class ContinuousEffects(GameState):
             rec = result.chars[obj.id]
             if obj.face_down:
                 continue
-            view = rec.view()
+            view = rec.view(self.layer_views)
             if view is not obj.card:
                 obj.card = view
                 if view.sba_class:

@@ -99,11 +99,31 @@ class Chars:
             notes=[],
         )
 
-    def view(self) -> CardDef:
-        """The characteristics as a card definition the rest of the engine reads."""
+    def view(self, memo: dict[tuple[Any, ...], tuple[CardDef, CardDef]] | None = None) -> CardDef:
+        """The characteristics as a card definition the rest of the engine reads (the same
+        object for the same characteristics, through ``memo``)."""
         if not self.touched:
             return self.printed
-        return replace(
+        key = (
+            id(self.printed),
+            tuple(self.types),
+            tuple(self.subtypes),
+            tuple(self.colors),
+            frozenset(self.keywords),
+            self.abilities,
+            self.triggers,
+            self.statics,
+            self.replacements,
+            self.anthem,
+            self.attached_bonus,
+            self.no_attacks,
+            self.power,
+            self.toughness,
+        )
+        found = memo.get(key) if memo is not None else None
+        if found is not None and found[0] is self.printed:  # the id is of this very card
+            return found[1]
+        made = replace(
             self.printed,
             types=tuple(self.types),
             subtypes=tuple(self.subtypes),
@@ -119,6 +139,9 @@ class Chars:
             power=self.power,
             toughness=self.toughness,
         )
+        if memo is not None:
+            memo[key] = (self.printed, made)  # holding the card: its id is not reused
+        return made
 
 
 def colors_of(card: CardDef) -> tuple[str, ...]:

@@ -95,6 +95,8 @@ class GameState:
         self.continuous: list[Any] = []  # from resolved spells and abilities
         self.base_controllers: dict[int, int] = {}  # controller before control effects
         self.layer_chars: dict[int, Any] = {}  # the layers' last result, by permanent
+        self.layer_inputs: Any = None  # what that result was computed from
+        self.layer_views: dict[Any, Any] = {}  # characteristics made into card definitions
         self.shields: list[Any] = []  # replacement and prevention effects of resolutions
         self.replace_first: dict[int, str] = {}  # 616.1: the source a player applies first
         self.replacing: set[int] = set()  # effects applying now: not again to their own (614.5)

@@ -161,3 +161,45 @@ def test_a_draw_replacement_that_draws_doesnt_replace_its_own_draw() -> None:
     game.start("Alice", Step.UPKEEP, 2)
     game.advance_to("Alice", Step.PRECOMBAT_MAIN)
     assert len(game.players[0].hand) == 2 and game.players[0].life == 21
+
+
+LAYERED_DECK = [
+    "Mountain", "Forest", "Island", "Plains", "Humility", "Opalescence", "Blood Moon",
+    "Act of Treason", "Turn to Frog", "Inside Out", "Diminish", "Fog", "Healing Salve",
+    "River Boa", "Rest in Peace", "Magma Spray", "Servant of the Scale", "Scoured Barrens",
+    "Goblin Chieftain", "Raging Goblin", "Maro", "Maro", "Maro", "Lightning Bolt", "Grizzly Bears",
+    "Diabolic Edict", "Glorious Anthem", "Rubinia Soulsinger", "Enchanted Evening",
+    "Urza's Armor", "Giant Growth", "Battlegrowth",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_cached_layers_equal_a_fresh_computation_in_random_games(seed: int) -> None:
+    """The layers are recomputed only when what they read changed: after every action of a
+    random game full of layered effects, a forced recomputation gives the same permanents."""
+    import random
+
+    rng = random.Random(seed)
+    game = Game(["Alice", "Bob", "Carol"][: 2 + seed % 2], default_pool())
+    for p in game.players:
+        game.put(p.name, "battlefield", ["Mountain", "Forest", "Island", "Plains"])
+        game.put(p.name, "hand", rng.choices(LAYERED_DECK, k=7))
+        game.put(p.name, "library", rng.choices(LAYERED_DECK, k=20))
+    game.start("Alice", Step.UPKEEP, 2)
+    for _ in range(250):
+        if game.game_over:
+            break
+        actions = game.legal_actions()
+        action = actions[0] if rng.random() < 0.5 else rng.choice(actions)
+        events = game.perform(action)
+        assert all(e.kind != "rejected" for e in events), action.describe()
+        seen = [
+            (o.id, o.card, o.controller, game.power(o), game.toughness(o)) for o in game.battlefield
+        ]
+        game.layer_inputs = None
+        game._refresh_layers()
+        again = [
+            (o.id, o.card, o.controller, game.power(o), game.toughness(o)) for o in game.battlefield
+        ]
+        assert seen == again
+    assert game.layered
