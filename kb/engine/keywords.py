@@ -91,7 +91,9 @@ class KeywordRules(GameState):
             kept = self._indestructible(obj)
             self._emit(
                 "sacrifice",
-                f"{pl.name} sacrifices {obj.label}: it is put into its owner's graveyard"
+                f"{pl.name} sacrifices {obj.label}"
+                # where it goes instead, if a replacement effect applies, is said next (614)
+                + (": it is put into its owner's graveyard" if not self.layered else "")
                 + (" (sacrificing isn't destroying: indestructible doesn't stop it)") * kept,
                 cite("701.21a", "702.12b") if kept else cite("701.21a"),
                 q,

@@ -209,17 +209,21 @@ class Replacements(GameState):
             pl.library.insert(0, new)
 
     # ---- destruction: regeneration (701.19a) ------------------------------------------------
-    def _regenerate(self, obj: GameObject) -> bool:
-        """701.19a: the next time it would be destroyed this turn, its damage is removed, it
-        taps and leaves combat instead."""
+    def _regeneration_shield(self, obj: GameObject) -> Shield | None:
+        """The permanent's earliest unused regeneration shield, if any."""
         shields = [
             s
             for s in self.shields
             if s.spec.result == "regenerate" and not s.used and s.target == ("object", obj.id)
         ]
-        if not shields:
+        return min(shields, key=lambda s: s.stamp) if shields else None
+
+    def _regenerate(self, obj: GameObject) -> bool:
+        """701.19a: the next time it would be destroyed this turn, its damage is removed, it
+        taps and leaves combat instead."""
+        shield = self._regeneration_shield(obj)
+        if shield is None:
             return False
-        shield = min(shields, key=lambda s: s.stamp)
         shield.used = 1
         self.shields.remove(shield)
         obj.damage = 0

@@ -36,6 +36,13 @@ class StateBasedActions(GameState):
             obj.deathtouch_damage = False
         if not (losers or dying or to_graveyard or unattach or annihilate or ceasing or legends):
             return False  # the common case: nothing to do
+        if self.shields:  # said as what would happen: a regeneration shield replaces it
+            dying = [
+                (o, text.replace(" and is destroyed", " and would be destroyed"), r)
+                if r in ("704.5g", "704.5h") and self._regeneration_shield(o)
+                else (o, text, r)
+                for o, text, r in dying
+            ]
         found = losers + dying + to_graveyard + unattach + annihilate + ceasing + legends
         parts = [text for _, text, _ in found]
         rules = ["704.3", *sorted({r for *_, r in found})]
