@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +20,14 @@ from kb.engine.effect_text import (
     Effect,
     TriggerCondition,
     parse_effects,
+)
+from kb.engine.layer_text import (
+    BASIC_LAND_TYPES,
+    CREATURE_TYPES,
+    LayerTextError,
+    ReplacementSpec,
+    StaticAbility,
+    parse_static,
 )
 from kb.engine.limits import bounded
 from kb.engine.mana import ManaCost, ManaError, parse_cost
@@ -133,6 +141,9 @@ class CardDef:
     no_attacks: bool = False  # static: creatures can't attack (a restriction, 508.1c)
     ignore_cost: ManaCost | None = None  # any player may pay this to ignore it (116.2d)
     door: tuple[str, ManaCost] | None = None  # a Room's second door and its unlock cost (709.5e)
+    statics: tuple[StaticAbility, ...] = ()  # layered continuous effects (613, layer_text)
+    replacements: tuple[ReplacementSpec, ...] = ()  # replacement and prevention effects (614)
+    colors: tuple[str, ...] | None = None  # set by an effect (layer 5); else from the cost (202.2)
 
     #: computed once: what state-based actions ask of every permanent at every check
     kind_flags: tuple[bool, bool, bool, bool] = field(init=False, default=(False,) * 4)
@@ -328,6 +339,8 @@ def _parse_head(name: str, head: str) -> dict[str, Any]:
         low = token.lower()
         if low.startswith("{"):
             cost_tokens.append(token)
+        elif low == "*/*":  # defined by a characteristic-defining ability (604.3)
+            power = toughness = 0
         elif _PT.match(low):
             power, toughness = (
                 bounded(x, "power/toughness", error=CardError) for x in low.split("/")
@@ -337,7 +350,7 @@ def _parse_head(name: str, head: str) -> dict[str, Any]:
                 raise CardError(f"{name}: a dash comes after the card types, before subtypes")
             after_dash = True
         elif after_dash:
-            if low not in SUBTYPES:
+            if low not in (*SUBTYPES, *CREATURE_TYPES, *BASIC_LAND_TYPES):
                 raise CardError(
                     f"{name}: the subtype {token!r} is not modelled by the engine (modelled: "
                     f"{', '.join(t.capitalize() for t in SUBTYPES)}); leave it out"
@@ -464,6 +477,9 @@ def parse_card(name: str, text: str) -> CardDef:
                 fields["ignore_cost"] = parse_cost(m.group(1))
             elif m := re.match(r"^door (.+?) ((?:\{[^}]*\})+)$", part.strip(), re.I):
                 fields["door"] = (m.group(1).strip(), parse_cost(m.group(2)))
+            elif low.startswith("static ") and (found := _static(part[7:])) is not None:
+                key = "statics" if isinstance(found, StaticAbility) else "replacements"
+                fields[key] = (*fields.get(key, ()), found)
             else:
                 effects.extend(parse_effects(part))
         except (CardError, ManaError) as err:
@@ -509,6 +525,17 @@ def parse_card(name: str, text: str) -> CardDef:
         text=text,
         **fields,
     )
+
+
+def _static(text: str) -> StaticAbility | ReplacementSpec | None:
+    """A static ability of kb.engine.layer_text, its "instead" effects parsed here."""
+    try:
+        found = parse_static(text)
+    except LayerTextError as err:
+        raise CardError(str(err)) from None
+    if isinstance(found, ReplacementSpec) and found.instead:
+        return replace(found, effects=parse_effects(found.instead))
+    return found
 
 
 def parse_card_line(line: str) -> CardDef:

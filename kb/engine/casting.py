@@ -443,7 +443,7 @@ class Casting(GameState):
         if ability.tap:
             why = self._can_tap_for_cost(obj)
             if why:
-                raise IllegalAction(why, "602.2b", "302.6")
+                raise IllegalAction(why, "602.2b", self._tap_rule(obj))
         if ability.sorcery_speed:
             self._check_sorcery_speed_ability(p, obj, ability)
         targets = self._choose_targets(ability.effects, action.targets, obj.id, p)

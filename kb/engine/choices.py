@@ -50,23 +50,57 @@ class ResolutionChoices(GameState):
             "608.2d",
         )
 
+    def _sacrificer_item(self, p: int, ref: str | int | None) -> StackObject:
+        """The spell or ability of that name on the stack (closest to the top) that will make
+        player ``p`` sacrifice: they choose what (701.21a), whoever controls it."""
+        name = unquote(str(ref)).lower().removesuffix(" (copy)") if ref is not None else ""
+        for item in reversed(self.stack):
+            if (item.id == ref or item.name.lower() == name) and p in self._sacrificers(item):
+                return item
+        raise IllegalAction(
+            f"no spell or ability named {ref} on the stack makes {self.players[p].name} "
+            "sacrifice: a player announces what they themselves will sacrifice",
+            "701.21a",
+            "608.2d",
+        )
+
+    def _sacrificers(self, item: StackObject) -> list[int]:
+        """The players a stack item's sacrifice effects name (its target, each opponent …)."""
+        out: list[int] = []
+        targets = iter(item.targets)
+        for effect in item.effects:
+            target = next(targets, None) if effect.target else None
+            if effect.kind == "sacrifice":
+                out += self._players_named(effect, item.controller, target, [item.controller]) or []
+        return out
+
     def _check_announce(self, p: int, action: Action) -> tuple[StackObject, str, tuple[str, ...]]:
         self._check_in_game(p, action)
-        item = self._my_stack_item(p, action.card)
         word = action.phrase
+        if word == "sacrifice":
+            item = self._sacrificer_item(p, action.card)
+            for name in action.names:
+                mine = [
+                    o
+                    for o in self.battlefield.of(p)
+                    if self.is_creature(o) and o.name.lower() == unquote(name).lower()
+                ]
+                if not mine:
+                    raise IllegalAction(
+                        f"{self.players[p].name} controls no creature named {unquote(name)}: a "
+                        "player sacrifices only a permanent they control",
+                        "701.21a",
+                    )
+            word = f"sacrifice {p}"
+            return item, word, action.names
+        item = self._my_stack_item(p, action.card)
         kinds = CHOICE_WORDS.get(word)
         if kinds is None:
             raise IllegalAction(
                 f"unknown choice {word!r} (known: {', '.join(CHOICE_WORDS)})", "608.2d"
             )
-        if (
-            not any(e.kind in kinds for e in item.effects)
-            or (word == "new targets" and not any(e.scope == "new" for e in item.effects))
-            # the controller chooses only what they sacrifice themselves (701.21a)
-            or (
-                word == "sacrifice"
-                and not any(e.scope in ("you", "each player") for e in item.effects)
-            )
+        if not any(e.kind in kinds for e in item.effects) or (
+            word == "new targets" and not any(e.scope == "new" for e in item.effects)
         ):
             raise IllegalAction(
                 f"{item.name} offers no such choice on resolution ({word})", "608.2d"
@@ -100,7 +134,8 @@ class ResolutionChoices(GameState):
             for other in ("bottom", "graveyard", "top"):
                 if other != word:
                     choices.pop(other, None)
-        shown = f"{word} {', '.join(names)}" if names else word
+        said = "sacrifice" if word.startswith("sacrifice") else word
+        shown = f"{said} {', '.join(names)}" if names else said
         rules = cite("608.2d", "MTR 4.2") if self.mode == "tournament" else cite("608.2d")
         self._emit(
             "choice",

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
+from typing import Any
 
+from kb.engine.layer_text import LayerTextError, parse_whole_effect
 from kb.engine.limits import MAX_NUMBER, MAX_REPEAT, bounded
 from kb.engine.mana import ManaError, parse_cost, parse_mana
 from kb.engine.steps import Step, parse_step
@@ -57,7 +59,7 @@ class Effect:
     """One instruction of a spell or ability, from a small vocabulary."""
 
     kind: str  # damage | gain | lose | draw | add | counter | pump | destroy | delayed | discard
-    # | counters | poison | token | exile | divided | sacrifice
+    # | counters | poison | token | exile | divided | sacrifice | continuous | shield
     text: str
     amount: int = 0
     toughness: int = 0
@@ -70,6 +72,8 @@ class Effect:
     counter: str = ""  # counters: "+1/+1" | "-1/-1"; token: the token's name
     keywords: frozenset[str] = frozenset()  # token: its keyword abilities; pump: those gained
     power: int = 0  # token: its power (``toughness`` is its toughness)
+    #: continuous, shield: the LayerSpec or ReplacementSpec of kb.engine.layer_text
+    spec: Any = None
 
 
 _NUM_WORDS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5}
@@ -154,6 +158,13 @@ _TARGETS = {
 def parse_effects(text: str) -> tuple[Effect, ...]:
     """Parse ``deal 3 damage to any target and gain 3 life`` into effects (608.2c order)."""
     text = " ".join(text.strip().rstrip(".").split())
+    try:
+        whole = parse_whole_effect(text)
+    except LayerTextError as err:
+        raise CardError(str(err)) from None
+    if whole is not None:  # continuous, replacement and prevention effects (611-615)
+        kind, spec, target = whole
+        return (Effect(kind, text, target=target, spec=spec),)
     delayed = re.match(
         r"^at the beginning of the next (.+?)(?: step| phase)?[:,] (.+)$", text, re.I
     )
@@ -314,5 +325,13 @@ def _parse_one_effect(text: str) -> Effect:
         "choose among one or two targets, at the beginning of the next <step>: <effect>, exile "
         "target creature [you control], then return it to the battlefield under its owner's "
         "(your) control, return target creature to its owner's hand, copy target spell[, you "
-        "may choose new targets for the copy] (or target instant or sorcery spell), scry N, surveil N)"
+        "may choose new targets for the copy] (or target instant or sorcery spell), scry N, "
+        "surveil N; and the continuous, replacement and prevention effects of "
+        "kb.engine.layer_text: target creature loses all abilities and becomes a <color> <type> "
+        "with base power and toughness N/N [until end of turn], gain control of target creature "
+        "[until end of turn | for as long as you control this], switch target creature's power "
+        "and toughness [until end of turn], target creature becomes N/N until end of turn, "
+        "prevent the next N damage that would be dealt to any target this turn, prevent all "
+        "combat damage that would be dealt this turn, regenerate target creature (or this "
+        "creature), if that creature would die this turn, exile it instead)"
     )

@@ -25,6 +25,10 @@ class Effects(GameState):
         infect and lifelink."""
         if amount <= 0:
             return
+        if self.layered:
+            amount = self._prevent(recipient, amount, source, combat)  # 615
+            if amount <= 0:
+                return
         kind, ident = recipient
         what = "combat damage" if combat else "damage"
         infect = "infect" in keywords
@@ -106,7 +110,11 @@ class Effects(GameState):
             self._look_at_top(effect, p, item)
             return
         kind = effect.kind
-        if kind == "sacrifice":
+        if kind == "continuous":  # 611.2a, 613 (kb.engine.continuous)
+            self._create_continuous(effect, p, item, target)
+        elif kind == "shield":  # 614, 615 (kb.engine.replacement)
+            self._create_shield(effect, p, item, target)
+        elif kind == "sacrifice":
             self._sacrifice(effect, p, item, target)
         elif kind == "counters":
             if target is not None:

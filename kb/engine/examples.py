@@ -17,6 +17,7 @@ from typing import Any, TextIO
 from kb.base.paths import EXAMPLES_DIR
 from kb.engine.cards import CardError, CardPool, default_pool
 from kb.engine.game import Event, Game, GameObject, IllegalAction, ScenarioError
+from kb.engine.layers import colors_of, type_line
 from kb.engine.mana import format_mana, parse_mana
 from kb.engine.script import Statement, is_setup, parse_block, split_list
 from kb.engine.steps import Step
@@ -213,7 +214,7 @@ class _Run:
             where = line
             who, step, number = s["turn"] or (s["players"][0], Step.PRECOMBAT_MAIN, 2)
             game.start(who, step, number)
-        except (ScenarioError, CardError) as err:
+        except (ScenarioError, CardError, IllegalAction) as err:
             self.fail(where, f"setup: {err}")
             return False
         self.game = game
@@ -356,6 +357,9 @@ class _Run:
         elif what == "poison":
             assert subject is not None
             check(value, str(game.player(subject).poison))
+        elif what in ("layers", "types", "controller", "color", "abilities"):
+            assert subject is not None
+            self.expect_layers(st, what, subject, value, check)
         elif what in ("pt", "counters", "loyalty", "attached"):
             assert subject is not None
             try:
@@ -382,6 +386,39 @@ class _Run:
             actual = "tapped" if obj.tapped else "untapped"
             if actual != what:
                 self.fail(st.line, f"expected {value} {what}, got {actual}")
+
+    def expect_layers(self, st: Statement, what: str, subject: str, value: str, check: Any) -> None:
+        """What the layers made of a permanent (613): its types, controller, color, abilities,
+        and the explanation of its characteristics."""
+        game = self.game
+        assert game is not None
+        try:
+            obj = game.find_permanent(subject)
+        except (IllegalAction, ScenarioError) as err:
+            self.fail(st.line, f"expected {what} {subject}: {value}, got {err}")
+            return
+        card = obj.card
+        if what == "types":
+            check(value, type_line(card))
+        elif what == "controller":
+            check(value, game.players[obj.controller].name)
+        elif what == "color":
+            check(value, " and ".join(colors_of(card)) or "colorless")
+        elif what == "abilities":
+            said = [*sorted(card.keywords), *(a.text for a in card.abilities)]
+            said += [t.text for t in card.triggers] + [s.text for s in card.statics]
+            said += [r.text for r in card.replacements]
+            shown = "; ".join(said) or "none"
+            exact = "none" in (value.lower(), shown)
+            if exact or value.lower() not in shown.lower():
+                check(value if exact else f"abilities mentioning {value}", shown)
+        else:
+            lines = game.layer_explanation(obj)
+            if value.lower() not in "\n".join(lines).lower():
+                self.fail(
+                    st.line,
+                    f"expected layers {subject} to mention {value!r}, got: " + " | ".join(lines),
+                )
 
 
 def _show(names: list[str]) -> str:

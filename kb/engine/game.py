@@ -26,12 +26,14 @@ from kb.engine.cards import Effect
 from kb.engine.casting import Casting, _instant_or_sorcery
 from kb.engine.choices import ResolutionChoices
 from kb.engine.combat import Combat
+from kb.engine.continuous import ContinuousEffects
 from kb.engine.damage import DamageAssignment
 from kb.engine.effects import Effects
 from kb.engine.keywords import KeywordRules
 from kb.engine.mana_abilities import ManaAbilities
 from kb.engine.objects import SHORTCUTS, Action, Event, GameObject, IllegalAction, ScenarioError
 from kb.engine.priority import Priority
+from kb.engine.replacement import Replacements
 from kb.engine.resolving import Resolving
 from kb.engine.sba import StateBasedActions
 from kb.engine.setup import Setup
@@ -53,6 +55,8 @@ class Game(
     ManaAbilities,
     Resolving,
     Effects,
+    ContinuousEffects,
+    Replacements,
     KeywordRules,
     ZoneChanges,
     ResolutionChoices,
@@ -420,4 +424,5 @@ ACTIONS: dict[str, tuple[Any, Any]] = {
     "unlock": (Game._check_unlock, Game._apply_unlock),
     "group": (Game._check_group, Game._apply_group),
     "interrupt_group": (Game._check_interrupt_group, Game._apply_interrupt_group),
+    "replace_first": (Game._check_replace_first, Game._apply_replace_first),
 }

@@ -63,14 +63,16 @@ class KeywordRules(GameState):
                 p,
             )
             return
+        if self.shields and self._regenerate(obj):  # 701.19a
+            return
         self._emit("destroy", f"{obj.label} is destroyed", cite("701.8a"), p)
         self._leave_battlefield([obj], dies=True)
 
     def _sacrifice(
         self, effect: Effect, p: int, item: StackObject, target: tuple[str, int] | None
     ) -> None:
-        """701.21a: each player the effect names sacrifices a creature they control (their
-        announced choice, else the last to arrive), in APNAP order (101.4); it goes to its
+        """701.21a: each player the effect names sacrifices a creature they control (their own
+        announced choice, whoever controls the effect, else the last to arrive), in APNAP order (101.4); it goes to its
         owner's graveyard, so indestructible doesn't stop it, and it dies (700.4)."""
         who = self._players_named(effect, p, target, [p]) or [p]
         chosen: list[GameObject] = []
@@ -85,11 +87,13 @@ class KeywordRules(GameState):
                     q,
                 )
                 continue
-            obj = (self._chosen_sacrifice(q, item, mine) if q == p else None) or mine[-1]
+            obj = self._chosen_sacrifice(q, item, mine) or mine[-1]
             kept = self._indestructible(obj)
             self._emit(
                 "sacrifice",
-                f"{pl.name} sacrifices {obj.label}: it is put into its owner's graveyard"
+                f"{pl.name} sacrifices {obj.label}"
+                # where it goes instead, if a replacement effect applies, is said next (614)
+                + (": it is put into its owner's graveyard" if not self.layered else "")
                 + (" (sacrificing isn't destroying: indestructible doesn't stop it)") * kept,
                 cite("701.21a", "702.12b") if kept else cite("701.21a"),
                 q,
@@ -103,7 +107,7 @@ class KeywordRules(GameState):
     ) -> GameObject | None:
         """The creature the player announced to sacrifice for this resolution, if they control
         it (608.2d)."""
-        names = self._announced(item, "sacrifice")
+        names = self._announced(item, f"sacrifice {p}")
         for name in names or []:
             obj = next((o for o in mine if o.name.lower() == name.lower()), None)
             if obj is not None:

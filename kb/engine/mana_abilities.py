@@ -49,6 +49,11 @@ class ManaAbilities(GameState):
             )
         return None
 
+    def _tap_rule(self, obj: GameObject) -> str:
+        """The rule a refused {T} cost breaks: 107.5 for a tapped permanent, 302.6 for a
+        creature not controlled since its controller's turn began."""
+        return "107.5" if obj.tapped else "302.6"
+
     def _payment_plan(
         self, p: int, cost: ManaCost, exclude: GameObject | None = None
     ) -> list[tuple[GameObject, int]]:
@@ -262,7 +267,7 @@ class ManaAbilities(GameState):
         if targets:
             raise IllegalAction(f"{obj.label}'s mana ability has no target", "605.1a")
         if ability.tap and self._tap_blocked(obj):
-            raise IllegalAction(self._can_tap_for_cost(obj) or "", "605.3a", "302.6")
+            raise IllegalAction(self._can_tap_for_cost(obj) or "", "605.3a", self._tap_rule(obj))
         return ManaPlan(obj, index)
 
     def _apply_mana(self, p: int, plan: ManaPlan) -> None:

@@ -88,6 +88,7 @@ class Modifier:
     step: Step | None = None
     player: int | None = None
     keywords: frozenset[str] = frozenset()  # "gains hexproof until end of turn"
+    stamp: int = 0  # its timestamp (613.7b): an ability-removing effect after it removes keywords
 
 
 @dataclass(slots=True, eq=False)
@@ -120,6 +121,8 @@ class GameObject:
     copy: bool = False  # a copy of a card (707.10): it ceases to exist off the stack (704.5e)
     unlocked: bool = False  # a Room's door (its second half) is unlocked (709.5c)
     named: str = ""  # a conspiracy's hidden agenda: the card name it names (702.106)
+    #: the card as printed, when ``card`` holds what continuous effects made of it (613.1)
+    printed: CardDef | None = None
 
     @property
     def name(self) -> str:
@@ -138,7 +141,8 @@ class Battlefield(list[GameObject]):
     """The battlefield's permanents in the order they arrived, indexed by id and by controller:
     an object is found by id, and a player's permanents are listed, without reading them all.
     Only ``append`` and ``remove`` change it (the index follows them); a new battlefield is a
-    new ``Battlefield``. A permanent's id and controller never change while it is here.
+    new ``Battlefield``. A permanent's id never changes while it is here, nor its controller
+    except through ``recontrol`` (a control-changing effect).
 
     It also keeps the permanents state-based actions must look at (:meth:`watched`): those a
     check of 704.5 applies to (``CardDef.sba_class``), face down or with counters or damage as
@@ -175,6 +179,13 @@ class Battlefield(list[GameObject]):
         if obj.id in self._watched:
             self._watched.discard(obj.id)
             self._watch.remove(obj)
+
+    def recontrol(self, obj: GameObject, p: int) -> None:
+        """A control-changing effect (613.1b) gives the permanent to player ``p``."""
+        old = obj.controller
+        obj.controller = p
+        self._mine[old] = [o for o in self if o.controller == old]
+        self._mine[p] = [o for o in self if o.controller == p]
 
     def watch(self, obj: GameObject) -> None:
         """State-based actions look at this permanent from now on (counters were put on it)."""

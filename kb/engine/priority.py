@@ -100,6 +100,9 @@ class Priority(GameState):
             rules = [*rules, "MTR 4.2"]
         self.passes += 1
         self.priority = None
+        # MTR 4.2: holding priority is announced for the object the player adds next; passing
+        # ends it (it never carries over to a spell cast phases later).
+        self.holding.discard(p)
         team = ""
         if self.teams is not None:
             team = f" for {self.team_label(p)}"

@@ -52,6 +52,9 @@ class Resolving(GameState):
             rules.append("707.10")
         self._emit("resolve", f"{item.name} resolves{note}", rules, p, resolved=item.name)
         targets = iter(zip(item.targets, legal, strict=True))
+        last: tuple[str, int] | None = None
+        if any(e.kind == "shield" and e.spec.self_replacement for e in item.effects):
+            self._begin_self_replacements(item)  # 614.15: they wait for the spell's own events
         for effect in item.effects:
             target = None
             if effect.target:
@@ -64,12 +67,19 @@ class Resolving(GameState):
                         p,
                     )
                     continue
+            elif effect.kind == "shield" and effect.spec.self_replacement:
+                continue
+            elif effect.kind == "shield" and effect.spec.who == "that creature":
+                target = last  # "if that creature would die this turn" (the earlier target)
+            last = target or last
             if effect.kind in _BASIC:
                 self._apply(effect, p, item, target)
             else:
                 self._apply_more(effect, p, item, target)
             if self.game_over:
                 return
+        if self.shields:
+            self._end_self_replacements(item)
         if item.card is not None:
             if item.face_down:
                 obj = self._enter(item.card.card, p, face_down=True)
@@ -95,13 +105,23 @@ class Resolving(GameState):
             else:
                 self._to_graveyard(item.card)
 
-    def _to_graveyard(self, card: GameObject) -> None:
+    def _to_graveyard(self, card: GameObject, dying: bool = False) -> str:
+        """Put a card (or a permanent leaving) into its owner's graveyard, unless a replacement
+        effect sends it elsewhere (614.1a); returns where it went."""
         owner = self.players[card.owner]
-        if owner.in_game:
-            new = self._new_object(card.card, card.owner)
+        printed = card.printed or card.card
+        where = "graveyard"
+        if self.layered:
+            chooser = card.controller if card in self.battlefield or dying else card.owner
+            where = self._graveyard_destination(card, dying, chooser)
+        if owner.in_game and where != "graveyard":
+            self._put_instead(printed, card.owner, where, card.token)
+        elif owner.in_game:
+            new = self._new_object(printed, card.owner)
             new.token = card.token  # a token ceases to exist there as an SBA (704.5d)
             new.copy = card.copy  # so does a copy of a spell (704.5e)
             owner.graveyard.append(new)
+        return where
 
     def _enter(
         self, cdef: CardDef, controller: int, face_down: bool = False, token: bool = False
@@ -115,9 +135,14 @@ class Resolving(GameState):
         self.restrictions = self.restrictions or cdef.no_attacks
         self.rooms = self.rooms or cdef.door is not None
         self.legends = self.legends or cdef.legendary
+        self.layered = self.layered or bool(cdef.statics or cdef.replacements)
         if cdef.loyalty is not None and not face_down:
             obj.counters["loyalty"] = cdef.loyalty  # 306.5b
+        if self.layered and not face_down:
+            self._enter_replacements(obj, cdef, controller)  # 614.1c-d, 614.12
         self.battlefield.append(obj)
+        if self.layered:
+            self._refresh_layers()
         if self.is_creature(obj):
             self._trigger_event("enters", controller=controller, subject=obj)
         return obj
@@ -201,7 +226,15 @@ class Resolving(GameState):
                 step = parse_step(until[len("your next ") :])
                 player = p
             obj.modifiers.append(
-                Modifier(effect.amount, effect.toughness, until, step, player, effect.keywords)
+                Modifier(
+                    effect.amount,
+                    effect.toughness,
+                    until,
+                    step,
+                    player,
+                    effect.keywords,
+                    self._new_id(),
+                )
             )
             gets = (
                 f"gains {' and '.join(sorted(effect.keywords))}"
@@ -234,6 +267,8 @@ class Resolving(GameState):
 
     def _draw(self, p: int, rules: list[str]) -> None:
         pl = self.players[p]
+        if self.layered and self._replace_draw(p):  # 614.11
+            return
         if not pl.library:
             pl.drew_from_empty = True
             self._emit(
@@ -252,19 +287,31 @@ class Resolving(GameState):
         leaves-the-battlefield abilities look back in time (603.10a), so every creature leaving
         in this event sees the others leave."""
         leaving = [o for o in objs if o in self.battlefield]
+        # replacement effects look at the permanents as they are on the battlefield (614.12)
+        where: dict[int, str] = {}
+        if self.layered and to == "graveyard":
+            where = {
+                o.id: self._graveyard_destination(o, dies and self.is_creature(o), o.controller)
+                for o in leaving
+            }
         for obj in leaving:
             self.battlefield.remove(obj)
-            if to == "exile":
-                owner = self.players[obj.owner]
-                if owner.in_game:
-                    exiled = self._new_object(obj.card, obj.owner)
-                    exiled.token = obj.token
-                    owner.exile.append(exiled)
+        if self.layered:
+            self._refresh_layers()
+        for obj in leaving:
+            owner = self.players[obj.owner]
+            went = where.get(obj.id, to)
+            if not owner.in_game:
+                continue
+            if went != "graveyard":
+                self._put_instead(obj.printed or obj.card, obj.owner, went, obj.token)
             else:
-                self._to_graveyard(obj)
+                new = self._new_object(obj.printed or obj.card, obj.owner)
+                new.token = obj.token
+                owner.graveyard.append(new)
         if dies:
-            for obj in leaving:
-                if self.is_creature(obj):
+            for obj in leaving:  # 700.4: only a creature put into a graveyard dies
+                if self.is_creature(obj) and where.get(obj.id, to) == "graveyard":
                     self._trigger_event("dies", obj.controller, subject=obj, lookback=leaving)
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from operator import attrgetter
 
+from kb.engine.cards import unquote
 from kb.engine.objects import Action, GameObject, IllegalAction, cite
 from kb.engine.state import GameState
 from kb.engine.teams import TEAM_POISON_TO_LOSE
@@ -35,6 +36,13 @@ class StateBasedActions(GameState):
             obj.deathtouch_damage = False
         if not (losers or dying or to_graveyard or unattach or annihilate or ceasing or legends):
             return False  # the common case: nothing to do
+        if self.shields:  # said as what would happen: a regeneration shield replaces it
+            dying = [
+                (o, text.replace(" and is destroyed", " and would be destroyed"), r)
+                if r in ("704.5g", "704.5h") and self._regeneration_shield(o)
+                else (o, text, r)
+                for o, text, r in dying
+            ]
         found = losers + dying + to_graveyard + unattach + annihilate + ceasing + legends
         parts = [text for _, text, _ in found]
         rules = ["704.3", *sorted({r for *_, r in found})]
@@ -45,6 +53,9 @@ class StateBasedActions(GameState):
             obj.counters["-1/-1"] -= n
         for obj, _, _ in unattach:
             obj.attached_to = None
+        if self.shields:  # 701.19a: regeneration replaces destruction (704.5g-h), not 704.5f
+            saved = {o.id for o, _, r in dying if r in ("704.5g", "704.5h") and self._regenerate(o)}
+            dying = [d for d in dying if d[0].id not in saved]
         for obj, _, _ in ceasing:
             for pl in self.players:
                 for zone in (pl.graveyard, pl.hand, pl.exile, pl.library):
@@ -98,7 +109,7 @@ class StateBasedActions(GameState):
         graveyard: list[tuple[GameObject, str, str]] = []
         unattach: list[tuple[GameObject, str, str]] = []
         annihilate: list[tuple[GameObject, str, str]] = []
-        quiet = not (self.anthems or self.attachments)
+        quiet = not (self.anthems or self.attachments or self.layered)
         # Only the permanents a check may apply to (a land without counters is never looked at).
         for obj in self.battlefield.watched():
             if not (obj.counters or obj.face_down):
@@ -163,6 +174,7 @@ class StateBasedActions(GameState):
                 or obj.counters
                 or self.anthems
                 or self.attachments
+                or self.layered
                 or (2 if obj.face_down else obj.card.toughness or 0) <= 0
             ):
                 continue  # nothing can have made it lethal or 0: a fast path for 704.5f-h
@@ -229,10 +241,10 @@ class StateBasedActions(GameState):
         for obj in self.battlefield:
             if obj.card.legendary and not obj.face_down:
                 groups.setdefault((obj.controller, obj.name.lower()), []).append(obj)
-        for (p, _), objs in groups.items():
+        for (p, name), objs in groups.items():
             if len(objs) < 2:
                 continue
-            announced = self.legend_choices.pop(p, "")
+            announced = self.legend_choices.pop((p, name), "")
             choice = announced or "new"
             keep = objs[0] if choice == "old" else objs[-1]
             how = "chooses to keep" if announced else "keeps (no choice announced)"
@@ -271,19 +283,33 @@ class StateBasedActions(GameState):
                 seen.add(key)
         return False
 
-    def _check_keep(self, p: int, action: Action) -> str:
+    def _check_keep(self, p: int, action: Action) -> tuple[str, str]:
+        """704.5j: the name is a legendary card's (the rule applies to nothing else)."""
         self._check_in_game(p, action)
         if action.phrase not in ("old", "new"):
             raise IllegalAction("keeps the old <name> | keeps the new <name>", "704.5j")
-        return action.phrase
+        name = unquote(str(action.card or ""))
+        card = self.pool.get(name)
+        if card is None:
+            raise IllegalAction(
+                f"there is no card named {name} (not in cards.toml nor defined with 'card')",
+                "704.5j",
+            )
+        if not card.legendary:
+            raise IllegalAction(
+                f"{card.name} is not legendary: the legend rule never applies to it", "704.5j"
+            )
+        return action.phrase, card.name
 
-    def _apply_keep(self, p: int, choice: str) -> None:
-        """704.5j: the choice the player will make when the legend rule next applies to them."""
-        self.legend_choices[p] = choice
+    def _apply_keep(self, p: int, plan: tuple[str, str]) -> None:
+        """704.5j: the choice the player will make when the legend rule next applies to their
+        permanents of that name."""
+        choice, name = plan
+        self.legend_choices[(p, name.lower())] = choice
         self._emit(
             "choice",
-            f"{self.players[p].name} will keep the {choice}er of their legendary permanents with "
-            "the same name",
+            f"{self.players[p].name} will keep the {choice}er of their legendary permanents named "
+            f"{name}",
             cite("704.5j"),
             p,
         )

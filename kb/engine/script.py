@@ -12,14 +12,17 @@ Setup (before the first action)
     ``option: planechase`` (the planar die, 116.2i, 901.9) ·
     ``turn: Alice, upkeep, turn 1`` (the one form: the active player, the step, and optionally
     the turn number, ``turn 2`` when omitted; turn 1 is the starting player's first turn,
-    103.8a) · ``card <Name>: <definition>`` (see :mod:`kb.engine.cards`; a name with a comma is
+    103.8a) · ``card <Name>: <definition>`` (see :mod:`kb.engine.cards`, and
+    :mod:`kb.engine.layer_text` for static abilities such as ``static nonbasic lands are
+    mountains`` and continuous, replacement and prevention effects; a name with a comma is
     quoted: ``card "Isamaru, Hound of Konda": legendary creature {W} 2/2``) ·
     ``Alice has: hand [A, B]; battlefield [C (tapped)]; graveyard [..]; library 5 | [..];
     exile [D (foretold)]; companion [E]; conspiracy [F (face down, naming Shock)]; life 7;
     pool {R}; poison 3; lands played 1``. Battlefield markers: ``(tapped)``, ``(new)`` or
     ``(summoning sick)``, ``(face down)``, ``(token)``, ``(2 damage)``, ``(1 +1/+1 counter)``,
-    ``(2 -1/-1 counters)``, ``(3 loyalty)``, ``(attached to Grizzly Bears)``, ``(unlocked)`` (a
-    Room's door); several in one pair of parentheses, comma-separated.
+    ``(2 -1/-1 counters)``, ``(3 loyalty)``, ``(attached to Grizzly Bears)`` (a permanent listed
+    before it; ``(attached to "Isamaru, Hound of Konda")``), ``(unlocked)`` (a Room's door);
+    several in one pair of parentheses, comma-separated.
     ``teams: Alice & Bob vs Carol & Dave`` (shared team turns, 117.6, 805, as Two-Headed Giant
     plays them; see :mod:`kb.engine.teams`).
 
@@ -32,18 +35,34 @@ Actions (``<player> <action>``)
     no blockers · discards X (cleanup) ·
     assigns X's combat damage: 2 to A, 4 to B (510.1c; consecutive lines make one announcement) ·
     announces for X: bottom A | top | graveyard A | discard A, B | sacrifice A |
-    new targets A (608.2d) ·
+    new targets A (608.2d; ``sacrifice A`` by the player who will sacrifice, whoever controls
+    X, naming a creature they control, 701.21a) ·
     asks about the choices for X (MTR 4.2) · adds a group: casts A; casts B (MTR 4.2) ·
     interrupts the group at N (MTR 4.2) · pays {U} to stop X (116.2c) · ignores X until end
     of turn (116.2d) · rolls the planar die [(blank | chaos | planeswalk)] (116.2i, with
     ``option: planechase``) · turns the conspiracy X face up (116.2j) · unlocks <door> (116.2m) ·
-    orders triggers A, B · targets A with <source> · keeps the old|new X · holds priority ·
+    orders triggers A, B (two or more sources of the player's triggered abilities, before those
+    abilities go on the stack; it lapses after the next turn) · targets A with <source> (players
+    in the game, permanents or spells; a source of the player's triggered abilities) ·
+    keeps the old|new X (a legendary card's name) · applies X first (616.1) · holds priority ·
     concedes · says "go" · interrupts the shortcut at <step> · ``advance to <player> <step>``.
 
 Expectations (``? <what>: <value>``)
     priority, step, stack, resolved, life/hand/battlefield/graveyard/library/pool/exile/poison
     <player>, pt/counters/loyalty/attached <permanent>, tapped, untapped, lost, game, rejected
     (a rule or words of the refusal), log (words of the last action's trace).
+    What the layers of 613 made of a permanent: ``? types X: Enchantment Creature`` (its type
+    line, exactly), ``? controller X: Bob``, ``? color X: blue`` (or ``colorless``),
+    ``? abilities X: none`` (or words of its abilities), and ``? layers X: <words>``: words of
+    the explanation of its characteristics, one line per effect applied (``layer 7b (base
+    power/toughness set): Humility sets its base power and toughness to 1/1; timestamp order
+    …``), then counters and "until end of turn" changes (7c), then ``result: P/T``.
+
+Replacement and prevention effects (614-616)
+    ``Alice applies Rest in Peace first``: when several replacement or prevention effects
+    would modify one event that affects Alice or what she controls, she applies that one first
+    (616.1; announced before the event, used once, lapsing at the end of the turn). Without it
+    the earliest effect applies first; a self-replacement effect always comes first (616.1a).
 """
 
 from __future__ import annotations
@@ -83,6 +102,11 @@ EXPECT_KEYS = (
     "counters",
     "loyalty",
     "attached",
+    "layers",
+    "types",
+    "controller",
+    "color",
+    "abilities",
 )
 
 
@@ -305,7 +329,7 @@ class _Parser(ActionParser):
             "exile",
             "poison",
         )
-        if what in ("pt", "counters", "loyalty", "attached") and not subject:
+        if what in PERMANENT_KEYS and not subject:
             self.fail(lineno, f"'? {what} <permanent>: …' names a permanent")
             return
         if needs_player and not subject:
@@ -375,3 +399,15 @@ def is_setup(statement: Statement) -> bool:
 
 
 STEP_BY_NAME = {s.value: s for s in Step}
+#: Expectations about one permanent (``? <what> <permanent>: <value>``).
+PERMANENT_KEYS = (
+    "pt",
+    "counters",
+    "loyalty",
+    "attached",
+    "layers",
+    "types",
+    "controller",
+    "color",
+    "abilities",
+)

@@ -47,8 +47,16 @@ def split_list(text: str) -> list[str]:
 
 def _unquote_name(item: str) -> str:
     """``"A, B" (tapped)`` into ``A, B (tapped)`` and ``2 to "A, B"`` into ``2 to A, B``: quotes
-    only group a name, wherever it stands in the item."""
-    return re.sub(r'["“](.+?)["”]', r"\1", item).strip()
+    only group a name, wherever it stands in the item; inside a marker's parentheses they stay
+    (``(attached to "A, B")``), for the marker's own commas."""
+    out, depth = [], 0
+    for ch in item:
+        depth += ch == "("
+        depth -= ch == ")"
+        if ch in '"“”' and depth == 0:
+            continue
+        out.append(ch)
+    return "".join(out).strip()
 
 
 def split_top(text: str, sep: str) -> list[str]:
@@ -218,6 +226,9 @@ class ActionParser:
         m = re.match(r"^interrupts the group at (?:object )?(\d+)$", rest, re.I)
         if m:
             return act("interrupt_group", ability=bounded(m.group(1), "object"))
+        m = re.match(r"^applies (.+?)(?:'s effect)? first$", rest, re.I)
+        if m:
+            return act("replace_first", card=m.group(1).strip())
         m = re.match(r"^pays ((?:\{[^}]*\})+) to stop (.+?)(?:'s effect)?$", rest, re.I)
         if m:
             return act("stop_effect", card=m.group(2).strip(), mana=m.group(1))
@@ -254,7 +265,8 @@ class ActionParser:
             "choices for …, adds a group: …; …, interrupts the group at N, pays {…} to stop …, "
             "ignores … until end of turn, rolls the planar die, "
             "turns the conspiracy … face up, unlocks …, discards, orders "
-            "triggers, targets … with, keeps the old/new …, concedes, holds priority, "
+            "triggers, targets … with, keeps the old/new …, applies … first, concedes, holds "
+            "priority, "
             'says "go", interrupts the shortcut at …)',
         )
         return None

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import re
 
+from kb.engine.cards import unquote
 from kb.engine.limits import MAX_NUMBER, bounded
-from kb.engine.objects import GameObject, ScenarioError
+from kb.engine.objects import GameObject, IllegalAction, ScenarioError
 from kb.engine.state import GameState
 
 
@@ -71,7 +72,7 @@ class Setup(GameState):
             elif m := re.fullmatch(r"(\w+) ([+-]1/[+-]1|loyalty|time) ?(?:counters?)?", marker):
                 obj.counters[m.group(2)] = _count(m.group(1), marker)
             elif m := re.fullmatch(r"attached to (.+)", marker):
-                host = self.find_permanent(m.group(1).strip())
+                host = self._setup_host(name, m.group(1).strip())
                 if not (obj.card.has_sub("aura") or obj.card.has_sub("equipment")):
                     raise ScenarioError(f"{name} is not an Aura or Equipment: it can't be attached")
                 obj.attached_to = host.id
@@ -88,7 +89,19 @@ class Setup(GameState):
         self.restrictions = self.restrictions or obj.card.no_attacks
         self.rooms = self.rooms or obj.card.door is not None
         self.legends = self.legends or obj.card.legendary
+        self.layered = self.layered or bool(obj.card.statics or obj.card.replacements)
         self.battlefield.append(obj)
+
+    def _setup_host(self, name: str, ref: str) -> GameObject:
+        """The permanent an Aura or Equipment of the setup is attached to: one listed before it
+        (a setup error naming both otherwise, never an uncaught refusal)."""
+        try:
+            return self.find_permanent(unquote(ref))
+        except IllegalAction:
+            raise ScenarioError(
+                f"({name} attached to {unquote(ref)}): there is no {unquote(ref)} on the "
+                "battlefield yet; list the permanent before what is attached to it"
+            ) from None
 
     def _setup_exiled(self, obj: GameObject, markers: list[str]) -> None:
         """A card in exile: foretold, plotted or suspended (with time counters) in an earlier
@@ -153,5 +166,30 @@ def _markers(raw: str) -> tuple[str, list[str]]:
                 break
         inner = name[i + 1 : -1]
         name = name[:i].strip()
-        markers[:0] = [" ".join(m.lower().split()) for m in inner.split(",") if m.strip()]
+        markers[:0] = [_marker_case(m) for m in _split_markers(inner) if m.strip()]
     return name, markers
+
+
+def _split_markers(inner: str) -> list[str]:
+    """The markers of one pair of parentheses, split at commas outside quotes (``attached to
+    "Isamaru, Hound of Konda"``)."""
+    parts, quoted, current = [], False, ""
+    for ch in inner:
+        if ch in '"“”':
+            quoted = not quoted
+        if ch == "," and not quoted:
+            parts.append(current)
+            current = ""
+        else:
+            current += ch
+    parts.append(current)
+    return parts
+
+
+def _marker_case(marker: str) -> str:
+    """A marker in lower case with single spaces; the name it attaches to keeps its case."""
+    words = " ".join(marker.split())
+    m = re.match(r"^(attached to )(.+)$", words, re.I)
+    if m:  # the name as written, for messages
+        return m.group(1).lower() + m.group(2)
+    return words.lower()

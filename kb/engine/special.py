@@ -98,10 +98,13 @@ class SpecialActions(GameState):
             raise IllegalAction(f"no card named for {what}", rule)
         if what == "companion":
             card = pl.companion
+            if pl.companion_used:  # checked first: the companion is in the hand by now
+                raise IllegalAction(
+                    f"{pl.name} already put their companion into their hand: once a game",
+                    "116.2g",
+                )
             if card is None or card.name.lower() != str(action.card).strip().lower():
                 raise IllegalAction(f"{action.card} is not {pl.name}'s companion", "702.139a")
-            if pl.companion_used:
-                raise IllegalAction("a companion is put into hand once a game", "116.2g")
             self._check_main_phase_empty_stack(p, rule)
             return ManaCostPlan(card, self._payment_plan(p, COMPANION_COST))
         try:

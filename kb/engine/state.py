@@ -54,6 +54,7 @@ class GameState:
         self.pending: list[PendingTrigger] = []
         self.delayed: list[DelayedTrigger] = []
         self.trigger_order: dict[int, list[str]] = {}
+        self.trigger_order_turn: dict[int, int] = {}  # the turn each order was announced
         self.holding: set[int] = set()
         self.shortcut: Shortcut | None = None
         self.cleanup_again = False
@@ -66,7 +67,7 @@ class GameState:
         self.attackers_declared = False  # 508.8: whether creatures were declared as attackers
         self.combat_return: int | None = None  # MTR 4.2: AP gets priority again in combat
         self.trigger_targets: dict[int, dict[str, list[str]]] = {}  # announced targets (603.3d)
-        self.legend_choices: dict[int, str] = {}  # announced choices for the legend rule
+        self.legend_choices: dict[tuple[int, str], str] = {}  # (player, name): old | new (704.5j)
         self.rewind: dict[str, Any] | None = None  # the game as the last shortcut began
         self.plan_memo: dict[Any, Any] | None = None  # payment plans while enumerating
         self._by_name = {p.name: p for p in self.players}
@@ -88,6 +89,17 @@ class GameState:
         self.anthems = False  # whether a permanent with an anthem was ever on the battlefield
         self.tokens = False  # whether a token was ever on the battlefield (704.5d)
         self.actions_taken = 0
+        # continuous effects (611, 613; kb.engine.continuous) and replacement effects (614-616)
+        self.layered = False  # whether a layered effect beyond an anthem was ever in the game
+        self.refreshing = False
+        self.continuous: list[Any] = []  # from resolved spells and abilities
+        self.base_controllers: dict[int, int] = {}  # controller before control effects
+        self.layer_chars: dict[int, Any] = {}  # the layers' last result, by permanent
+        self.layer_inputs: Any = None  # what that result was computed from
+        self.layer_views: dict[Any, Any] = {}  # characteristics made into card definitions
+        self.shields: list[Any] = []  # replacement and prevention effects of resolutions
+        self.replace_first: dict[int, str] = {}  # 616.1: the source a player applies first
+        self.replacing: set[int] = set()  # effects applying now: not again to their own (614.5)
         self.listed_actions: dict[Any, Action] = {}  # listed actions made once (they are values)
         self._next_id = 1
 
@@ -196,6 +208,8 @@ class GameState:
         attached Aura or Equipment (a face-down permanent has no abilities, 708.2)."""
         if obj.face_down:
             return False
+        if self.layered:  # an effect that removed all abilities removes those granted before it
+            return self._has_layered(obj, keyword)
         if keyword in obj.card.keywords or keyword in obj.granted:
             return True
         if obj.modifiers and any(keyword in m.keywords for m in obj.modifiers):
@@ -204,12 +218,26 @@ class GameState:
             keyword in bonus[2] for bonus in self._attached_bonuses(obj)
         )
 
+    def _has_layered(self, obj: GameObject, keyword: str) -> bool:
+        lost = self._lost_at(obj)  # type: ignore[attr-defined]
+        if keyword in obj.card.keywords or (keyword in obj.granted and not lost):
+            return True
+        if any(keyword in m.keywords and m.stamp > lost for m in obj.modifiers):
+            return True
+        return any(
+            keyword in aura.card.attached_bonus[2]
+            for aura in self.battlefield
+            if aura.attached_to == obj.id and aura.card.attached_bonus and aura.id > lost
+        )
+
     def is_creature(self, obj: GameObject) -> bool:
         """Whether a permanent is a creature (a face-down spell or permanent is a 2/2 creature, 702.37a, 702.37c)."""
         return obj.face_down or obj.card.kind_flags[0]
 
     def power(self, obj: GameObject) -> int:
         """Power after counters, modifiers and static abilities (613.4)."""
+        if self.layered:
+            return self._layered_pt(obj)[0]  # type: ignore[attr-defined]
         base = 2 if obj.face_down else obj.card.power or 0
         return (
             base
@@ -221,6 +249,8 @@ class GameState:
 
     def toughness(self, obj: GameObject) -> int:
         """Toughness after counters, modifiers and static abilities (613.4)."""
+        if self.layered:
+            return self._layered_pt(obj)[1]  # type: ignore[attr-defined]
         base = 2 if obj.face_down else obj.card.toughness or 0
         return (
             base
@@ -282,6 +312,8 @@ class GameState:
             name = None if player is None else players[player].name
             event = Event(len(events) + 1, kind, text, rules, name, self.turn, None, "", data)
         events.append(event)
+        if self.layered and not self.refreshing:  # the layers follow every change (613.5)
+            self._refresh_layers()  # type: ignore[attr-defined]
         return event
 
     def trace_text(self, events: list[Event] | None = None) -> str:
@@ -369,6 +401,15 @@ class GameState:
             for obj in hand:
                 if obj.name.lower() == name:
                     return obj
+            # "casts Shock targetting Bob": words the language doesn't know, not a card's name
+            for obj in sorted(hand, key=lambda o: -len(o.name)):
+                if name.startswith(obj.name.lower() + " "):
+                    extra = unquote(ref)[len(obj.name) :].strip()
+                    raise IllegalAction(
+                        f"unknown words {extra!r} after {obj.name} (a cast reads: casts <card> "
+                        "[from exile] [face down] [choosing mode N] [targeting A, B])",
+                        "601.2a",
+                    )
         raise IllegalAction(f"{ref} is not in {self.players[p].name}'s hand", "601.2a")
 
     def _object(self, oid: int) -> GameObject | None:
@@ -494,6 +535,12 @@ class GameState:
                 [obj(c) for c in self.conspiracies],
                 [(d.source, d.stop_cost, d.stopper) for d in self.delayed],
                 {k: dict(v) for k, v in self.resolution_choices.items()},
+            ),
+            "layers": (
+                [(e.stamp, e.affected, e.until) for e in self.continuous],
+                [(s.name, s.stamp, s.used, s.remaining) for s in self.shields],
+                dict(self.replace_first),
+                dict(self.base_controllers),
             ),
             "next_id": self._next_id,
         }

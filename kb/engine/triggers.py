@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from kb.engine.cards import Effect
+from kb.engine.cards import Effect, unquote
 from kb.engine.objects import (
     Action,
     GameObject,
@@ -151,6 +151,7 @@ class Triggers(GameState):
                     )
                 )
                 self.trigger_order.pop(p, None)
+                self.trigger_order_turn.pop(p, None)
             for trig in mine:
                 targets = self._auto_targets(trig)
                 if targets is None:
@@ -231,13 +232,48 @@ class Triggers(GameState):
             out.append(choice)
         return out
 
+    def _trigger_sources(self, p: int) -> set[str]:
+        """The names of what may give player ``p`` triggered abilities: permanents they control
+        with one, their delayed triggers, their suspended cards and their waiting triggers."""
+        names = {o.name.lower() for o in self.battlefield.of(p) if o.card.triggers}
+        names |= {d.source.lower() for d in self.delayed if d.controller == p}
+        names |= {c.name.lower() for c in self.players[p].exile if c.exiled_as == "suspended"}
+        names |= {t.source.lower() for t in self.pending if t.controller == p}
+        return names
+
     def _check_order_triggers(self, p: int, action: Action) -> tuple[str, ...]:
+        """603.3b: the order names two or more sources of the player's own triggered abilities,
+        before those abilities are put on the stack (the order is chosen as they are)."""
         self._check_in_game(p, action)
-        return action.names
+        names = tuple(unquote(n) for n in action.names)
+        if len(names) < 2:
+            raise IllegalAction("orders triggers names two sources or more: A, B", "603.3b")
+        sources = self._trigger_sources(p)
+        unknown = [n for n in names if n.lower() not in sources]
+        if unknown:
+            raise IllegalAction(
+                f"{unknown[0]} is not the source of a triggered ability "
+                f"{self.players[p].name} controls",
+                "603.3b",
+            )
+        stacked = {
+            s.name.lower().removesuffix(" trigger")
+            for s in self.stack
+            if s.kind == "triggered ability" and s.controller == p
+        }
+        if sum(n.lower() in stacked for n in names) >= 2:
+            raise IllegalAction(
+                "those triggered abilities are already on the stack: their order is chosen as "
+                "they are put on it",
+                "603.3b",
+            )
+        return names
 
     def _apply_order_triggers(self, p: int, names: tuple[str, ...]) -> None:
-        """603.3b: the order in which the player's next simultaneous triggers go on the stack."""
+        """603.3b: the order in which the player's next simultaneous triggers go on the stack;
+        it lapses at the end of the next turn if no such batch came (:meth:`_lapse_orders`)."""
         self.trigger_order[p] = [n.lower() for n in names]
+        self.trigger_order_turn[p] = self.turn
         self._emit(
             "choice",
             f"{self.players[p].name} will put their triggered abilities on the stack in this order: "
@@ -246,13 +282,56 @@ class Triggers(GameState):
             p,
         )
 
+    def _lapse_orders(self) -> None:
+        """A turn begins: trigger orders announced before the previous turn lapse, unused."""
+        for p, made in list(self.trigger_order_turn.items()):
+            if made < self.turn - 1:
+                self.trigger_order.pop(p, None)
+                del self.trigger_order_turn[p]
+                self._emit(
+                    "note",
+                    f"{self.players[p].name}'s announced order of triggered abilities lapses "
+                    "unused",
+                    cite("603.3b"),
+                    p,
+                )
+
     def _check_trigger_targets(self, p: int, action: Action) -> tuple[str, list[str]]:
         self._check_in_game(p, action)
         if not action.card or not action.targets:
             raise IllegalAction(
                 "name the targets and the source: targets <A> with <source>", "603.3d"
             )
-        return str(action.card), [str(t) for t in action.targets]
+        source = unquote(str(action.card)).removesuffix(" trigger").removesuffix("'s ability")
+        if source.lower() not in self._trigger_sources(p):
+            raise IllegalAction(
+                f"{source} is not the source of a triggered ability {self.players[p].name} "
+                "controls",
+                "603.3d",
+            )
+        for ref in action.targets:
+            self._check_target_name(str(ref))
+        return source, [str(t) for t in action.targets]
+
+    def _check_target_name(self, ref: str) -> None:
+        """An announced target names a player still in the game, a permanent or a spell."""
+        name = unquote(ref)
+        low = name.lower()
+        player = next((q for q in self.players if q.name.lower() == low), None)
+        if player is not None:
+            if not player.in_game:
+                raise IllegalAction(f"{player.name} has left the game", "603.3d", "800.4a")
+            return
+        if any(item.name.lower() == low for item in self.stack):
+            return
+        try:
+            self.permanents_named(name)
+        except IllegalAction:
+            raise IllegalAction(
+                f"{name} is neither a player in the game nor a permanent or a spell",
+                "603.3d",
+                "115.1",
+            ) from None
 
     def _apply_trigger_targets(self, p: int, plan: tuple[str, list[str]]) -> None:
         """603.3d: the targets the player will choose for their next ability from that source."""

@@ -154,6 +154,9 @@ class Turns(GameState):
             obj.damage = 0
             if obj.modifiers:  # most permanents have none: no new list for them
                 obj.modifiers = [m for m in obj.modifiers if m.until not in ("end of turn",)]
+        if self.layered:  # continuous, replacement and prevention effects of this turn end
+            self._expire_shields()
+            self._expire_continuous()
         self._emit(
             "turn-based action",
             'damage wears off and "until end of turn" effects end',
@@ -264,6 +267,8 @@ class Turns(GameState):
             pl.lands_played = 0
         self.cleanup_again = False
         self.step = Step.UNTAP
+        if self.trigger_order_turn:
+            self._lapse_orders()
         self._emit(
             "turn",
             f"{self.players[nxt].name}'s turn {self.turn} begins",
@@ -302,7 +307,7 @@ class Turns(GameState):
     def _discard(self, p: int, card: GameObject, rules: list[str]) -> None:
         pl = self.players[p]
         pl.hand.remove(card)
-        pl.graveyard.append(self._new_object(card.card, card.owner))
+        self._to_graveyard(card)  # or where a replacement effect puts it (614.1a)
         self._emit("discard", f"{pl.name} discards {card.name}", rules, p)
         self._trigger_event("discard", controller=p)
 

@@ -63,7 +63,7 @@ class ZoneChanges(GameState):
             )
             return
         owner.exile.remove(exiled)
-        new = self._enter(obj.card, controller)
+        new = self._enter(obj.printed or obj.card, controller)
         self._emit(
             "enter",
             f"{new.label} returns to the battlefield under {self.players[controller].name}'s "
@@ -81,7 +81,7 @@ class ZoneChanges(GameState):
         note = ""
         rules = cite("400.7")
         if owner.in_game:
-            card = self._new_object(obj.card, obj.owner)
+            card = self._new_object(obj.printed or obj.card, obj.owner)
             card.token = obj.token
             owner.hand.append(card)
         if obj.token:

@@ -175,7 +175,7 @@ def test_card_language():
 @pytest.mark.parametrize(
     ("definition", "word"),
     [
-        ("creature — Goblin {R} 1/1", "'Goblin'"),
+        ("creature — Sliver {R} 1/1", "'Sliver'"),
         ("snow creature {G} 2/2", "'snow'"),
         ("tribal instant {R}; deal 1 damage to any target", "'tribal'"),
         ("creature {G} 2/2; fear", "'fear'"),
