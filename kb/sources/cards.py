@@ -7,9 +7,11 @@ parsed as a stream (ijson) so a 100 MB file never sits in memory as text or as o
 one card's JSON at a time becomes a :class:`kb.cards.model.Card`.
 
 Faults are reported, not raised, wherever the rest can still be read: a damaged card (a wrong
-shape, no name, a name longer than :data:`MAX_NAME`, text holding HTML tags or a lone surrogate)
-is skipped and reported as a :class:`CardProblem` naming the file, the card's index and name and
-the byte offset in the uncompressed JSON where the parser stood. A truncated or malformed file
+shape, no name, a name longer than :data:`MAX_NAME`, an Oracle name, type line or text holding
+HTML markup or a lone surrogate) is skipped and reported as a :class:`CardProblem` naming the
+file, the card's index and name and the byte offset in the uncompressed JSON where the parser
+stood. The same fault in a printed translation or a ruling (the 2022 AtomicCards has "&lt;" in
+three French texts) leaves out only that translation or ruling, reported as a warning. A truncated or malformed file
 keeps the cards read before the fault and reports where it stopped. Only a file that is not a
 card file at all (not JSON, an unknown shape) raises :class:`CardFileError`.
 
@@ -297,13 +299,17 @@ def iter_cards(
                 card_name = key if isinstance(key, str) else _guess_name(value)
                 try:
                     card = convert(key, value, name, index)
-                    _check(card)
+                    warnings = _check(card)
                     _check_lone(stream, card)
                 except _Damaged as exc:
                     problems.append(
                         CardProblem(name, f"card skipped: {exc}", index, card_name, stream.start)
                     )
                     continue
+                problems.extend(
+                    CardProblem(name, w, index, card.name, stream.start, "warning")
+                    for w in warnings
+                )
                 last_name = card.name
                 yield card
         if index < 0:
@@ -531,20 +537,52 @@ def _strings_of(card: Card) -> Iterator[tuple[str, str]]:
         yield f"ruling of {ruling.date}", ruling.text
 
 
-def _check(card: Card) -> None:
-    """Damage no real card has: an overlong name, HTML tags, lone surrogates."""
+def _fault(text: str) -> str | None:
+    if _SURROGATE.search(text):
+        return "a lone surrogate"
+    tag = _HTML.search(text)
+    return f"HTML ({tag[0][:40]!r})" if tag else None
+
+
+def _check(card: Card) -> list[str]:
+    """Damage no real card has: an overlong name, HTML, lone surrogates. In the Oracle name, type
+    line or text it skips the card (raises); in a printed translation or a ruling it drops that
+    translation or ruling and is returned as a warning (the card is still right in English)."""
     if not card.name.strip():
         raise _Damaged("empty name")
     for face in card.faces:
         if len(face.name) > MAX_NAME or len(card.name) > MAX_NAME:
             longest = max(len(face.name), len(card.name))
             raise _Damaged(f"a name of {longest} characters (more than {MAX_NAME})")
-    for what, text in _strings_of(card):
-        if _SURROGATE.search(text):
-            raise _Damaged(f"{what} holds a lone surrogate")
-        tag = _HTML.search(text)
-        if tag:
-            raise _Damaged(f"{what} holds HTML ({tag[0][:40]!r})")
+    for what, text in (("name", card.name),) + tuple(
+        (f"{f.name[:40]!r} {part}", value)
+        for f in card.faces
+        for part, value in (("name", f.name), ("type line", f.type_line), ("text", f.text))
+    ):
+        fault = _fault(text)
+        if fault:
+            raise _Damaged(f"{what} holds {fault}")
+    warnings: list[str] = []
+    for face in card.faces:
+        for lang, printed in list(face.printed.items()):
+            for part in ("name", "type_line", "text"):
+                fault = _fault(getattr(printed, part))
+                if fault:
+                    warnings.append(
+                        f"{face.name[:40]!r} {lang} {part.replace('_', ' ')} holds {fault}; "
+                        f"the {lang} text of this face was left out"
+                    )
+                    del face.printed[lang]
+                    break
+    kept = []
+    for ruling in card.rulings:
+        fault = _fault(ruling.text)
+        if fault:
+            warnings.append(f"ruling of {ruling.date} holds {fault}; left out")
+        else:
+            kept.append(ruling)
+    card.rulings = kept
+    return warnings
 
 
 def _check_lone(stream: _Counting, card: Card) -> None:
