@@ -35,7 +35,16 @@ from typing import IO, Any
 
 import ijson
 
-from kb.cards.model import Card, Face, Printed, Ruling
+from kb.cards.model import Card
+from kb.sources.card_shapes import (
+    MAX_NAME,
+    Damaged,
+    check,
+    from_atomic,
+    from_scryfall,
+    guess_name,
+    strings_of,
+)
 
 __all__ = [
     "MAX_NAME",
@@ -47,8 +56,6 @@ __all__ = [
     "sniff",
 ]
 
-#: A name longer than this is damage, not a card (the longest real one is about 150 characters).
-MAX_NAME = 300
 #: Bytes handed to the JSON parser at a time; a syntax error lies within the last such read.
 CHUNK = 64 * 1024
 
@@ -58,20 +65,11 @@ _MAGIC: tuple[tuple[bytes, str], ...] = (
     (b"BZh", "bzip2"),
     (b"PK\x03\x04", "zip"),
 )
-# markup, not prose in angle brackets ("<spooky music>" is a real ruling): HTML element names only
-_HTML = re.compile(
-    r"<\s*/?\s*(?:a|abbr|b|br|div|em|font|h[1-6]|hr|i|img|li|ol|p|script|small|span|strong|"
-    r"style|sub|sup|table|td|th|tr|u|ul|iframe)\b[^<>]*>|&(?:lt|gt|amp|nbsp|quot|#\d+);",
-    re.IGNORECASE,
-)
-_SURROGATE = re.compile(r"[\ud800-\udfff]")
 # a \uD800-\uDBFF escape not followed by a low one, or a \uDC00-\uDFFF escape not preceded by one
 _LONE_ESCAPE = re.compile(
     rb"\\u[dD][89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F][0-9a-fA-F]{2})"
     rb"|(?<![0-9a-fA-F]{2})(?<!\\u[dD][89abAB])\\u[dD][c-fC-F][0-9a-fA-F]{2}"
 )
-_FOREIGN = {"French": "fr", "Japanese": "ja"}
-_SUPERTYPES = frozenset({"Basic", "Legendary", "Ongoing", "Snow", "World", "Elite", "Host"})
 
 
 @dataclass(slots=True)
@@ -122,17 +120,6 @@ class CardFile:
     cards: list[Card] = field(default_factory=list)
     problems: list[CardProblem] = field(default_factory=list)
     meta: dict[str, Any] = field(default_factory=dict)
-
-
-class _Damaged(Exception):
-    """One card's JSON cannot be made a card (caught per card, reported as a CardProblem)."""
-
-
-class _NoText(_Damaged):
-    """A Scryfall face with no ``oracle_text`` key at all (Scryfall writes "" for no text)."""
-
-    def __init__(self, face: str) -> None:
-        super().__init__(f"face {face[:60]!r} has no 'oracle_text'")
 
 
 class _Counting:
@@ -285,23 +272,23 @@ def iter_cards(
         if meta is not None:
             meta.update(_atomic_meta(path))
         entries = ijson.kvitems(stream, "data", use_float=True, buf_size=CHUNK)
-        convert: Callable[[Any, Any, str, int], Card] = _from_atomic
+        convert: Callable[[Any, Any, str, int], Card] = from_atomic
     else:
         entries = (
             (None, item) for item in ijson.items(stream, "item", use_float=True, buf_size=CHUNK)
         )
-        convert = _from_scryfall
+        convert = from_scryfall
     index = -1
     last_name: str | None = None
     try:
         with raw:
             for index, (key, value) in enumerate(entries):
-                card_name = key if isinstance(key, str) else _guess_name(value)
+                card_name = key if isinstance(key, str) else guess_name(value)
                 try:
                     card = convert(key, value, name, index)
-                    warnings = _check(card)
+                    warnings = check(card)
                     _check_lone(stream, card)
-                except _Damaged as exc:
+                except Damaged as exc:
                     problems.append(
                         CardProblem(name, f"card skipped: {exc}", index, card_name, stream.start)
                     )
@@ -354,239 +341,8 @@ def _atomic_meta(path: Path) -> dict[str, Any]:
     return {}
 
 
-def _guess_name(value: Any) -> str | None:
-    if isinstance(value, dict) and isinstance(value.get("name"), str):
-        return value["name"]
-    return None
-
-
-def _str(obj: dict[str, Any], key: str, what: str, *, required: bool = False) -> str:
-    value = obj.get(key)
-    if value is None:
-        if required:
-            raise _Damaged(f"{what} has no {key!r}")
-        return ""
-    if not isinstance(value, str):
-        raise _Damaged(f"{what}: {key!r} is {type(value).__name__}, not a string")
-    return value
-
-
-def _opt(obj: dict[str, Any], key: str) -> str | None:
-    value = obj.get(key)
-    return None if value is None else str(value)
-
-
-def _strings(obj: dict[str, Any], key: str, what: str) -> list[str]:
-    value = obj.get(key) or []
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise _Damaged(f"{what}: {key!r} is not a list of strings")
-    return list(value)
-
-
-def _number(obj: dict[str, Any], key: str) -> float:
-    value = obj.get(key)
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else 0.0
-
-
-def _from_atomic(key: Any, value: Any, path: str, index: int) -> Card:
-    """A card from AtomicCards' ``name: [face, …]`` entry."""
-    if not isinstance(value, list) or not value or not all(isinstance(f, dict) for f in value):
-        raise _Damaged("expected a non-empty list of face objects")
-    faces_json = sorted(value, key=lambda f: str(f.get("side") or ""))
-    first = faces_json[0]
-    name = _str(first, "name", "face", required=True)
-    if name != key:
-        raise _Damaged(f"key {str(key)[:60]!r} differs from the card's name {name[:60]!r}")
-    faces = [_atomic_face(f, i) for i, f in enumerate(faces_json)]
-    keywords: list[str] = []
-    for f in faces_json:
-        keywords.extend(k for k in _strings(f, "keywords", "face") if k not in keywords)
-    rulings_json = first.get("rulings") or []
-    if not isinstance(rulings_json, list):
-        raise _Damaged("'rulings' is not a list")
-    rulings = [
-        Ruling(_str(r, "date", "ruling"), _str(r, "text", "ruling"))
-        for r in rulings_json
-        if isinstance(r, dict)
-    ]
-    identifiers = first.get("identifiers") if isinstance(first.get("identifiers"), dict) else {}
-    rank = first.get("edhrecRank")
-    return Card(
-        name=name,
-        layout=_str(first, "layout", "card") or "normal",
-        faces=faces,
-        mana_value=_number(first, "manaValue"),
-        keywords=keywords,
-        rulings=rulings,
-        oracle_id=_opt(identifiers or {}, "scryfallOracleId"),
-        rank=int(rank) if isinstance(rank, int | float) else None,
-        source=path,
-        index=index,
-    )
-
-
-def _atomic_face(f: dict[str, Any], i: int) -> Face:
-    what = f"face {i}"
-    face = Face(
-        name=_str(f, "faceName", what) or _str(f, "name", what, required=True),
-        type_line=_str(f, "type", what, required=True),
-        text=_str(f, "text", what),
-        mana_cost=_str(f, "manaCost", what),
-        mana_value=_number(f, "faceManaValue" if "faceManaValue" in f else "manaValue"),
-        supertypes=_strings(f, "supertypes", what),
-        types=_strings(f, "types", what),
-        subtypes=_strings(f, "subtypes", what),
-        power=_opt(f, "power"),
-        toughness=_opt(f, "toughness"),
-        loyalty=_opt(f, "loyalty"),
-        defense=_opt(f, "defense"),
-        side=_opt(f, "side"),
-    )
-    foreign = f.get("foreignData") or []
-    if not isinstance(foreign, list):
-        raise _Damaged(f"{what}: 'foreignData' is not a list")
-    for entry in foreign:
-        lang = _FOREIGN.get(entry.get("language")) if isinstance(entry, dict) else None
-        if lang is None or lang in face.printed:
-            continue
-        printed_name = _str(entry, "faceName", f"{what} {lang}") or _str(entry, "name", lang)
-        if printed_name:
-            face.printed[lang] = Printed(
-                printed_name, _str(entry, "type", f"{what} {lang}"), _str(entry, "text", lang)
-            )
-    return face
-
-
-def _from_scryfall(_key: Any, value: Any, path: str, index: int) -> Card:
-    """A card from one object of Scryfall's Oracle Cards array."""
-    if not isinstance(value, dict):
-        raise _Damaged(f"expected a card object, found {type(value).__name__}")
-    if value.get("object") != "card":
-        raise _Damaged(f"'object' is {value.get('object')!r}, not 'card'")
-    name = _str(value, "name", "card", required=True)
-    faces_json = value.get("card_faces")
-    if faces_json is not None and (
-        not isinstance(faces_json, list) or not all(isinstance(f, dict) for f in faces_json)
-    ):
-        raise _Damaged("'card_faces' is not a list of face objects")
-    sides = "abcdefgh"
-    if faces_json:
-        faces = [
-            _scryfall_face(f, value, f"face {i}", sides[i] if i < len(sides) else None)
-            for i, f in enumerate(faces_json)
-        ]
-    else:
-        faces = [_scryfall_face(value, value, "card", None)]
-    rank = value.get("edhrec_rank")
-    return Card(
-        name=name,
-        layout=_str(value, "layout", "card") or "normal",
-        faces=faces,
-        mana_value=_number(value, "cmc"),
-        keywords=_strings(value, "keywords", "card"),
-        rulings=[],  # Scryfall publishes rulings in a separate bulk file
-        oracle_id=_opt(value, "oracle_id"),
-        rank=int(rank) if isinstance(rank, int | float) else None,
-        source=path,
-        index=index,
-    )
-
-
-def _scryfall_face(f: dict[str, Any], card: dict[str, Any], what: str, side: str | None) -> Face:
-    if "oracle_text" not in f:
-        raise _NoText(_str(f, "name", what, required=True))
-    type_line = _str(f, "type_line", what)
-    supertypes, types, subtypes = _split_type_line(type_line)
-    return Face(
-        name=_str(f, "name", what, required=True),
-        type_line=type_line,
-        text=_str(f, "oracle_text", what),
-        mana_cost=_str(f, "mana_cost", what),
-        mana_value=_number(f, "cmc") if "cmc" in f else _number(card, "cmc"),
-        supertypes=supertypes,
-        types=types,
-        subtypes=subtypes,
-        power=_opt(f, "power"),
-        toughness=_opt(f, "toughness"),
-        loyalty=_opt(f, "loyalty"),
-        defense=_opt(f, "defense"),
-        side=side,
-    )
-
-
-def _split_type_line(type_line: str) -> tuple[list[str], list[str], list[str]]:
-    """``Legendary Creature — Elf Druid`` -> supertypes, card types, subtypes."""
-    left, _, right = type_line.partition("—")
-    words = left.split()
-    supers = [w for w in words if w in _SUPERTYPES]
-    types = [w for w in words if w not in _SUPERTYPES]
-    return supers, types, right.split()
-
-
-def _strings_of(card: Card) -> Iterator[tuple[str, str]]:
-    yield "name", card.name
-    for face in card.faces:
-        yield f"{face.name[:40]!r} name", face.name
-        yield f"{face.name[:40]!r} type line", face.type_line
-        yield f"{face.name[:40]!r} text", face.text
-        for lang, printed in face.printed.items():
-            yield f"{face.name[:40]!r} {lang} name", printed.name
-            yield f"{face.name[:40]!r} {lang} text", printed.text
-            yield f"{face.name[:40]!r} {lang} type line", printed.type_line
-    for ruling in card.rulings:
-        yield f"ruling of {ruling.date}", ruling.text
-
-
-def _fault(text: str) -> str | None:
-    if _SURROGATE.search(text):
-        return "a lone surrogate"
-    tag = _HTML.search(text)
-    return f"HTML ({tag[0][:40]!r})" if tag else None
-
-
-def _check(card: Card) -> list[str]:
-    """Damage no real card has: an overlong name, HTML, lone surrogates. In the Oracle name, type
-    line or text it skips the card (raises); in a printed translation or a ruling it drops that
-    translation or ruling and is returned as a warning (the card is still right in English)."""
-    if not card.name.strip():
-        raise _Damaged("empty name")
-    for face in card.faces:
-        if len(face.name) > MAX_NAME or len(card.name) > MAX_NAME:
-            longest = max(len(face.name), len(card.name))
-            raise _Damaged(f"a name of {longest} characters (more than {MAX_NAME})")
-    for what, text in (("name", card.name),) + tuple(
-        (f"{f.name[:40]!r} {part}", value)
-        for f in card.faces
-        for part, value in (("name", f.name), ("type line", f.type_line), ("text", f.text))
-    ):
-        fault = _fault(text)
-        if fault:
-            raise _Damaged(f"{what} holds {fault}")
-    warnings: list[str] = []
-    for face in card.faces:
-        for lang, printed in list(face.printed.items()):
-            for part in ("name", "type_line", "text"):
-                fault = _fault(getattr(printed, part))
-                if fault:
-                    warnings.append(
-                        f"{face.name[:40]!r} {lang} {part.replace('_', ' ')} holds {fault}; "
-                        f"the {lang} text of this face was left out"
-                    )
-                    del face.printed[lang]
-                    break
-    kept = []
-    for ruling in card.rulings:
-        fault = _fault(ruling.text)
-        if fault:
-            warnings.append(f"ruling of {ruling.date} holds {fault}; left out")
-        else:
-            kept.append(ruling)
-    card.rulings = kept
-    return warnings
-
-
 def _check_lone(stream: _Counting, card: Card) -> None:
     """A lone \\uD8xx escape (the parser turns it into '?') found in the bytes of this card."""
-    if stream.lone and any("?" in text for _, text in _strings_of(card)):
+    if stream.lone and any("?" in text for _, text in strings_of(card)):
         offset = stream.lone.pop(0)
-        raise _Damaged(f"a lone surrogate escape at byte {offset}")
+        raise Damaged(f"a lone surrogate escape at byte {offset}")
