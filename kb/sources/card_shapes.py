@@ -58,11 +58,13 @@ def guess_name(value: Any) -> str | None:
 
 
 def _str(obj: dict[str, Any], key: str, what: str, *, required: bool = False) -> str:
-    value = obj.get(key)
-    if value is None:
+    if key not in obj:
         if required:
             raise Damaged(f"{what} has no {key!r}")
         return ""
+    value = obj[key]
+    if value is None:
+        raise Damaged(f"{what}: {key!r} is null")
     if not isinstance(value, str):
         raise Damaged(f"{what}: {key!r} is {type(value).__name__}, not a string")
     return value

@@ -58,6 +58,8 @@ __all__ = [
 
 #: Bytes handed to the JSON parser at a time; a syntax error lies within the last such read.
 CHUNK = 64 * 1024
+#: Bytes read to recognise a file (its compression and its JSON shape).
+HEAD = 256 * 1024
 
 _MAGIC: tuple[tuple[bytes, str], ...] = (
     (b"\x1f\x8b", "gzip"),
@@ -68,7 +70,7 @@ _MAGIC: tuple[tuple[bytes, str], ...] = (
 # a \uD800-\uDBFF escape not followed by a low one, or a \uDC00-\uDFFF escape not preceded by one
 _LONE_ESCAPE = re.compile(
     rb"\\u[dD][89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F][0-9a-fA-F]{2})"
-    rb"|(?<![0-9a-fA-F]{2})(?<!\\u[dD][89abAB])\\u[dD][c-fC-F][0-9a-fA-F]{2}"
+    rb"|(?<!\\u[dD][89abAB][0-9a-fA-F]{2})\\u[dD][c-fC-F][0-9a-fA-F]{2}"
 )
 
 
@@ -123,34 +125,47 @@ class CardFile:
 
 
 class _Counting:
-    """Counts the bytes read, drops a leading UTF-8 BOM and notes lone surrogate escapes."""
+    """The uncompressed bytes for the parser, counted; a leading UTF-8 BOM dropped.
+
+    A lone surrogate escape (``\\udc00``, or ``\\ud800`` with no low half) would make the parser
+    fail or read "?"; it is rewritten as ``\\ufffd`` (as long, so offsets hold) and its offset
+    noted, for the card holding it to be reported. The last few bytes of a read are held back
+    until the next so that an escape is never cut in two.
+    """
+
+    HOLD = 12
 
     def __init__(self, raw: IO[bytes]) -> None:
         self.raw = raw
-        self.offset = 0
+        self.offset = 0  # bytes handed to the parser so far
         self.start = 0  # where the last read began
-        self.lone: list[int] = []  # byte offsets of \\uD8xx escapes with no pair
-        self._tail = b""
+        self.lone: list[int] = []  # offsets of rewritten lone surrogate escapes
+        self._held = b""
+        self._first = True
 
     def read(self, size: int = -1) -> bytes:
         data = self.raw.read(size)
-        if self.offset == 0 and data.startswith(b"\xef\xbb\xbf"):
-            data = data[3:]
-            self.offset = 3
+        if self._first:
+            self._first = False
+            if data.startswith(b"\xef\xbb\xbf"):
+                data = data[3:]
+                self.offset = 3
+        buffer = self._held + data
+        end = len(buffer) if not data else max(len(buffer) - self.HOLD, 0)
+        if b"\\u" in buffer:
+            chunk = bytearray(buffer)
+            for match in _LONE_ESCAPE.finditer(buffer, 0, len(buffer)):
+                if match.start() >= end:
+                    break
+                chunk[match.start() : match.end()] = b"\\ufffd"
+                self.lone.append(self.offset + match.start())
+            buffer = bytes(chunk)
+        out, self._held = buffer[:end], buffer[end:]
         self.start = self.offset
-        window = self._tail + data
-        if b"\\u" in window:
-            base = self.offset - len(self._tail)
-            for match in _LONE_ESCAPE.finditer(window):
-                # an escape at the very end may be paired by the next read: decided then
-                if match.end() + 6 > len(window) and data:
-                    continue
-                pos = base + match.start()
-                if pos not in self.lone:
-                    self.lone.append(pos)
-        self._tail = window[-12:]
-        self.offset += len(data)
-        return data
+        self.offset += len(out)
+        if not out and self._held and data:
+            return self.read(size)
+        return out
 
 
 def _open_raw(path: Path) -> tuple[str, IO[bytes]]:
@@ -187,13 +202,18 @@ def sniff(path: Path | str) -> tuple[str, str]:
     """
     path = Path(path)
     compression, raw = _open_raw(path)
+    head = b""
     with raw:
         try:
-            head = raw.read(256 * 1024)
+            while len(head) < HEAD:
+                block = raw.read(16 * 1024)
+                if not block:
+                    break
+                head += block
         except (OSError, lzma.LZMAError, EOFError, zipfile.BadZipFile) as exc:
-            raise CardFileError(
-                CardProblem(str(path), f"cannot decompress: {exc}", offset=0)
-            ) from None
+            if not head:
+                message = f"cannot decompress: {exc}"
+                raise CardFileError(CardProblem(str(path), message, offset=0)) from None
     text = head.lstrip(b"\xef\xbb\xbf \t\r\n")
     if not text:
         raise CardFileError(CardProblem(str(path), "empty file: no JSON", offset=0))
@@ -204,7 +224,7 @@ def sniff(path: Path | str) -> tuple[str, str]:
             if len(events) >= 64:
                 break
     except ijson.JSONError as exc:
-        if len(head) < 256 * 1024 or not events:
+        if _shape(events) is None:
             message = _first_line(exc)
             raise CardFileError(CardProblem(str(path), f"not JSON: {message}", offset=0)) from None
     fmt = _shape(events)
@@ -342,7 +362,7 @@ def _atomic_meta(path: Path) -> dict[str, Any]:
 
 
 def _check_lone(stream: _Counting, card: Card) -> None:
-    """A lone \\uD8xx escape (the parser turns it into '?') found in the bytes of this card."""
-    if stream.lone and any("?" in text for _, text in strings_of(card)):
+    """A lone surrogate escape (rewritten as U+FFFD) found in the bytes of this card."""
+    if stream.lone and any("\ufffd" in text for _, text in strings_of(card)):
         offset = stream.lone.pop(0)
         raise Damaged(f"a lone surrogate escape at byte {offset}")
