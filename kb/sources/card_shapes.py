@@ -237,9 +237,9 @@ def strings_of(card: Card) -> Iterator[tuple[str, str]]:
 
 
 def _fault(text: str) -> str | None:
-    if _SURROGATE.search(text):
+    if not text.isascii() and _SURROGATE.search(text):
         return "a lone surrogate"
-    tag = _HTML.search(text)
+    tag = _HTML.search(text) if "<" in text or "&" in text else None
     return f"HTML ({tag[0][:40]!r})" if tag else None
 
 
