@@ -14,6 +14,8 @@ to names the rules text itself gives:
   (see rule 717), Blood, ...": a subtype links to the rule named in its parentheses, else to the
   list); supertypes: 205.4a's list and the 205.4 rule about "the supertype “legendary”". Why:
   ``type``, ``subtype``, ``supertype``.
+* ability words: the list of 207.2c ("The ability words are adamant, addendum, …"), which says
+  they have no rules of their own, so they link to that list. Why: ``ability word``.
 * layout: the source's layout name (MTGJSON/Scryfall: ``split``, ``modal_dfc``...) matched to
   the titles of rules and glossary entries: its words, in order, must begin the title's words (a
   word as a prefix: ``adventure`` -> "Adventurer Cards", ``transform`` -> "Transforming
@@ -42,16 +44,24 @@ _NAMED = re.compile(r"^70([12])\.(\d+)$")
 _TYPE_SECTION = re.compile(r"^3(0\d|1\d)$")
 _SUBTYPE_LIST = re.compile(r"^205\.3[g-z]$")
 _SUPERTYPE_RULE = re.compile(r"^205\.4[a-z]$")
-_LIST = re.compile(r"(?:types? (?:are|is)|long:|supertypes are)\s+(.+?)\.(?=\s|$)")
+_LIST = re.compile(r"(?:types? (?:are|is)|long:|supertypes are|words are)\s+(.+?)\.(?=\s|$)")
 _ITEM = re.compile(r"^(.+?)(?:\s*\(see rules? ([0-9]+(?:\.[0-9]+[a-z]?)?)[^)]*\))?$")
 _QUOTED_SUPERTYPE = re.compile(r"supertype “(\w+)”")
-_ORDER = {"keyword": 0, "action": 1, "layout": 2, "type": 3, "supertype": 4, "subtype": 5}
+_ORDER = {
+    "keyword": 0,
+    "action": 1,
+    "ability word": 2,
+    "layout": 3,
+    "type": 4,
+    "supertype": 5,
+    "subtype": 6,
+}
 
 
 @dataclass(frozen=True, slots=True)
 class RuleLink:
-    """One rule a card uses and why: ``why`` is keyword, action, term, type, subtype, supertype
-    or layout; ``label`` the word or name that made the link; ``face`` where it was found."""
+    """One rule a card uses and why: ``why`` is keyword, action, ability word, term, type,
+    subtype, supertype or layout; ``label`` the word or name that made the link; ``face`` where it was found."""
 
     number: str
     why: str
@@ -148,6 +158,9 @@ class RuleIndex:
             if _TYPE_SECTION.match(rule.number) and rule.title and rule.number != "300":
                 for form in _singulars(_fold(rule.title)):
                     index.type_rules.setdefault(form, []).append((rule.number, "type"))
+            if rule.text.startswith("An ability word") and "ability words are" in rule.text:
+                for word, _ in _list_items(rule.text):
+                    index._add((_fold(word),), rule.number, "ability word", word)
             if _SUBTYPE_LIST.match(rule.number):
                 index._add_list(rule, "subtype")
             if _SUPERTYPE_RULE.match(rule.number):
@@ -165,16 +178,11 @@ class RuleIndex:
             self._longest = max(self._longest, len(variant))
 
     def _add_list(self, rule: Rule, why: str) -> None:
-        for segment in _LIST.findall(rule.text):
-            for item in re.split(r",\s*(?:and\s+)?|\s+and\s+", segment):
-                match = _ITEM.match(item.strip())
-                if not match:
-                    continue
-                name, target = match[1].strip(), match[2]
-                pairs = self.type_rules.setdefault(_fold(name), [])
-                pairs.append((rule.number, why))
-                if target and target in self.numbers:
-                    pairs.append((target, why))
+        for name, target in _list_items(rule.text):
+            pairs = self.type_rules.setdefault(_fold(name), [])
+            pairs.append((rule.number, why))
+            if target and target in self.numbers:
+                pairs.append((target, why))
 
     def _add_glossary(self, entries: list[GlossaryEntry]) -> None:
         by_name = {_fold(n): e for e in entries for n in [e.term, *e.aliases]}
@@ -223,6 +231,16 @@ class RuleIndex:
                         found.append(link)
             self._layouts[layout] = found
         return self._layouts[layout]
+
+
+def _list_items(text: str) -> Iterator[tuple[str, str | None]]:
+    """The items of the lists a rule gives ("The land types are Cave, Desert, …, and Urza’s."),
+    each with the rule its parentheses name ("Equipment (see rule 301.5)"), if any."""
+    for segment in _LIST.findall(text):
+        for item in re.split(r",\s*(?:and\s+)?|\s+and\s+", segment):
+            match = _ITEM.match(item.strip())
+            if match:
+                yield match[1].strip(), match[2]
 
 
 def _split(words: tuple[str, ...]) -> tuple[str, ...]:

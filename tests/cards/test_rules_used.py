@@ -110,3 +110,13 @@ def test_from_a_knowledge_base() -> None:
     assert _links(card, index) == {"702.9": ("keyword", "Soaring"), "700.4": ("term", "Dies")}
     older = RuleIndex.from_kb(kb, "en-2030-01-01")
     assert "702.9" not in _links(card, older)
+
+
+def test_ability_words_and_generic_keywords(
+    by_name: dict[str, Card], rule_index: RuleIndex
+) -> None:
+    assert _links(by_name["Lotus Cobra"], rule_index)["207.2c"] == ("ability word", "landfall")
+    assert "702.14" in _links(by_name["Lord of Atlantis"], rule_index)  # islandwalk: landwalk
+    assert "702.29" in _links(by_name["Ash Barrens"], rule_index)  # basic landcycling
+    swamp = _links(by_name["Swamp"], rule_index)
+    assert swamp["205.3i"] == ("subtype", "Swamp") and swamp["205.4c"] == ("supertype", "Basic")
