@@ -32,6 +32,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 
 from kb.cards.model import Card
 from kb.model import GlossaryEntry, KnowledgeBase, Rule
@@ -122,7 +123,7 @@ class RuleIndex:
         self.type_rules: dict[str, list[tuple[str, str]]] = {}  # folded type -> (number, why)
         self.titles: list[tuple[tuple[str, ...], str, str]] = []  # (words, number, title)
         self.numbers: set[str] = set()
-        self._longest = 1
+        self._longest: dict[str, int] = {}  # first word -> most words of a phrase it starts
         self._layouts: dict[str, list[RuleLink]] = {}
 
     # ---- building ----------------------------------------------------------------------------
@@ -175,7 +176,8 @@ class RuleIndex:
             targets = self.phrases.setdefault(variant, [])
             if not any(t[0] == number for t in targets):
                 targets.append((number, why, label))
-            self._longest = max(self._longest, len(variant))
+            first = variant[0]
+            self._longest[first] = max(self._longest.get(first, 0), len(variant))
 
     def _add_list(self, rule: Rule, why: str) -> None:
         for name, target in _list_items(rule.text):
@@ -203,7 +205,8 @@ class RuleIndex:
         words = _words(_REMINDER.sub(" ", text))
         i = 0
         while i < len(words):
-            for n in range(min(self._longest, len(words) - i), 0, -1):
+            longest = self._longest.get(words[i], 0)
+            for n in range(min(longest, len(words) - i), 0, -1):
                 targets = self.phrases.get(words[i : i + n])
                 if targets:
                     for number, why, label in targets:
@@ -305,5 +308,6 @@ def rules_used(card: Card, index: RuleIndex) -> list[RuleLink]:
     return sorted(seen.values(), key=lambda k: (_ORDER.get(k.why, 9), _number_key(k.number)))
 
 
+@lru_cache(maxsize=8192)
 def _number_key(number: str) -> tuple[int, ...]:
     return tuple(int(p) if p.isdigit() else ord(p[0]) for p in re.findall(r"\d+|[a-z]", number))

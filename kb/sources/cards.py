@@ -9,10 +9,11 @@ one card's JSON at a time becomes a :class:`kb.cards.model.Card`.
 Faults are reported, not raised, wherever the rest can still be read: a damaged card (a wrong
 shape, no name, a name longer than :data:`MAX_NAME`, an Oracle name, type line or text holding
 HTML markup or a lone surrogate) is skipped and reported as a :class:`CardProblem` naming the
-file, the card's index and name and the byte offset in the uncompressed JSON where the parser
-stood. The same fault in a printed translation or a ruling (the 2022 AtomicCards has "&lt;" in
-three French texts) leaves out only that translation or ruling, reported as a warning. A truncated or malformed file
-keeps the cards read before the fault and reports where it stopped. Only a file that is not a
+file, the card's index and name and a byte offset in the uncompressed JSON: where the card's name
+stands (looked for in the last 128 KiB read; None if it is not there). The same fault in a
+printed translation or a ruling (the 2022 AtomicCards has "&lt;" in three French texts) leaves
+out only that text or ruling, reported as a warning. A truncated or malformed file keeps the
+cards read before the fault and reports where it stopped. Only a file that is not a
 card file at all (not JSON, an unknown shape) raises :class:`CardFileError`.
 
 MTGJSON omits the text of a face that has none (a vanilla creature): its text is empty. Scryfall
@@ -25,6 +26,7 @@ from __future__ import annotations
 import bz2
 import gzip
 import io
+import json
 import lzma
 import re
 import zipfile
@@ -142,6 +144,20 @@ class _Counting:
         self.lone: list[int] = []  # offsets of rewritten lone surrogate escapes
         self._held = b""
         self._first = True
+        self._recent = b""  # the last two reads, to find a card's bytes in
+        self._recent_start = 0
+
+    def locate(self, name: str | None) -> int | None:
+        """Where ``name`` (as a JSON string) last stands in the last two reads: the position of
+        a card the parser has just finished; None if it is not there (a long card came after)."""
+        if name and len(name) <= 1000:
+            needle = json.dumps(name, ensure_ascii=False).encode("utf-8", "replace")
+            at = self._recent.rfind(needle + b":")  # AtomicCards' key
+            if at < 0:
+                at = self._recent.rfind(needle)
+            if at >= 0:
+                return self._recent_start + at
+        return None
 
     def read(self, size: int = -1) -> bytes:
         data = self.raw.read(size)
@@ -161,6 +177,9 @@ class _Counting:
                 self.lone.append(self.offset + match.start())
             buffer = bytes(chunk)
         out, self._held = buffer[:end], buffer[end:]
+        previous = self._recent[-len(out) :] if len(self._recent) > len(out) else self._recent
+        self._recent_start = self.offset - len(previous)
+        self._recent = previous + out
         self.start = self.offset
         self.offset += len(out)
         if not out and self._held and data:
@@ -310,11 +329,17 @@ def iter_cards(
                     _check_lone(stream, card)
                 except Damaged as exc:
                     problems.append(
-                        CardProblem(name, f"card skipped: {exc}", index, card_name, stream.start)
+                        CardProblem(
+                            name,
+                            f"card skipped: {exc}",
+                            index,
+                            card_name,
+                            stream.locate(card_name),
+                        )
                     )
                     continue
                 problems.extend(
-                    CardProblem(name, w, index, card.name, stream.start, "warning")
+                    CardProblem(name, w, index, card.name, stream.locate(card.name), "warning")
                     for w in warnings
                 )
                 last_name = card.name
