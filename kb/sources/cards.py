@@ -159,6 +159,23 @@ class _Counting:
                 return self._recent_start + at
         return None
 
+    def error_offset(self, exc: BaseException) -> int:
+        """The byte offset of a parse error: the parser's message quotes the text around it with
+        a caret under the fault, found again in the last bytes read; else the end of the data
+        read (a premature end, or a quote no longer in reach)."""
+        text = exc.args[0] if exc.args else ""
+        if isinstance(text, str):
+            text = text.encode("utf-8", "replace")
+        lines = text.split(b"\n")
+        if len(lines) >= 3 and b"^" in lines[2]:
+            quote = lines[1].lstrip()
+            if len(quote) >= 8:
+                at = self._recent.rfind(quote)
+                if at >= 0:
+                    caret = lines[2].index(b"^") - (len(lines[1]) - len(quote))
+                    return self._recent_start + at + max(caret, 0)
+        return self.offset
+
     def read(self, size: int = -1) -> bytes:
         data = self.raw.read(size)
         if self._first:
@@ -351,14 +368,15 @@ def iter_cards(
             )
     except ijson.JSONError as exc:
         after = f" after card #{index} {last_name!r}" if last_name is not None else ""
+        offset = stream.error_offset(exc)
         problems.append(
             CardProblem(
                 name,
-                f"malformed or truncated JSON{after}, within bytes {stream.start}-{stream.offset}: "
+                f"malformed or truncated JSON{after} at byte {offset}: "
                 f"{_first_line(exc)}; the rest of the file was not read",
                 index + 1,
                 None,
-                stream.start,
+                offset,
             )
         )
     except (OSError, EOFError, lzma.LZMAError, zipfile.BadZipFile) as exc:

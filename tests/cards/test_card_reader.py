@@ -85,6 +85,7 @@ def test_truncated_file_keeps_the_cards_before(tmp_path: Path) -> None:
     [problem] = result.problems
     assert problem.path == str(path) and problem.offset is not None
     assert "truncated" in problem.message and result.cards[-1].name in problem.message
+    assert problem.offset == len(data) * 2 // 3  # the premature end
     assert f"card #{len(result.cards)}" in str(problem)
 
 
@@ -95,7 +96,10 @@ def test_malformed_json_in_the_middle(tmp_path: Path) -> None:
     path.write_text(text)
     result = read_cards(path)
     assert [c.name for c in result.cards] == ["Bird 0", "Bird 1", "Bird 2"]
-    assert "malformed" in result.problems[0].message and "'Bird 2'" in result.problems[0].message
+    [problem] = result.problems
+    assert "malformed" in problem.message and "'Bird 2'" in problem.message
+    comma = text.encode().index(b",,")
+    assert problem.offset in (comma, comma + 1) and problem.index == 3  # yajl's caret: just after
 
 
 @pytest.mark.parametrize(
