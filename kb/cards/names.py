@@ -5,10 +5,11 @@ and the printed French and Japanese names) and then answers in this order:
 
 1. exact: the name folded (case, accents, full/half width, apostrophes; for Japanese also spaces
    and middle dots) is a key of a dictionary, so a lookup is one hash;
-2. partial: every word of the query is a word of the name ("Sphere", "the Elves"; small words
-   such as "the", "de", "of" are dropped when the rest still matches); for Japanese the query is
-   a substring of the name. Candidates are ordered: names that start with the query, then by how
-   often the card is played (EDHREC rank), then by length;
+2. partial: every word of the query is a word of the name ("Sphere", "the Elves"; then, for
+   more candidates after those, with small words such as "the", "de", "of" dropped); for
+   Japanese the query is a substring of the name. Candidates are ordered: names holding the query with its very
+   accents ("Sphere", not "Sphère"), then names that start with it, then by how often the card
+   is played (EDHREC rank), then by length;
 3. fuzzy: names at most one (short queries) or two edits away (Damerau/OSA distance, rapidfuzz),
    searched among the names of about the query's length; ties go to the closer spelling
    (normalised similarity), then to the more played card.
@@ -177,26 +178,39 @@ class NameIndex:
     # ---- lookups -----------------------------------------------------------------------------
     def resolve(self, query: str, limit: int = 10) -> list[Match]:
         """Cards a name (in any of the three languages) names: exact, else partial, else fuzzy."""
-        key = fold(unquote(query))
+        raw = unquote(query)
+        key = fold(raw)
         if not key:
             return []
-        return self.lookup(key, limit) or self.partial(key, limit) or self.fuzzy(key, limit)
+        return self.lookup(key, limit) or self.partial(key, limit, raw) or self.fuzzy(key, limit)
 
     def lookup(self, key: str, limit: int = 10) -> list[Match]:
         """Exact matches of a folded key (one card per name; a name shared by cards gives all)."""
         return [self._match(i, "exact") for i in self.exact.get(key, [])[:limit]]
 
-    def partial(self, key: str, limit: int = 10) -> list[Match]:
-        """Names holding every word of ``key`` (Japanese: holding ``key``), most played first."""
+    def partial(self, key: str, limit: int = 10, raw: str | None = None) -> list[Match]:
+        """Names holding every word of ``key`` (Japanese: holding ``key``), most played first;
+        names that hold ``raw`` (the query as typed) with its very accents come first."""
+        typed = (raw or "").casefold()
         if _CJK.search(key):
             found = [i for i in self._ja if key in self.entries[i][3]]
             found.sort(key=lambda i: (not self.entries[i][3].startswith(key), self._order(i)))
+            typed = ""
         else:
             words = _WORD.findall(key)
-            found = self._all_words(words)
-            if not found:
-                found = self._all_words([w for w in words if w not in _SMALL])
-            found.sort(key=lambda i: (not self.entries[i][3].startswith(key), self._order(i)))
+            every = set(self._all_words(words))
+            content = [w for w in words if w not in _SMALL]
+            found = list(every)
+            if content != words:  # then the names holding the words that matter
+                found += [i for i in self._all_words(content) if i not in every]
+            found.sort(
+                key=lambda i: (
+                    i not in every,
+                    bool(typed) and typed not in self.entries[i][2].casefold(),
+                    not self.entries[i][3].startswith(key),
+                    self._order(i),
+                )
+            )
         out: list[Match] = []
         seen: set[int] = set()
         for entry_id in found:
