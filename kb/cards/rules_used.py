@@ -18,9 +18,12 @@ to names the rules text itself gives:
   they have no rules of their own, so they link to that list. Why: ``ability word``.
 * layout: the source's layout name (MTGJSON/Scryfall: ``split``, ``modal_dfc``...) matched to
   the titles of rules and glossary entries: its words, in order, must begin the title's words (a
-  word as a prefix: ``adventure`` -> "Adventurer Cards", ``transform`` -> "Transforming
-  Double-Faced Cards"; an abbreviation as initials: ``dfc`` -> "Double-Faced Cards"), and what
-  is left of the title must be nothing or end with "Card(s)". Why: ``layout``.
+  word as the title word less an ending of up to three letters: ``adventure`` -> "Adventurer
+  Cards", ``transform`` -> "Transforming Double-Faced Cards", but ``battle`` is not
+  "Battlefield"; an abbreviation as initials: ``dfc`` -> "Double-Faced Cards"), and what is
+  left of the title must be nothing or end with "Card(s)". Why: ``layout``. The layouts of the
+  2022 AtomicCards that match nothing: ``normal``, ``planar`` ("Planes"/"Planechase" are not
+  spelt so), ``host`` and ``augment`` (Un-cards, in no rule), ``reversible_card``.
 
 Words are matched whole, case-folded, with simple English inflections (``destroys``,
 ``destroyed``, ``cards``); the card's own names are masked first ("Storm Crow" does not use
@@ -254,7 +257,12 @@ def _starts(tokens: tuple[str, ...], title: tuple[str, ...]) -> bool:
     """Whether layout tokens begin a title's words (prefix or initials) and the rest is card(s)."""
     at = 0
     for token in tokens:
-        if at < len(title) and title[at].startswith(token) and len(token) >= 3:
+        if (
+            at < len(title)
+            and title[at].startswith(token)
+            and len(token) >= 3
+            and len(title[at]) - len(token) <= 3  # an ending (-s, -r, -ing), not a compound
+        ):
             at += 1
             continue
         span = title[at : at + len(token)]

@@ -120,3 +120,19 @@ def test_ability_words_and_generic_keywords(
     assert "702.29" in _links(by_name["Ash Barrens"], rule_index)  # basic landcycling
     swamp = _links(by_name["Swamp"], rule_index)
     assert swamp["205.3i"] == ("subtype", "Swamp") and swamp["205.4c"] == ("supertype", "Basic")
+
+
+@pytest.mark.parametrize(
+    ("layout", "numbers"),
+    [
+        ("battle", {"310"}),  # not 403 "Battlefield": a compound, not an ending
+        ("omen", {"720"}),
+        ("prototype", {"718", "702.160"}),
+        ("case", {"719"}),
+        ("station", {"721", "702.184"}),
+        ("normal", set()),
+        ("planar", set()),
+    ],
+)
+def test_layout_names_of_newer_files(rule_index: RuleIndex, layout: str, numbers: set[str]) -> None:
+    assert {link.number for link in rule_index.layout_links(layout)} == numbers
