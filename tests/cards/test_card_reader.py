@@ -199,3 +199,16 @@ def test_html_in_a_translation_leaves_out_only_that_text(tmp_path: Path) -> None
     assert card.faces[0].printed["fr"].name == "Oiseau" and card.faces[0].printed["fr"].text == ""
     [problem] = result.problems
     assert problem.severity == "warning" and "fr text holds HTML" in problem.message
+
+
+def test_scryfall_entry_of_another_kind_is_skipped(tmp_path: Path) -> None:
+    cards = json.loads((FIXTURES / "scryfall.json").read_text())
+    cards.insert(2, {"object": "set", "name": "Test Set"})
+    cards.insert(3, ["not", "an", "object"])
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps(cards))
+    result = read_cards(path)
+    assert len(result.cards) == 5
+    assert [(p.index, p.name) for p in result.problems] == [(2, "Test Set"), (3, None)]
+    assert "'object' is 'set', not 'card'" in result.problems[0].message
+    assert result.problems[0].offset == json.dumps(cards).encode().index(b'"Test Set"')
