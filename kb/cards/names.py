@@ -11,8 +11,9 @@ and the printed French and Japanese names) and then answers in this order:
    accents ("Sphere", not "Sphère"), then names that start with it, then by how often the card
    is played (EDHREC rank), then by length;
 3. fuzzy: names at most one (short queries) or two edits away (Damerau/OSA distance, rapidfuzz),
-   searched among the names of about the query's length; ties go to the closer spelling
-   (normalised similarity), then to the more played card.
+   searched first among the names sharing a word with the query, else among all the names of
+   about its length; ties go to the closer spelling (normalised similarity), then to the more
+   played card.
 
 A query may be quoted as 《…》, « … », [[…]], “…”, 「…」 or "…". :meth:`NameIndex.mentions` finds
 card names inside a question and returns each with its span in the question.
@@ -237,10 +238,18 @@ class NameIndex:
         return list(common)
 
     def fuzzy(self, key: str, limit: int = 10) -> list[Match]:
-        """Names one or two edits away (one for names under six characters)."""
+        """Names one or two edits away (one for names under six characters): first among the
+        names sharing a word with ``key`` (a name one edit away from a query of several words
+        shares the others), else among all the names of about its length."""
         cutoff = 1 if len(key) < 6 else 2
         hits: list[tuple[int, float, tuple[int, int, int], int]] = []
-        for length in range(len(key) - cutoff, len(key) + cutoff + 1):
+        for entry_id in self._sharing_words(key, cutoff):
+            other = self.entries[entry_id][3]
+            distance = OSA.distance(key, other, score_cutoff=cutoff)
+            if distance <= cutoff:
+                similarity = Indel.normalized_similarity(key, other)
+                hits.append((distance, -similarity, self._order(entry_id), entry_id))
+        for length in range(len(key) - cutoff, len(key) + cutoff + 1) if not hits else ():
             keys, ids = self._by_length.get(length, ((), ()))
             if not keys:
                 continue
@@ -261,6 +270,16 @@ class NameIndex:
                 if len(out) >= limit:
                     break
         return out
+
+    def _sharing_words(self, key: str, cutoff: int) -> set[int]:
+        """Names of about the length of ``key`` sharing one of its words (not a small word,
+        nor one so common that its names are too many to be a filter)."""
+        found: set[int] = set()
+        for word in _WORD.findall(key):
+            postings = self.words.get(word)
+            if word not in _SMALL and postings and len(postings) <= 3000:
+                found.update(postings)
+        return {i for i in found if abs(len(self.entries[i][3]) - len(key)) <= cutoff}
 
     # ---- names inside a text -----------------------------------------------------------------
     def mentions(self, text: str) -> list[Mention]:
