@@ -34,8 +34,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
 
 from kb.cards.model import Card
 from kb.model import GlossaryEntry, KnowledgeBase, Rule
@@ -62,10 +62,10 @@ _ORDER = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class RuleLink:
+class RuleLink(NamedTuple):
     """One rule a card uses and why: ``why`` is keyword, action, ability word, term, type,
-    subtype, supertype or layout; ``label`` the word or name that made the link; ``face`` where it was found."""
+    subtype, supertype or layout; ``label`` the word or name that made the link; ``face`` where
+    it was found (None: the card as a whole)."""
 
     number: str
     why: str
@@ -128,6 +128,7 @@ class RuleIndex:
         self.numbers: set[str] = set()
         self._longest: dict[str, int] = {}  # first word -> most words of a phrase it starts
         self._layouts: dict[str, list[RuleLink]] = {}
+        self._keywords: dict[str, list[RuleLink]] = {}
 
     # ---- building ----------------------------------------------------------------------------
     @classmethod
@@ -219,6 +220,18 @@ class RuleIndex:
             else:
                 i += 1
 
+    def keyword_links(self, keyword: str) -> list[RuleLink]:
+        """The keyword ability or action rules a keyword the source lists names; cached."""
+        found = self._keywords.get(keyword)
+        if found is None:
+            found = [
+                RuleLink(number, why, label)
+                for number, why, label in self.phrases.get(_words(keyword), [])
+                if why in ("keyword", "action")
+            ]
+            self._keywords[keyword] = found
+        return found
+
     def type_links(self, names: Iterable[str], why: str, face: str | None) -> Iterator[RuleLink]:
         """Links for card types, subtypes or supertypes (by the rules' own lists and titles)."""
         for name in names:
@@ -301,9 +314,7 @@ def rules_used(card: Card, index: RuleIndex) -> list[RuleLink]:
     links: list[RuleLink] = list(index.layout_links(card.layout))
     names = card.names("en")
     for keyword in card.keywords:
-        for link in index.text_links(keyword):
-            if link.why in ("keyword", "action"):
-                links.append(link)
+        links.extend(index.keyword_links(keyword))
     for face in card.faces:
         links.extend(index.type_links(face.supertypes, "supertype", face.name))
         links.extend(index.type_links(face.types, "type", face.name))
