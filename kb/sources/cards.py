@@ -206,8 +206,11 @@ class _Counting:
 
 def _open_raw(path: Path) -> tuple[str, IO[bytes]]:
     """The file's compression (by magic bytes) and a stream of its uncompressed bytes."""
-    with open(path, "rb") as f:
-        head = f.read(8)
+    try:
+        with open(path, "rb") as f:
+            head = f.read(8)
+    except OSError as exc:
+        raise CardFileError(CardProblem(str(path), f"cannot read: {exc.strerror or exc}")) from None
     kind = next((name for magic, name in _MAGIC if head.startswith(magic)), "none")
     try:
         if kind == "gzip":

@@ -212,3 +212,10 @@ def test_scryfall_entry_of_another_kind_is_skipped(tmp_path: Path) -> None:
     assert [(p.index, p.name) for p in result.problems] == [(2, "Test Set"), (3, None)]
     assert "'object' is 'set', not 'card'" in result.problems[0].message
     assert result.problems[0].offset == json.dumps(cards).encode().index(b'"Test Set"')
+
+
+def test_missing_file_or_folder(tmp_path: Path) -> None:
+    for path in (tmp_path / "absent.json", tmp_path):
+        with pytest.raises(CardFileError, match="cannot read") as caught:
+            read_cards(path)
+        assert caught.value.path == str(path)
