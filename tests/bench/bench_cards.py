@@ -66,28 +66,31 @@ def main(argv: list[str]) -> int:
     total = time.perf_counter()
     cpu_start = time.process_time()
 
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     result = read_cards(cards_path)
     faces = sum(len(card.faces) for card in result.cards)
     print(
         f"read {len(result.cards)} cards, {faces} faces, {len(result.problems)} problems "
-        f"({result.format}, {result.compression}): {time.perf_counter() - start:.2f} s, "
+        f"({result.format}, {result.compression}): {time.perf_counter() - start:.2f} s "
+        f"({time.process_time() - cpu:.2f} s CPU), "
         f"peak RSS {peak_mb():.0f} MB"
     )
 
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     index = rule_index(rules_path)
     links = {card.name: rules_used(card, index) for card in result.cards}
     count = sum(len(v) for v in links.values())
     print(
         f"rules used: {count} links ({count / len(links):.1f} a card): "
-        f"{time.perf_counter() - start:.2f} s, peak RSS {peak_mb():.0f} MB"
+        f"{time.perf_counter() - start:.2f} s ({time.process_time() - cpu:.2f} s CPU), "
+        f"peak RSS {peak_mb():.0f} MB"
     )
 
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     names = NameIndex(result.cards)
     print(
-        f"name index: {len(names.entries)} names: {time.perf_counter() - start:.2f} s, "
+        f"name index: {len(names.entries)} names: {time.perf_counter() - start:.2f} s "
+        f"({time.process_time() - cpu:.2f} s CPU), "
         f"peak RSS {peak_mb():.0f} MB"
     )
 
