@@ -11,7 +11,8 @@ come from a printing and may predate Oracle updates, so they are kept apart (:cl
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
+from typing import Any
 
 #: Languages of the printed texts kept besides English Oracle text.
 PRINTED_LANGS = ("fr", "ja")
@@ -111,3 +112,21 @@ class Card:
     def type_line(self) -> str:
         """The type lines of every face joined by `` // ``."""
         return " // ".join(f.type_line for f in self.faces)
+
+    def to_json(self) -> dict[str, Any]:
+        """The card as plain JSON data (for a store or a cache); :meth:`from_json` reverses it."""
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Card:
+        """A card from :meth:`to_json`'s data."""
+        faces = [
+            Face(
+                **{k: v for k, v in face.items() if k != "printed"},
+                printed={lang: Printed(**p) for lang, p in face.get("printed", {}).items()},
+            )
+            for face in data["faces"]
+        ]
+        rulings = [Ruling(**r) for r in data.get("rulings", [])]
+        rest = {k: v for k, v in data.items() if k not in ("faces", "rulings")}
+        return cls(faces=faces, rulings=rulings, **rest)

@@ -33,14 +33,14 @@ storm) and reminder text in parentheses is not read, as it restates the rules.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from functools import lru_cache
-from typing import NamedTuple
+from typing import NamedTuple, Protocol
 
 from kb.cards.model import Card
-from kb.model import GlossaryEntry, KnowledgeBase, Rule
+from kb.model import Edition, GlossaryEntry, Rule
 
-__all__ = ["RuleIndex", "RuleLink", "rules_used"]
+__all__ = ["RuleIndex", "RuleLink", "RulesSource", "rules_used"]
 
 _WORD = re.compile(r"[a-z0-9]+(?:['-][a-z0-9]+)*")
 _REMINDER = re.compile(r"\([^()]*\)")
@@ -60,6 +60,19 @@ _ORDER = {
     "supertype": 5,
     "subtype": 6,
 }
+
+
+class RulesSource(Protocol):
+    """What :meth:`RuleIndex.from_kb` reads: a KnowledgeBase built in memory or the stored one
+    (kb.store), whose ``rules`` and ``glossary`` are mappings by edition id."""
+
+    @property
+    def rules(self) -> Mapping[str, Mapping[str, Rule]]: ...
+
+    @property
+    def glossary(self) -> Mapping[str, Mapping[str, GlossaryEntry]]: ...
+
+    def newest(self, lang: str) -> Edition | None: ...
 
 
 class RuleLink(NamedTuple):
@@ -132,7 +145,7 @@ class RuleIndex:
 
     # ---- building ----------------------------------------------------------------------------
     @classmethod
-    def from_kb(cls, kb: KnowledgeBase, edition_id: str | None = None) -> RuleIndex:
+    def from_kb(cls, kb: RulesSource, edition_id: str | None = None) -> RuleIndex:
         """The index of an edition of ``kb`` (default: the newest full English edition)."""
         if edition_id is None:
             newest = kb.newest("en")

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from kb.cards.model import Card
 from kb.sources.cards import CardFileError, read_cards, sniff
 from tests.cards.conftest import COMPRESSIONS, FIXTURES, compressed
 
@@ -219,3 +220,10 @@ def test_missing_file_or_folder(tmp_path: Path) -> None:
         with pytest.raises(CardFileError, match="cannot read") as caught:
             read_cards(path)
         assert caught.value.path == str(path)
+
+
+def test_card_json_round_trip() -> None:
+    for fixture in FORMATS:
+        for card in read_cards(FIXTURES / fixture).cards:
+            data = json.loads(json.dumps(card.to_json()))
+            assert Card.from_json(data) == card
