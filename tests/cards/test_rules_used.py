@@ -136,3 +136,28 @@ def test_ability_words_and_generic_keywords(
 )
 def test_layout_names_of_newer_files(rule_index: RuleIndex, layout: str, numbers: set[str]) -> None:
     assert {link.number for link in rule_index.layout_links(layout)} == numbers
+
+
+@pytest.mark.slow
+def test_same_links_from_a_built_knowledge_base(
+    tmp_path_factory: pytest.TempPathFactory, by_name: dict[str, Card], rule_index: RuleIndex
+) -> None:
+    """A build of the 2025-11-14 text, loaded from its store, gives the same links as the text
+    read directly (the rules and glossary a build makes are what the index reads)."""
+    from kb.build import build, load
+    from tests.cards.conftest import CR_2025
+
+    instance = tmp_path_factory.mktemp("cards") / "instance"
+    build(instance, [CR_2025])
+    stored = RuleIndex.from_kb(load(instance))
+    names = [
+        "Serra Angel",
+        "Blood Artist",
+        "Giant Killer // Chop Down",
+        "Wrath of God",
+        "Fire // Ice",
+        "Lotus Cobra",
+        "Delver of Secrets // Insectile Aberration",
+    ]
+    for name in names:
+        assert rules_used(by_name[name], stored) == rules_used(by_name[name], rule_index)
