@@ -177,8 +177,10 @@ class _Counting:
         return self.offset
 
     def read(self, size: int = -1) -> bytes:
+        if size == 0:  # ijson asks once whether the stream gives bytes or text
+            return b""
         data = self.raw.read(size)
-        if self._first:
+        if self._first and data:
             self._first = False
             if data.startswith(b"\xef\xbb\xbf"):
                 data = data[3:]

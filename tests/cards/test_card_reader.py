@@ -227,3 +227,10 @@ def test_card_json_round_trip() -> None:
         for card in read_cards(FIXTURES / fixture).cards:
             data = json.loads(json.dumps(card.to_json()))
             assert Card.from_json(data) == card
+
+
+def test_byte_order_mark_and_whitespace_before_the_json(tmp_path: Path) -> None:
+    data = b"\xef\xbb\xbf \n" + (FIXTURES / "scryfall.json").read_bytes()
+    path = compressed(data, "gzip", tmp_path)
+    result = read_cards(path)
+    assert (result.format, len(result.cards), result.problems) == ("scryfall-oracle", 5, [])
