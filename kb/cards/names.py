@@ -4,7 +4,8 @@ One :class:`NameIndex` is built once from the cards (every card's Oracle name, i
 and the printed French and Japanese names) and then answers in this order:
 
 1. exact: the name folded (case, accents, full/half width, apostrophes; for Japanese also spaces
-   and middle dots) is a key of a dictionary, so a lookup is one hash;
+   and middle dots) is a key of a dictionary, so a lookup is one hash; a name several cards
+   share gives them all, English Oracle names first, whole names before faces' names;
 2. partial: every word of the query is a word of the name ("Sphere", "the Elves"; then, for
    more candidates after those, with small words such as "the", "de", "of" dropped); for
    Japanese the query is a substring of the name. Candidates are ordered: names holding the query with its very
@@ -141,7 +142,7 @@ class NameIndex:
                 for name in card.names(lang):
                     self._add(position, lang, name)
         for ids in self.exact.values():
-            ids.sort(key=self._order)
+            ids.sort(key=self._exact_order)
         for ids in self.words.values():
             ids.sort(key=self._order)
         by_length: dict[int, dict[str, int]] = {}
@@ -166,6 +167,13 @@ class NameIndex:
         self.longest_words = max(self.longest_words, len(words))
         for word in set(words):
             self.words.setdefault(word, []).append(entry_id)
+
+    def _exact_order(self, entry_id: int) -> tuple[int, bool, tuple[int, int, int]]:
+        """A name shared by cards: the Oracle (English) name first, a whole card's name before
+        a face's ("Bind" before "Bind // Liberate"), then the more played card."""
+        position, lang, name, _ = self.entries[entry_id]
+        whole = name == self.cards[position].printed_name(lang)
+        return (LANGS.index(lang), not whole, self._order(entry_id))
 
     def _order(self, entry_id: int) -> tuple[int, int, int]:
         position, lang, _, key = self.entries[entry_id]
