@@ -54,6 +54,12 @@ def test_exact_in_three_languages(full: NameIndex) -> None:
     assert _names(full.resolve("colere de dieu")) == ["Wrath of God"]
     assert _names(full.resolve("[[LLANOWAR ELVES]]")) == ["Llanowar Elves"]
     assert _names(full.resolve("Chop Down")) == ["Giant Killer // Chop Down"]
+    # a name shared by cards: all of them, the Oracle name first, a whole name before a face's
+    assert _names(full.resolve("Bind")) == ["Bind", "Bind // Liberate"]
+    assert [(m.card.name, m.lang) for m in full.resolve("Contemplation")] == [
+        ("Contemplation", "en"),
+        ("Ponder", "fr"),
+    ]
 
 
 def test_partial(full: NameIndex) -> None:
