@@ -161,3 +161,16 @@ def test_same_links_from_a_built_knowledge_base(
     ]
     for name in names:
         assert rules_used(by_name[name], stored) == rules_used(by_name[name], rule_index)
+
+
+def test_a_scryfall_card_and_inflections(rule_index: RuleIndex) -> None:
+    cards = {c.name: c for c in read_cards(FIXTURES / "scryfall.json").cards}
+    battle = _links(cards["Siege of Tests // Tested Ground"], rule_index)
+    assert battle["310"] == ("type", "Battle") and battle["305"] == ("type", "Land")
+    assert battle["205.3q"] == ("subtype", "Siege")  # "That battle type is Siege."
+    assert _links(cards["Moon Watcher // Night Howler"], rule_index)["712"][0] == "layout"
+    [card] = [c for c in cards.values() if c.name == "Lord of Tests"]
+    card.faces[0].text = "Target creature was destroyed, sacrificed or tapped this turn."
+    links = _links(card, rule_index)
+    assert {"701.8", "701.21", "701.26"} <= links.keys()
+    assert links["306"] == ("type", "Planeswalker")
