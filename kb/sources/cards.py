@@ -32,6 +32,7 @@ import re
 import zipfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from itertools import pairwise
 from pathlib import Path
 from typing import IO, Any
 
@@ -274,7 +275,7 @@ def sniff(path: Path | str) -> tuple[str, str]:
             CardProblem(
                 str(path),
                 "neither MTGJSON AtomicCards ({'meta', 'data': {name: [faces]}}) nor Scryfall "
-                "Oracle Cards ([{'object': 'card', …}])",
+                "Oracle Cards ([{'object': 'card', …}]) (another MTGJSON or Scryfall file?)",
                 offset=0,
             )
         )
@@ -286,7 +287,13 @@ def _shape(events: list[tuple[str, str, Any]]) -> str | None:
         return None
     if events[0][1] == "start_map":
         keys = [value for prefix, kind, value in events if prefix == "" and kind == "map_key"]
-        return "mtgjson-atomic" if keys and keys[0] in ("meta", "data") else None
+        if not keys or keys[0] not in ("meta", "data"):
+            return None
+        for (prefix, kind, _), following in pairwise(events):
+            if prefix == "data" and kind == "map_key":
+                # AtomicCards: name -> [faces]; AllPrintings and others: code -> {…}
+                return "mtgjson-atomic" if following[1] == "start_array" else None
+        return "mtgjson-atomic"
     if events[0][1] == "start_array":
         for prefix, kind, value in events:
             if prefix == "item.object" and kind == "string":

@@ -133,14 +133,19 @@ def test_damaged_compressed_data(tmp_path: Path) -> None:
 
 
 def test_wrong_schema_entries_are_skipped_and_reported(tmp_path: Path) -> None:
-    # AllPrintings' shape (sets, not lists of faces) under "data"; one good card after
-    data = _atomic(LEA={"name": "Alpha", "cards": []}, Bird=[_face("Bird")])
+    # an entry of AllPrintings' shape (a set, not a list of faces) among the cards
+    data = _atomic(Bird=[_face("Bird")], LEA={"name": "Alpha", "cards": []}, Owl=[_face("Owl")])
     path = tmp_path / "c.json"
     path.write_bytes(data)
     result = read_cards(path)
-    assert [c.name for c in result.cards] == ["Bird"]
+    assert [c.name for c in result.cards] == ["Bird", "Owl"]
     [problem] = result.problems
-    assert problem.index == 0 and problem.name == "LEA" and "list of face" in problem.message
+    assert problem.index == 1 and problem.name == "LEA" and "list of face" in problem.message
+    assert problem.offset == data.index(b'"LEA":')
+    # a whole AllPrintings file is not a card file at all
+    path.write_bytes(_atomic(LEA={"name": "Alpha", "cards": []}))
+    with pytest.raises(CardFileError, match="neither MTGJSON AtomicCards"):
+        read_cards(path)
 
 
 def test_bad_cards_are_skipped_and_the_rest_read(tmp_path: Path) -> None:
