@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from rapidfuzz import process
 from rapidfuzz.distance import OSA, Indel
 
-from kb.cards.model import Card
+from kb.sources.card_model import Card
 
 __all__ = ["Match", "Mention", "NameIndex", "fold", "unquote"]
 

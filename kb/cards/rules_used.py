@@ -37,8 +37,8 @@ from collections.abc import Iterable, Iterator, Mapping
 from functools import lru_cache
 from typing import NamedTuple, Protocol
 
-from kb.cards.model import Card
-from kb.model import Edition, GlossaryEntry, Rule
+from kb.knowledge.model import Edition, GlossaryEntry, Rule
+from kb.sources.card_model import Card
 
 __all__ = ["RuleIndex", "RuleLink", "RulesSource", "rules_used"]
 

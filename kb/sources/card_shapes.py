@@ -1,4 +1,4 @@
-"""One card's parsed JSON, in either format, made a :class:`kb.cards.model.Card`, and checked.
+"""One card's parsed JSON, in either format, made a :class:`kb.sources.card_model.Card`, and checked.
 
 :mod:`kb.sources.cards` streams a file and hands each card's JSON here: :func:`from_atomic` reads
 an MTGJSON AtomicCards entry (``name: [face, …]``, printed French and Japanese texts from each
@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from kb.cards.model import Card, Face, Printed, Ruling
+from kb.sources.card_model import Card, Face, Printed, Ruling
 
 __all__ = [
     "MAX_NAME",

@@ -4,7 +4,7 @@ Both are recognised by content, never by name: the compression by its magic byte
 zip, or none) and the format by the JSON's shape (an object whose top-level keys are ``meta`` and
 ``data`` is AtomicCards; an array of objects with ``"object": "card"`` is Scryfall). The file is
 parsed as a stream (ijson) so a 100 MB file never sits in memory as text or as one parsed tree:
-one card's JSON at a time becomes a :class:`kb.cards.model.Card`.
+one card's JSON at a time becomes a :class:`kb.sources.card_model.Card`.
 
 Faults are reported, not raised, wherever the rest can still be read: a damaged card (a wrong
 shape, no name, a name longer than :data:`MAX_NAME`, an Oracle name, type line or text holding
@@ -38,7 +38,7 @@ from typing import IO, Any
 
 import ijson
 
-from kb.cards.model import Card
+from kb.sources.card_model import Card
 from kb.sources.card_shapes import (
     MAX_NAME,
     Damaged,

@@ -19,8 +19,8 @@ import sys
 import time
 from pathlib import Path
 
-from kb.cards.model import Card
 from kb.cards.names import NameIndex
+from kb.sources.card_model import Card
 from kb.sources.cards import read_cards
 
 DEFAULT = (

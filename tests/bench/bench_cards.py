@@ -19,7 +19,7 @@ from pathlib import Path
 
 from kb.cards.names import NameIndex
 from kb.cards.rules_used import RuleIndex, rules_used
-from kb.model import GlossaryEntry, Rule
+from kb.knowledge.model import GlossaryEntry, Rule
 from kb.sources.cards import read_cards
 from kb.sources.cr_text import read_cr_text
 

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from kb.cards.model import Card
 from kb.cards.rules_used import RuleIndex
-from kb.model import GlossaryEntry, Rule
+from kb.knowledge.model import GlossaryEntry, Rule
+from kb.sources.card_model import Card
 from kb.sources.cards import read_cards
 from kb.sources.cr_text import read_cr_text
 from tests.conftest import CR_EN_DIR, SHARED_RAW

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from kb.cards.model import Card
+from kb.sources.card_model import Card
 
 #: layouts of AtomicCards 2022-04-25 and the number of faces a card of each has
 FACES = {

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from kb.cards.model import Card
+from kb.sources.card_model import Card
 from kb.sources.cards import CardFileError, read_cards, sniff
 from tests.cards.conftest import COMPRESSIONS, FIXTURES, compressed
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from kb.cards.model import Card
 from kb.cards.names import NameIndex, fold, unquote
+from kb.sources.card_model import Card
 from kb.sources.cards import read_cards
 from tests.cards.conftest import FIXTURES
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from kb.cards.model import Card
 from kb.cards.rules_used import RuleIndex, rules_used
-from kb.model import Edition, GlossaryEntry, KnowledgeBase, Rule
+from kb.knowledge.model import Edition, GlossaryEntry, KnowledgeBase, Rule
+from kb.sources.card_model import Card
 from kb.sources.cards import read_cards
 from tests.cards.conftest import FIXTURES
 
