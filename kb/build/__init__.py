@@ -24,6 +24,7 @@ from typing import Any
 from kb import buildcache, concordance, store
 from kb import instance as layout
 from kb.build.forked import Forked
+from kb.build.glossary_pairs import pair_glossaries
 from kb.build.link import attach_commentary, canonicalise_refs, count, link
 from kb.build.read import (
     Progress,
@@ -205,6 +206,9 @@ def _build_kb(
     kb = assemble(docs, problems)
     terms = load_terms(CORPUS_DIR / "terms.toml")
     pairs = [p for d in docs for p in d.term_pairs]
+    # A translated glossary names its English entries: those pairs join the term base too.
+    glossary_pairs, _, glossary_notes = pair_glossaries(kb, docs, problems)
+    pairs += glossary_pairs
     del docs  # the records are in the knowledge base now: free them before linking (peak memory)
     kb.terms, messages = merge_harvested(terms, pairs)
     problems.extend(Problem(str(CORPUS_DIR / "terms.toml"), None, m) for m in messages)
@@ -235,6 +239,7 @@ def _build_kb(
     from kb.premodern import link_pre_m10  # editions before July 2009: linked to M10 by text
 
     notes += link_pre_m10(kb)
+    notes += glossary_notes
     canonicalise_refs(kb)
     attach_commentary(kb)
     count(kb)
