@@ -18,9 +18,9 @@ raises :class:`SourceError` with file and line: it is left out, never half read.
 
 from __future__ import annotations
 
-import datetime
 import re
 from dataclasses import dataclass, field
+from itertools import pairwise
 from pathlib import Path
 
 from kb.link import find_refs
@@ -71,7 +71,7 @@ def looks_like(text: str) -> bool:
     if not (_SUBRULE.match(content[0]) or _RULE.match(content[0])):
         return False  # a page that quotes rules after its own prose (a wiki) is no rules text
     ruled = [bool(_SUBRULE.match(x) or _RULE.match(x) or example_prefix(x)) for x in lines]
-    adjacent = sum(1 for a, b in zip(ruled, ruled[1:], strict=False) if a and b)
+    adjacent = sum(1 for a, b in pairwise(ruled) if a and b)
     return adjacent >= 3 and sum(ruled) >= 0.8 * len(content)
 
 

@@ -18,14 +18,17 @@ FORMAT = "cr-translated"
 _KANA = re.compile(r"[\u3040-\u30ff]")
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
 _WORDS = re.compile(r"[a-zà-ÿœæ]+", re.IGNORECASE)
-_EN_WORDS = frozenset(
-    "the of and is to a an that this player players with its it be are or if each from "
-    "any which you your can may has have when their they card cards would".split()
-)
-_FR_WORDS = frozenset(
-    "le la les de des du et est un une que qui à au aux son sa ses ce cette joueur joueurs "
-    "sur dans ne pas peut il elle sont si pour par avec lorsqu lorsque carte cartes".split()
-)
+_EN_WORDS = frozenset({
+    "the", "of", "and", "is", "to", "a", "an", "that", "this", "player", "players", "with",
+    "its", "it", "be", "are", "or", "if", "each", "from", "any", "which", "you", "your", "can",
+    "may", "has", "have", "when", "their", "they", "card", "cards", "would",
+})  # fmt: skip
+_FR_WORDS = frozenset({
+    "le", "la", "les", "de", "des", "du", "et", "est", "un", "une", "que", "qui", "à", "au",
+    "aux", "son", "sa", "ses", "ce", "cette", "joueur", "joueurs", "sur", "dans", "ne", "pas",
+    "peut", "il", "elle", "sont", "si", "pour", "par", "avec", "lorsqu", "lorsque", "carte",
+    "cartes",
+})  # fmt: skip
 
 #: 「…が 2026-01-16 に翻訳したものです。」, or a French header "traduit(e) le 2026-01-16".
 _HEADER_JA = re.compile(r"(\d{4})\s*-\s*(\d{1,2})\s*-\s*(\d{1,2})\s*に翻訳")
