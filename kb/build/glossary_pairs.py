@@ -101,15 +101,9 @@ class _Finder:
     def _refs(self, key: str) -> list[str]:
         return next((e.rule_refs for e in self.entries if e.key == key), [])
 
-    def by_refs(self, refs: list[str], taken: set[str], after: int, before: int) -> str | None:
-        """An entry not yet paired with the same "See rule" targets; several: the one between
-        the English places of the paired entries around it."""
-        if not refs:
-            return None
-        found = [e.key for e in self.entries if e.rule_refs == refs and e.key not in taken]
-        if len(found) > 1:
-            found = [k for k in found if after < self.order[k] < before]
-        return found[0] if len(found) == 1 else None
+    def with_refs(self, refs: list[str], taken: set[str]) -> list[str]:
+        """The entries not yet paired whose "See rule" targets are ``refs``, in their order."""
+        return [e.key for e in self.entries if refs and e.rule_refs == refs and e.key not in taken]
 
 
 def pair_glossaries(
@@ -180,19 +174,24 @@ def _pair_edition(
         )
     if finder is None:
         return out
+    # Entries without a name: those sharing the same targets pair, in their order, with the
+    # English entries of those targets in the English glossary's order, when as many are left.
     taken = {p.en_key for p in out if p.en_key}
+    groups: dict[tuple[str, ...], list[int]] = {}
     for i, (pair, (_doc, rec)) in enumerate(zip(out, recs, strict=True)):
-        if pair.en_key is not None or rec.en_names:
+        if pair.en_key is None and not rec.en_names:
+            groups.setdefault(tuple(rec.rule_refs), []).append(i)
+    for refs, members in groups.items():
+        found = finder.with_refs(list(refs), taken)
+        if not refs or len(found) != len(members):
+            for i in members:
+                out[i].how = (
+                    f"no English name, and {len(members)} entries without one refer to "
+                    f"rules ({', '.join(refs) or 'none'}) as {len(found)} English entries do"
+                )
             continue
-        after = max((finder.order[p.en_key] for p in out[:i] if p.en_key), default=-1)
-        before = min((finder.order[p.en_key] for p in out[i + 1 :] if p.en_key), default=10**9)
-        found = finder.by_refs(rec.rule_refs, taken, after, before)
-        if found is None:
-            pair.how = (
-                "no English name and no single English entry with the same rule targets "
-                f"({', '.join(rec.rule_refs) or 'none'})"
-            )
-            continue
-        pair.en_key, pair.en_edition, pair.how = found, en_id, "rule targets and glossary order"
-        taken.add(found)
+        how = "rule targets" if len(found) == 1 else "rule targets and glossary order"
+        for i, key in zip(members, found, strict=True):
+            out[i].en_key, out[i].en_edition, out[i].how = key, en_id, how
+            taken.add(key)
     return out

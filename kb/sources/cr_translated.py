@@ -181,7 +181,8 @@ def _is_whole(state: _State) -> bool:
     if not (state.translated and state.contents and state.glossary and state.credits_line):
         return False
     have = {r.number for r in state.rules}
-    return all(n in have for n in state.contents if n != "0" and try_parse(n) is not None)
+    listed = [n for n in state.contents if len(n) == 3 or (len(n) == 1 and n != "0")]
+    return all(n in have for n in listed)
 
 
 def _read_line(state: _State, line: str, lineno: int) -> None:
