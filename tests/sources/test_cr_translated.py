@@ -57,7 +57,12 @@ def test_each_excerpt_alone(cr_ja: Path, name: str) -> None:
     assert sniff(path, read_text(path)) == "cr-translated"
     (doc,) = read_source(path)
     numbers, examples, headings = _counted(path)
-    assert (doc.lang, doc.kind, doc.format, doc.date) == ("ja", "cr-partial", "cr-translated", "2026-01-16")
+    assert (doc.lang, doc.kind, doc.format, doc.date) == (
+        "ja",
+        "cr-partial",
+        "cr-translated",
+        "2026-01-16",
+    )
     assert doc.translates == doc.numbering == "2026-01-16"
     assert [r.number for r in doc.rules if "." in r.number or len(r.number) == 3] == numbers
     assert sum(len(r.examples) for r in doc.rules) == examples
@@ -181,7 +186,7 @@ def test_header_and_last_line_must_agree(cr_ja: Path, tmp_path: Path) -> None:
 def test_damaged_and_truncated_utf8_are_refused(cr_ja: Path, tmp_path: Path) -> None:
     data = (cr_ja / PART_117).read_bytes()
     broken = bytearray(data)
-    at = data.index("117.3b".encode())
+    at = data.index(b"117.3b")
     broken[at + 20 : at + 22] = b"\xff\xfe"
     error = _refused(tmp_path, "damaged.txt", bytes(broken))
     line = data[:at].count(b"\n") + 1
