@@ -117,6 +117,7 @@ def read(path: Path, text: str) -> list[SourceDoc]:
         if line:
             _read_line(state, line, index + 1)
     _close_term(state)
+    _check_ending(state, lines)
     if not state.rules and not state.glossary:
         raise SourceError(name, "a translated rules text with no rules and no glossary entry", 1)
     date = _edition_date(state, name)
@@ -137,6 +138,27 @@ def read(path: Path, text: str) -> list[SourceDoc]:
             problems=state.problems,
         )
     ]
+
+
+#: How a paragraph of rules or glossary text ends (a sentence, a quotation, a parenthesis).
+_PARAGRAPH_END = ("。", ".", "」", "）", ")", "»", "”", '"', "!", "?", "！", "？", ":", "：")
+
+
+def _check_ending(state: _State, lines: list[str]) -> None:
+    """A text cut short: its last line is a rule, example or definition stopping mid-sentence."""
+    lineno, last = next(
+        ((i + 1, x.strip()) for i, x in reversed(list(enumerate(lines))) if x.strip()), (0, "")
+    )
+    if state.mode not in ("rules", "glossary") or last.endswith(_PARAGRAPH_END):
+        return
+    heading = _RULE.match(last) or _SECTION.match(last) or ja_glossary_heading(last)
+    if heading and not _SUBRULE.match(last):
+        return
+    raise SourceError(
+        state.path,
+        f"the text stops mid-sentence ({last[-30:]!r}): the file is truncated, so it was not added",
+        lineno,
+    )
 
 
 def _default_title(lang: str, date: str | None) -> str:
