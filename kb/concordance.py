@@ -470,14 +470,10 @@ def _place_translation(
     ids = {e.id for e in english}
     base_id = ed.translates if ed.translates in ids else None
     if base_id is None and ed.date:
-        # The English text it translates is not in the corpus: use the nearest older English
-        # edition (the numbering it inherited), else the nearest newer one.
+        # The English text it translates is not in the corpus: the nearest older English
+        # edition within a year (the numbering it inherited), else the nearest one.
         dated = [e for e in english if e.kind == "full" and e.date]
-        older = [
-            e
-            for e in dated
-            if e.date <= ed.date and _days(ed.date) - _days(e.date) <= NEAREST_NUMBERING_DAYS
-        ]
+        older = [e for e in dated if 0 <= _days(ed.date) - _days(e.date) <= NEAREST_NUMBERING_DAYS]
         if dated:
             nearest = min(older or dated, key=lambda e: abs(_days(e.date) - _days(ed.date)))
             if abs(_days(nearest.date) - _days(ed.date)) <= NEAREST_NUMBERING_DAYS:

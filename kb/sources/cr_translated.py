@@ -91,6 +91,8 @@ class _State:
     translated: tuple[str, int] | None = None  # (ISO date, line) of the header
     effective: tuple[str, int] | None = None  # (ISO date, line) of the last line
     previous: RuleNumber | None = None
+    current: RuleRecord | None = None  # the rule the next examples belong to
+    repeated: bool = False  # the current rule was printed again (its examples may be too)
     pending_term: GlossaryRecord | None = None
     credits_line: int | None = None
     glossary_line: int | None = None
@@ -310,6 +312,7 @@ def _read_rule_line(state: _State, line: str, lineno: int) -> None:
                     + ("; same text, read once" if same else "; the texts differ, kept the first"),
                 )
             )
+            state.current, state.repeated = first, True
             return
         if state.previous is not None and number < state.previous:
             state.problems.append(
@@ -319,8 +322,9 @@ def _read_rule_line(state: _State, line: str, lineno: int) -> None:
         state.rules.append(record)
         state.seen[key] = record
         state.previous = number
+        state.current, state.repeated = record, False
         return
-    current = state.rules[-1] if state.rules else None
+    current = state.current
     prefix = example_prefix(line)
     if prefix is not None:
         if current is None:
@@ -330,7 +334,8 @@ def _read_rule_line(state: _State, line: str, lineno: int) -> None:
             return
         example = line[prefix:].strip()
         _check_foreign(state, example, lineno)
-        current.examples.append(example)
+        if not (state.repeated and example in current.examples):
+            current.examples.append(example)
         return
     if current is None:
         state.problems.append(

@@ -204,3 +204,17 @@ def test_a_part_without_date_takes_the_file_name(cr_ja: Path, tmp_path: Path) ->
     path.write_bytes((cr_ja / PART_117).read_bytes())
     undated: SourceDoc = read_source(path)[0]
     assert undated.date is None and undated.kind == "cr-partial"
+
+
+def test_the_four_excerpts_in_one_file(cr_ja: Path, tmp_path: Path) -> None:
+    """One file holding the four excerpts: the lines printed twice (116-117.1a) are read once,
+    their examples too, and the glossary is recognised by its headings."""
+    path = tmp_path / "ja-all.txt"
+    path.write_text("\n".join((cr_ja / n).read_text("utf-8") for n in EXCERPTS), "utf-8")
+    (doc,) = read_source(path)
+    counted = [_counted(cr_ja / name) for name in EXCERPTS]
+    assert len({n for r in doc.rules if "." in (n := r.number)}) == 398
+    assert sum(len(r.examples) for r in doc.rules) == sum(c[1] for c in counted)
+    assert len(doc.glossary) == 220 and doc.date == "2026-01-16"
+    repeated = [p for p in doc.problems if "printed again" in p.message]
+    assert len(repeated) == 19 and all("same text, read once" in p.message for p in repeated)
