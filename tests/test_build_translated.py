@@ -123,7 +123,8 @@ def test_glossary_pairs_with_the_english_glossary(cr_en_dir: Path, cr_ja: Path) 
     assert sum(1 for p in pairs if p.how == "name") == 211
     assert ("ja", "覇権された", "Championed") in {(t.lang, t.term, t.en) for t in term_pairs}
     assert notes == [
-        f"{JA}: glossary entries paired with en-2025-11-14's: 220 of 220 (9 not by their exact English name), 0 unpaired"
+        f"{JA}: glossary entries paired with en-2025-11-14's: 220 of 220 (211 by their English "
+        "name as printed, 9 by a near form or one sense of it, 0 by rule targets), 0 unpaired"
     ]
 
 
@@ -170,7 +171,10 @@ def test_french_fixture_pairs_rule_by_rule_and_by_glossary_targets(cr_en_dir: Pa
     english = cr_en_dir / "MagicCompRules-2016-11-11.txt"
     docs, problems = read_all(corpus_inputs([english, FR_FIXTURES]))
     kb = assemble(docs, problems)
-    _terms, pairs, _notes = pair_glossaries(kb, docs, problems)
+    _terms, pairs, notes = pair_glossaries(kb, docs, problems)
+    assert notes[0].endswith(
+        "9 of 9 (0 by their English name as printed, 0 by a near form or one sense of it, 9 by rule targets), 0 unpaired"
+    )
     assert {p.key: p.en_key for p in pairs} == {
         "action spéciale": "special action",
         "capacité déclenchée": "triggered ability",

@@ -141,12 +141,14 @@ def pair_glossaries(
             if len(rec.aliases) + 1 == len(rec.en_names):
                 for alias, name in zip(rec.aliases, rec.en_names[1:], strict=True):
                     term_pairs.append(TermPair(doc.lang, alias, name.strip(), rec.line))
-        paired = sum(1 for p in got if p.en_key)
-        loose = sum(1 for p in got if p.en_key and p.how != "name")
+        paired = [p for p in got if p.en_key]
+        exact = sum(1 for p in paired if p.how == "name")
+        targets = sum(1 for p in paired if p.how.startswith("rule targets"))
         notes.append(
             f"{ed_id}: glossary entries paired with {english.id if english else 'no English'}'s: "
-            f"{paired} of {len(got)} ({loose} not by their exact English name), "
-            f"{len(got) - paired} unpaired"
+            f"{len(paired)} of {len(got)} ({exact} by their English name as printed, "
+            f"{len(paired) - exact - targets} by a near form or one sense of it, {targets} by "
+            f"rule targets), {len(got) - len(paired)} unpaired"
         )
     return term_pairs, pairs, notes
 

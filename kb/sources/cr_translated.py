@@ -44,7 +44,9 @@ __all__ = ["FORMAT", "looks_like", "read"]
 
 _SUBRULE = re.compile(r"^(?P<num>\d{3}\.\d{1,3}[a-z]?)(?:\.\s*|\s+)(?P<text>\S.*)$")
 _RULE = re.compile(r"^(?P<num>\d{3})\.\s*(?P<title>\S.*)$")
-_SECTION = re.compile(r"^(?P<num>\d{1,2})\.\s*(?P<title>[^。.]{1,40})$")
+_SECTION = re.compile(r"^(?P<num>\d)\.\s*(?P<title>[^。.]{1,40})$")
+#: An entry of the contents: a section (also "10. 用語集"), or a rule.
+_CONTENTS_ENTRY = re.compile(r"^(?P<num>\d{1,3})\.\s*(?P<title>[^。.]{1,40})$")
 _OBSOLETE_JA = re.compile(r"^\s*[(（]\s*廃語\s*[)）]\s*")
 _OBSOLETE = re.compile(r"\s*[(（]\s*(?:Obsolète|obsolète|Obsolete|廃語|廃止)\s*[)）]\s*$")
 _SENSE = re.compile(r"\s*[(（]\s*(\d)\s*[)）]\s*$")
@@ -270,7 +272,7 @@ def _read_head(state: _State, line: str, lineno: int) -> None:
 def _read_contents(state: _State, line: str, lineno: int) -> None:
     """A contents entry ("117. タイミングと優先権"), until a line that is none or a section
     the contents listed already (the body's "0. はじめに")."""
-    entry = _SECTION.match(line) or _RULE.match(line)
+    entry = _CONTENTS_ENTRY.match(line)
     if entry and entry["num"] not in state.contents:
         state.contents.append(entry["num"])
         return

@@ -138,8 +138,8 @@ def is_contents_heading(line: str) -> bool:
 
 
 def glossary_heading(line: str, lang: str) -> bool:
-    """The glossary's heading line in that language."""
-    return line.strip() == _GLOSSARY.get(lang)
+    """The glossary's heading line in that language (numbered as in the contents or not)."""
+    return re.sub(r"^\d{1,2}\.\s*", "", line.strip()) == _GLOSSARY.get(lang)
 
 
 def credits_heading(line: str, lang: str) -> bool:

@@ -218,3 +218,30 @@ def test_the_four_excerpts_in_one_file(cr_ja: Path, tmp_path: Path) -> None:
     assert len(doc.glossary) == 220 and doc.date == "2026-01-16"
     repeated = [p for p in doc.problems if "printed again" in p.message]
     assert len(repeated) == 19 and all("same text, read once" in p.message for p in repeated)
+
+
+def test_a_whole_translation_is_a_full_text(cr_ja: Path, tmp_path: Path) -> None:
+    """Header, contents, every rule the contents list, 用語集, クレジット, the last line: "cr"."""
+    start = _raw_lines(cr_ja / START)
+    glossary = _raw_lines(cr_ja / GLOSSARY)
+    credits = glossary.index("クレジット")
+    title = start.index("マジック：ザ・ギャザリング　総合ルール")
+    text = [
+        *start[: start.index("もくじ") + 1],
+        *["0. はじめに", "1. ゲームの考え方", "116. 特別な処理", "117. タイミングと優先権"],
+        "10. 用語集",
+        *start[title : start.index("100. 原則", title)],
+        *_raw_lines(cr_ja / PART_117),
+        "用語集",
+        *glossary[:credits],
+        *glossary[credits:],
+    ]
+    path = tmp_path / "whole.txt"
+    path.write_text("\n".join(text), encoding="utf-8")
+    (doc,) = read_source(path)
+    assert (doc.kind, doc.date, doc.version) == ("cr", "2026-01-16", "2026-01-16")
+    assert [r.number for r in doc.rules][:3] == ["1", "116", "116.1"]
+    assert len(doc.glossary) == 220 and doc.glossary[0].term == "能力"
+    # Without its credits, it is a part.
+    path.write_text("\n".join(text[: len(text) - len(glossary) + credits]), encoding="utf-8")
+    assert read_source(path)[0].kind == "cr-partial"
