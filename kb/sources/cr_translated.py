@@ -97,7 +97,6 @@ class _State:
     repeated: bool = False  # the current rule was printed again (its examples may be too)
     pending_term: GlossaryRecord | None = None
     credits_line: int | None = None
-    glossary_line: int | None = None
 
 
 def read(path: Path, text: str) -> list[SourceDoc]:
@@ -225,7 +224,7 @@ def _read_line(state: _State, line: str, lineno: int) -> None:
         return
     if glossary_heading(line, state.lang) and state.mode in ("rules", "intro", "glossary"):
         _close_term(state)
-        state.mode, state.glossary_line = "glossary", lineno
+        state.mode = "glossary"
         return
     if state.mode == "head":
         _read_head(state, line, lineno)
@@ -301,8 +300,7 @@ def _read_rule_line(state: _State, line: str, lineno: int) -> None:
         key = str(number)
         text = match["text"] if sub else ""
         title = None if sub else match["title"]
-        if _check_foreign(state, text or title or "", lineno):
-            return
+        _check_foreign(state, text or title or "", lineno)
         if key in state.seen:
             first = state.seen[key]
             same = (first.text, first.title) == (text, title)
@@ -355,7 +353,7 @@ def _read_rule_line(state: _State, line: str, lineno: int) -> None:
     )
 
 
-def _check_foreign(state: _State, text: str, lineno: int) -> bool:
+def _check_foreign(state: _State, text: str, lineno: int) -> None:
     """Raise for a line written in another language than the text's (a mixed file)."""
     found = line_lang(text)
     if found is not None and found != state.lang:
@@ -366,7 +364,6 @@ def _check_foreign(state: _State, text: str, lineno: int) -> bool:
             f"with another language is not added ({text[:50]!r})",
             lineno,
         )
-    return False
 
 
 # ---- the glossary -----------------------------------------------------------------------------
