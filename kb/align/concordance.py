@@ -375,10 +375,12 @@ def _place_translation(
     ids = {e.id for e in english}
     base_id = ed.translates if ed.translates in ids else None
     if base_id is None and ed.date:
-        # The English text it translates is not in the corpus: use the nearest English edition.
+        # The English text it translates is not in the corpus: the nearest older English
+        # edition within a year (the numbering it inherited), else the nearest one.
         dated = [e for e in english if e.kind == "full" and e.date]
+        older = [e for e in dated if 0 <= _days(ed.date) - _days(e.date) <= NEAREST_NUMBERING_DAYS]
         if dated:
-            nearest = min(dated, key=lambda e: abs(_days(e.date) - _days(ed.date)))
+            nearest = min(older or dated, key=lambda e: abs(_days(e.date) - _days(ed.date)))
             if abs(_days(nearest.date) - _days(ed.date)) <= NEAREST_NUMBERING_DAYS:
                 base_id = nearest.id
                 notes.append(

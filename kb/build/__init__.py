@@ -33,6 +33,7 @@ from kb.base.buildcache import BuildCache
 from kb.base.forked import Forked
 from kb.base.instance import BuildError
 from kb.base.paths import CORPUS_DIR, EXAMPLES_DIR, PACKAGE_DIR
+from kb.build.glossary_pairs import pair_glossaries
 from kb.build.link import attach_commentary, canonicalise_refs, count, link
 from kb.build.read import (
     Progress,
@@ -212,14 +213,16 @@ def _build_kb(
     kb = assemble(docs, problems)
     terms = load_terms(CORPUS_DIR / "terms.toml")
     pairs = [p for d in docs for p in d.term_pairs]
+    # A translated glossary names its English entries: those pairs join the term base too.
+    glossary_pairs, _, glossary_notes = pair_glossaries(kb, docs, problems)
+    pairs += glossary_pairs
     del docs  # the records are in the knowledge base now: free them before linking (peak memory)
     kb.terms, messages = merge_harvested(terms, pairs)
     problems.extend(Problem(str(CORPUS_DIR / "terms.toml"), None, m) for m in messages)
     if progress:
         progress("linking references and terms", 1, 3)
     overrides = concordance.load_overrides(CORPUS_DIR / "concordance-overrides.toml")
-    # An archive's editions are aligned by another process while this one links them (the
-    # alignment reads the texts only).
+    # An archive's editions are aligned by another process while this one links them.
     aligning = None
     if Forked.available() and sum(map(len, kb.rules.values())) >= SPLIT_RULES:
         aligning = Forked(_align_in_child, kb, overrides, cache, fork=True)
@@ -242,6 +245,7 @@ def _build_kb(
     from kb.align.premodern import link_pre_m10  # editions before July 2009: linked to M10 by text
 
     notes += link_pre_m10(kb)
+    notes += glossary_notes
     canonicalise_refs(kb)
     attach_commentary(kb)
     count(kb)

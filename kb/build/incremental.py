@@ -205,6 +205,10 @@ def _the_new_edition(
     new_id = f"en-{doc.date}"
     if new_id in old.editions:
         raise NotIncremental(f"edition {new_id} is already in the build")
+    if any(e.lang != "en" and e.counts.get("glossary") for e in old.editions.values()):
+        # A translated glossary is paired with the glossary of the English edition it follows,
+        # which a new English edition may become (kb.build.glossary_pairs).
+        raise NotIncremental("the build holds a translated glossary, paired at build time")
     if any(e.numbering == concordance.PRE_M10 for e in old.editions.values()):
         raise NotIncremental("the build holds editions before July 2009")
     return doc, problems, new_id

@@ -317,8 +317,22 @@ def _add_partial(kb: KnowledgeBase, ed_id: str, doc: SourceDoc, problems: list[P
         kb.rules[ed_id] = {}
         kb.glossary[ed_id] = {}
     kb.editions[ed_id].sources.append(doc.path)
+    table = kb.rules[ed_id]
     for number, rule in _rules(ed_id, doc, problems).items():
-        kb.rules[ed_id].setdefault(number, rule)
+        first = table.setdefault(number, rule)
+        # Parts of one text overlap (excerpts of a translation): a rule given twice is one rule,
+        # but two different texts for it are reported.
+        if first is not rule and (first.title, first.text) != (rule.title, rule.text):
+            problems.append(
+                Problem(
+                    doc.path,
+                    rule.line,
+                    f"rule {number} differs from the one of {Path(first.source).name}:"
+                    f"{first.line}; kept that one",
+                )
+            )
+        elif first is not rule and len(rule.examples) > len(first.examples):
+            first.examples = rule.examples  # an excerpt that stops before the rule's examples
     for key, entry in _glossary(ed_id, doc, problems).items():
         kb.glossary[ed_id].setdefault(key, entry)
 

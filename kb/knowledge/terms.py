@@ -1,8 +1,9 @@
 """The multilingual term base: game concepts named in English, French and Japanese.
 
 ``corpus/terms.toml`` lists the concepts (priority = priorité = 優先権) with the rules that define
-them; readers harvest more pairings from the seeds (「優先権/Priority」), merged here without ever
-dropping a curated name. :func:`translate_query_terms` lets the search turn "優先権" into
+them; readers harvest more pairings from the seeds (「優先権/Priority」) and the build pairs a
+translated glossary with the English one (:mod:`kb.build.glossary_pairs`), merged here without
+ever dropping a curated name. :func:`translate_query_terms` lets the search turn "優先権" into
 "priority" or "state-based actions" into "action basée sur un état".
 """
 

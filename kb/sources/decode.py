@@ -64,8 +64,32 @@ def _decode(data: bytes, path: str) -> str:
         return text
     try:
         return data.decode("utf-8")
-    except UnicodeDecodeError:
+    except UnicodeDecodeError as exc:
+        _check_damaged_utf8(data, exc, path)
         return data.decode("cp1252", errors="kb-latin1")
+
+
+#: UTF-8 text (kana, kanji: characters of three bytes) with at most one bad sequence in this
+#: many good ones is damaged UTF-8, not windows-1252 (whose bytes seldom form such sequences).
+_DAMAGED_UTF8_RATIO = 20
+_MIN_WIDE = 20
+
+
+def _check_damaged_utf8(data: bytes, exc: UnicodeDecodeError, path: str) -> None:
+    """Raise :class:`SourceError` naming the line of the first bad bytes when ``data`` is UTF-8
+    text with a few bytes corrupted or cut off (a truncated Japanese file read as windows-1252
+    would be mojibake, not text)."""
+    text = data.decode("utf-8", errors="replace")
+    wide = sum(1 for ch in text if "\u0800" <= ch != "\ufffd")
+    bad = text.count("\ufffd")
+    if wide < _MIN_WIDE or bad * _DAMAGED_UTF8_RATIO > wide:
+        return
+    line = normalize_text(data[: exc.start].decode("utf-8", errors="replace")).count("\n") + 1
+    if exc.end >= len(data) and "end of data" in exc.reason:
+        why = "the file ends inside a character: it is truncated"
+    else:
+        why = f"bytes {data[exc.start : exc.end].hex(' ')} are no UTF-8 character: it is damaged"
+    raise SourceError(path, f"UTF-8 text with {bad} bad byte sequence(s); {why}", line)
 
 
 # What a text file's characters are: ASCII, Latin, general punctuation, kana and CJK ideographs,

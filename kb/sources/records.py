@@ -50,6 +50,11 @@ class GlossaryRecord:
     obsolete: bool = False
     see: list[str] = field(default_factory=list)  # redirects: "See Kicker", "See also …"
     rule_refs: list[str] = field(default_factory=list)  # "See rule 702.33." -> ["702.33"]
+    # A translation's heading may name the English entry: 「連繋（れんけい）／Splice」.
+    reading: str | None = None  # the Japanese reading (れんけい)
+    en_names: list[str] = field(default_factory=list)  # ["Splice"]; "A/B" gives two names
+    en_heading: str | None = None  # the English part as printed (for messages)
+    sense: int | None = None  # "Draw(2)": the second sense of the English entry
 
 
 @dataclass(slots=True)

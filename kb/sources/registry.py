@@ -15,7 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from kb.sources import mtr, seed_en_wiki, seed_fr_wiki, seed_ja_wiki, seed_site
+from kb.sources import cr_translated, mtr, seed_en_wiki, seed_fr_wiki, seed_ja_wiki, seed_site
 from kb.sources.records import Problem, SourceDoc, SourceError
 
 Reader = Callable[[Path, str], list[SourceDoc]]
@@ -35,6 +35,7 @@ def _read_cr(path: Path, text: str) -> list[SourceDoc]:
 #: Format name -> reader(path, decoded text).
 FORMATS: dict[str, Reader] = {
     "cr": _read_cr,
+    cr_translated.FORMAT: cr_translated.read,
     "fr-wiki": seed_fr_wiki.read,
     "en-wiki": seed_en_wiki.read,
     "ja-mtgwiki": seed_ja_wiki.read,
@@ -50,8 +51,10 @@ def _looks_like_cr(text: str) -> bool:
     return looks_like_cr_text(text)
 
 
-#: Sniffers in the order they are tried: the most specific marks first.
+#: Sniffers in the order they are tried: the most specific marks first (a translation published
+#: one paragraph a line also has the headings the official layout's sniffer looks for).
 SNIFFERS: tuple[tuple[str, Callable[[str], bool]], ...] = (
+    (cr_translated.FORMAT, cr_translated.looks_like),
     ("cr", _looks_like_cr),
     ("fr-wiki", seed_fr_wiki.looks_like),
     ("ja-mtgwiki", seed_ja_wiki.looks_like),
