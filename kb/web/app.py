@@ -10,8 +10,16 @@ from collections.abc import Callable, Iterable, MutableMapping
 from pathlib import Path
 from typing import Any
 
-from flask import Flask, Response, g, jsonify, render_template, request
-from flask.globals import _cv_app, _cv_request
+from flask import (
+    Flask,
+    Response,
+    current_app,
+    g,
+    has_app_context,
+    jsonify,
+    render_template,
+    request,
+)
 from flask.templating import Environment
 from jinja2 import BytecodeCache, FileSystemBytecodeCache, Template
 from jinja2.runtime import Context, Macro
@@ -233,10 +241,9 @@ _PLURALS: dict[tuple[str, str, str, int], str] = {}
 
 
 def _locale() -> str:
-    """The request's interface locale (``g.locale``), read without the proxies of ``flask.g``:
-    templates ask for it with every message."""
-    ctx = _cv_app.get(None)
-    return (ctx is not None and ctx.g.__dict__.get("locale")) or i18n.DEFAULT_LOCALE
+    """The request's interface locale (``g.locale``), else the default (outside a request, or
+    before :func:`_before_request` chose one)."""
+    return (has_app_context() and g.get("locale")) or i18n.DEFAULT_LOCALE
 
 
 def _init_jinja(app: Flask) -> None:
@@ -277,11 +284,11 @@ def _chrome(part: str) -> Markup:
     """A part of every page that depends only on the locale (``head``, ``script``, ``nav`` of
     partials/chrome.html), rendered once per locale and kept: a dozen URLs and messages fewer
     for every page to make."""
-    ctx = _cv_request.get()
-    key = (id(ctx.app), ctx.request.script_root, _locale(), part)
+    app = current_app._get_current_object()  # type: ignore[attr-defined]
+    key = (id(app), request.script_root, _locale(), part)
     found = _CHROME.get(key)
     if found is None:
-        macro = getattr(ctx.app.jinja_env.get_template("partials/chrome.html").module, part)
+        macro = getattr(app.jinja_env.get_template("partials/chrome.html").module, part)
         found = Markup(str(macro()).removesuffix("\n"))
         _CHROME[key] = found
     return found
@@ -297,9 +304,7 @@ def _bytecode_cache() -> BytecodeCache | None:
 
 # ---- per request -------------------------------------------------------------------------------
 def _before_request() -> Response | None:
-    # The request and g read once each, without their proxies (a few dozen reads a request).
-    req = _cv_request.get().request
-    g_ = _cv_app.get().g
+    req, g_ = request, g
     path = req.path
     first = path.split("/", 2)[1] if path.count("/") >= 1 else ""
     g_.locale_from_url = first in i18n.LOCALES
@@ -323,16 +328,12 @@ def _before_request() -> Response | None:
 
 def etag_for_request() -> str:
     """The ETag of the resource at this URL: the build's content hash, the code and the URL."""
-
-    ctx = _cv_request.get(None)  # flask.request, without its proxy
-    if ctx is None:
-        raise RuntimeError("Working outside of request context.")
-    memo = urls.per_request()
+    memo = urls.per_request()  # raises outside a request
     etag = memo.get("etag")
     if etag is None:
-        seed = ctx.app.config["ETAG_SEED"]
+        seed = current_app.config["ETAG_SEED"]
         etag = memo["etag"] = hashlib.sha1(
-            f"{seed}:{ctx.request.full_path}".encode(), usedforsecurity=False
+            f"{seed}:{request.full_path}".encode(), usedforsecurity=False
         ).hexdigest()
     return etag  # type: ignore[no-any-return]
 
@@ -341,11 +342,9 @@ def _after_request(response: Response) -> Response:
     """The shared headers: security policy, CORS for JSON, the page's language, and the cache
     policy (an ETag for what may be cached).
 
-    Every response passes here, so it reads the request and ``g`` without their proxies (an
-    attribute ``g`` lacks costs a raised and caught exception through the proxy), and adds
-    the headers the response lacks rather than setting them (a set scans every header)."""
-    req = _cv_request.get().request
-    flags = _cv_app.get().g.__dict__
+    Every response passes here, so it adds the headers the response lacks rather than setting
+    them (a set scans every header)."""
+    req, flags = request, g
     headers = response.headers
     # What a view set itself stays.
     present = {name.lower() for name, _value in headers}

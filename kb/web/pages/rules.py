@@ -7,7 +7,6 @@ from collections.abc import Callable
 from typing import Any
 
 from flask import Response, redirect, request
-from flask.globals import _cv_request
 
 from kb.base.cachemap import MISSING, keep, shared_cache
 from kb.history import diffs as stored_history
@@ -180,7 +179,7 @@ def _terms(kb: KnowledgeBase, rules: list[Rule], locale: str) -> list[dict[str, 
     cache = shared_cache(kb, "_term_items")
     if cache is None:
         cache = {}
-    root = _cv_request.get().request.root_path
+    root = request.root_path
     for key in keys:
         wanted = (key, lang, edition, locale, root)
         item = cache.get(wanted, MISSING)
@@ -259,7 +258,7 @@ def _example_item(kb: KnowledgeBase, ex: ExampleInfo, locale: str) -> dict[str, 
     cache = shared_cache(kb, "_example_items")
     if cache is None:
         cache = {}
-    key = (ex.id, locale, _cv_request.get().request.root_path)
+    key = (ex.id, locale, request.root_path)
     item = cache.get(key)
     if item is None:
         item = example_summary(ex, locale)
