@@ -5,8 +5,8 @@ from __future__ import annotations
 import hashlib
 import logging
 import threading
-from collections import ChainMap, OrderedDict
-from collections.abc import Callable, Iterable, MutableMapping
+from collections import OrderedDict
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +21,7 @@ from flask import (
     request,
 )
 from flask.templating import Environment
-from jinja2 import BytecodeCache, FileSystemBytecodeCache, Template
+from jinja2 import BytecodeCache, FileSystemBytecodeCache
 from jinja2.runtime import Context, Macro
 from markupsafe import Markup
 from werkzeug.exceptions import HTTPException
@@ -29,11 +29,10 @@ from werkzeug.http import quote_etag
 
 import kb
 from kb.base.paths import TEMPLATES_DIR, default_instance
-from kb.web import i18n, layout, resources, urls
+from kb.web import hooks, i18n, layout, resources, urls
 from kb.web.i18n import Text
 from kb.web.i18n import text as _
 from kb.web.pages.base import PageError
-from kb.web.render import esc
 
 log = logging.getLogger(__name__)
 
@@ -79,7 +78,7 @@ _DICT_ATTRIBUTES = frozenset(dir(dict))
 
 class _Environment(Environment):
     """Flask's template environment, with ``page.url`` on a dict looked up as a key at once
-    (and values written by :func:`_escape`, see :class:`_Template`).
+    (and templates of :class:`kb.web.hooks.Template`).
 
     Jinja asks ``getattr`` first and takes the key only after the AttributeError, which on the
     hundreds of ``item.field`` of a rule page was a measurable part of its rendering. A dict has
@@ -87,7 +86,7 @@ class _Environment(Environment):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.template_class = _Template
+        self.template_class = hooks.Template
         self.context_class = _Context
 
     def getattr(self, obj: Any, attribute: str) -> Any:
@@ -97,13 +96,6 @@ class _Environment(Environment):
             except KeyError:
                 pass
         return super().getattr(obj, attribute)
-
-
-#: What Jinja's autoescape writes for ``{{ value }}`` (:func:`kb.web.render.esc`), without a new
-#: :class:`Markup` per value. Compiled templates call ``escape`` only on what they output
-#: (written out or buffered into a macro's result, which is marked safe as a whole), so the plain
-#: escaped text serves the same; markupsafe's ``escape`` built a Markup object around every value.
-_escape = esc
 
 
 class _Context(Context):
@@ -122,32 +114,6 @@ class _Context(Context):
                     "value was undefined because a callable raised a StopIteration exception"
                 )
         return super().call(__obj, *args, **kwargs)
-
-
-class _Template(Template):
-    """Templates that write values with :func:`_escape`."""
-
-    @classmethod
-    def _from_namespace(
-        cls,
-        environment: Any,
-        namespace: MutableMapping[str, Any],
-        globals: MutableMapping[str, Any],
-    ) -> Template:
-        namespace["escape"] = _escape
-        return super()._from_namespace(environment, namespace, globals)
-
-    def _get_default_module(self, ctx: Any = None) -> Any:
-        """Jinja's, for a template that another imports (``{% from ... import ...%}``) on every
-        render: the globals the importer has and this template lacks are found by a set
-        difference with each of the mappings of this template's globals, not with their
-        ChainMap's keys, which Python walks whole (measurable on every rule page)."""
-        if ctx is not None:
-            own = self.globals
-            maps = own.maps if type(own) is ChainMap else [own]
-            if ctx.globals_keys.difference(*maps):
-                return super()._get_default_module(ctx)
-        return super()._get_default_module(None)
 
 
 class _Flask(Flask):
