@@ -22,14 +22,13 @@ from flask import (
 )
 from flask.templating import Environment
 from jinja2 import BytecodeCache, FileSystemBytecodeCache
-from jinja2.runtime import Context, Macro
 from markupsafe import Markup
 from werkzeug.exceptions import HTTPException
 from werkzeug.http import quote_etag
 
 import kb
 from kb.base.paths import TEMPLATES_DIR, default_instance
-from kb.web import hooks, i18n, layout, resources, urls
+from kb.web import i18n, layout, resources, urls
 from kb.web.i18n import Text
 from kb.web.i18n import text as _
 from kb.web.pages.base import PageError
@@ -77,17 +76,13 @@ _DICT_ATTRIBUTES = frozenset(dir(dict))
 
 
 class _Environment(Environment):
-    """Flask's template environment, with ``page.url`` on a dict looked up as a key at once
-    (and templates of :class:`kb.web.hooks.Template`).
+    """Flask's template environment, with ``page.url`` on a dict looked up as a key at once.
 
     Jinja asks ``getattr`` first and takes the key only after the AttributeError, which on the
-    hundreds of ``item.field`` of a rule page was a measurable part of its rendering. A dict has
-    no attributes but its methods, so the answer is the same."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.template_class = hooks.Template
-        self.context_class = _Context
+    hundreds of ``item.field`` of a templated page is a measurable part of its rendering (about
+    8% of the CPU of a glossary, example or search page). A dict has no attributes but its
+    methods, so the answer is the same. ``Environment.getattr`` is Jinja's documented point for
+    this (its sandbox overrides it too)."""
 
     def getattr(self, obj: Any, attribute: str) -> Any:
         if type(obj) is dict and attribute not in _DICT_ATTRIBUTES:
@@ -96,24 +91,6 @@ class _Environment(Environment):
             except KeyError:
                 pass
         return super().getattr(obj, attribute)
-
-
-class _Context(Context):
-    """Jinja's context, calling the page's own helpers (``_``, ``ngettext``, ``url_for``,
-    ``chrome``) and macros at once: none takes the context, which Jinja otherwise looks for
-    on each of the few dozen calls of every page (two failed attribute lookups a call)."""
-
-    def call(__self, __obj: Any, *args: Any, **kwargs: Any) -> Any:
-        if type(__obj) is Macro or id(__obj) in _PLAIN_HELPERS:
-            kwargs.pop("_block_vars", None)
-            kwargs.pop("_loop_vars", None)
-            try:
-                return __obj(*args, **kwargs)
-            except StopIteration:  # what Jinja answers too
-                return __self.environment.undefined(
-                    "value was undefined because a callable raised a StopIteration exception"
-                )
-        return super().call(__obj, *args, **kwargs)
 
 
 class _Flask(Flask):
@@ -234,13 +211,7 @@ def _init_jinja(app: Flask) -> None:
         url_for=urls.url_for,  # Flask's URLs, built once per endpoint (kb.web.urls)
         chrome=_chrome,
     )
-    global _PLAIN_HELPERS
-    _PLAIN_HELPERS = frozenset(map(id, (_gettext, _ngettext, urls.url_for, _chrome)))
 
-
-#: The ids of template helpers that take no context (:class:`_Context` calls them directly;
-#: they live as long as the process, so their ids name no other object).
-_PLAIN_HELPERS: frozenset[int] = frozenset()
 
 #: (app, script root, locale, part) -> the rendered part of partials/chrome.html.
 _CHROME: dict[tuple[int, str, str, str], Markup] = {}

@@ -1,77 +1,32 @@
-"""The web app's only uses of library internals, each kept for a measured gain, each guarded.
+"""The web app's only reliance on a library's internals, kept for a measured gain and guarded.
 
-Everything else in :mod:`kb.web` uses the libraries' public API (``flask.request``, ``flask.g``,
-``flask.current_app``; Jinja's ``Environment.template_class``, ``context_class``, ``getattr``
-and ``Context.call``). What follows relies on names the libraries do not document, so a minor
-release may rename or change them: ``tests/web/test_hooks.py`` checks that each still exists
-and behaves as assumed, and that the installed version lies in :data:`VERIFIED`, and fails
-naming the installed version otherwise. To drop a hook, delete it here: what it replaces is
-the library's own behaviour, with the same output.
+Everything else in :mod:`kb.web` uses the libraries' public API: ``flask.request``, ``flask.g``,
+``flask.current_app`` (Flask's private context variables are no longer read), and Jinja's
+documented ``Environment.getattr`` (:class:`kb.web.app._Environment`). The Jinja ``Template``
+internals once overridden here (``_from_namespace``, to write values with
+:func:`kb.web.render.esc`; ``_get_default_module``) and the ``Context.call`` shortcut were
+dropped: with and without them, same pages, interleaved in one process, the CPU of a rule page
+differed by 0.8% and that of a glossary, example or search page by 4.4% (both within the
+run-to-run spread of the figures on this shared machine).
 
-Figures: ``tests/bench/bench_page_cpu.py`` (CPU per uncached rule page, in-process, 2,000
-pages, three rounds alternating the variants, medians) and ``tests/bench/bench_load_ab.py``
-(wrk, 32 connections, 2 workers, servers alternated in one run), on the embedded corpus plus
-the 2025-11-14 and 2019-06-12 official rules, with the hook and with the library's own code.
+:func:`channel_class` relies on waitress's ``HTTPChannel.writable``, ``requests``,
+``total_outbufs_len``, ``outbuf_lock``, ``will_close`` and ``close_when_flushed``; measured
+with ``tests/bench/bench_load_ab.py`` (wrk, 32 kept-alive connections, 2 workers, page cache
+off, the servers alternated round by round in one run) on the embedded corpus plus the
+2025-11-14 and 2019-06-12 official rules: FIGURES_CHANNEL
 
-- :class:`Template` (Jinja ``Template._from_namespace``, ``Template._get_default_module``):
-  FIGURES_TEMPLATE
-- :func:`channel_class` (waitress ``HTTPChannel.writable``, ``outbuf_lock``,
-  ``total_outbufs_len``, ``requests``, ``will_close``, ``close_when_flushed``):
-  FIGURES_CHANNEL
+``tests/web/test_hooks.py`` checks that the installed version lies in :data:`VERIFIED` and that
+each name still exists and behaves as assumed, and fails naming the installed version
+otherwise. To drop the hook, return waitress's own ``HTTPChannel``: the output is the same.
 """
 
 from __future__ import annotations
 
-from collections import ChainMap
-from collections.abc import MutableMapping
-from typing import Any
+__all__ = ["VERIFIED", "channel_class"]
 
-from jinja2 import Template as JinjaTemplate
-
-from kb.web.render import esc
-
-__all__ = ["VERIFIED", "Template", "channel_class"]
-
-#: distribution -> (lowest verified version, first version not verified): the range the hooks
-#: were measured and tested on (``tests/web/test_hooks.py`` fails outside it).
-VERIFIED: dict[str, tuple[str, str]] = {
-    "jinja2": ("3.1.6", "3.2"),
-    "waitress": ("3.0.2", "3.1"),
-}
-
-
-class Template(JinjaTemplate):
-    """Jinja's template, writing ``{{ value }}`` with :func:`kb.web.render.esc` and importing
-    macros of another template with a cheaper check of the importer's globals.
-
-    - ``escape``: compiled templates call the ``escape`` of their namespace only on what they
-      output (written, or buffered into a macro's result, marked safe as a whole), so plain
-      escaped text serves as markupsafe's ``escape`` does, without a :class:`Markup` object
-      around every value. Jinja fills that namespace in ``_from_namespace`` (from source and
-      from its bytecode cache alike); no public point sets it.
-    - ``_get_default_module``: for a template another imports on every render
-      (``{% from ... import ... %}``), Jinja compares the importer's globals with this
-      template's by a set difference with their ChainMap's keys, which Python walks whole; the
-      difference with each of its mappings gives the same answer.
-    """
-
-    @classmethod
-    def _from_namespace(
-        cls,
-        environment: Any,
-        namespace: MutableMapping[str, Any],
-        globals: MutableMapping[str, Any],
-    ) -> JinjaTemplate:
-        namespace["escape"] = esc
-        return super()._from_namespace(environment, namespace, globals)  # type: ignore[misc]
-
-    def _get_default_module(self, ctx: Any = None) -> Any:
-        if ctx is not None:
-            own = self.globals
-            maps = own.maps if type(own) is ChainMap else [own]
-            if ctx.globals_keys.difference(*maps):
-                return super()._get_default_module(ctx)
-        return super()._get_default_module(None)
+#: distribution -> (lowest verified version, first version not verified): the range the hook
+#: was measured and tested on (``tests/web/test_hooks.py`` fails outside it).
+VERIFIED: dict[str, tuple[str, str]] = {"waitress": ("3.0.2", "3.1")}
 
 
 _CHANNEL_CLASS: type | None = None
