@@ -28,7 +28,9 @@ from werkzeug.http import quote_etag
 
 import kb
 from kb.base.paths import TEMPLATES_DIR, default_instance
+from kb.web import current as request_objects
 from kb.web import i18n, layout, resources, urls
+from kb.web.current import current
 from kb.web.i18n import Text
 from kb.web.i18n import text as _
 from kb.web.pages.base import PageError
@@ -123,6 +125,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     app.json.ensure_ascii = False  # type: ignore[attr-defined]
     app.url_map.strict_slashes = True
 
+    request_objects.init_app(app)  # first: the other request functions read it
     resources.init_app(app)
     knowledge = app.extensions["kb"]
     app.config["CODE_VERSION"] = _code_version()
@@ -185,7 +188,10 @@ _PLURALS: dict[tuple[str, str, str, int], str] = {}
 
 def _locale() -> str:
     """The request's interface locale (``g.locale``), else the default (outside a request, or
-    before :func:`_before_request` chose one)."""
+    before :func:`_before_request` chose one). Templates ask for it with every message."""
+    found = current()
+    if found is not None:
+        return found.g.get("locale") or i18n.DEFAULT_LOCALE
     return (has_app_context() and g.get("locale")) or i18n.DEFAULT_LOCALE
 
 

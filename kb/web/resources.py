@@ -13,12 +13,13 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from flask import Flask, current_app, g, has_request_context, request
+from flask import Flask, current_app, g, request
 
 from kb.base import instance as layout
 from kb.base.instance import BuildError, pointer_target
 from kb.knowledge.model import KnowledgeBase
 from kb.store.published import load
+from kb.web.current import current
 
 log = logging.getLogger(__name__)
 
@@ -228,7 +229,8 @@ def _pick_build() -> None:
 
 def _build() -> Build:
     """The request's build, else the app's newest."""
-    build = g.get("kb_build") if has_request_context() else None
+    found = current()
+    build = None if found is None else found.g.get("kb_build")
     if build is None:
         watcher = current_app.extensions.get("kb_watcher")
         build = watcher.active if watcher is not None else current_app.extensions["kb_build"]

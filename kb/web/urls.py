@@ -15,8 +15,9 @@ from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from flask import current_app, has_request_context, request
 from flask import url_for as flask_url_for
+
+from kb.web.current import current
 
 #: Values joined by "/" (which no plain value holds): all plain, each non-empty.
 _ALL_PLAIN = re.compile(r"[A-Za-z0-9._~-]+(?:/[A-Za-z0-9._~-]+)*\Z")
@@ -28,9 +29,8 @@ _templates: dict[tuple[Any, ...], str | None] = {}
 def scope() -> tuple[int, str] | None:
     """What a URL built in this request depends on besides its endpoint and values: the app
     (by id) and the script root it is served under; None outside a request (nothing kept)."""
-    if not has_request_context():
-        return None
-    return id(current_app._get_current_object()), request.root_path  # type: ignore[attr-defined]
+    found = current()
+    return None if found is None else (id(found.app), found.request.root_path)
 
 
 def _plain(values: Sequence[Any]) -> bool:
@@ -137,9 +137,10 @@ def per_request() -> dict[str, Any]:
     """What this request has worked out once (its ETag, public base, link card), kept in its
     WSGI environ: ``g`` lives as long as the app context, which a caller may keep open across
     requests, and a value of one URL must never answer another."""
-    if not has_request_context():
+    found = current()
+    if found is None:
         raise RuntimeError("Working outside of request context.")
-    environ = request.environ
+    environ = found.request.environ
     memo: dict[str, Any] | None = environ.get("kb.per_request")
     if memo is None:
         memo = environ["kb.per_request"] = {}
