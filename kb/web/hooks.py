@@ -6,14 +6,17 @@ documented ``Environment.getattr`` (:class:`kb.web.app._Environment`). The Jinja
 internals once overridden here (``_from_namespace``, to write values with
 :func:`kb.web.render.esc`; ``_get_default_module``) and the ``Context.call`` shortcut were
 dropped: with and without them, same pages, interleaved in one process, the CPU of a rule page
-differed by 0.8% and that of a glossary, example or search page by 4.4% (both within the
-run-to-run spread of the figures on this shared machine).
+differed by 0.8% and that of a glossary, example or search page by 4.4% (median ratio over
+68 blocks of 25 pages; runs of the same comparison spread by more than that on this machine).
 
 :func:`channel_class` relies on waitress's ``HTTPChannel.writable``, ``requests``,
 ``total_outbufs_len``, ``outbuf_lock``, ``will_close`` and ``close_when_flushed``; measured
 with ``tests/bench/bench_load_ab.py`` (wrk, 32 kept-alive connections, 2 workers, page cache
 off, the servers alternated round by round in one run) on the embedded corpus plus the
-2025-11-14 and 2019-06-12 official rules: FIGURES_CHANNEL
+2025-11-14 and 2019-06-12 official rules, 8 rounds of 8 s: with waitress's own connection
+the server spent 1.08x the CPU per request (3.91 against 3.64 ms, 7 rounds of 8), served
+0.87x the requests per second (139 against 159) and its p99 was 446 against 395 ms (a shared
+machine with a load average of 20 on 2 cores: the ratios are the figures that travel).
 
 ``tests/web/test_hooks.py`` checks that the installed version lies in :data:`VERIFIED` and that
 each name still exists and behaves as assumed, and fails naming the installed version
