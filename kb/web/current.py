@@ -32,6 +32,8 @@ class Current(NamedTuple):
 
 
 _CURRENT: ContextVar[Current | None] = ContextVar("kb_web_current", default=None)
+#: The WSGI environ key of the token that puts back what :data:`_CURRENT` held before.
+_TOKEN = "kb.current_token"
 
 
 def _from_proxies() -> Current:
@@ -45,12 +47,14 @@ def _from_proxies() -> Current:
 def bind() -> None:
     """Keep this request's objects for :func:`current` (a ``before_request`` function)."""
     found = _from_proxies()
-    found.g.kb_current_token = _CURRENT.set(found)
+    # Kept in the request's own environ, not in ``g``: a request dispatched inside another
+    # (a test client's, ``kb serve --get``) shares its app context, hence its ``g``.
+    found.request.environ[_TOKEN] = _CURRENT.set(found)
 
 
 def unbind(_error: BaseException | None = None) -> None:
     """Put back what :func:`current` answered before this request (``teardown_request``)."""
-    token: Token[Current | None] | None = g.pop("kb_current_token", None)
+    token: Token[Current | None] | None = request.environ.pop(_TOKEN, None)
     if token is not None:
         try:
             _CURRENT.reset(token)
