@@ -1,13 +1,15 @@
 """The web app's only reliance on a library's internals, kept for a measured gain and guarded.
 
 Everything else in :mod:`kb.web` uses the libraries' public API: ``flask.request``, ``flask.g``,
-``flask.current_app`` (Flask's private context variables are no longer read), and Jinja's
-documented ``Environment.getattr`` (:class:`kb.web.app._Environment`). The Jinja ``Template``
-internals once overridden here (``_from_namespace``, to write values with
-:func:`kb.web.render.esc`; ``_get_default_module``) and the ``Context.call`` shortcut were
-dropped: with and without them, same pages, interleaved in one process, the CPU of a rule page
-differed by 0.8% and that of a glossary, example or search page by 4.4% (median ratio over
-68 blocks of 25 pages; runs of the same comparison spread by more than that on this machine).
+``flask.current_app`` (Flask's private context variables are no longer read: what a page reads
+by the dozen is taken once per request through the proxies' documented
+``_get_current_object()``, :mod:`kb.web.current`), and Jinja's documented
+``Environment.getattr`` (:class:`kb.web.app._Environment`). The Jinja ``Template`` internals
+once overridden (``_from_namespace``, to write values with :func:`kb.web.render.esc`, and
+``_get_default_module``) and the ``Context.call`` shortcut were dropped: with and without
+them, same pages interleaved in one process (median ratio over 60 to 68 blocks of 25 pages),
+a rule page's CPU differed by 0.8% (Template) and 1.3% (Context), a glossary, example or
+search page's by 4.4% and 2.2%; runs of one comparison spread by more than that here.
 
 :func:`channel_class` relies on waitress's ``HTTPChannel.writable``, ``requests``,
 ``total_outbufs_len``, ``outbuf_lock``, ``will_close`` and ``close_when_flushed``; measured
