@@ -3,6 +3,10 @@
 Public entry points: :func:`create_app` (the Flask factory), :func:`serve` (the production server, :mod:`kb.web.serving`)
 and :func:`render_get` (render one URL without a server, for ``kb serve --get PATH``).
 
+Libraries: Flask's, Jinja's and waitress's public API only, save one waitress internal kept for
+a measured gain in :mod:`kb.web.hooks` (its figures there; ``tests/web/test_hooks.py`` fails,
+naming the installed version, when waitress changes it).
+
 Layer: may import :mod:`kb.build`, :mod:`kb.search`, :mod:`kb.engine`, :mod:`kb.store` and
 everything below; only :mod:`kb.export.runner` and :mod:`kb.cli.main` import it.
 """
