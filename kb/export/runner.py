@@ -36,7 +36,15 @@ from pathlib import Path
 from typing import Any
 
 from kb.export.files import STRINGS, export_extras, redirect_html, redirect_page
-from kb.export.pages import Site, internal_links, is_page_link, permalink_numbers, seed_urls
+from kb.export.pages import (
+    Site,
+    internal_links,
+    is_page_link,
+    permalink_numbers,
+    quote_path,
+    seed_urls,
+)
+from kb.export.redirects import write_redirects
 from kb.export.static import (
     MANIFEST,
     ExportError,
@@ -50,6 +58,7 @@ from kb.export.static import (
     read_manifest,
     write_manifest,
 )
+from kb.export.versions import Versions
 from kb.web.i18n import LOCALES
 
 DEFAULT_BASE_URL = "http://127.0.0.1:8000"
@@ -75,6 +84,8 @@ class ExportReport:
     changed: list[str] = field(default_factory=list)  # files written (new or different)
     #: URLs named or linked that the server answers with 404 too (rules the corpus lacks)
     missing: list[str] = field(default_factory=list)
+    #: the server's redirects the export met: (URL, where it goes)
+    moves: list[tuple[str, str]] = field(default_factory=list)
 
     def summary(self) -> str:
         """A few lines for the terminal."""
@@ -161,7 +172,10 @@ def export(
 
     writer = Writer(out)
     t = time.perf_counter()
-    _STATE.update(site=site, out=out, instance=Path(instance))
+    t = time.perf_counter()
+    versions = Versions(site.kb)
+    report.timings["versions"] = time.perf_counter() - t
+    _STATE.update(site=site, out=out, instance=Path(instance), versions=versions)
     pages = _export_pages(site, writer, report, jobs, progress)
     report.timings["pages"] = time.perf_counter() - t
     t = time.perf_counter()
@@ -170,6 +184,7 @@ def export(
     report.timings["permalinks"] = time.perf_counter() - t
     t = time.perf_counter()
     export_extras(site, writer, base, pages)
+    write_redirects(site.kb, versions, writer, report.moves)
     report.timings["extras"] = time.perf_counter() - t
     if search:
         t = time.perf_counter()
@@ -210,6 +225,8 @@ class Batch:
     pages: list[str] = field(default_factory=list)
     links: list[str] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)
+    #: the server's redirects: (URL, where it goes)
+    moves: list[tuple[str, str]] = field(default_factory=list)
     files: dict[str, int] = field(default_factory=dict)
     changed: list[str] = field(default_factory=list)
     unchanged: int = 0
@@ -227,17 +244,24 @@ def _init_worker(instance: Path, base_url: str) -> None:
 
 
 def _render_pages(urls: list[str]) -> Batch:
-    """Render pages and their JSON twins; redirects become redirect pages."""
+    """Render pages and their JSON twins; redirects become redirect pages (and ``_redirects``
+    lines, for the HTML URL and its twin)."""
     site: Site = _STATE["site"]
     writer = Writer(_STATE["out"])
     batch = Batch()
     for url in urls:
         answer = site.get(url)
+        twin = json_twin(url)
         if answer.status in (301, 302, 303, 307, 308) and answer.location:
             redirect_page(site, writer, url, answer.location)
             batch.redirects += 1
+            batch.moves.append((url, answer.location))
             batch.links.append(urllib.parse.urlsplit(answer.location).path)
-        elif answer.status == 200 and answer.mimetype == "text/html":
+            data = site.get(twin)
+            if data.location:
+                batch.moves.append((twin, data.location))
+            continue
+        if answer.status == 200 and answer.mimetype == "text/html":
             writer.put(file_for(url), answer.body)
             batch.pages.append(url)
             for link in internal_links(answer.body.decode("utf-8")):
@@ -247,11 +271,12 @@ def _render_pages(urls: list[str]) -> Batch:
         else:
             batch.missing.append(url)
             continue
-        twin = json_twin(url)
-        data = site.final(twin)
+        data = site.get(twin)
         if data.status == 200 and data.mimetype == "application/json":
             writer.put(file_for(twin), data.body)
             batch.json += 1
+        elif data.location:
+            batch.moves.append((twin, data.location))
     batch.files, batch.changed, batch.unchanged = writer.files, writer.changed, writer.unchanged
     return batch
 
@@ -298,6 +323,7 @@ def _merge(batches: list[Batch], writer: Writer, report: ExportReport) -> None:
         report.redirects += batch.redirects
         report.skipped_links += batch.skipped_links
         report.missing += batch.missing
+        report.moves += batch.moves
 
 
 def _export_pages(
@@ -309,7 +335,8 @@ def _export_pages(
 ) -> list[str]:
     """Render every page the knowledge base names, then every page they link, until none is
     new; the HTML page URLs written, in a stable order."""
-    queue = list(dict.fromkeys(seed_urls(site.kb)))
+    versions: Versions = _STATE["versions"]
+    queue = list(dict.fromkeys(seed_urls(site.kb, versions)))
     seen = set(queue)
     pages: list[str] = []
     while queue:
@@ -318,15 +345,20 @@ def _export_pages(
         queue = []
         for batch in batches:
             pages += batch.pages
-            for path in batch.links:
-                if path not in seen and is_page_link(path) and not path.endswith(".json"):
-                    seen.add(path)
+            for link in batch.links:
+                path = quote_path(link)
+                if path in seen or not is_page_link(path) or path.endswith(".json"):
+                    continue
+                seen.add(path)
+                if versions.redirect(path) is None:  # else a line of _redirects
                     queue.append(path)
     return pages
 
 
 def _render_permalinks(numbers: list[str]) -> Batch:
     """``/r/<number>`` pages: each language's target and, for old numbers, each edition's."""
+    from kb.web.pages.common import find_rule
+
     site: Site = _STATE["site"]
     kb = site.kb
     writer = Writer(_STATE["out"])
@@ -343,13 +375,17 @@ def _render_permalinks(numbers: list[str]) -> Batch:
             batch.missing.append(f"/r/{number}")
             continue
         # ?edition= on the server maps an old number of that edition; the script does it here.
+        # The server's own steps (find_rule), asked once per edition without a request each.
         editions: dict[str, str] = {}
-        for ed in english:
-            if kb.rule(ed.id, number) is None:
-                continue
-            answer = site.get(f"/r/{quoted}?lang=en&edition={urllib.parse.quote(ed.id)}")
-            if answer.location and answer.location != targets.get("en"):
-                editions[ed.id] = answer.location.removeprefix("/en/")
+        with site.app.test_request_context(f"/r/{quoted}", base_url=site.base_url):
+            site.app.preprocess_request()
+            for ed in english:
+                if number not in _STATE["versions"].numbers.get(ed.id, ()):
+                    continue
+                found = find_rule(kb, "en", number, ed.id, read=False)
+                location = found.url + found.via
+                if location != targets.get("en"):
+                    editions[ed.id] = location.removeprefix("/en/")
         dates = {ed.id: ed.date for ed in english if ed.id in editions and ed.date}
         default = targets.get("en") or next(iter(targets.values()))
         body = redirect_html(
@@ -357,10 +393,8 @@ def _render_permalinks(numbers: list[str]) -> Batch:
         )
         writer.put(file_for(f"/r/{quoted}"), body)
         batch.redirects += 1
-        data = site.final(f"/r/{quoted}.json")
-        if data.status == 200:
-            writer.put(file_for(f"/r/{quoted}.json"), data.body)
-            batch.json += 1
+        path, mark, query = default.partition("?")
+        batch.moves.append((f"/r/{quoted}.json", f"{path}.json{mark}{query}"))
     batch.files, batch.changed, batch.unchanged = writer.files, writer.changed, writer.unchanged
     return batch
 
