@@ -58,7 +58,7 @@ from kb.export.static import (
     read_manifest,
     write_manifest,
 )
-from kb.export.versions import Versions
+from kb.export.versions import Versions, indexed_pages
 from kb.web.i18n import LOCALES
 
 DEFAULT_BASE_URL = "http://127.0.0.1:8000"
@@ -188,7 +188,7 @@ def export(
     report.timings["extras"] = time.perf_counter() - t
     if search:
         t = time.perf_counter()
-        report.search = build_search(out, writer)
+        report.search = build_search(out, writer, indexed_pages(pages, site.kb, versions))
         report.timings["search index"] = time.perf_counter() - t
     else:
         report.search = "not built (--no-search)"

@@ -87,6 +87,18 @@ class Versions:
             ed.id: ed.lang if ed.lang in LOCALES else "en" for ed in kb.editions.values()
         }
 
+    def current(self, kb: Any) -> set[tuple[str, str]]:
+        """(edition, number) of the versions the newest edition of each language prints: the
+        current rule pages show them already."""
+        found = set()
+        for lang in {ed.lang for ed in kb.editions.values()}:
+            editions = kb.editions_of(lang)
+            if editions:
+                newest = editions[-1].id
+                for number in kb.ordered_numbers(newest):
+                    found.add((self.target(newest, number)[1], number))
+        return found
+
     def target(self, edition: str, number: str) -> tuple[str, str]:
         """(locale, edition) of the page that shows ``number`` of ``edition``."""
         version = self.moved.get((edition, number), edition)
@@ -106,3 +118,20 @@ class Versions:
         if (home, version) == (locale, edition):
             return None
         return f"/{home}/{urllib.parse.quote(version)}/rules/{number}{twin or ''}"
+
+
+def indexed_pages(pages: list[str], kb: Any, versions: Versions) -> list[str]:
+    """The files Pagefind indexes: the current rules, glossary entries and examples, and each
+    older version of a rule once (not the pinned pages of the current versions, whose hits
+    would repeat the current rule's)."""
+    current = versions.current(kb)
+    files = []
+    for url in pages:
+        parts = url.strip("/").split("/")
+        if len(parts) == 3 and parts[1] in ("rules", "glossary", "examples"):
+            files.append(url)
+        elif len(parts) == 4 and parts[2] == "rules":
+            key = (urllib.parse.unquote(parts[1]), urllib.parse.unquote(parts[3]))
+            if key not in current:
+                files.append(url)
+    return [urllib.parse.unquote(u).lstrip("/") + "/index.html" for u in files]
