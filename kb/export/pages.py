@@ -61,7 +61,9 @@ class Site:
         location = response.headers.get("Location")
         if location:
             location = urllib.parse.urlsplit(location)._replace(scheme="", netloc="").geturl()
-        return Rendered(response.status_code, response.get_data(), location, response.mimetype)
+        body = response.get_data()
+        response.close()  # a static file's handle, say
+        return Rendered(response.status_code, body, location, response.mimetype)
 
     def final(self, path: str) -> Rendered:
         """Follow redirects to the final answer (what a browser or curl -L gets)."""

@@ -68,9 +68,7 @@ def _quote_target(target: str) -> str:
     return urllib.parse.urlunsplit(("", "", norm(parts.path), parts.query, parts.fragment))
 
 
-def write_redirects(
-    kb: Any, versions: Versions, writer: Any, moves: list[tuple[str, str]]
-) -> None:
+def write_redirects(kb: Any, versions: Versions, writer: Any, moves: list[tuple[str, str]]) -> None:
     """The export's ``_redirects``: the server's redirects, the version pages, the anchors."""
     from kb.export.pages import permalink_numbers
 
@@ -109,7 +107,7 @@ class StaticHost:
             return 301, self.forced[key]
         try:
             rel = file_for(path)
-        except Exception:  # noqa: BLE001 - a path no host serves
+        except Exception:
             return 404, None
         file = self.out / rel
         if file.is_file():

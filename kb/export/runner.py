@@ -27,7 +27,10 @@ app, :mod:`kb.export.files` writes what is no page of the app, :mod:`kb.export.s
 
 from __future__ import annotations
 
+import json
 import os
+import re
+import signal
 import time
 import urllib.parse
 from collections.abc import Callable
@@ -171,27 +174,37 @@ def export(
         return report
 
     writer = Writer(out)
-    t = time.perf_counter()
-    t = time.perf_counter()
-    versions = Versions(site.kb)
-    report.timings["versions"] = time.perf_counter() - t
-    _STATE.update(site=site, out=out, instance=Path(instance), versions=versions)
-    pages = _export_pages(site, writer, report, jobs, progress)
-    report.timings["pages"] = time.perf_counter() - t
-    t = time.perf_counter()
-    _export_permalinks(site, writer, report, jobs, progress)
-    _STATE.clear()
-    report.timings["permalinks"] = time.perf_counter() - t
-    t = time.perf_counter()
-    export_extras(site, writer, base, pages)
-    write_redirects(site.kb, versions, writer, report.moves)
-    report.timings["extras"] = time.perf_counter() - t
-    if search:
+    if not previous:
+        # A manifest from the start: the folder of an interrupted export is one the next run
+        # takes back (and finishes).
+        write_manifest(out, {"partial": True, "files": {}})
+    try:
         t = time.perf_counter()
-        report.search = build_search(out, writer, indexed_pages(pages, site.kb, versions))
-        report.timings["search index"] = time.perf_counter() - t
-    else:
-        report.search = "not built (--no-search)"
+        versions = Versions(site.kb)
+        report.timings["versions"] = time.perf_counter() - t
+        _STATE.update(site=site, out=out, instance=Path(instance), versions=versions)
+        t = time.perf_counter()
+        pages = _export_pages(site, writer, report, jobs, progress)
+        report.timings["pages"] = time.perf_counter() - t
+        t = time.perf_counter()
+        _export_permalinks(site, writer, report, jobs, progress)
+        _STATE.clear()
+        report.timings["permalinks"] = time.perf_counter() - t
+        t = time.perf_counter()
+        export_extras(site, writer, base, pages)
+        write_redirects(site.kb, versions, writer, report.moves)
+        report.timings["extras"] = time.perf_counter() - t
+        if search:
+            t = time.perf_counter()
+            report.search = build_search(out, writer, indexed_pages(pages, site.kb, versions))
+            report.timings["search index"] = time.perf_counter() - t
+        else:
+            report.search = "not built (--no-search)"
+    except BaseException:  # interrupted (Ctrl-C, a closed pipe) or failed: say what was written
+        _STATE.clear()
+        files = {**previous.get("files", {}), **writer.files}
+        write_manifest(out, {"partial": True, "files": dict(sorted(files.items()))})
+        raise
 
     # Remove what an earlier export wrote and this one did not (never other files).
     root = out.resolve()
@@ -237,9 +250,12 @@ class Batch:
 
 #: The site and output folder of the running export; forked workers inherit them.
 _STATE: dict[str, Any] = {}
+_GLOSSARY_ENTRY = re.compile(r"^/(en|fr|ja)/glossary/[^/]+$")
 
 
 def _init_worker(instance: Path, base_url: str) -> None:
+    # Ctrl-C is the parent's to handle (it stops the pool): no traceback from each worker.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     _STATE["site"] = Site(instance, base_url)
 
 
@@ -275,10 +291,33 @@ def _render_pages(urls: list[str]) -> Batch:
         if data.status == 200 and data.mimetype == "application/json":
             writer.put(file_for(twin), data.body)
             batch.json += 1
+            if _GLOSSARY_ENTRY.match(url):
+                batch.moves += _spellings(site, url, data.body)
         elif data.location:
             batch.moves.append((twin, data.location))
     batch.files, batch.changed, batch.unchanged = writer.files, writer.changed, writer.unchanged
     return batch
+
+
+def _spellings(site: Site, url: str, twin: bytes) -> list[tuple[str, str]]:
+    """Other spellings of a glossary entry the server sends to it: the term as printed and its
+    names in the other languages (``/fr/glossary/priorité`` -> ``/fr/glossary/priority``), for
+    ``_redirects`` (and their JSON twins)."""
+    data = json.loads(twin)
+    entry = data.get("entry", {})
+    names = {entry.get("term", ""), *entry.get("aliases", [])}
+    names |= {n for eq in data.get("equivalents", []) for n in eq.get("names", [])}
+    locale = url.split("/")[1]
+    moves = []
+    for name in sorted(n for n in names if n):
+        for spelling in dict.fromkeys((name, name.lower())):
+            path = quote_path(f"/{locale}/glossary/{spelling}")
+            if path == url or "/" in spelling:
+                continue
+            answer = site.get(path)
+            if answer.location and quote_path(answer.location) == url:
+                moves += [(path, url), (path + ".json", url + ".json")]
+    return moves
 
 
 def _run(

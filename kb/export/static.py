@@ -22,7 +22,8 @@ MANIFEST = ".kb-export.json"
 #: history's word diffs would read "bothall teams"; translations, terms, previews, references
 #: and the engine's examples are other pages' words.
 PAGEFIND_EXCLUDE = (
-    "header.site, footer.site, nav, script, button, .history, .notices, .meta, .translations, "
+    "header.site, footer.site, nav, script, button, details.script, .history, .notices, .meta, "
+    ".translations, "
     ".terms, .previews, .examples, .prevnext, .crumbs, section[aria-labelledby=h-terms], "
     "section[aria-labelledby=h-refs], "
     "section[aria-labelledby=h-back]"
@@ -180,7 +181,9 @@ def file_stamps(out: Path, files: dict[str, int]) -> dict[str, int]:
 
 def is_unchanged(out: Path, previous: dict[str, Any], seed: str, base: str, search: bool) -> bool:
     """True when the last export came from the same build and code and its files are intact."""
-    if not previous or previous.get("seed") != seed or previous.get("base_url") != base:
+    if not previous or previous.get("partial"):
+        return False
+    if previous.get("seed") != seed or previous.get("base_url") != base:
         return False
     if search != (previous.get("search") == "built"):
         return False

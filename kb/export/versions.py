@@ -83,9 +83,7 @@ class Versions:
 
         self.moved = version_editions(kb)
         self.numbers = {ed_id: set(kb.ordered_numbers(ed_id)) for ed_id in kb.editions}
-        self.home = {
-            ed.id: ed.lang if ed.lang in LOCALES else "en" for ed in kb.editions.values()
-        }
+        self.home = {ed.id: ed.lang if ed.lang in LOCALES else "en" for ed in kb.editions.values()}
 
     def current(self, kb: Any) -> set[tuple[str, str]]:
         """(edition, number) of the versions the newest edition of each language prints: the
