@@ -65,6 +65,32 @@ class Site:
         response.close()  # a static file's handle, say
         return Rendered(response.status_code, body, location, response.mimetype)
 
+    def rule_and_twin(self, path: str) -> tuple[bytes, bytes] | None:
+        """A rule page and its JSON twin, from one reading of the rule (the server's two requests
+        read it twice): their bodies, the bytes the server sends, or None when the URL is not a
+        rule page the app shows (a redirect, an error: ask :meth:`get`)."""
+        from flask import request
+
+        from kb.web.pages import rules
+        from kb.web.pages.base import Page, respond
+
+        views = {"pages.rule": rules.rule, "pages.rule_pinned": rules.rule_pinned}
+        with self.app.test_request_context(path, base_url=self.base_url):
+            view = views.get(request.url_rule.endpoint if request.url_rule else "")
+            if view is None or self.app.preprocess_request() is not None:
+                return None
+            try:
+                page = view(**(request.view_args or {}), fmt="html")
+            except Exception:  # an error page: the app's own handlers make it
+                return None
+            if not isinstance(page, Page) or page.status != 200:
+                return None
+            body = respond(page, "html").get_data()
+        twin = path + ".json"
+        with self.app.test_request_context(twin, base_url=self.base_url):
+            self.app.preprocess_request()
+            return body, respond(page, "json").get_data()
+
     def final(self, path: str) -> Rendered:
         """Follow redirects to the final answer (what a browser or curl -L gets)."""
         seen = set()

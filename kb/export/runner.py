@@ -250,6 +250,7 @@ class Batch:
 
 #: The site and output folder of the running export; forked workers inherit them.
 _STATE: dict[str, Any] = {}
+_RULE = re.compile(r"^/(en|fr|ja)/([^/]+/)?rules/[^/]+$")
 _GLOSSARY_ENTRY = re.compile(r"^/(en|fr|ja)/glossary/[^/]+$")
 
 
@@ -266,8 +267,16 @@ def _render_pages(urls: list[str]) -> Batch:
     writer = Writer(_STATE["out"])
     batch = Batch()
     for url in urls:
-        answer = site.get(url)
         twin = json_twin(url)
+        both = site.rule_and_twin(url) if _RULE.match(url) else None
+        if both is not None:  # a rule page and its twin, the rule read once
+            writer.put(file_for(url), both[0])
+            writer.put(file_for(twin), both[1])
+            batch.pages.append(url)
+            batch.json += 1
+            batch.links += [link.split("?", 1)[0] for link in internal_links(both[0].decode())]
+            continue
+        answer = site.get(url)
         if answer.status in (301, 302, 303, 307, 308) and answer.location:
             redirect_page(site, writer, url, answer.location)
             batch.redirects += 1
@@ -378,6 +387,7 @@ def _export_pages(
     queue = list(dict.fromkeys(seed_urls(site.kb, versions)))
     seen = set(queue)
     pages: list[str] = []
+    linked_r: dict[str, None] = _STATE.setdefault("linked_r", {})
     while queue:
         batches = _run(_render_pages, queue, jobs, progress, "pages")
         _merge(batches, writer, report)
@@ -386,6 +396,8 @@ def _export_pages(
             pages += batch.pages
             for link in batch.links:
                 path = quote_path(link)
+                if path.startswith("/r/") and path.count("/") == 2:
+                    linked_r.setdefault(urllib.parse.unquote(path[3:]).removesuffix(".json"))
                 if path in seen or not is_page_link(path) or path.endswith(".json"):
                     continue
                 seen.add(path)
@@ -446,7 +458,9 @@ def _export_permalinks(
     progress: Callable[..., None] | None,
 ) -> None:
     """``/r/<number>`` for every number any edition printed: a page that picks the language."""
-    batches = _run(_render_permalinks, permalink_numbers(site.kb), jobs, progress, "permalinks")
+    # every number an edition printed, and those the pages link as /r/<number>
+    numbers = list(dict.fromkeys([*permalink_numbers(site.kb), *_STATE.get("linked_r", [])]))
+    batches = _run(_render_permalinks, numbers, jobs, progress, "permalinks")
     _merge(batches, writer, report)
 
 
