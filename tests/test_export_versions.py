@@ -103,10 +103,8 @@ def test_search_indexes_the_current_text_and_each_older_version_once(exported: P
     assert "bothall" not in " ".join(text.values())
     # the older version is found by its own words, once; the current one is not repeated
     hits = [u for u, content in text.items() if "both players pass" in content and "/rules/" in u]
-    assert hits == ["/en/en-2031-02-01/rules/117.4/"] or sorted(hits) == [
-        "/en/en-2031-02-01/rules/117/",
-        "/en/en-2031-02-01/rules/117.4/",
-    ]
+    assert set(hits) <= {"/en/en-2031-02-01/rules/117.4/", "/en/en-2031-02-01/rules/117/"}
+    assert "/en/en-2031-02-01/rules/117.4/" in hits
     assert "/en/en-2031-03-01/rules/117.4/" not in text
     page = (exported / "en/en-2031-02-01/rules/117.4/index.html").read_text(encoding="utf-8")
     assert 'href="/en/rules/117.4"' in page  # the old version leads to the current rule
