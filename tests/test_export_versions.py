@@ -146,5 +146,6 @@ def test_an_export_piped_to_a_reader_that_leaves_says_no_traceback(
     assert process.stdout is not None and process.stderr is not None
     process.stdout.close()  # `| head -0`: the reader is gone before the summary
     err = process.stderr.read().decode()
+    process.stderr.close()
     assert process.wait(timeout=300) == 0
     assert "Traceback" not in err and "BrokenPipe" not in err, err
