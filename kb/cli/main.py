@@ -402,7 +402,11 @@ def cmd_export(args: argparse.Namespace, out: TextIO) -> int:
         )
     except ExportError as exc:
         raise CommandError(str(exc)) from exc
+    except KeyboardInterrupt:
+        msg = f"export interrupted: {args.dir} holds part of the site; run again to finish it"
+        raise CommandError(msg) from None
     out.write(report.summary() + "\n")
+    out.flush()
     return 0
 
 
@@ -578,7 +582,8 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     except KeyboardInterrupt:
         print("kb: interrupted", file=sys.stderr)
         return 130
-    except BrokenPipeError:
+    except BrokenPipeError:  # `kb ... | head`: the reader left; nothing to say at exit either
+        os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
         return 0
     except Exception as exc:
         message = _user_error(exc)
