@@ -77,8 +77,9 @@ def numbered_lines(text: str) -> tuple[list[tuple[int, str]], list[Problem]]:
     """The scenario's lines, numbered from 1, without ```` ``` ```` fence lines; problems for a
     text too long and for lines holding control characters (each named with its code point)."""
     if len(text) > MAX_CHARS:
-        return [], [Problem(0, f"the scenario is too long: {len(text):,} characters, at most "
-                               f"{MAX_CHARS:,}")]  # fmt: skip
+        return [], [
+            Problem(0, f"the scenario is too long: {len(text):,} characters, at most {MAX_CHARS:,}")
+        ]
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     raw = text.split("\n")
     if len(raw) > MAX_LINES:
@@ -111,14 +112,19 @@ def run_scenario(text: str) -> PlayResult:
     if problems:
         return PlayResult(False, False, problems, lines=len(lines))
     if not any(line.strip() and not line.lstrip().startswith("#") for _n, line in lines):
-        return PlayResult(False, False, [Problem(0, "the scenario is empty: write 'players: "
-                                                    "Alice, Bob' and a first action")])  # fmt: skip
+        return PlayResult(
+            False,
+            False,
+            [Problem(0, "the scenario is empty: write 'players: Alice, Bob' and a first action")],
+        )
     statements, syntax = parse_block(lines)
     if syntax:
         return PlayResult(
-            False, False, [Problem(p.line, f"syntax error: {p.message}") for p in syntax],
+            False,
+            False,
+            [Problem(p.line, f"syntax error: {p.message}") for p in syntax],
             lines=len(lines),
-        )  # fmt: skip
+        )
     try:
         pool = default_pool()
     except CardError as err:  # the embedded card pool itself is broken: say so, once

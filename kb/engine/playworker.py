@@ -13,7 +13,7 @@ burns would be taken from the rule pages. Here each of those is bounded by the k
   wall-clock timeout kills the process in any case.
 - **Memory.** ``RLIMIT_AS`` (``--memory-mb``): an allocation past it is a MemoryError, caught
   and answered.
-- **Priority.** ``nice 19``: under load the kernel gives the web workers the CPU first, so a
+- **Priority.** ``nice`` 10 (``--nice``): under load the kernel gives the web workers the CPU first, so a
   flood of runs slows runs, not rule pages.
 
 After a run stopped for memory or by an unexpected error the process ends once it has answered
@@ -36,6 +36,7 @@ import contextlib
 import json
 import os
 import resource
+import select
 import signal
 import struct
 import sys
@@ -49,6 +50,8 @@ _LENGTH = struct.Struct(">I")
 MAX_FRAME = 1 << 20
 #: Runs before a worker ends and is replaced (what the engine caches stays small).
 MAX_RUNS = 1000
+#: Seconds without a request after which a worker ends (a quiet server keeps no process).
+IDLE_SECONDS = 300.0
 
 
 class CpuLimit(Exception):
@@ -139,19 +142,31 @@ def run_one(request: dict[str, Any], cpu_ms: int) -> tuple[dict[str, Any], bool]
         print(f"playworker: {type(exc).__name__}: {exc}", file=sys.stderr)
         outcome, end = "error", True
     if outcome != "done":
-        answer = {"passed": False, "started": False, "problems": [], "events": [],
-                  "events_left_out": 0, "lines": 0}  # fmt: skip
+        answer = {
+            "passed": False,
+            "started": False,
+            "problems": [],
+            "events": [],
+            "events_left_out": 0,
+            "lines": 0,
+        }
     answer["outcome"] = outcome
     answer["cpu_ms"] = round((_cpu_seconds() - start) * 1000, 1)
     return answer, end
 
 
-def serve(stdin: BinaryIO, stdout: BinaryIO, cpu_ms: int) -> None:
-    """Answer requests until end of input, a run stopped by a limit, or :data:`MAX_RUNS`."""
+def serve(stdin: BinaryIO, stdout: BinaryIO, cpu_ms: int, idle: float = IDLE_SECONDS) -> None:
+    """Answer requests until end of input, ``idle`` seconds without one, a run stopped for
+    memory or by an error, or :data:`MAX_RUNS`."""
     run_scenario("players: Alice, Bob\nAlice passes")  # load the card pool before the first run
     stdout.write(frame({"ready": True, "pid": os.getpid()}))
     stdout.flush()
     for _ in range(MAX_RUNS):
+        try:  # the web side sends one request at a time, so nothing waits in stdin's buffer
+            if not select.select([stdin], [], [], idle)[0]:
+                return  # idle too long: the web side starts another when it needs one
+        except (OSError, ValueError):
+            pass
         try:
             request = read_frame(stdin)
         except (ValueError, UnicodeDecodeError):
@@ -173,7 +188,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m kb.engine.playworker")
     ap.add_argument("--cpu-ms", type=int, default=200)
     ap.add_argument("--memory-mb", type=int, default=512)
-    ap.add_argument("--nice", type=int, default=19)
+    ap.add_argument("--nice", type=int, default=10)
+    ap.add_argument("--idle", type=float, default=IDLE_SECONDS)
     args = ap.parse_args(argv)
     limit_process(args.memory_mb, args.nice)
     # Frames go to the original stdout only: anything printed goes to stderr, never into them.
@@ -181,7 +197,7 @@ def main(argv: list[str] | None = None) -> int:
     os.dup2(2, 1)
     sys.stdout = sys.stderr
     with contextlib.suppress(BrokenPipeError, KeyboardInterrupt):
-        serve(sys.stdin.buffer, out, args.cpu_ms)
+        serve(sys.stdin.buffer, out, args.cpu_ms, args.idle)
     return 0
 
 

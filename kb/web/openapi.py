@@ -405,14 +405,22 @@ def _schemas(note_codes: Mapping[str, str]) -> dict[str, Any]:
 
 def _play_schemas() -> dict[str, Any]:
     """The playground's request and answers (``/api/run``, ``/{locale}/play.json``)."""
-    event = _obj({"seq": INT, "where": STR, "text": STR, "rules": _arr(_obj(
-        {"number": STR, "url": _opt(STR)}, ("number", "url")))},
-        ("seq", "where", "text", "rules"))  # fmt: skip
+    event = _obj(
+        {
+            "seq": INT,
+            "where": STR,
+            "text": STR,
+            "rules": _arr(_obj({"number": STR, "url": _opt(STR)}, ("number", "url"))),
+        },
+        ("seq", "where", "text", "rules"),
+    )
     run = _obj(
         {
-            "outcome": {"enum": ["done", "cpu", "memory", "timeout", "error"],
-                        "description": "done: the run ended by itself; cpu, memory, timeout: "
-                        "stopped by a limit; error: the engine failed."},
+            "outcome": {
+                "enum": ["done", "cpu", "memory", "timeout", "error"],
+                "description": "done: the run ended by itself; cpu, memory, timeout: "
+                "stopped by a limit; error: the engine failed.",
+            },
             "passed": {**BOOL, "description": "Parsed, set up and met every ? expectation."},
             "started": BOOL,
             "message": STR,
@@ -422,19 +430,36 @@ def _play_schemas() -> dict[str, Any]:
             "events_left_out": INT,
             "cpu_ms": _opt({"type": "number"}),
             "cpu_limit_ms": INT,
-            "permalink": _opt({**STR, "description": "The playground with this scenario "
-                               "(null: too long for an address)."}),
+            "permalink": _opt(
+                {
+                    **STR,
+                    "description": "The playground with this scenario "
+                    "(null: too long for an address).",
+                }
+            ),
         },
         ("outcome", "passed", "problems", "events", "permalink"),
-    )  # fmt: skip
+    )
     return {
-        "RunRequest": _obj({"scenario": {**STR, "maxLength": 20_000},
-                            "locale": {**STR, "enum": ["en", "fr", "ja"]}}, ("scenario",)),
+        "RunRequest": _obj(
+            {
+                "scenario": {**STR, "maxLength": 20_000},
+                "locale": {**STR, "enum": ["en", "fr", "ja"]},
+            },
+            ("scenario",),
+        ),
         "Run": {"allOf": [_obj({"ok": {"const": True}, "locale": STR}, ("ok", "locale")), run]},
-        "Play": _obj({"scenario": STR, "source": _opt({"type": "object"}),
-                      "result": _opt(run), "notice": _opt(STR), "run_url": STR},
-                     ("scenario", "result", "run_url")),
-    }  # fmt: skip
+        "Play": _obj(
+            {
+                "scenario": STR,
+                "source": _opt({"type": "object"}),
+                "result": _opt(run),
+                "notice": _opt(STR),
+                "run_url": STR,
+            },
+            ("scenario", "result", "run_url"),
+        ),
+    }
 
 
 # ---- the document ------------------------------------------------------------------------------
@@ -477,7 +502,9 @@ def _operation(path: str, row: Endpoint) -> dict[str, Any]:
                 "(another spelling, an old number, an alias).",
                 "headers": {"Location": {"schema": STR}},
             }
-        elif status == 503 and row.response == "SearchResults":  # the error envelope, with the search's own data (available: false)
+        elif (
+            status == 503 and row.response == "SearchResults"
+        ):  # the error envelope, with the search's own data (available: false)
             schema = {"allOf": [_ref("Error"), _ref(row.response)]}
             responses["503"] = {
                 "description": _STATUS_TEXT_503,

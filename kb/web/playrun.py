@@ -32,6 +32,7 @@ import subprocess
 import sys
 import threading
 import time
+import weakref
 from pathlib import Path
 from typing import Any
 
@@ -60,11 +61,15 @@ class _Worker:
 
     def __init__(self, cpu_ms: int, memory_mb: int, nice: int, start_timeout: float) -> None:
         env = dict(os.environ)
-        env["PYTHONPATH"] = os.pathsep.join(
-            p for p in (_KB_ROOT, env.get("PYTHONPATH", "")) if p
-        )
-        command = [sys.executable, "-m", "kb.engine.playworker", f"--cpu-ms={cpu_ms}",
-                   f"--memory-mb={memory_mb}", f"--nice={nice}"]  # fmt: skip
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (_KB_ROOT, env.get("PYTHONPATH", "")) if p)
+        command = [
+            sys.executable,
+            "-m",
+            "kb.engine.playworker",
+            f"--cpu-ms={cpu_ms}",
+            f"--memory-mb={memory_mb}",
+            f"--nice={nice}",
+        ]
         try:
             self.proc = subprocess.Popen(
                 command,
@@ -151,6 +156,11 @@ class _Worker:
         return b"".join(chunks)
 
 
+def _kill_all(workers: list[_Worker]) -> None:
+    for worker in list(workers):
+        worker.kill()
+
+
 class RunPool:
     """Up to ``size`` worker processes, ``queue`` runs waiting for one at most ``wait`` s each."""
 
@@ -173,6 +183,8 @@ class RunPool:
         self._waiting = 0
         self._idle: list[_Worker] = []
         self._pid = os.getpid()
+        # Idle workers end with the pool (an app dropped by a test), else after 5 idle minutes.
+        weakref.finalize(self, _kill_all, self._idle)
 
     def run(self, scenario: str, rule_url: str) -> dict[str, Any]:
         """The worker's answer for ``scenario`` (see :mod:`kb.engine.playworker`); raises
@@ -197,8 +209,16 @@ class RunPool:
         worker = self._take()
         answer = worker.call({"scenario": scenario, "rule_url": rule_url}, self.timeout)
         if answer is None:
-            return {"outcome": "timeout", "passed": False, "started": False, "problems": [],
-                    "events": [], "events_left_out": 0, "lines": 0, "cpu_ms": None}  # fmt: skip
+            return {
+                "outcome": "timeout",
+                "passed": False,
+                "started": False,
+                "problems": [],
+                "events": [],
+                "events_left_out": 0,
+                "lines": 0,
+                "cpu_ms": None,
+            }
         if answer.get("outcome") in ("done", "cpu") and worker.alive():
             with self._lock:
                 self._idle.append(worker)
@@ -209,7 +229,8 @@ class RunPool:
     def _take(self) -> _Worker:
         with self._lock:
             if os.getpid() != self._pid:  # a forked copy of the pool: its workers are not ours
-                self._idle, self._pid = [], os.getpid()
+                self._idle.clear()
+                self._pid = os.getpid()
             while self._idle:
                 worker = self._idle.pop()
                 if worker.alive():
@@ -220,7 +241,8 @@ class RunPool:
     def close(self) -> None:
         """Stop every idle worker (those running end when their run does)."""
         with self._lock:
-            idle, self._idle = self._idle, []
+            idle = list(self._idle)
+            self._idle.clear()  # the same list the finalizer holds
         for worker in idle:
             worker.kill()
 

@@ -60,8 +60,14 @@ def decode(code: str) -> str:
     damaged one. Decompression stops past :data:`MAX_CHARS` characters' worth of bytes, so a
     small code cannot inflate into a large text."""
     if len(code) > MAX_CODE or not _CODE.match(code):
-        raise PageError(400, _("This playground link is damaged: ?s= holds letters, digits, - "
-                               "and _ only, at most %(limit)s of them.", limit=MAX_CODE))  # fmt: skip
+        raise PageError(
+            400,
+            _(
+                "This playground link is damaged: ?s= holds letters, digits, - "
+                "and _ only, at most %(limit)s of them.",
+                limit=MAX_CODE,
+            ),
+        )
     try:
         data = base64.urlsafe_b64decode(code + "=" * (-len(code) % 4))
         inflate = zlib.decompressobj(-15)
@@ -70,8 +76,13 @@ def decode(code: str) -> str:
             raise ValueError("too long or cut short")
         text = raw.decode("utf-8")
     except (binascii.Error, zlib.error, ValueError):
-        raise PageError(400, _("This playground link is damaged: its scenario cannot be read. "
-                               "Copy the whole link again.")) from None  # fmt: skip
+        raise PageError(
+            400,
+            _(
+                "This playground link is damaged: its scenario cannot be read. "
+                "Copy the whole link again."
+            ),
+        ) from None
     return text
 
 
@@ -125,11 +136,21 @@ def run(locale: str, scenario: str) -> dict[str, Any]:
     permalink). Raises :class:`PageError` 429 when busy, 503 when no worker can start."""
     if len(scenario) > MAX_CHARS:
         answer: dict[str, Any] = {
-            "outcome": "done", "passed": False, "started": False, "events": [],
-            "events_left_out": 0, "lines": 0, "cpu_ms": 0,
-            "problems": [{"line": 0, "message": f"the scenario is too long: {len(scenario):,} "
-                          f"characters, at most {MAX_CHARS:,}"}],
-        }  # fmt: skip
+            "outcome": "done",
+            "passed": False,
+            "started": False,
+            "events": [],
+            "events_left_out": 0,
+            "lines": 0,
+            "cpu_ms": 0,
+            "problems": [
+                {
+                    "line": 0,
+                    "message": f"the scenario is too long: {len(scenario):,} "
+                    f"characters, at most {MAX_CHARS:,}",
+                }
+            ],
+        }
     else:
         rule_url = url_for("pages.rule", locale=locale, number="000").replace("000", "{}")
         try:
@@ -139,10 +160,13 @@ def run(locale: str, scenario: str) -> dict[str, Any]:
             g.retry_after = busy.retry_after
             raise PageError(
                 429,
-                _("The playground is busy: every worker is running a scenario. Try again in "
-                  "%(seconds)s s.", seconds=busy.retry_after),
+                _(
+                    "The playground is busy: every worker is running a scenario. Try again in "
+                    "%(seconds)s s.",
+                    seconds=busy.retry_after,
+                ),
                 retry_after=busy.retry_after,
-            ) from None  # fmt: skip
+            ) from None
         except Unavailable:
             g.uncacheable = True
             g.retry_after = 5
@@ -191,12 +215,16 @@ def _example(example_id: str, block: str | None) -> tuple[ExampleInfo, list[str]
     for ex in get_kb().examples:
         if ex.id == example_id:
             blocks = [b.rstrip() for b in _GAME.findall(ex.markdown)]
-            if not blocks:
-                break
             number = int(block) if block and block.isdigit() and len(block) < 4 else 1
             if not 1 <= number <= len(blocks):
-                raise PageError(404, _("Example “%(id)s” has no scenario %(n)s.",
-                                       id=example_id[:60], n=(block or "")[:8]))  # fmt: skip
+                raise PageError(
+                    404,
+                    _(
+                        "Example “%(id)s” has no scenario %(n)s.",
+                        id=example_id[:60],
+                        n=(block or "1")[:8],
+                    ),
+                )
             return ex, blocks, number
     raise PageError(404, _("No example “%(id)s”.", id=example_id[:60]))
 
@@ -216,8 +244,11 @@ def play_page(locale: str, scenario: str | None, source: dict[str, Any] | None) 
         "scenario": SAMPLE if scenario is None else scenario,
         "source": source,
         "result": result,
-        "limits": {"chars": MAX_CHARS, "lines": MAX_LINES,
-                   "cpu_ms": current_app.config.get("PLAY_CPU_MS", 200)},  # fmt: skip
+        "limits": {
+            "chars": MAX_CHARS,
+            "lines": MAX_LINES,
+            "cpu_ms": current_app.config.get("PLAY_CPU_MS", 200),
+        },
         "run_url": url_for("play_api.run_scenario"),
         "examples_url": url_for("pages.examples", locale=locale),
     }
@@ -250,11 +281,15 @@ def play(locale: str, fmt: str = "html") -> Page | Response:
             "url": url_for("pages.example", locale=locale, example_id=ex.id),
             "block": number,
             "blocks": [
-                {"number": n, "url": f"{url_for('pages.play', locale=locale)}?example={ex.id}"
-                 f"&block={n}"}
+                {
+                    "number": n,
+                    "url": f"{url_for('pages.play', locale=locale)}?example={ex.id}&block={n}",
+                }
                 for n in range(1, len(blocks) + 1)
-            ] if len(blocks) > 1 else [],
-        }  # fmt: skip
+            ]
+            if len(blocks) > 1
+            else [],
+        }
         return _answer(play_page(locale, blocks[number - 1], source), fmt)
     return play_page(locale, None, None)
 
@@ -275,8 +310,12 @@ def play_post(locale: str) -> Response:
         raise PageError(400, _("Missing 'scenario': the text of the scenario to run."))
     page = play_page(locale, scenario, None)
     # Not respond(): its Link header names the twin of this endpoint, and the form has none.
-    html = render_template(page.template, alternates=page.alternates,
-                           json_url=url_for("pages.play_json", locale=locale), **page.data)  # fmt: skip
+    html = render_template(
+        page.template,
+        alternates=page.alternates,
+        json_url=url_for("pages.play_json", locale=locale),
+        **page.data,
+    )
     response = Response(html, status=page.status, mimetype="text/html")
     if page.status in (429, 503):
         response.headers["Retry-After"] = str(g.get("retry_after", 1))
