@@ -40,6 +40,7 @@ import select
 import signal
 import struct
 import sys
+import traceback
 from typing import Any, BinaryIO
 
 from kb.engine.playground import run_scenario
@@ -139,7 +140,10 @@ def run_one(request: dict[str, Any], cpu_ms: int) -> tuple[dict[str, Any], bool]
     except RecursionError:
         outcome, end = "error", True
     except Exception as exc:  # an engine bug: logged here, answered as a failure
-        print(f"playworker: {type(exc).__name__}: {exc}", file=sys.stderr)
+        print(
+            f"playworker: {type(exc).__name__}: {exc} on {str(scenario)[:4000]!r}", file=sys.stderr
+        )
+        traceback.print_exc(file=sys.stderr)
         outcome, end = "error", True
     if outcome != "done":
         answer = {
