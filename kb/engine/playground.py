@@ -22,7 +22,7 @@ from typing import Any
 
 from kb.engine.cards import CardError, default_pool
 from kb.engine.examples import _Run
-from kb.engine.script import parse_block
+from kb.engine.script import is_setup, parse_block
 
 __all__ = ["MAX_CHARS", "MAX_EVENTS", "MAX_LINES", "PlayResult", "Problem", "run_scenario"]
 
@@ -123,6 +123,20 @@ def run_scenario(text: str) -> PlayResult:
             False,
             False,
             [Problem(p.line, f"syntax error: {p.message}") for p in syntax],
+            lines=len(lines),
+        )
+    first = next((st for st in statements if not is_setup(st)), None)
+    if first is not None and not any(
+        st.kind == "players" for st in statements if st.line < first.line
+    ):  # the example runner would start a game of no players (a TypeError in the engine)
+        return PlayResult(
+            False,
+            False,
+            [
+                Problem(
+                    first.line, "no 'players:' line before this one: a game needs 2 to 4 players"
+                )
+            ],
             lines=len(lines),
         )
     try:

@@ -68,3 +68,10 @@ def test_random_junk_never_raises() -> None:
         text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 300)))
         result = run_scenario(text)
         assert isinstance(result.to_dict(), dict)
+
+
+def test_an_expectation_before_the_players_is_a_problem_not_a_crash() -> None:
+    """Found by the fuzz: '? stack:' before 'players:' started a game of no players."""
+    result = run_scenario("? stack: \nplayers: Alice, Bob")
+    assert not result.started and [p.line for p in result.problems] == [1]
+    assert "players" in result.problems[0].message
