@@ -165,7 +165,7 @@ def serve(stdin: BinaryIO, stdout: BinaryIO, cpu_ms: int, idle: float = IDLE_SEC
     run_scenario("players: Alice, Bob\nAlice passes")  # load the card pool before the first run
     stdout.write(frame({"ready": True, "pid": os.getpid()}))
     stdout.flush()
-    for _ in range(MAX_RUNS):
+    for run in range(MAX_RUNS):
         try:  # the web side sends one request at a time, so nothing waits in stdin's buffer
             if not select.select([stdin], [], [], idle)[0]:
                 return  # idle too long: the web side starts another when it needs one
@@ -178,6 +178,8 @@ def serve(stdin: BinaryIO, stdout: BinaryIO, cpu_ms: int, idle: float = IDLE_SEC
         if request is None:
             return
         answer, end = run_one(request, cpu_ms)
+        end = end or run == MAX_RUNS - 1
+        answer["last"] = end  # the web side then takes no further request to this process
         try:
             stdout.write(frame(answer))
             stdout.flush()

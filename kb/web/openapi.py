@@ -417,8 +417,8 @@ def _play_schemas() -> dict[str, Any]:
     run = _obj(
         {
             "outcome": {
-                "enum": ["done", "cpu", "memory", "timeout", "error"],
-                "description": "done: the run ended by itself; cpu, memory, timeout: "
+                "enum": ["done", "cpu", "memory", "timeout", "ended", "error"],
+                "description": "done: the run ended by itself; cpu, memory, timeout, ended: "
                 "stopped by a limit; error: the engine failed.",
             },
             "passed": {**BOOL, "description": "Parsed, set up and met every ? expectation."},

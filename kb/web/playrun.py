@@ -99,9 +99,9 @@ class _Worker:
                 if stream is not None:
                     stream.close()
 
-    def call(self, request: dict[str, Any], timeout: float) -> dict[str, Any] | None:
-        """Send a request and read its answer; None when the process died or timed out (it is
-        then killed)."""
+    def call(self, request: dict[str, Any], timeout: float) -> dict[str, Any]:
+        """Send a request and read its answer; ``{"outcome": "ended"}`` when the process ended
+        without one, ``{"outcome": "timeout"}`` when the wall clock ran out (it is killed)."""
         body = json.dumps(request, ensure_ascii=False).encode("utf-8")
         try:
             assert self.proc.stdin is not None
@@ -109,10 +109,14 @@ class _Worker:
             self.proc.stdin.flush()
         except (OSError, ValueError):
             self.kill()
-            return None
+            return {"outcome": "ended"}
         answer = self._read(time.monotonic() + timeout)
         if answer is None:
+            # Ended on its own (a limit of the kernel's: RLIMIT_AS, RLIMIT_CPU), or still running
+            # when the wall clock ran out; killed either way.
+            ended = self.proc.poll() is not None
             self.kill()
+            return {"outcome": "ended" if ended else "timeout"}
         self.runs += 1
         return answer
 
@@ -189,7 +193,8 @@ class RunPool:
     def run(self, scenario: str, rule_url: str) -> dict[str, Any]:
         """The worker's answer for ``scenario`` (see :mod:`kb.engine.playworker`); raises
         :class:`Busy` when the gate is full, :class:`Unavailable` when no worker can run it.
-        A run the wall clock stopped answers ``outcome: "timeout"``."""
+        A run the wall clock stopped answers ``outcome: "timeout"``, one whose process ended
+        (killed by a kernel limit) ``"ended"``."""
         with self._lock:
             if self._waiting >= self.size + self.queue:
                 raise Busy()
@@ -208,9 +213,9 @@ class RunPool:
     def _run(self, scenario: str, rule_url: str) -> dict[str, Any]:
         worker = self._take()
         answer = worker.call({"scenario": scenario, "rule_url": rule_url}, self.timeout)
-        if answer is None:
+        if answer.get("outcome") in ("ended", "timeout"):
             return {
-                "outcome": "timeout",
+                **answer,
                 "passed": False,
                 "started": False,
                 "problems": [],
@@ -219,7 +224,7 @@ class RunPool:
                 "lines": 0,
                 "cpu_ms": None,
             }
-        if answer.get("outcome") in ("done", "cpu") and worker.alive():
+        if answer.get("outcome") in ("done", "cpu") and not answer.get("last") and worker.alive():
             with self._lock:
                 self._idle.append(worker)
         else:

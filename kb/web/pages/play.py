@@ -120,6 +120,10 @@ def _summary(answer: dict[str, Any], cpu_ms: int) -> Text:
         return _("The run used more than %(ms)s ms of CPU time and was stopped.", ms=cpu_ms)
     if outcome == "memory":
         return _("The run used too much memory and was stopped.")
+    if outcome == "ended":
+        return _(
+            "The run took its worker process past the limits of memory or CPU time and was stopped."
+        )
     if outcome == "timeout":
         return _("The run took too long and was stopped; try again in a moment.")
     if outcome == "error":
@@ -171,7 +175,7 @@ def run(locale: str, scenario: str) -> dict[str, Any]:
             g.uncacheable = True
             g.retry_after = 5
             raise PageError(503, _("The playground cannot run scenarios right now.")) from None
-    if answer.get("outcome") in ("timeout", "error", "memory"):
+    if answer.get("outcome") in ("timeout", "ended", "error", "memory"):
         g.uncacheable = True
     cpu_limit = current_app.config.get("PLAY_CPU_MS", 200)
     summary = _summary(answer, cpu_limit)
