@@ -141,6 +141,19 @@ URLS: dict[str, str] = {
         json_path="/<locale>/examples/<example_id>.json",
         response="Example",
     ),
+    "/<locale>/play": Endpoint(
+        "the playground: write or edit a scenario, run it on the engine, read its trace with "
+        "the rules linked; ?s= a permalink, ?example=ID&block=N an example's scenario (+ "
+        "play.json; POST the form field scenario to run it without the script)",
+        json_path="/<locale>/play.json",
+        response="Play",
+        params=(
+            Param("s", "A permalink: the scenario deflated (raw) in base64url."),
+            Param("example", "Open this example's scenario."),
+            Param("block", "Which of the example's scenarios, from 1.", {"type": "integer"}),
+        ),
+        statuses=(400, 404, 429, 503),
+    ),
     "/<locale>/opensearch.xml": "OpenSearch description (browsers add the site as a search engine)",
     "/opensearch.xml": "the same, English",
     "/r/<number>": Endpoint(
@@ -164,6 +177,16 @@ URLS: dict[str, str] = {
         response="Linkify",
         body="LinkifyRequest",
         statuses=(400, 405, 413),
+        envelope=False,
+    ),
+    "/api/run": Endpoint(
+        "POST a scenario (JSON or form; locale): run it on the engine within 200 ms of CPU; "
+        "its problems, trace with rule links and permalink (429 with Retry-After when busy)",
+        json_path="/api/run",
+        method="post",
+        response="Run",
+        body="RunRequest",
+        statuses=(400, 405, 413, 429, 503),
         envelope=False,
     ),
     "/api/oembed": Endpoint(

@@ -133,7 +133,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
 
     _init_jinja(app)
 
-    from kb.web import api, embed, links, pages
+    from kb.web import api, embed, links, pages, playapi
 
     # The pages wrap their written HTML in the site's layout through this (kb.web.pages.base).
     app.extensions["kb.layout"] = layout.page
@@ -141,6 +141,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     app.register_blueprint(links.bp)
     app.register_blueprint(api.bp)
     app.register_blueprint(embed.bp)
+    app.register_blueprint(playapi.bp)
 
     app.before_request(_before_request)
     app.after_request(_after_request)
