@@ -29,9 +29,8 @@ if TYPE_CHECKING:
 # neither the build, nor Whoosh, Sudachi or Flask (tests/test_startup.py keeps it that way).
 
 LANGS = ("en", "fr", "ja")
-#: What ``kb search --kind`` accepts: kb.search.indexer.KINDS, copied so that building the parser
-#: does not import Whoosh (a test keeps the two equal).
-# The web's kinds (rules, glossary, example, commentary, tournament), and the rule kinds apart.
+#: What ``kb search --kind`` accepts: the web's kinds and the rule kinds apart (kb.search's, copied
+#: so that building the parser does not import Whoosh; a test keeps the two equal).
 _RULE_KINDS = ("section", "rule", "subrule")
 SEARCH_KINDS = ("rules", *_RULE_KINDS, "glossary", "commentary", "tournament", "example")
 #: ``kb build`` exit status when the build is written but some files could not be read.
