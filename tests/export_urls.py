@@ -9,9 +9,8 @@ import urllib.parse
 from pathlib import Path
 from typing import Any
 
-from kb.export.runner.redirects import StaticHost
-
 from kb.export.pages import Site, internal_links, permalink_numbers, quote_path, seed_urls
+from kb.export.redirects import StaticHost
 from kb.export.static import json_twin
 
 

@@ -13,9 +13,9 @@ import time
 from pathlib import Path
 
 import pytest
-from kb.export.runner.redirects import REDIRECTS, StaticHost
 
 from kb.export.pages import Site
+from kb.export.redirects import REDIRECTS, StaticHost
 from kb.export.runner import MANIFEST, export, pagefind_binary
 from tests.export_urls import candidate_urls, compare
 

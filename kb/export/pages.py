@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from kb.export.runner.versions import Versions
+from kb.export.versions import Versions
 from kb.web.i18n import LOCALES
 
 #: What a URL path of the export may hold unquoted.

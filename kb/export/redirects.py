@@ -23,8 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from kb.export.pages import quote_path
-from kb.export.runner.versions import Versions
 from kb.export.static import file_for
+from kb.export.versions import Versions
 
 REDIRECTS = "_redirects"
 _CANONICAL = re.compile(rb'<link rel="canonical" href="([^"]+)"')

@@ -47,8 +47,7 @@ from kb.export.pages import (
     quote_path,
     seed_urls,
 )
-from kb.export.runner.redirects import write_redirects
-from kb.export.runner.versions import Versions, indexed_pages
+from kb.export.redirects import write_redirects
 from kb.export.static import (
     MANIFEST,
     ExportError,
@@ -62,6 +61,7 @@ from kb.export.static import (
     read_manifest,
     write_manifest,
 )
+from kb.export.versions import Versions, indexed_pages
 from kb.web.i18n import LOCALES
 
 DEFAULT_BASE_URL = "http://127.0.0.1:8000"
