@@ -449,7 +449,7 @@ def rule_page(
         "examples": shown,
         "more_examples": max(0, len(examples) - MAX_PAGE_EXAMPLES),
         "permalink": permalink,
-        "numbering": numbering_notices(kb, rule, locale, request.args.get("via")),
+        "numbering": numbering_notices(kb, rule, locale, request.args.get("via"), pinned),
     }
     return Page(
         "pages/rule.html",
