@@ -3,13 +3,23 @@ blueprint (:data:`bp`), so endpoints stay ``pages.<name>``."""
 
 from __future__ import annotations
 
-from kb.web.pages import editions, examples, glossary, home, rules, search
+from kb.web.pages import (
+    edition_rules,
+    editions,
+    examples,
+    glossary,
+    home,
+    rules,
+    search,
+    texts,
+)
 from kb.web.pages.base import Page, PageError, bp, swapped_locales
 
 __all__ = [
     "Page",
     "PageError",
     "bp",
+    "edition_rules",
     "editions",
     "examples",
     "glossary",
@@ -17,4 +27,5 @@ __all__ = [
     "rules",
     "search",
     "swapped_locales",
+    "texts",
 ]

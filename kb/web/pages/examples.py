@@ -28,10 +28,21 @@ def local_title(ex: ExampleInfo, locale: str) -> tuple[str, str]:
 
 def cited_links(locale: str, numbers: list[str]) -> list[dict[str, Any]]:
     """The rules an example cites, each with the URL of its page; a tournament rule ("MTR
-    4.2") has no page on this site (search finds its text), so its ``url`` is None and it is
-    shown unlinked, not linked to a 404."""
+    4.2") links to its section of the tournament rules' page (None, shown unlinked, when the
+    corpus holds no text of it)."""
+    from kb.web.pages.texts import tournament_section_url
+
+    kb = get_kb()
     return [
-        {"number": n, "url": rule_url(locale, n) if parsed_number(n) else None} for n in numbers
+        {
+            "number": n,
+            "url": rule_url(locale, n)
+            if parsed_number(n)
+            else tournament_section_url(kb, locale, n)
+            if n.startswith("MTR")
+            else None,
+        }
+        for n in numbers
     ]
 
 

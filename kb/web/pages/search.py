@@ -18,6 +18,7 @@ from kb.web.i18n import text as _
 from kb.web.notes import join_sentences, note_text
 from kb.web.pages.base import Page, PageError, twin
 from kb.web.pages.common import edition_label, glossary_url, rule_url
+from kb.web.pages.texts import commentary_url, tournament_item_url
 from kb.web.resources import SearchUnavailable, get_kb, get_search
 from kb.web.urls import url_for
 
@@ -71,9 +72,10 @@ def _hit_url(kb: KnowledgeBase, locale: str, hit: dict[str, Any]) -> str | None:
     if kind == "example":
         return url_for("pages.example", locale=locale, example_id=key) if key else None
     canonical = hit.get("canonical")
-    if kind in ("commentary", "tournament"):
-        # Commentary has no page of its own: it explains a rule, so link there.
-        return rule_url(locale, canonical) if canonical else None
+    if kind == "commentary":
+        return commentary_url(locale, key) if key else None
+    if kind == "tournament":
+        return tournament_item_url(kb, locale, key) if key else None
     lang = hit.get("lang") or locale
     newest = kb.newest(lang)
     edition = hit.get("edition")
