@@ -6,13 +6,13 @@ import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from flask import request
+from flask import Response, redirect, request
 from markupsafe import Markup
 
 from kb.knowledge.lookup import listed_editions
 from kb.knowledge.model import LANGS, KnowledgeBase
 from kb.search.written import as_written as _as_written
-from kb.text.rulenum import try_parse
+from kb.text.rulenum import parse_number_query, try_parse
 from kb.web.i18n import Text
 from kb.web.i18n import text as _
 from kb.web.notes import join_sentences, note_text
@@ -265,6 +265,20 @@ def _local_title(kb: KnowledgeBase, canonical: str, locale: str) -> str | None:
     return None
 
 
+def _with_terms(
+    kb: KnowledgeBase, found: list[str], prefix: str, lang: str, limit: int
+) -> list[str]:
+    """Completions completed by the term base's names in ``lang`` that start with ``prefix``:
+    a language without a glossary of its own (Japanese: 優 -> 優先権) still completes its
+    terms, and one character is enough where a word is one character."""
+    wanted = prefix.strip().lower()
+    names = sorted(
+        {n for term in kb.terms for n in term.names(lang) if n.lower().startswith(wanted)},
+        key=lambda n: (len(n), n),
+    )
+    return list(dict.fromkeys([*found, *names]))[:limit]
+
+
 def suggestions(kb: KnowledgeBase, prefix: str, lang: str, limit: int = 8) -> list[str]:
     """Completions for the browser's search box: index terms, else rule and glossary titles."""
     prefix = prefix.strip()
@@ -278,7 +292,7 @@ def suggestions(kb: KnowledgeBase, prefix: str, lang: str, limit: int = 8) -> li
             found = pool.get().suggest(prefix, lang, limit=limit)
         except (SearchError, SearchUnavailable):
             return []
-        return _as_written(kb, found, lang)[:limit]
+        return _with_terms(kb, _as_written(kb, found, lang), prefix, lang, limit)
     wanted = prefix.lower()
     out: list[str] = []
     for ed in reversed(kb.editions_of(lang)):
@@ -295,6 +309,28 @@ def suggestions(kb: KnowledgeBase, prefix: str, lang: str, limit: int = 8) -> li
 
 # ---- routes ---
 @twin("/<locale:locale>/search", "search")
-def search(locale: str, fmt: str = "html") -> Page:
-    """Full-text search with filters, suggestions and paging."""
+def search(locale: str, fmt: str = "html") -> Page | Response:
+    """Full-text search with filters, suggestions and paging; on the page, a query that is one
+    rule number (in any spelling, no filter) opens that rule in the locale's language."""
+    if fmt == "html":
+        target = _number_target(request.args, locale)
+        if target is not None:
+            return redirect(target, 302)
     return search_page(get_kb(), locale, request.args)
+
+
+def _number_target(args: Mapping[str, str], locale: str) -> str | None:
+    """The rule page a typed number opens (``117.3b``, ``ルール117.3b``): the current rule by
+    that number, or (an old number) the page that redirects to what it became; None for any
+    other query or a filtered search (the reader asked for a list)."""
+    q = (args.get("q") or "").strip()
+    if not q or len(q) > 40 or any(args.get(k) for k in ("lang", "kind", "edition", "page")):
+        return None
+    numbers = parse_number_query(q)
+    if not numbers or len(numbers) != 1:
+        return None
+    kb = get_kb()
+    number = numbers[0]
+    if number not in kb.concordance and not any(kb.find(lang, number) for lang in LANGS):
+        return None  # no rule by that number anywhere: the search says so
+    return rule_url(locale, number)

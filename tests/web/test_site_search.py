@@ -1,0 +1,60 @@
+"""Issue 28.6, the search box: a rule number typed opens the rule in the locale's language, and
+suggestions complete in every language (Japanese: 優 -> 優先権)."""
+
+from __future__ import annotations
+
+import pytest
+from flask.testing import FlaskClient
+
+
+@pytest.mark.parametrize(
+    ("locale", "query", "target"),
+    [
+        ("en", "117.3b", "/en/rules/117.3b"),
+        ("fr", "117.3b", "/fr/rules/117.3b"),
+        ("ja", "ルール117.3b", "/ja/rules/117.3b"),
+        ("fr", "R1173b", "/fr/rules/117.3b"),
+    ],
+)
+def test_a_typed_rule_number_opens_the_rule(
+    real_client: FlaskClient, locale: str, query: str, target: str
+) -> None:
+    response = real_client.get(f"/{locale}/search", query_string={"q": query})
+    assert response.status_code == 302
+    assert response.headers["Location"] == target
+
+
+def test_the_french_reader_gets_the_french_text(real_client: FlaskClient) -> None:
+    page = real_client.get(
+        "/fr/search", query_string={"q": "117.3b"}, follow_redirects=True
+    ).get_data(as_text=True)
+    assert 'lang="fr"' in page and "Le " in page and "joueur actif" in page
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        {"q": "117.3b", "kind": "rules"},  # a filtered search lists
+        {"q": "117.3a-c"},  # a range lists
+        {"q": "999.9z"},  # no such rule: the search says so
+        {"q": "priority"},
+    ],
+)
+def test_other_queries_list_results(real_client: FlaskClient, args: dict[str, str]) -> None:
+    assert real_client.get("/en/search", query_string=args).status_code == 200
+
+
+def test_the_json_twin_still_lists(real_client: FlaskClient) -> None:
+    body = real_client.get("/en/search.json", query_string={"q": "117.3b"}).get_json()
+    assert body["ok"] and body["total"] >= 1
+
+
+def test_japanese_suggestions_complete_one_character(real_client: FlaskClient) -> None:
+    q, found = real_client.get("/ja/suggest", query_string={"q": "優"}).get_json()
+    assert q == "優" and "優先権" in found
+
+
+def test_the_opensearch_description_declares_the_suggestions(real_client: FlaskClient) -> None:
+    """app.js finds /suggest through it (a static export declares none and fetches nothing)."""
+    xml = real_client.get("/fr/opensearch.xml").get_data(as_text=True)
+    assert 'type="application/x-suggestions+json"' in xml and "/fr/suggest?q=" in xml
