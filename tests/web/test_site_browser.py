@@ -107,7 +107,7 @@ def test_the_search_box_offers_suggestions(tab) -> None:  # type: ignore[no-unty
     box.fill("優")
     options = tab.locator(f"datalist#{box.get_attribute('list')} option")
     expect(options.first).to_have_attribute("value", re.compile("^優先権"))
-    tab.goto("/en/")
+    tab.goto("/en/glossary/")  # the header's search box
     tab.locator("#q-top").fill("prio")
     top = tab.locator(f"datalist#{tab.locator('#q-top').get_attribute('list')} option")
     expect(top.first).to_be_attached()
