@@ -96,7 +96,8 @@ def language_name(code: str, locale: str) -> str:
 #: The "long" date and the year-and-month of each locale (CLDR's patterns, filled).
 _DAY = {
     "en": lambda d: f"{MONTH_NAMES['en'][d.month - 1]} {d.day}, {d.year}",
-    "fr": lambda d: f"{d.day} {MONTH_NAMES['fr'][d.month - 1]} {d.year}",
+    # French writes the first of the month as an ordinal: « 1er octobre 2010 ».
+    "fr": lambda d: f"{'1er' if d.day == 1 else d.day} {MONTH_NAMES['fr'][d.month - 1]} {d.year}",
     "ja": lambda d: f"{d.year}年{d.month}月{d.day}日",
 }
 _MONTH = {
