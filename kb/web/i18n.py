@@ -178,13 +178,25 @@ class Text:
         for key, value in self.params.items():
             if isinstance(value, list | tuple):
                 value = sep.join(str(x) for x in value) or "—"
-            elif isinstance(value, LanguageName):
+            elif isinstance(value, LanguageName | Day):
                 value = value.name(locale)
             out[key] = value
         return out
 
     def _fill(self, template: str, locale: str) -> str:
         return template % self._values(locale) if self.params else template
+
+
+@dataclass(frozen=True, slots=True)
+class Day:
+    """An ISO date as a :class:`Text` value: written the way the sentence's locale writes it
+    (English "October 1, 2010" in the JSON error, « 1er octobre 2010 » on a French page)."""
+
+    iso: str
+
+    def name(self, locale: str) -> str:
+        """The date in ``locale``."""
+        return format_day(self.iso, locale)
 
 
 @dataclass(frozen=True, slots=True)

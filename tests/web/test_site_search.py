@@ -58,3 +58,21 @@ def test_the_opensearch_description_declares_the_suggestions(real_client: FlaskC
     """app.js finds /suggest through it (a static export declares none and fetches nothing)."""
     xml = real_client.get("/fr/opensearch.xml").get_data(as_text=True)
     assert 'type="application/x-suggestions+json"' in xml and "/fr/suggest?q=" in xml
+
+
+@pytest.mark.parametrize(
+    ("url", "words"),
+    [
+        ("/en/rules/999.9", "No rule 999.9 in the edition of"),
+        ("/fr/rules/999.9", "Aucune règle 999.9 dans l’édition du"),
+    ],
+)
+def test_the_404_names_the_edition_by_its_date(
+    real_client: FlaskClient, url: str, words: str
+) -> None:
+    response = real_client.get(url)
+    assert response.status_code == 404
+    page = response.get_data(as_text=True)
+    assert words in page
+    edition = real_client.get("/en/rules/999.9.json").get_json()["error"]
+    assert " in en-" not in edition and "in the edition of" in edition

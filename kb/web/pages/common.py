@@ -19,7 +19,7 @@ from kb.knowledge.printed import (
 )
 from kb.knowledge.serialise import edition_json
 from kb.text.rulenum import RuleNumber, try_parse
-from kb.web.i18n import LANGUAGE_NAMES, format_day, format_month
+from kb.web.i18n import LANGUAGE_NAMES, Day, format_day, format_month
 from kb.web.i18n import text as _
 from kb.web.pages.base import PageError
 from kb.web.urls import build, url_for
@@ -205,11 +205,15 @@ def not_found_rule(kb: KnowledgeBase, locale: str, number: str, edition: str | N
     ed = lookup.resolve_edition(kb, edition, locale) if edition else lookup.toc_edition(kb, locale)
     near = lookup.nearest_rules(kb, ed.id, number) if ed else []
     pinned = edition if edition else None
-    message = (
-        _("No rule %(number)s in %(edition)s.", number=number, edition=ed.id)
-        if ed
-        else _("No rule %(number)s in this knowledge base.", number=number)
-    )
+    if ed is not None and ed.date:
+        # The edition as a reader names it (its date), not its id.
+        message = _(
+            "No rule %(number)s in the edition of %(date)s.", number=number, date=Day(ed.date)
+        )
+    elif ed is not None:
+        message = _("No rule %(number)s in %(edition)s.", number=number, edition=ed.title or ed.id)
+    else:
+        message = _("No rule %(number)s in this knowledge base.", number=number)
     return PageError(
         404,
         message,
