@@ -76,3 +76,17 @@ def test_the_404_names_the_edition_by_its_date(
     assert words in page
     edition = real_client.get("/en/rules/999.9.json").get_json()["error"]
     assert " in en-" not in edition and "in the edition of" in edition
+
+
+@pytest.mark.parametrize("url", ["/en/search?q=%ED%A0%80", "/fr/search.json?q=a%ED%A0%80b"])
+def test_a_lone_surrogate_query_is_refused_not_shown_percent_encoded(
+    real_client: FlaskClient, url: str
+) -> None:
+    response = real_client.get(url)
+    assert response.status_code == 400
+    page = response.get_data(as_text=True)
+    assert 'value="%ED%A0%80"' not in page and "not valid UTF-8" in page
+
+
+def test_a_typed_percent_sign_is_a_query(real_client: FlaskClient) -> None:
+    assert real_client.get("/en/search?q=100%25").status_code == 200

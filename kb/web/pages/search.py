@@ -32,6 +32,27 @@ KINDS = ("rules", "glossary", "example", "commentary", "tournament")
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 
 
+def _sent_as_utf8(name: str) -> bool:
+    """Whether every value of the query parameter ``name``, as sent, is valid UTF-8."""
+    from urllib.parse import parse_qsl
+
+    raw = request.query_string.decode("latin-1")
+    try:
+        parse_qsl(raw, encoding="utf-8", errors="strict")
+    except UnicodeDecodeError:
+        pairs = parse_qsl(raw, encoding="latin-1")
+        return all(_utf8(value) for key, value in pairs if key == name)
+    return True
+
+
+def _utf8(latin: str) -> bool:
+    try:
+        latin.encode("latin-1").decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
 def _checked(args: Mapping[str, str]) -> dict[str, Any]:
     """The query parameters, or a 400 naming what is wrong."""
     # A long query is cut by the search, with a note (kb.search.query.MAX_QUERY, the CLI's too);
@@ -39,7 +60,9 @@ def _checked(args: Mapping[str, str]) -> dict[str, Any]:
     q = args.get("q", "")
     if _CONTROL.search(q):
         raise PageError(400, _("The query contains control characters."))
-    if "\ufffd" in q:
+    if "\ufffd" in q or ("%" in q and not _sent_as_utf8("q")):
+        # Werkzeug keeps bytes that are no UTF-8 (a lone surrogate, %ED%A0%80) percent-encoded:
+        # shown back, they would read as what the reader never typed.
         raise PageError(400, _("The query is not valid UTF-8."))
     lang = args.get("lang", "")
     if lang and lang not in LANGS:
