@@ -52,7 +52,7 @@ def test_build_with_an_empty_corpus_folder_fails_and_remembers_nothing(tmp_path:
     instance = tmp_path / "inst"
     err = io.StringIO()
     with redirect_stderr(err):
-        status = cli.main(
+        status = cli(
             ["--instance", str(instance), "build", "--corpus", str(empty)], io.StringIO()
         )
     assert status == 1
