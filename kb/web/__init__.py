@@ -45,17 +45,32 @@ URLS: dict[str, str] = {
     ),
     "/<locale>/rules/<number>": Endpoint(
         "the current rule by canonical number (+ .json: kb rule --json "
-        "and 'page'); an old number that is no canonical, or any number with ?edition=DATE, "
+        "and 'page', history folded into runs and traces behind links unless ?history=all); an old number that is no canonical, or any number with ?edition=DATE, "
         "redirects to the rule it became",
         json_path="/<locale>/rules/<number>.json",
         response="Rule",
-        params=(Param("edition", "Read the number in this edition (an old number) and redirect."),),
+        params=(
+            Param("edition", "Read the number in this edition (an old number) and redirect."),
+            Param(
+                "history",
+                "all: every history entry and the engine traces (the shape of kb rule --json); "
+                "else the history folded into runs and each example's trace behind its url.",
+                {"enum": ["", "all"]},
+            ),
+        ),
         statuses=(301, 302, 400, 404),
     ),
     "/<locale>/<edition>/rules/<number>": Endpoint(
         "a rule as one edition printed it (+ .json, as above)",
         json_path="/<locale>/<edition>/rules/<number>.json",
         response="Rule",
+        params=(
+            Param(
+                "history",
+                "all: every history entry and the engine traces; else runs and links.",
+                {"enum": ["", "all"]},
+            ),
+        ),
         statuses=(301, 404),
     ),
     "/<locale>/search": Endpoint(
