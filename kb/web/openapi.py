@@ -398,7 +398,13 @@ def _schemas(note_codes: Mapping[str, str]) -> dict[str, Any]:
                     "description": "True when page is past the last page (last_page names it).",
                 },
                 "suggestion": _opt({}),
-                "groups": _arr({"type": "object", "description": "Hits grouped by rule."}),
+                "groups": _arr(
+                    {
+                        "type": "object",
+                        "description": "Hits grouped by rule; each hit names its edition and the "
+                        "range of editions that print its text (editions: first, last, count).",
+                    }
+                ),
                 "message": _opt({**STR, "description": "The notes in English."}),
                 "message_local": _opt(STR),
                 "notes": _arr(_ref("Note")),

@@ -90,3 +90,12 @@ def test_a_lone_surrogate_query_is_refused_not_shown_percent_encoded(
 
 def test_a_typed_percent_sign_is_a_query(real_client: FlaskClient) -> None:
     assert real_client.get("/en/search?q=100%25").status_code == 200
+
+
+def test_a_hit_names_its_edition_and_the_range_not_every_id(full_client: FlaskClient) -> None:
+    body = full_client.get("/en/search.json", query_string={"q": "priority"}).get_json()
+    hit = body["groups"][0]["hits"][0]
+    span = hit["editions"]
+    assert set(span) == {"first", "last", "count"} and span["count"] >= 6
+    assert span["first"]["id"] == "en-2011-09-30" and span["last"]["id"] == hit["edition"]
+    assert span["first"]["label"] == "Edition of September 30, 2011"

@@ -194,7 +194,11 @@ def search_page(kb: KnowledgeBase, locale: str, args: Mapping[str, str]) -> Page
         )
         ed = kb.editions.get(hit.get("edition") or "")
         label = edition_label(ed, locale) if ed else None
-        group["hits"].append({**hit, "url": url, "edition_label": label})
+        # The hit's edition and the range of editions that print its text, not every id (a
+        # rule of an archive is printed by eighty of them).
+        shown = {k: v for k, v in hit.items() if k != "editions"}
+        span = _edition_span(kb, hit.get("editions") or [], locale)
+        group["hits"].append({**shown, "url": url, "edition_label": label, "editions": span})
     data.update(
         total=found.get("total", 0),
         groups=list(groups.values()),
@@ -204,6 +208,20 @@ def search_page(kb: KnowledgeBase, locale: str, args: Mapping[str, str]) -> Page
     )
     data.update(_pager(locale, params, min(found.get("pages", 0), MAX_PAGE)))
     return Page("pages/search.html", data)
+
+
+def _edition_span(kb: KnowledgeBase, ids: list[str], locale: str) -> dict[str, Any] | None:
+    """The editions that print a hit's text, as a range: ``first`` and ``last`` (id and label)
+    and ``count``; None when there are none."""
+    eds = [kb.editions[i] for i in ids if i in kb.editions]
+    if not eds:
+        return None
+    first, last = eds[0], eds[-1]
+    return {
+        "first": {"id": first.id, "label": edition_label(first, locale)},
+        "last": {"id": last.id, "label": edition_label(last, locale)},
+        "count": len(eds),
+    }
 
 
 def _pager(locale: str, params: dict[str, Any], pages: int) -> dict[str, Any]:
