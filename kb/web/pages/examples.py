@@ -11,6 +11,7 @@ from kb.text.rulenum import try_parse
 from kb.web.i18n import text as _
 from kb.web.pages.base import Page, PageError, twin
 from kb.web.pages.common import rule_url
+from kb.web.pages.trace_text import local_step
 from kb.web.render import markdown_html
 from kb.web.resources import get_kb
 from kb.web.urls import url_for
@@ -65,13 +66,8 @@ def trace_rows(ex: ExampleInfo, locale: str) -> list[dict[str, Any]]:
     rows = []
     for i, event in enumerate(ex.trace, start=1):
         rules = [str(r) for r in event.get("rules", []) or []]
-        rows.append(
-            {
-                "step": i,
-                "text": str(event.get("text", "")),
-                "rules": cited_links(locale, rules),
-            }
-        )
+        text, lang = local_step(str(event.get("text", "")), locale)
+        rows.append({"step": i, "text": text, "lang": lang, "rules": cited_links(locale, rules)})
     return rows
 
 
