@@ -99,3 +99,8 @@ def test_a_hit_names_its_edition_and_the_range_not_every_id(full_client: FlaskCl
     assert set(span) == {"first", "last", "count"} and span["count"] >= 6
     assert span["first"]["id"] == "en-2011-09-30" and span["last"]["id"] == hit["edition"]
     assert span["first"]["label"] == "Edition of September 30, 2011"
+
+
+def test_pasing_suggests_passing(real_client: FlaskClient) -> None:
+    body = real_client.get("/en/search.json", query_string={"q": "pasing"}).get_json()
+    assert body["suggestion"]["query"] == "passing"
