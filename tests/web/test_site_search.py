@@ -63,8 +63,8 @@ def test_the_opensearch_description_declares_the_suggestions(real_client: FlaskC
 @pytest.mark.parametrize(
     ("url", "words"),
     [
-        ("/en/rules/999.9", "No rule 999.9 in the edition of"),
-        ("/fr/rules/999.9", "Aucune règle 999.9 dans l’édition du"),
+        ("/en/rules/999.9", "No rule 999.9 in the English edition of"),
+        ("/fr/rules/999.9", "Aucune règle 999.9 dans l’édition en anglais du"),
     ],
 )
 def test_the_404_names_the_edition_by_its_date(
@@ -75,7 +75,7 @@ def test_the_404_names_the_edition_by_its_date(
     page = response.get_data(as_text=True)
     assert words in page
     edition = real_client.get("/en/rules/999.9.json").get_json()["error"]
-    assert " in en-" not in edition and "in the edition of" in edition
+    assert " in en-" not in edition and "in the English edition of" in edition
 
 
 @pytest.mark.parametrize("url", ["/en/search?q=%ED%A0%80", "/fr/search.json?q=a%ED%A0%80b"])

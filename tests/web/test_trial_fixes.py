@@ -138,10 +138,10 @@ def test_the_english_pile_keeps_a_french_address(terms_client: FlaskClient) -> N
 
 def _cli(monkeypatch: pytest.MonkeyPatch, base: KnowledgeBase, *argv: str) -> tuple[int, str]:
     """Run ``kb ARGV`` on a knowledge base in memory; the status and stdout (or the error)."""
+    import importlib
     import io
 
-    from kb.cli.main import main as cli
-
+    cli = importlib.import_module("kb.cli.main")  # the module (kb.cli.main.main is its function)
     monkeypatch.setattr(cli, "_kb", lambda args: base)
     out = io.StringIO()
     try:

@@ -19,7 +19,7 @@ from kb.knowledge.printed import (
 )
 from kb.knowledge.serialise import edition_json
 from kb.text.rulenum import RuleNumber, try_parse
-from kb.web.i18n import LANGUAGE_NAMES, Day, format_day, format_month
+from kb.web.i18n import LANGUAGE_NAMES, Day, LanguageName, format_day, format_month
 from kb.web.i18n import text as _
 from kb.web.pages.base import PageError
 from kb.web.urls import build, url_for
@@ -206,9 +206,12 @@ def not_found_rule(kb: KnowledgeBase, locale: str, number: str, edition: str | N
     near = lookup.nearest_rules(kb, ed.id, number) if ed else []
     pinned = edition if edition else None
     if ed is not None and ed.date:
-        # The edition as a reader names it (its date), not its id.
+        # The edition as a reader names it (its language and date), not its id.
         message = _(
-            "No rule %(number)s in the edition of %(date)s.", number=number, date=Day(ed.date)
+            "No rule %(number)s in the %(lang)s edition of %(date)s.",
+            number=number,
+            lang=LanguageName(ed.lang),
+            date=Day(ed.date),
         )
     elif ed is not None:
         message = _("No rule %(number)s in %(edition)s.", number=number, edition=ed.title or ed.id)

@@ -317,7 +317,10 @@ def _with_terms(
         {n for term in kb.terms for n in term.names(lang) if n.lower().startswith(wanted)},
         key=lambda n: (len(n), n),
     )
-    return list(dict.fromkeys([*found, *names]))[:limit]
+    seen: dict[str, str] = {}
+    for name in [*found, *names]:
+        seen.setdefault(name.casefold(), name)  # "Legend" and "legend" are one completion
+    return list(seen.values())[:limit]
 
 
 def suggestions(kb: KnowledgeBase, prefix: str, lang: str, limit: int = 8) -> list[str]:
