@@ -317,6 +317,7 @@ def _schemas(note_codes: Mapping[str, str]) -> dict[str, Any]:
                             "section": STR,
                             "title": STR,
                             "anchor": STR,
+                            "heading_id": _opt(STR),
                             "items": _arr({"type": "object"}),
                         }
                     )

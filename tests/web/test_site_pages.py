@@ -137,3 +137,35 @@ def test_contents_print_each_number_once() -> None:
     """The contents' numbers are the rules' own (.num): the list draws no second one."""
     css = (PACKAGE_DIR / "web" / "static" / "style.css").read_text(encoding="utf-8")
     assert re.search(r"\.toc, \.toc ol \{ list-style: none; \}", css)
+
+
+@pytest.fixture(scope="module")
+def mtr_client(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+    """The embedded corpus plus the English MTR's section 4.2 (../shared), when present."""
+    from kb.build import build
+    from kb.web import create_app
+
+    from ..conftest import MTR_EN_DIR
+
+    section = MTR_EN_DIR / "mtr-en-2025-11-10-section-4.2.txt"
+    if not section.is_file():
+        pytest.skip(f"{section} not found")
+    instance = tmp_path_factory.mktemp("mtr") / "instance"
+    build(instance, [section], run_examples_too=False)
+    app = create_app({"INSTANCE": instance, "TESTING": True})
+    yield app.test_client()
+    app.extensions["kb_search"].close()
+
+
+def test_the_english_mtr_has_its_page_and_every_hit_its_anchor(mtr_client) -> None:  # type: ignore[no-untyped-def]
+    texts = {t["lang"]: t for t in mtr_client.get("/en/tournament.json").get_json()["texts"]}
+    assert set(texts) == {"en", "fr"}
+    found = mtr_client.get(
+        "/en/search.json", query_string={"q": "tournament shortcut", "kind": "tournament"}
+    ).get_json()
+    hits = [h for g in found["groups"] for h in g["hits"] if h["lang"] == "en"]
+    assert len(hits) >= 3
+    for hit in hits:
+        assert hit["title"] == "Tournament Shortcuts" and hit["number"] == "4.2"
+        assert hit["url"].startswith(texts["en"]["url"] + "#")
+        _shows(mtr_client, hit["url"], hit["snippet"])

@@ -125,10 +125,14 @@ def tournament_text(locale: str, text: str, fmt: str = "html") -> Page:
                     "section": item.section,
                     "title": item.title,
                     "anchor": f"s-{item.section}",
+                    "heading_id": None,
                     "items": [],
                 }
             )
-        if item.text.strip() and item.text.strip() != item.heading:
+        if item.text.strip() in (item.heading, item.title):
+            # A heading record (the English MTR's "4.2"): its anchor is the section's heading.
+            sections[-1]["heading_id"] = item.id
+        elif item.text.strip():
             sections[-1]["items"].append(
                 {"id": item.id, "text": item.text, "flags": item.flags, "line": item.line}
             )
