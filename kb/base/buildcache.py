@@ -26,7 +26,7 @@ CODE = {
     "docs": ("sources", "text/rulenum.py", "text/normal.py", "knowledge/terms.py"),
     "link": (
         *("text/references.py", "text/termmatch.py", "text/normal.py", "text/rulenum.py"),
-        *("knowledge/model.py", "build/link.py", "build/termfind.py"),
+        *("knowledge/model.py", "build/link.py", "build/termfind.py", "build/termsense.py"),
     ),
     "align": (
         *("align/concordance.py", "align/merges.py", "align/pairs.py"),

@@ -33,6 +33,7 @@ from kb.base.buildcache import BuildCache
 from kb.base.forked import Forked
 from kb.base.instance import BuildError
 from kb.base.paths import CORPUS_DIR, EXAMPLES_DIR, PACKAGE_DIR
+from kb.build.forget import CORPUS_FILE, remembered_paths, without
 from kb.build.glossary_pairs import pair_glossaries
 from kb.build.link import attach_commentary, canonicalise_refs, count, link
 from kb.build.read import (
@@ -51,7 +52,6 @@ from kb.store.published import load
 FORMAT_VERSION = "2"
 KB_FILE = store.DB_FILE
 BUILD_FILE = "build.json"
-CORPUS_FILE = "corpus.json"
 INDEX_DIR = "index"
 
 __all__ = [
@@ -265,18 +265,6 @@ def _build_kb(
 
 
 # ---- instance -------------------------------------------------------------------------------
-def remembered_paths(instance: Path) -> list[Path]:
-    """The corpus paths added to this instance by earlier ``kb build --corpus`` runs."""
-    path = instance / CORPUS_FILE
-    if not path.is_file():
-        return []
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise BuildError(f"{path}: unreadable list of added corpus paths ({exc})") from exc
-    return [Path(p) for p in data.get("paths", [])]
-
-
 def check_corpus_path(path: Path) -> Path:
     """A path given to ``--corpus``, resolved; :class:`BuildError` naming what is wrong with it."""
     path = Path(path).expanduser()
@@ -309,6 +297,7 @@ def build(
     force: bool = False,
     progress: Progress | None = None,
     run_examples_too: bool = True,
+    forget: Iterable[Path | str] = (),
 ) -> BuildReport:
     """Build the instance (kb.sqlite, search index) unless its inputs are unchanged.
 
@@ -328,7 +317,8 @@ def build(
     try:
         with layout.lock(instance):
             layout.clean_stale(instance)
-            return _build_locked(instance, added, force, progress, run_examples_too, started)
+            args = (instance, added, force, progress, run_examples_too, started, forget)
+            return _build_locked(*args)
     except layout.InstanceBusy as exc:
         raise BuildError(str(exc)) from None
     finally:
@@ -343,8 +333,9 @@ def _build_locked(
     progress: Progress | None,
     run_examples_too: bool,
     started: float,
+    forget: Iterable[Path | str],
 ) -> BuildReport:
-    paths = list(dict.fromkeys([*remembered_paths(instance), *added]))
+    paths = list(dict.fromkeys([*without(remembered_paths(instance), forget), *added]))
     for p in paths:
         if not p.exists():
             raise BuildError(f"{p}: a corpus path remembered by {instance} no longer exists")

@@ -11,6 +11,7 @@ from typing import Any
 
 from kb.base import buildcache
 from kb.base.buildcache import BuildCache
+from kb.build import termsense
 from kb.build.termfind import TermFinder
 from kb.knowledge.model import GlossaryEntry, KnowledgeBase, Ref, Rule
 
@@ -44,6 +45,8 @@ def link(kb: KnowledgeBase, cache: BuildCache | None = None, *, background: bool
 
     vocabularies: dict[tuple[str, int], tuple[dict[str, list[str]], str]] = {}
     of_edition: dict[str, tuple[dict[str, list[str]], str]] = {}
+    #: what each edition's glossary says of its terms' senses (kb.build.termsense)
+    sense_of: dict[str, termsense.Senses] = {}
     for ed_id in kb.rules:
         ed = kb.editions[ed_id]
         own = kb.glossary.get(ed_id)
@@ -54,6 +57,7 @@ def link(kb: KnowledgeBase, cache: BuildCache | None = None, *, background: bool
             vocab = _vocabulary(kb, ed.lang, glossary)
             vocabularies[vkey] = (vocab, buildcache.digest(ed.lang, sorted(vocab.items())))
         of_edition[ed_id] = vocabularies[vkey]
+        sense_of[ed_id] = termsense.senses(glossary)
     finders: dict[str, TermFinder] = {}
     for (lang, _), (vocab, _) in vocabularies.items():
         finder = finders.get(lang)
@@ -86,11 +90,13 @@ def link(kb: KnowledgeBase, cache: BuildCache | None = None, *, background: bool
             # Terms never overlap a rule reference: its span is skipped.
             lambda text: [(row[2], row[3]) for row in ref_rows(text, lang)],
         )
+        sense = sense_of[ed_id]
         for rule, (spans, keys) in zip(table.values(), found, strict=True):
             rule.refs = refs(rule.text, lang, table)
             rule.example_refs = [refs(x, lang, table) for x in rule.examples]
-            rule.term_spans = spans
-            rule.terms = keys
+            kept = termsense.keep(rule.text, spans, lang, sense)
+            rule.term_spans = kept
+            rule.terms = keys if kept is spans else list(dict.fromkeys(k for k, _, _ in kept))
         for entry in entries.values():
             entry.refs = refs(entry.definition, lang, table)
             # The references the build found are the entry's "See rule" numbers, in one grammar.
@@ -150,14 +156,19 @@ def _vocabulary(
 ) -> dict[str, list[str]]:
     """Glossary key -> the names to find in text: the glossary, completed by the term base.
 
-    Entries about card wording that rules prose uses as plain words ("if", "during", "you") and
-    pure redirects ("See Typecycling.") are not linked: every "if" is not an intervening-if clause.
+    Entries about card wording that rules prose uses as plain words ("if", "during", "you"),
+    pure redirects ("See Typecycling.") and the terms the glossary calls obsolete ("Remove from
+    the Game": exile) are not linked: every "if" is not an intervening-if clause, and an
+    obsolete term is linked only in the editions where it was current. Aliases that are common
+    words ("Removed") are not linked alone (:data:`kb.build.termsense.PLAIN_ALIASES`).
     """
+    plain = PLAIN_WORDS | termsense.PLAIN_ALIASES
     vocabulary = {
         k: names
         for k, g in (glossary or {}).items()
         if not _is_redirect(g)
-        and (names := [n for n in (g.term, *g.aliases) if n.lower() not in PLAIN_WORDS])
+        and termsense.linkable(g)
+        and (names := [n for n in (g.term, *g.aliases) if n.lower() not in plain])
     }
     newest_en = kb.glossary_edition("en")
     english = kb.glossary[newest_en.id] if newest_en else {}
@@ -174,8 +185,10 @@ def _vocabulary(
             next((n.lower() for n in term.en if n.lower() in english), term.en[0].lower()),
         )
         named_by = own if key in own else english
-        if key in named_by and _is_redirect(named_by[key]):
-            continue  # a redirect is never a term to link, whichever list names it
+        if key in named_by and (
+            _is_redirect(named_by[key]) or not termsense.linkable(named_by[key])
+        ):
+            continue  # a redirect or an obsolete term is never linked, whichever list names it
         if key not in vocabulary:
             vocabulary[key] = list(names)
     return vocabulary

@@ -109,9 +109,8 @@ def cmd_build(args: argparse.Namespace, out: TextIO) -> int:
     from kb.build import build, terminal_progress
 
     progress = None if args.quiet else terminal_progress()
-    report = build(
-        _instance(args), [Path(p) for p in args.corpus], force=args.force, progress=progress
-    )
+    paths = [Path(p) for p in args.corpus]
+    report = build(_instance(args), paths, force=args.force, progress=progress, forget=args.forget)
     if progress:
         sys.stderr.write("\r" + " " * 90 + "\r")
     if args.json:
@@ -438,6 +437,7 @@ def parser() -> argparse.ArgumentParser:
         default=[],
         help="add a rules file or folder (remembered by the instance); repeatable",
     )
+    b.add_argument("--forget", metavar="PATH", action="append", default=[], help="forget PATH")
     b.add_argument("--force", action="store_true", help="rebuild even if the inputs are unchanged")
     b.add_argument("--json", action="store_true", help="print the summary as JSON")
     b.add_argument("--quiet", action="store_true", help="no progress bar; one summary line")

@@ -234,7 +234,8 @@ class HitMaker:
                 None,
                 [],
                 None,
-                f"MTR {item.heading}",
+                # The section's name: the page shows it after the hit's number ("4.2").
+                item.title or item.heading,
                 self._snippet(doc, lang, item.text, wanted, compiled, True),
                 score,
                 key=ident,

@@ -113,5 +113,15 @@ class Speller:
             return []  # a real word the rules happen not to use
         maxdist = 2 if len(word) >= 8 else 1
         found = sym.lookup(word, Verbosity.ALL, max_edit_distance=maxdist)
-        found.sort(key=lambda s: (s.distance, -s.count, s.term))
+        found.sort(key=lambda s: (s.distance, typo_rank(word, s.term), -s.count, s.term))
         return [s.term for s in found[:limit]]
+
+
+def typo_rank(word: str, known: str) -> int:
+    """0 when ``known`` is ``word`` with one of its letters doubled (the commonest slip: "pasing"
+    is "passing", not the more frequent "paying", one substitution away), else 1: the tie-break
+    of corrections at the same edit distance, before frequency."""
+    for i in range(1, len(known)):
+        if known[i] == known[i - 1] and known[:i] + known[i + 1 :] == word:
+            return 0
+    return 1

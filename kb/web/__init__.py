@@ -49,17 +49,32 @@ URLS: dict[str, str] = {
     ),
     "/<locale>/rules/<number>": Endpoint(
         "the current rule by canonical number (+ .json: kb rule --json "
-        "and 'page'); an old number that is no canonical, or any number with ?edition=DATE, "
+        "and 'page', history folded into runs and traces behind links unless ?history=all); an old number that is no canonical, or any number with ?edition=DATE, "
         "redirects to the rule it became",
         json_path="/<locale>/rules/<number>.json",
         response="Rule",
-        params=(Param("edition", "Read the number in this edition (an old number) and redirect."),),
+        params=(
+            Param("edition", "Read the number in this edition (an old number) and redirect."),
+            Param(
+                "history",
+                "all: every history entry and the engine traces (the shape of kb rule --json); "
+                "else the history folded into runs and each example's trace behind its url.",
+                {"enum": ["", "all"]},
+            ),
+        ),
         statuses=(301, 302, 400, 404),
     ),
     "/<locale>/<edition>/rules/<number>": Endpoint(
         "a rule as one edition printed it (+ .json, as above)",
         json_path="/<locale>/<edition>/rules/<number>.json",
         response="Rule",
+        params=(
+            Param(
+                "history",
+                "all: every history entry and the engine traces; else runs and links.",
+                {"enum": ["", "all"]},
+            ),
+        ),
         statuses=(301, 404),
     ),
     "/<locale>/search": Endpoint(
@@ -129,6 +144,39 @@ URLS: dict[str, str] = {
         "(+ .json)",
         json_path="/<locale>/editions/<span>.json",
         response="Changes",
+    ),
+    "/<locale>/editions/<edition>/rules/": Endpoint(
+        "one edition's contents (any edition, not only the newest), each section and rule "
+        "linked to its page in that edition; /<locale>/rules/?edition=DATE redirects here "
+        "(+ .json)",
+        json_path="/<locale>/editions/<edition>/rules.json",
+        response="EditionContents",
+        statuses=(301, 404),
+    ),
+    "/<locale>/editions/<edition>/rules/all": Endpoint(
+        "every rule of one edition on one page, numbers inline and an R1173a anchor per rule, "
+        "for printing and find (+ .json)",
+        json_path="/<locale>/editions/<edition>/rules/all.json",
+        response="EditionRules",
+        statuses=(301, 404),
+    ),
+    "/<locale>/commentary/<comment_id>": Endpoint(
+        "one commentary paragraph (wiki prose about rules) and the rules it explains: what a "
+        "commentary search hit links to (+ .json)",
+        json_path="/<locale>/commentary/<comment_id>.json",
+        response="Commentary",
+    ),
+    "/<locale>/tournament/": Endpoint(
+        "every tournament-rules text the corpus holds (+ tournament.json)",
+        json_path="/<locale>/tournament.json",
+        response="TournamentIndex",
+        statuses=(),
+    ),
+    "/<locale>/tournament/<text>": Endpoint(
+        "one tournament-rules text: a heading per section (#s-4.2), an anchor per item "
+        "(#fr-4.2-5): what tournament search hits and MTR citations link to (+ .json)",
+        json_path="/<locale>/tournament/<text>.json",
+        response="Tournament",
     ),
     "/<locale>/examples/": Endpoint(
         "executable examples (+ examples.json)",

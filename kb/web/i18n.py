@@ -96,7 +96,8 @@ def language_name(code: str, locale: str) -> str:
 #: The "long" date and the year-and-month of each locale (CLDR's patterns, filled).
 _DAY = {
     "en": lambda d: f"{MONTH_NAMES['en'][d.month - 1]} {d.day}, {d.year}",
-    "fr": lambda d: f"{d.day} {MONTH_NAMES['fr'][d.month - 1]} {d.year}",
+    # French writes the first of the month as an ordinal: « 1er octobre 2010 ».
+    "fr": lambda d: f"{'1er' if d.day == 1 else d.day} {MONTH_NAMES['fr'][d.month - 1]} {d.year}",
     "ja": lambda d: f"{d.year}年{d.month}月{d.day}日",
 }
 _MONTH = {
@@ -177,13 +178,25 @@ class Text:
         for key, value in self.params.items():
             if isinstance(value, list | tuple):
                 value = sep.join(str(x) for x in value) or "—"
-            elif isinstance(value, LanguageName):
+            elif isinstance(value, LanguageName | Day):
                 value = value.name(locale)
             out[key] = value
         return out
 
     def _fill(self, template: str, locale: str) -> str:
         return template % self._values(locale) if self.params else template
+
+
+@dataclass(frozen=True, slots=True)
+class Day:
+    """An ISO date as a :class:`Text` value: written the way the sentence's locale writes it
+    (English "October 1, 2010" in the JSON error, « 1er octobre 2010 » on a French page)."""
+
+    iso: str
+
+    def name(self, locale: str) -> str:
+        """The date in ``locale``."""
+        return format_day(self.iso, locale)
 
 
 @dataclass(frozen=True, slots=True)

@@ -80,6 +80,8 @@ PATH_PARAMS: dict[str, tuple[str, dict[str, Any]]] = {
     "span": ("Two editions of one language, FROM..TO (en-2019-06-14..en-2019-07-12).",
              {"type": "string"}),
     "example_id": ("The id of an executable example.", {"type": "string"}),
+    "comment_id": ("The id of a commentary paragraph (search hits give it).", {"type": "string"}),
+    "text": ("A tournament-rules text: its file's name without extension.", {"type": "string"}),
 }  # fmt: skip
 
 
@@ -256,6 +258,73 @@ def _schemas(note_codes: Mapping[str, str]) -> dict[str, Any]:
             },
             ("entry",),
         ),
+        "EditionContents": _obj(
+            {"edition": _ref("Edition"), "toc": _arr({"type": "object"}), "all_url": STR},
+            ("edition", "toc"),
+        ),
+        "EditionRules": _obj(
+            {
+                "edition": _ref("Edition"),
+                "contents_url": STR,
+                "rules": _arr(
+                    _obj(
+                        {
+                            "number": STR,
+                            "depth": INT,
+                            "kind": STR,
+                            "anchor": STR,
+                            "text": STR,
+                            "examples": _arr(STR),
+                            "url": STR,
+                        },
+                        ("number", "text", "url"),
+                    )
+                ),
+            },
+            ("edition", "rules"),
+        ),
+        "Commentary": _obj(
+            {
+                "commentary": _obj(
+                    {
+                        "id": STR,
+                        "lang": STR,
+                        "heading": _opt(STR),
+                        "text": STR,
+                        "source": STR,
+                        "rules": _arr(LINK),
+                        "terms": _arr(STR),
+                    },
+                    ("id", "lang", "text"),
+                )
+            },
+            ("commentary",),
+        ),
+        "TournamentIndex": _obj(
+            {
+                "texts": _arr(
+                    _obj({"id": STR, "lang": STR, "sections": _arr(STR), "items": INT, "url": STR})
+                )
+            },
+            ("texts",),
+        ),
+        "Tournament": _obj(
+            {
+                "text": _obj({"id": STR, "lang": STR, "source": STR}),
+                "sections": _arr(
+                    _obj(
+                        {
+                            "section": STR,
+                            "title": STR,
+                            "anchor": STR,
+                            "heading_id": _opt(STR),
+                            "items": _arr({"type": "object"}),
+                        }
+                    )
+                ),
+            },
+            ("text", "sections"),
+        ),
         "Editions": _obj(
             {
                 "languages": _arr(
@@ -330,7 +399,13 @@ def _schemas(note_codes: Mapping[str, str]) -> dict[str, Any]:
                     "description": "True when page is past the last page (last_page names it).",
                 },
                 "suggestion": _opt({}),
-                "groups": _arr({"type": "object", "description": "Hits grouped by rule."}),
+                "groups": _arr(
+                    {
+                        "type": "object",
+                        "description": "Hits grouped by rule; each hit names its edition and the "
+                        "range of editions that print its text (editions: first, last, count).",
+                    }
+                ),
                 "message": _opt({**STR, "description": "The notes in English."}),
                 "message_local": _opt(STR),
                 "notes": _arr(_ref("Note")),

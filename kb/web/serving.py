@@ -182,7 +182,7 @@ def serve(
         say(f"kb: serving {instance} at {url} (ready in {time.perf_counter() - started:.2f} s)")
         _waitress(app, [sock])
         return
-    say(f"kb: serving {instance} at {url} ({count} worker processes)")
+    say(f"kb: serving {instance} at {url} ({workers_phrase(count)})")
     # The app's code (Flask, Jinja, the pages) is imported once here: the forked workers inherit
     # it instead of each importing it again, side by side, before its first answer.
     from kb.web import api, app, embed, links, pages  # noqa: F401
@@ -424,3 +424,8 @@ def __getattr__(name: str) -> Any:
     if name == "_worker_class_ref":
         return _worker_class()
     raise AttributeError(name)
+
+
+def workers_phrase(count: int) -> str:
+    """ "1 worker process", "4 worker processes": what ``kb serve`` says it starts."""
+    return f"{count} worker process" + ("" if count == 1 else "es")

@@ -52,9 +52,7 @@ def test_build_with_an_empty_corpus_folder_fails_and_remembers_nothing(tmp_path:
     instance = tmp_path / "inst"
     err = io.StringIO()
     with redirect_stderr(err):
-        status = cli.main(
-            ["--instance", str(instance), "build", "--corpus", str(empty)], io.StringIO()
-        )
+        status = cli(["--instance", str(instance), "build", "--corpus", str(empty)], io.StringIO())
     assert status == 1
     assert str(empty) in err.getvalue() and "nothing to add" in err.getvalue()
     assert remembered_paths(instance) == []

@@ -87,7 +87,7 @@ def _archive(editions: int) -> KnowledgeBase:
 def test_a_hundred_editions_fold_into_one_row_per_change(tmp_path) -> None:  # type: ignore[no-untyped-def]
     app = create_app({"INSTANCE": tmp_path, "KB": _archive(100), "TESTING": True})
     client = app.test_client()
-    page = client.get("/en/rules/117.3.json").get_json()["page"]
+    page = client.get("/en/rules/117.3.json?history=all").get_json()["page"]
     english = next(h for h in page["history"] if h["lang"] == "en")
     assert len(english["entries"]) == 100
     # first print, edit at 40, renumbering at 50, edit at 70: four rows, not a hundred
@@ -293,7 +293,7 @@ def test_a_change_of_typography_is_no_edit_on_the_page_as_for_kb_rule(tmp_path: 
     kb = _lineage(texts, 30)
     assert [kb.rules[ed]["101.1"].change for ed in sorted(kb.editions)][9:12] == ["same"] * 3
     app = create_app({"INSTANCE": tmp_path, "KB": kb, "TESTING": True})
-    page = app.test_client().get("/en/rules/101.1.json").get_json()["page"]
+    page = app.test_client().get("/en/rules/101.1.json?history=all").get_json()["page"]
     (english,) = page["history"]
     assert [e["diff"] is not None for e in english["entries"]].count(True) == 1
     rows = english["rows"]
@@ -333,7 +333,7 @@ def test_a_deleted_rule_shows_its_history_and_what_became_of_it(tmp_path: Path) 
     assert f"/en/editions/{gone}..{deleted_in}" in history
     assert "2 changes" in history  # the edit, and the deletion
     assert "Earlier numbers" not in history  # it had one number, its last
-    page = client.get(f"/en/{gone}/rules/101.1.json").get_json()["page"]
+    page = client.get(f"/en/{gone}/rules/101.1.json?history=all").get_json()["page"]
     (english,) = page["history"]
     assert len(english["entries"]) == 7
     assert english["deleted"]["edition"] == deleted_in and english["deleted"]["number"] == "101.1"
@@ -345,7 +345,7 @@ def test_an_edit_of_the_examples_only_is_a_row_with_their_diff(tmp_path: Path) -
     )
     assert kb.rules[sorted(kb.editions)[3]]["101.1"].change == "edited"
     client = create_app({"INSTANCE": tmp_path, "KB": kb, "TESTING": True}).test_client()
-    (english,) = client.get("/en/rules/101.1.json").get_json()["page"]["history"]
+    (english,) = client.get("/en/rules/101.1.json?history=all").get_json()["page"]["history"]
     assert [r["unchanged"] for r in english["rows"]] == [2, 2]
     assert english["rows"][1]["entry"]["diff"] == (
         '<span lang="en">Examples</span> — You can’t play <del>land cards</del><ins>lands</ins>.'

@@ -80,9 +80,17 @@ def test_translations_keep_their_placeholders(locale: str) -> None:
 
 @pytest.mark.parametrize(
     ("locale", "expected"),
-    [("en", "November 14, 2025"), ("fr", "14 novembre 2025"), ("ja", "2025年11月14日")],
+    [
+        ("en", "November 14, 2025"),
+        ("fr", "14 novembre 2025"),
+        ("ja", "2025年11月14日"),
+        ("fr-first", "1er octobre 2010"),
+    ],
 )
 def test_dates_per_locale(locale: str, expected: str) -> None:
+    if locale == "fr-first":
+        assert format_day("2010-10-01", "fr") == expected
+        return
     assert format_day("2025-11-14", locale) == expected
 
 
@@ -134,7 +142,10 @@ def test_dates_and_numbers_are_written_as_babel_writes_them() -> None:
     while day.year < 2032:
         iso = day.isoformat()
         for locale in LOCALES:
-            assert format_day(iso, locale) == format_date(day, format="long", locale=locale)
+            babel = format_date(day, format="long", locale=locale)
+            if locale == "fr" and day.day == 1:  # French writes the first « 1er » (issue 28)
+                babel = "1er" + babel[1:]
+            assert format_day(iso, locale) == babel
             assert format_month(iso, locale) == format_skeleton("yMMMM", day, locale=locale)
         day += dt.timedelta(days=1)
     for value in (0, 7, -7, 999, 1000, -1234, 12345, 999999, 1234567, 10**12):
@@ -152,3 +163,10 @@ def test_language_names_are_babels() -> None:
     for locale in LOCALES:
         for code in (*LOCALES, "de", "ko"):
             assert language_name(code, locale) == Locale.parse(locale).languages[code]
+
+
+def test_kb_serve_counts_its_workers_in_english() -> None:
+    from kb.web.serving import workers_phrase
+
+    assert workers_phrase(1) == "1 worker process"
+    assert workers_phrase(4) == "4 worker processes"

@@ -102,7 +102,7 @@ def test_rule_page_shows_subtree_refs_terms_and_anchors(client: FlaskClient) -> 
 def test_rule_json_has_the_cli_shape_and_the_page_under_page(
     client: FlaskClient, kb: KnowledgeBase
 ) -> None:
-    body = client.get("/en/rules/117.3a.json").get_json()
+    body = client.get("/en/rules/117.3a.json?history=all").get_json()
     assert body.pop("ok") is True and body.pop("locale") == "en"
     page = body.pop("page")
     cli = json.loads(json.dumps(rule_json(kb, kb.rule("en-2019-07-12", "117.3a"))))
@@ -125,7 +125,7 @@ def test_edition_json_has_the_cli_shape_and_the_page_under_page(
 
 
 def test_rule_json_carries_everything_around_the_rule(client: FlaskClient) -> None:
-    body = client.get("/en/rules/117.3a.json").get_json()["page"]
+    body = client.get("/en/rules/117.3a.json?history=all").get_json()["page"]
     assert body["rule"]["number"] == "117.3a" and body["rule"]["anchor"] == "R1173a"
     assert [c["number"] for c in body["breadcrumbs"]] == ["1", "117", "117.3"]
     assert body["prev"]["number"] == "117.3" and body["next"]["number"] == "117.3b"

@@ -115,10 +115,12 @@ def test_an_edition_id_still_names_the_partial_translation(full_client: FlaskCli
     # Asked by its id, the Japanese page has no 702.19f: a 404 that says so.
     response = full_client.get("/ja/ja-2023-11-17/rules/702.19f")
     assert response.status_code == 404
-    assert "ja-2023-11-17" in response.get_data(as_text=True)
-    # A number no edition of that date has is still a 404, naming the official edition.
+    assert "2023年11月17日の日本語版" in response.get_data(as_text=True)
+    # A number no edition of that date has is still a 404, naming the official edition (by
+    # its language and date, not its id: issue 28).
     response = full_client.get("/ja/rules/999.9z.json?edition=2023-11-17")
-    assert response.status_code == 404 and "en-2023-11-17" in response.get_json()["error"]
+    error = response.get_json()["error"]
+    assert response.status_code == 404 and "English edition of November 17, 2023" in error
 
 
 def test_without_an_official_edition_of_that_date_the_translation_answers(
@@ -172,8 +174,9 @@ def test_every_linked_rule_of_the_mtr_examples_is_a_page(full_client: FlaskClien
     body = full_client.get("/en/examples/mtr-4-2-go.json").get_json()["example"]
     urls = [r["url"] for r in body["rule_links"]]
     urls += [r["url"] for step in body["trace"] for r in step["rules"]]
-    assert None in urls  # MTR 4.2 is cited, unlinked
-    for url in {u for u in urls if u}:
+    # MTR 4.2 is cited, linked to its section of the tournament rules (issue 28)
+    assert any(u and "/tournament/" in u and u.endswith("#s-4.2") for u in urls)
+    for url in {u.split("#")[0] for u in urls if u}:
         assert full_client.get(url).status_code == 200, url
 
 

@@ -3,13 +3,24 @@ blueprint (:data:`bp`), so endpoints stay ``pages.<name>``."""
 
 from __future__ import annotations
 
-from kb.web.pages import editions, examples, glossary, home, play, rules, search
+from kb.web.pages import (
+    edition_rules,
+    editions,
+    examples,
+    glossary,
+    home,
+    play,
+    rules,
+    search,
+    texts,
+)
 from kb.web.pages.base import Page, PageError, bp, swapped_locales
 
 __all__ = [
     "Page",
     "PageError",
     "bp",
+    "edition_rules",
     "editions",
     "examples",
     "glossary",
@@ -18,4 +29,5 @@ __all__ = [
     "rules",
     "search",
     "swapped_locales",
+    "texts",
 ]

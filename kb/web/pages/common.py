@@ -17,7 +17,7 @@ from kb.knowledge.printed import (
 )
 from kb.knowledge.serialise import edition_json
 from kb.text.rulenum import RuleNumber, try_parse
-from kb.web.i18n import LANGUAGE_NAMES, format_day, format_month
+from kb.web.i18n import LANGUAGE_NAMES, Day, LanguageName, format_day, format_month
 from kb.web.i18n import text as _
 from kb.web.pages.base import PageError
 from kb.web.urls import build, scope, url_for
@@ -203,11 +203,18 @@ def not_found_rule(kb: KnowledgeBase, locale: str, number: str, edition: str | N
     ed = lookup.resolve_edition(kb, edition, locale) if edition else lookup.toc_edition(kb, locale)
     near = lookup.nearest_rules(kb, ed.id, number) if ed else []
     pinned = edition if edition else None
-    message = (
-        _("No rule %(number)s in %(edition)s.", number=number, edition=ed.id)
-        if ed
-        else _("No rule %(number)s in this knowledge base.", number=number)
-    )
+    if ed is not None and ed.date:
+        # The edition as a reader names it (its language and date), not its id.
+        message = _(
+            "No rule %(number)s in the %(lang)s edition of %(date)s.",
+            number=number,
+            lang=LanguageName(ed.lang),
+            date=Day(ed.date),
+        )
+    elif ed is not None:
+        message = _("No rule %(number)s in %(edition)s.", number=number, edition=ed.title or ed.id)
+    else:
+        message = _("No rule %(number)s in this knowledge base.", number=number)
     return PageError(
         404,
         message,
@@ -228,14 +235,20 @@ def parse_number(text: str) -> RuleNumber | None:
 
 
 def numbering_notices(
-    kb: KnowledgeBase, rule: Rule, locale: str, via: str | None = None
+    kb: KnowledgeBase,
+    rule: Rule,
+    locale: str,
+    via: str | None = None,
+    pinned: str | None = None,
 ) -> list[dict[str, Any]]:
     """What a rule page says of the number its edition printed: a misprint kept under the
     number it stands for (505.54 of 2010-06-18 is 505.5), the second rule printed under one
     number (702.30d twice in 2009-09-04: the second is 702.30e), and on the first of those, the
     second; and, reached by an old number of the rule (``via``: /r/116.3b), the other rules that
-    number named (the paying-life rule from 2009 to 2010). Each: ``text``, and the ``link``
-    label and ``url`` of the other rule, if any."""
+    number named (the paying-life rule from 2009 to 2010); and, on a page of the current rules
+    (not ``pinned`` to an edition), the other rules the rule's own number named in older
+    editions (117.3b was the paying-mana rule from 2010 to 2019, now 118.3b), as ``kb rule``
+    tells it. Each: ``text``, and the ``link`` label and ``url`` of the other rule, if any."""
     out: list[dict[str, Any]] = []
     printed, second, others_kept = printed_facts(kb, rule)
     if second:
@@ -279,6 +292,45 @@ def numbering_notices(
         target = meaning.canonical
         url = rule_url(locale, target) if target else rule_url(locale, old.number, meaning.last)
         out.append(_notice(text, locale, target or old.number, url))
+    if not via and not pinned:
+        out.extend(own_meanings(kb, rule, locale))
+    return out
+
+
+def own_meanings(kb: KnowledgeBase, rule: Rule, locale: str) -> list[dict[str, Any]]:
+    """The notices of the other rules ``rule``'s own number named in older editions of its
+    language (or of English, for a translation without a numbering history of its own): a
+    reader who cites "117.3b" from a 2015 article learns it was another rule then."""
+    meanings: list[Any] = []
+    own: Rule | None = rule
+    for lang in dict.fromkeys((rule.lang, "en")):
+        if lang != rule.lang:
+            own = kb.current(rule.canonical, lang) if rule.canonical else None
+        meanings = other_meanings(kb, own) if own is not None else []
+        if meanings:
+            break
+    if not meanings or own is None:
+        return []
+    out = []
+    for meaning in meanings[-MAX_MEANINGS:]:
+        first, last = (kb.editions[e].date for e in (meaning.first, meaning.last))
+        if first == last:
+            text = _(
+                "%(number)s numbered another rule in the edition of %(date)s:",
+                number=own.number,
+                date=format_day(first, locale),
+            )
+        else:
+            text = _(
+                "%(number)s numbered another rule from %(start)s to %(end)s:",
+                number=own.number,
+                start=format_day(first, locale),
+                end=format_day(last, locale),
+            )
+        target = meaning.canonical
+        url = rule_url(locale, target) if target else rule_url(locale, own.number, meaning.last)
+        label = target if target else f"{own.number} ({format_day(last, locale)})"
+        out.append(_notice(text, locale, label, url))
     return out
 
 

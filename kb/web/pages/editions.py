@@ -53,6 +53,9 @@ def editions_page(kb: KnowledgeBase, locale: str) -> Page:
                 url_for("pages.changes", locale=locale, span=span) if span else None
             )
             info["page"]["lag"] = lookup.lag(kb, ed) if lang != "en" else None
+            info["page"]["contents_url"] = url_for(
+                "pages.edition_contents", locale=locale, edition=ed.id
+            )
             rows.append(info)
         if rows:
             full = [r for r in rows if r["kind"] == "full"]

@@ -11,6 +11,7 @@ from kb.text.rulenum import try_parse
 from kb.web.i18n import text as _
 from kb.web.pages.base import Page, PageError, twin
 from kb.web.pages.common import rule_url
+from kb.web.pages.trace_text import local_step
 from kb.web.render import markdown_html
 from kb.web.resources import get_kb
 from kb.web.urls import url_for
@@ -28,10 +29,21 @@ def local_title(ex: ExampleInfo, locale: str) -> tuple[str, str]:
 
 def cited_links(locale: str, numbers: list[str]) -> list[dict[str, Any]]:
     """The rules an example cites, each with the URL of its page; a tournament rule ("MTR
-    4.2") has no page on this site (search finds its text), so its ``url`` is None and it is
-    shown unlinked, not linked to a 404."""
+    4.2") links to its section of the tournament rules' page (None, shown unlinked, when the
+    corpus holds no text of it)."""
+    from kb.web.pages.texts import tournament_section_url
+
+    kb = get_kb()
     return [
-        {"number": n, "url": rule_url(locale, n) if parsed_number(n) else None} for n in numbers
+        {
+            "number": n,
+            "url": rule_url(locale, n)
+            if parsed_number(n)
+            else tournament_section_url(kb, locale, n)
+            if n.startswith("MTR")
+            else None,
+        }
+        for n in numbers
     ]
 
 
@@ -54,13 +66,8 @@ def trace_rows(ex: ExampleInfo, locale: str) -> list[dict[str, Any]]:
     rows = []
     for i, event in enumerate(ex.trace, start=1):
         rules = [str(r) for r in event.get("rules", []) or []]
-        rows.append(
-            {
-                "step": i,
-                "text": str(event.get("text", "")),
-                "rules": cited_links(locale, rules),
-            }
-        )
+        text, lang = local_step(str(event.get("text", "")), locale)
+        rows.append({"step": i, "text": text, "lang": lang, "rules": cited_links(locale, rules)})
     return rows
 
 

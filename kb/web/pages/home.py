@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from flask import Response, redirect, request
+
 from kb.knowledge.lookup import lookup_rule, toc_edition
 from kb.knowledge.model import LANGS, KnowledgeBase, Rule
 from kb.text.rulenum import try_parse
-from kb.web.pages.base import Page, twin
+from kb.web.pages.base import Page, suffix, twin
 from kb.web.pages.common import edition_info, rule_url, short
 from kb.web.resources import get_kb
 
@@ -111,6 +113,13 @@ def home(locale: str, fmt: str = "html") -> Page:
 
 
 @twin("/<locale:locale>/rules/", "rules_index")
-def rules_index(locale: str, fmt: str = "html") -> Page:
-    """All sections and rules."""
+def rules_index(locale: str, fmt: str = "html") -> Page | Response:
+    """All sections and rules; ``?edition=`` leads to that edition's contents (an old edition
+    is never answered silently with today's)."""
+    spec = request.args.get("edition", "").strip()
+    if spec:
+        from kb.web.pages.edition_rules import contents_url, edition_of
+
+        ed = edition_of(get_kb(), spec, locale)
+        return redirect(suffix(contents_url(locale, ed.id), fmt), 302)
     return rules_index_page(get_kb(), locale)

@@ -471,10 +471,12 @@ def _examples(
             '  <details class="example-run">\n'
             f'    <summary><span lang="{esc(ex["title_lang"])}">{esc(ex["title"])}</span> — '
             f"{outcome}</summary>\n"
-            f'<ol class="trace" aria-label="{t.m("Engine trace")}" lang="en">\n'
+            f'<ol class="trace" aria-label="{t.m("Engine trace")}">\n'
         )
         for step in ex["trace"]:
-            w(f'  <li class="step" data-step="{esc(step["step"])}">{esc(step["text"])}')
+            lang = esc(step.get("lang", "en"))
+            w(f'  <li class="step" data-step="{esc(step["step"])}" lang="{lang}">')
+            w(esc(step["text"]))
             rules = step["rules"]
             if rules:
                 w(' <span class="cites">(' + ", ".join(_cite(r) for r in rules) + ")</span>")

@@ -34,6 +34,7 @@ from kb.web.pages.common import (
 )
 from kb.web.pages.examples import example_summary, trace_rows
 from kb.web.pages.history import HistoryEntries, history, old_numbers
+from kb.web.pages.rule_twin import compact
 from kb.web.render import rule_html
 from kb.web.resources import get_kb
 from kb.web.urls import url_for
@@ -449,7 +450,7 @@ def rule_page(
         "examples": shown,
         "more_examples": max(0, len(examples) - MAX_PAGE_EXAMPLES),
         "permalink": permalink,
-        "numbering": numbering_notices(kb, rule, locale, request.args.get("via")),
+        "numbering": numbering_notices(kb, rule, locale, request.args.get("via"), pinned),
     }
     return Page(
         "pages/rule.html",
@@ -457,13 +458,19 @@ def rule_page(
         alternates=alternates,
         written=rule_body.blocks,
         # The JSON twin lists every entry of the history, the page only those its rows show.
-        json=lambda: {
-            **rule_json(kb, rule),
-            "page": {
-                **data,
-                "history": history(kb, lineage, locale, by_lang) if lineage else [],
+        # ?history=all: every history entry; else runs (kb.web.pages.rule_twin). Engine traces
+        # are behind each example's link either way.
+        json=lambda: compact(
+            {
+                **rule_json(kb, rule),
+                "page": {
+                    **data,
+                    "history": history(kb, lineage, locale, by_lang) if lineage else [],
+                },
             },
-        },
+            locale,
+            request.args.get("history") == "all",
+        ),
     )
 
 

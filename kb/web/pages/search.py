@@ -6,18 +6,19 @@ import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from flask import request
+from flask import Response, redirect, request
 from markupsafe import Markup
 
 from kb.knowledge.lookup import listed_editions
 from kb.knowledge.model import LANGS, KnowledgeBase
 from kb.search.written import as_written as _as_written
-from kb.text.rulenum import try_parse
+from kb.text.rulenum import parse_number_query, try_parse
 from kb.web.i18n import Text
 from kb.web.i18n import text as _
 from kb.web.notes import join_sentences, note_text
 from kb.web.pages.base import Page, PageError, twin
 from kb.web.pages.common import edition_label, glossary_url, rule_url
+from kb.web.pages.texts import commentary_url, tournament_item_url
 from kb.web.resources import SearchUnavailable, get_kb, get_search
 from kb.web.urls import url_for
 
@@ -31,6 +32,27 @@ KINDS = ("rules", "glossary", "example", "commentary", "tournament")
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 
 
+def _sent_as_utf8(name: str) -> bool:
+    """Whether every value of the query parameter ``name``, as sent, is valid UTF-8."""
+    from urllib.parse import parse_qsl
+
+    raw = request.query_string.decode("latin-1")
+    try:
+        parse_qsl(raw, encoding="utf-8", errors="strict")
+    except UnicodeDecodeError:
+        pairs = parse_qsl(raw, encoding="latin-1")
+        return all(_utf8(value) for key, value in pairs if key == name)
+    return True
+
+
+def _utf8(latin: str) -> bool:
+    try:
+        latin.encode("latin-1").decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
 def _checked(args: Mapping[str, str]) -> dict[str, Any]:
     """The query parameters, or a 400 naming what is wrong."""
     # A long query is cut by the search, with a note (kb.search.query.MAX_QUERY, the CLI's too);
@@ -38,7 +60,9 @@ def _checked(args: Mapping[str, str]) -> dict[str, Any]:
     q = args.get("q", "")
     if _CONTROL.search(q):
         raise PageError(400, _("The query contains control characters."))
-    if "\ufffd" in q:
+    if "\ufffd" in q or ("%" in q and not _sent_as_utf8("q")):
+        # Werkzeug keeps bytes that are no UTF-8 (a lone surrogate, %ED%A0%80) percent-encoded:
+        # shown back, they would read as what the reader never typed.
         raise PageError(400, _("The query is not valid UTF-8."))
     lang = args.get("lang", "")
     if lang and lang not in LANGS:
@@ -71,9 +95,10 @@ def _hit_url(kb: KnowledgeBase, locale: str, hit: dict[str, Any]) -> str | None:
     if kind == "example":
         return url_for("pages.example", locale=locale, example_id=key) if key else None
     canonical = hit.get("canonical")
-    if kind in ("commentary", "tournament"):
-        # Commentary has no page of its own: it explains a rule, so link there.
-        return rule_url(locale, canonical) if canonical else None
+    if kind == "commentary":
+        return commentary_url(locale, key) if key else None
+    if kind == "tournament":
+        return tournament_item_url(kb, locale, key) if key else None
     lang = hit.get("lang") or locale
     newest = kb.newest(lang)
     edition = hit.get("edition")
@@ -169,7 +194,11 @@ def search_page(kb: KnowledgeBase, locale: str, args: Mapping[str, str]) -> Page
         )
         ed = kb.editions.get(hit.get("edition") or "")
         label = edition_label(ed, locale) if ed else None
-        group["hits"].append({**hit, "url": url, "edition_label": label})
+        # The hit's edition and the range of editions that print its text, not every id (a
+        # rule of an archive is printed by eighty of them).
+        shown = {k: v for k, v in hit.items() if k != "editions"}
+        span = _edition_span(kb, hit.get("editions") or [], locale)
+        group["hits"].append({**shown, "url": url, "edition_label": label, "editions": span})
     data.update(
         total=found.get("total", 0),
         groups=list(groups.values()),
@@ -179,6 +208,20 @@ def search_page(kb: KnowledgeBase, locale: str, args: Mapping[str, str]) -> Page
     )
     data.update(_pager(locale, params, min(found.get("pages", 0), MAX_PAGE)))
     return Page("pages/search.html", data)
+
+
+def _edition_span(kb: KnowledgeBase, ids: list[str], locale: str) -> dict[str, Any] | None:
+    """The editions that print a hit's text, as a range: ``first`` and ``last`` (id and label)
+    and ``count``; None when there are none."""
+    eds = [kb.editions[i] for i in ids if i in kb.editions]
+    if not eds:
+        return None
+    first, last = eds[0], eds[-1]
+    return {
+        "first": {"id": first.id, "label": edition_label(first, locale)},
+        "last": {"id": last.id, "label": edition_label(last, locale)},
+        "count": len(eds),
+    }
 
 
 def _pager(locale: str, params: dict[str, Any], pages: int) -> dict[str, Any]:
@@ -263,6 +306,23 @@ def _local_title(kb: KnowledgeBase, canonical: str, locale: str) -> str | None:
     return None
 
 
+def _with_terms(
+    kb: KnowledgeBase, found: list[str], prefix: str, lang: str, limit: int
+) -> list[str]:
+    """Completions completed by the term base's names in ``lang`` that start with ``prefix``:
+    a language without a glossary of its own (Japanese: 優 -> 優先権) still completes its
+    terms, and one character is enough where a word is one character."""
+    wanted = prefix.strip().lower()
+    names = sorted(
+        {n for term in kb.terms for n in term.names(lang) if n.lower().startswith(wanted)},
+        key=lambda n: (len(n), n),
+    )
+    seen: dict[str, str] = {}
+    for name in [*found, *names]:
+        seen.setdefault(name.casefold(), name)  # "Legend" and "legend" are one completion
+    return list(seen.values())[:limit]
+
+
 def suggestions(kb: KnowledgeBase, prefix: str, lang: str, limit: int = 8) -> list[str]:
     """Completions for the browser's search box: index terms, else rule and glossary titles."""
     prefix = prefix.strip()
@@ -276,7 +336,7 @@ def suggestions(kb: KnowledgeBase, prefix: str, lang: str, limit: int = 8) -> li
             found = pool.get().suggest(prefix, lang, limit=limit)
         except (SearchError, SearchUnavailable):
             return []
-        return _as_written(kb, found, lang)[:limit]
+        return _with_terms(kb, _as_written(kb, found, lang), prefix, lang, limit)
     wanted = prefix.lower()
     out: list[str] = []
     for ed in reversed(kb.editions_of(lang)):
@@ -293,6 +353,28 @@ def suggestions(kb: KnowledgeBase, prefix: str, lang: str, limit: int = 8) -> li
 
 # ---- routes ---
 @twin("/<locale:locale>/search", "search")
-def search(locale: str, fmt: str = "html") -> Page:
-    """Full-text search with filters, suggestions and paging."""
+def search(locale: str, fmt: str = "html") -> Page | Response:
+    """Full-text search with filters, suggestions and paging; on the page, a query that is one
+    rule number (in any spelling, no filter) opens that rule in the locale's language."""
+    if fmt == "html":
+        target = _number_target(request.args, locale)
+        if target is not None:
+            return redirect(target, 302)
     return search_page(get_kb(), locale, request.args)
+
+
+def _number_target(args: Mapping[str, str], locale: str) -> str | None:
+    """The rule page a typed number opens (``117.3b``, ``ルール117.3b``): the current rule by
+    that number, or (an old number) the page that redirects to what it became; None for any
+    other query or a filtered search (the reader asked for a list)."""
+    q = (args.get("q") or "").strip()
+    if not q or len(q) > 40 or any(args.get(k) for k in ("lang", "kind", "edition", "page")):
+        return None
+    numbers = parse_number_query(q)
+    if not numbers or len(numbers) != 1:
+        return None
+    kb = get_kb()
+    number = numbers[0]
+    if number not in kb.concordance and not any(kb.find(lang, number) for lang in LANGS):
+        return None  # no rule by that number anywhere: the search says so
+    return rule_url(locale, number)

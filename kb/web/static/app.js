@@ -107,4 +107,56 @@
     box.querySelector(".trace-all").addEventListener("click", function () { at = -1; render(); });
     render();
   });
+  // Search-box suggestions: the completions the site's OpenSearch description declares
+  // (application/x-suggestions+json, /<locale>/suggest), shown as a datalist under each search
+  // box. A site without that service (a static export) declares none: nothing is fetched.
+  var searchLink = document.querySelector('link[rel="search"]');
+  var boxes = document.querySelectorAll('form[role="search"] input[type="search"][name="q"]');
+  if (searchLink && boxes.length && window.fetch && window.DOMParser) {
+    var template = null;
+    var asked = null;
+    var learn = function () {
+      if (!asked) {
+        asked = fetch(searchLink.href).then(function (r) { return r.ok ? r.text() : ""; }).then(function (xml) {
+          var doc = new DOMParser().parseFromString(xml, "application/xml");
+          var url = doc.querySelector('Url[type="application/x-suggestions+json"]');
+          var found = url && url.getAttribute("template");
+          if (found && new URL(found.replace("{searchTerms}", ""), location.href).origin === location.origin) {
+            template = found;
+          }
+        }).catch(function () { template = null; });
+      }
+      return asked;
+    };
+    boxes.forEach(function (input, n) {
+      var list = document.createElement("datalist");
+      list.id = "kb-suggest-" + n;
+      input.after(list);
+      input.setAttribute("list", list.id);
+      var timer = null;
+      var seq = 0;
+      input.addEventListener("focus", learn);
+      input.addEventListener("input", function () {
+        clearTimeout(timer);
+        var q = input.value;
+        timer = setTimeout(function () {
+          learn().then(function () {
+            if (!template || !q.trim()) { list.textContent = ""; return; }
+            var mine = ++seq;
+            fetch(template.replace("{searchTerms}", encodeURIComponent(q))).then(function (r) {
+              return r.ok ? r.json() : [q, []];
+            }).then(function (answer) {
+              if (mine !== seq) { return; }
+              list.textContent = "";
+              (answer[1] || []).forEach(function (word) {
+                var option = document.createElement("option");
+                option.value = word;
+                list.appendChild(option);
+              });
+            }).catch(function () {});
+          });
+        }, 150);
+      });
+    });
+  }
 })();
