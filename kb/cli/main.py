@@ -32,7 +32,9 @@ LANGS = ("en", "fr", "ja")
 #: What ``kb search --kind`` accepts: kb.search.indexer.KINDS, copied so that building the parser
 #: does not import Whoosh (a test keeps the two equal).
 # The web's kinds (rules, glossary, example, commentary, tournament), and the rule kinds apart.
-SEARCH_KINDS = tuple("rules section rule subrule glossary commentary tournament example".split())
+SEARCH_KINDS = tuple(
+    ["rules", "section", "rule", "subrule", "glossary", "commentary", "tournament", "example"]
+)
 #: ``kb build`` exit status when the build is written but some files could not be read.
 EXIT_LEFT_OUT = 3
 
