@@ -277,7 +277,10 @@ def _other_documents(kb: KnowledgeBase) -> Iterable[Any]:
     for com in kb.commentary:
         yield Doc(f"c|{com.id}", "commentary", com.lang, f"c:{com.id}", com.heading or "", com.text)
     for item in kb.tournament:
-        yield Doc(f"t|{item.id}", "tournament", item.lang, f"t:{item.id}", item.heading, item.text)
+        # One result per section of a language's tournament rules (MTR 4.2's bullets are one):
+        # its paragraphs do not crowd the rules out of a page, the best of them stands for it.
+        group = f"t:{item.lang}:{item.section}"
+        yield Doc(f"t|{item.id}", "tournament", item.lang, group, item.heading, item.text)
     for ex in kb.examples:
         # The prose is what the example is about; its game script ("Bob passes") only adds
         # words at the weight of a rule's examples, so it is found but never outranks the prose.
