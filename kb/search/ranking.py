@@ -19,6 +19,7 @@ from operator import itemgetter
 
 from kb.knowledge.model import LANGS
 from kb.search.compiled import Compiled
+from kb.search.learned import LearnedOrder
 from kb.search.postings import Evaluation, Postings
 from kb.search.understand import Concepts
 from kb.search.votes import ASK_DEPTH, ask_votes
@@ -122,6 +123,10 @@ class Ranker:
         self._ask_cites = ask_cites or {}
         #: questions that may not vote (an evaluation holding some out), see :meth:`_asked`
         self.hidden_asks: frozenset[int] = frozenset()
+        #: the learned reordering of the best documents (a no-op without its model)
+        self.learned = LearnedOrder()
+        #: what the votes of one search added, by voter kind (the learned order's features)
+        self._votes: dict[str, dict[int, float]] = {}
         self._index = index
         self._langs = langs
         self._concepts = concepts
@@ -170,6 +175,7 @@ class Ranker:
         if tournament != 1.0:
             _scale(scores, _among(self._tournament_docs, scores), tournament)
         self._reweigh(scores, prefer, examples_wanted)
+        self._votes = {}
         scored = self._rank(scores, RERANK, compiled, ev, demote_examples=not examples_wanted)
         if current and self._cites and not examples_wanted and EXAMPLE_VOTE:
             scored = self._cited(scored)
@@ -177,6 +183,9 @@ class Ranker:
             scored = self._asked(scored, asks, compiled, ev)
         if current:
             scored = self._question_priors(scored, examples_wanted)
+        if current and self.learned.active:
+            facts = (self._kinds, self._langs, self._concepts.number_of)
+            scored = self.learned.rerank(scored, scores, self._votes, facts, compiled)
         if prefer:
             scored = self._prefer(scored, prefer)
         joined = {doc for _score, doc in scored if doc not in scores}
@@ -245,6 +254,7 @@ class Ranker:
                 break
         if not add:
             return scored
+        self._votes["examples"] = dict(add)
         out = [(score + add.pop(doc, 0.0), doc) for score, doc in scored]
         out.extend((w, d) for d, w in add.items())
         _best_first(out, self._concepts.rule_rank)
@@ -261,9 +271,11 @@ class Ranker:
         votes (:func:`kb.search.votes.ask_votes`; a cited rule the question's words missed joins
         the list): the questions are reranked like the rules first, on the same words."""
         ranked = self._rank(asks, ASK_DEPTH, compiled, ev)
-        add = ask_votes(ranked, self._ask_cites, self.hidden_asks)
+        counts: dict[int, float] = {}
+        add = ask_votes(ranked, self._ask_cites, self.hidden_asks, counts)
         if not add:
             return scored
+        self._votes["asks"], self._votes["ask_voters"] = dict(add), counts
         out = [(score + add.pop(doc, 0.0), doc) for score, doc in scored]
         out.extend((w, d) for d, w in add.items())
         _best_first(out, self._concepts.rule_rank)

@@ -74,21 +74,30 @@ def ask_citations(
     return out
 
 
-def split_asks(scores: dict[int, float], asks: frozenset[int]) -> dict[int, float]:
-    """Take the questions' documents out of ``scores`` (in place: they are never hits) and
-    return their scores."""
+def split_asks(
+    scores: dict[int, float], asks: frozenset[int]
+) -> tuple[dict[int, float], dict[int, float]]:
+    """``scores`` without the questions' documents (they are never hits), and their scores.
+    ``scores`` itself is left alone: the postings keep it for the next query sharing a word."""
     if not asks or not scores:
-        return {}
+        return scores, {}
     found = scores.keys() & asks if len(asks) > len(scores) else asks.intersection(scores)
-    return {d: scores.pop(d) for d in found}
+    if not found:
+        return scores, {}
+    rest = dict(scores)  # copied in C, then the few questions taken out
+    return rest, {d: rest.pop(d) for d in found}
 
 
 def ask_votes(
-    ranked: list[tuple[float, int]], cites: dict[int, tuple[int, ...]], hidden: frozenset[int]
+    ranked: list[tuple[float, int]],
+    cites: dict[int, tuple[int, ...]],
+    hidden: frozenset[int],
+    counts: dict[int, float] | None = None,
 ) -> dict[int, float]:
     """Rule document -> what the best :data:`ASK_VOTERS` questions of ``ranked`` (reranked,
     best first) add to it: :data:`ASK_VOTE` of each one's score, shared among the rules it
-    cites. ``hidden``: questions that may not vote (an evaluation's held-out ones)."""
+    cites. ``hidden``: questions that may not vote (an evaluation's held-out ones); ``counts``,
+    when given, gets how many questions voted for each rule."""
     add: dict[int, float] = {}
     voters = 0
     for score, doc in ranked:
@@ -98,6 +107,8 @@ def ask_votes(
         vote = ASK_VOTE * score / len(rules) ** 0.5
         for rule in rules:
             add[rule] = add.get(rule, 0.0) + vote
+            if counts is not None:
+                counts[rule] = counts.get(rule, 0.0) + 1.0
         voters += 1
         if voters == ASK_VOTERS:
             break

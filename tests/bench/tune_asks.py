@@ -19,9 +19,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import bench_search_eval as bench  # noqa: E402
+import bench_search_eval as bench
 
-from kb.search import Searcher, build_index, ranking, votes  # noqa: E402
+from kb.search import Searcher, build_index, ranking, votes
 
 
 def tune_half(searcher: Searcher) -> dict[str, float]:

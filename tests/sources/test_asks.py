@@ -58,7 +58,11 @@ def test_a_bad_entry_is_left_out_alone_with_its_line(tmp_path: Path) -> None:
     _write(tmp_path, "en", "117.toml", bad)
     asks, problems = read_asks(tmp_path)
     assert len(asks) == 2
-    assert [(p.line, p.severity) for p in problems] == [(12, "warning"), (17, "warning"), (22, "warning")]
+    assert [(p.line, p.severity) for p in problems] == [
+        (12, "warning"),
+        (17, "warning"),
+        (22, "warning"),
+    ]
     assert "'ja'" in problems[0].message and "lifelink" in problems[2].message
 
 
