@@ -62,7 +62,7 @@ def main() -> int:
         build_index(kb, Path(tmp))
         with Searcher(Path(tmp), kb) as searcher:
             grid = [(0.0, 8, 40)] + [
-                (vote, voters, 40) for vote in (0.25, 0.5, 1.0, 2.0) for voters in (3, 8, 20)
+                (vote, voters, 40) for vote in (0.5, 1.0, 2.0, 4.0) for voters in (8, 20)
             ]
             for vote, voters, depth in grid:
                 votes.ASK_VOTE, votes.ASK_VOTERS, ranking.ASK_DEPTH = vote, voters, depth
