@@ -51,8 +51,9 @@ PARAMS: dict[str, Any] = {
 ROUNDS = 150
 
 
-def collect(searcher: Searcher) -> list[dict[str, Any]]:
-    """Each question searched (its own document hidden): its candidates' features and labels."""
+def collect(searcher: Searcher, hide: str) -> list[dict[str, Any]]:
+    """Each question searched (its own document hidden, or with ``hide`` "rule" every question
+    citing one of its rules): its candidates' features and labels."""
     ranker = searcher._ranker
     learned = ranker.learned
     model, learned.model = learned.model, None
@@ -60,11 +61,19 @@ def collect(searcher: Searcher) -> list[dict[str, Any]]:
     doc_of = {searcher._groups[d][2:]: d for d in ranker._ask_cites}
     number_of = ranker._concepts.number_of
     groups = searcher._groups
+    of_rule: dict[str, set[int]] = defaultdict(set)
+    for ask in searcher.kb.asks:
+        for rule in ask.rules:
+            if ask.id in doc_of:
+                of_rule[rule].add(doc_of[ask.id])
     out = []
     for ask in searcher.kb.asks:
         learned.capture.clear()
         own = doc_of.get(ask.id)
-        ranker.hidden_asks = frozenset([own] if own is not None else [])
+        hidden = {own} if own is not None else set()
+        if hide == "rule":
+            hidden = hidden.union(*(of_rule[r] for r in ask.rules))
+        ranker.hidden_asks = frozenset(hidden)
         searcher.clear_caches()
         searcher.search(ask.q, limit=10)
         if not learned.capture:
@@ -106,14 +115,14 @@ def mrr(items: list[dict[str, Any]], scores: list[np.ndarray] | None) -> float:
     return total / len(items)
 
 
-def train(items: list[dict[str, Any]]) -> lightgbm.Booster:
+def train(items: list[dict[str, Any]], rounds: int = ROUNDS) -> lightgbm.Booster:
     useful = [it for it in items if any(it["labels"])]
     x = np.array([row for it in useful for row in it["rows"]])
     y = np.array([lab for it in useful for lab in it["labels"]])
     data = lightgbm.Dataset(
         x, y, group=[len(it["rows"]) for it in useful], feature_name=list(FEATURES)
     )
-    return lightgbm.train(PARAMS, data, num_boost_round=ROUNDS)
+    return lightgbm.train(PARAMS, data, num_boost_round=rounds)
 
 
 def tune_mrr(searcher: Searcher) -> dict[str, float]:
@@ -129,20 +138,26 @@ def tune_mrr(searcher: Searcher) -> dict[str, float]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--write", action="store_true", help=f"write {MODEL_FILE.name}")
+    parser.add_argument(
+        "--hide", choices=("own", "rule"), default="own", help="questions hidden per query"
+    )
+    parser.add_argument("--rounds", type=int, default=ROUNDS)
+    parser.add_argument("--leaves", type=int, default=15)
     args = parser.parse_args()
     kb = bench.load_kb()
     with tempfile.TemporaryDirectory() as tmp:
         build_index(kb, Path(tmp))
         with Searcher(Path(tmp), kb) as searcher:
             searcher._ranker.learned.model = None
-            items = collect(searcher)
+            PARAMS["num_leaves"] = args.leaves
+            items = collect(searcher, args.hide)
             print(
                 f"{len(items)} questions, {sum(any(i['labels']) for i in items)} with a "
                 f"relevant rule among the first {DEPTH}"
             )
             hand, learned = [], []
             for fold in range(FOLDS):
-                trained = train([it for it in items if it["fold"] != fold])
+                trained = train([it for it in items if it["fold"] != fold], args.rounds)
                 valid = [it for it in items if it["fold"] == fold]
                 scores = [trained.predict(np.array(it["rows"])) for it in valid]
                 hand.append(mrr(valid, None))
@@ -156,13 +171,14 @@ def main() -> int:
                 f"cross-validated by rule: hand-made {np.mean(hand):.3f}, learned "
                 f"{np.mean(learned):.3f}"
             )
-            model = train(items)
+            model = train(items, args.rounds)
             gains = model.feature_importance("gain")
             share = gains / gains.sum()
             print(
                 "importances (gain share):",
                 ", ".join(
-                    f"{n} {s:.3f}" for n, s in sorted(zip(FEATURES, share, strict=True), key=lambda p: -p[1])
+                    f"{n} {s:.3f}"
+                    for n, s in sorted(zip(FEATURES, share, strict=True), key=lambda p: -p[1])
                 ),
             )
             without = tune_mrr(searcher)
