@@ -446,7 +446,10 @@ class Searcher:
         scores = self._index.evaluate(compiled.query, ed is not None, ev)
         if allowed is not None:
             scores = {d: w for d, w in scores.items() if d in allowed}
+        # The questions vote for the rules' English texts: not in a search of another language.
         scores, asks = split_asks(scores, self._asks)
+        if lang not in (None, "en"):
+            asks = {}
         fetch = page * limit * (1 if lang else 2) + 10
         # The ranker's reweighing keeps the documents of ``scores``: they still count the total,
         # and so do the documents it joins (cited rules) and the pinned glossary entries.
