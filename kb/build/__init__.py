@@ -33,6 +33,7 @@ from kb.base.buildcache import BuildCache
 from kb.base.forked import Forked
 from kb.base.instance import BuildError
 from kb.base.paths import CORPUS_DIR, EXAMPLES_DIR, PACKAGE_DIR
+from kb.build.asks import attach_asks
 from kb.build.forget import CORPUS_FILE, remembered_paths, without
 from kb.build.glossary_pairs import pair_glossaries
 from kb.build.link import attach_commentary, canonicalise_refs, count, link
@@ -142,6 +143,7 @@ def content_hash(inputs: Iterable[tuple[Path, dict[str, Any] | None]]) -> str:
     files += sorted(CORPUS_DIR.glob("*.toml"))
     if EXAMPLES_DIR.is_dir():  # the examples and their translations (translations/<id>.toml)
         files += sorted(EXAMPLES_DIR.glob("**/*.md")) + sorted(EXAMPLES_DIR.glob("**/*.toml"))
+    files += sorted((CORPUS_DIR / "asks").glob("*/*.toml"))  # "Players ask"
     files += sorted(PACKAGE_DIR.glob("**/*.py"))
     for path in files:
         digest.update(str(path.name).encode())
@@ -248,6 +250,7 @@ def _build_kb(
     notes += glossary_notes
     canonicalise_refs(kb)
     attach_commentary(kb)
+    problems.extend(attach_asks(kb))
     count(kb)
     timings["concordance"] = time.perf_counter() - t
     if run_examples_too:

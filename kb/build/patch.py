@@ -69,7 +69,7 @@ class Patch:
         #: the pipe to the index's process (:meth:`open_channel`), and what it reads of the
         #: previous database
         self._channel: tuple[int, int] | None = None
-        self._index_inputs: tuple[Any, list[Any], list[Any], list[Any]] | None = None
+        self._index_inputs: tuple[Any, list[Any], list[Any], list[Any], list[Any]] | None = None
 
     # ---- helpers ---------------------------------------------------------------------------
     def kb(self, rules: Mapping[str, Mapping[str, Rule]], glossary: Mapping[str, Any]) -> Any:
@@ -213,7 +213,7 @@ class Patch:
         may run in a process of its own, which must not share the database's files)."""
         if self._index_inputs is None:
             self._index_inputs = self._read_index_inputs()
-        glossary, commentary, tournament, examples = self._index_inputs
+        glossary, commentary, tournament, examples, asks = self._index_inputs
         return KnowledgeBase(
             editions=dict(self.editions),
             glossary=glossary,  # type: ignore[arg-type]
@@ -221,14 +221,16 @@ class Patch:
             tournament=tournament,
             terms=self.terms,
             examples=examples,
+            asks=asks,
         )
 
-    def _read_index_inputs(self) -> tuple[Any, list[Any], list[Any], list[Any]]:
+    def _read_index_inputs(self) -> tuple[Any, list[Any], list[Any], list[Any], list[Any]]:
         return (
             self.newest_glossaries(self.editions.values()),
             list(self.old.commentary),
             list(self.old.tournament),
             list(self.old.examples),
+            list(self.old.asks),
         )
 
     # ---- the index's process ---------------------------------------------------------------

@@ -122,6 +122,7 @@ class _IndexView:
             tournament=list(kb.tournament),
             terms=list(kb.terms),
             examples=list(kb.examples),
+            asks=list(kb.asks),
             content_hash=kb.content_hash,
         )
         return view

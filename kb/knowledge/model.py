@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from kb.base.cachemap import shared_cache
+from kb.knowledge.asks import Ask, asks_by_rule, page_asks
 from kb.text.normal import LANGS
 from kb.text.references import Ref
 from kb.text.rulenum import RuleNumber, try_parse
@@ -182,6 +183,8 @@ class KnowledgeBase:
     tournament: list[TournamentRule] = field(default_factory=list)
     terms: list[Term] = field(default_factory=list)
     examples: list[ExampleInfo] = field(default_factory=list)
+    #: "Players ask" (corpus/asks): questions in players' words citing canonical rules
+    asks: list[Ask] = field(default_factory=list)
     #: canonical number -> {edition id: number in that edition}
     concordance: dict[str, dict[str, str]] = field(default_factory=dict)
     #: "from-id..to-id" -> list of changes between two editions of one language
@@ -392,6 +395,18 @@ class KnowledgeBase:
         examples, at = index
         return [examples[i] for i in at.get(canonical, ())]
 
+    def asks_for(self, canonical: str, lang: str) -> tuple[str, list[Ask], int]:
+        """The questions players ask that cite ``canonical``, in ``lang`` else in English: the
+        language shown, the first few and how many more (:func:`kb.knowledge.asks.page_asks`;
+        indexed once on a loaded knowledge base)."""
+        cache = shared_cache(self, "_asks_citing")
+        index = cache.get("index") if cache is not None else None
+        if index is None or index[0] is not self.asks:
+            index = (self.asks, asks_by_rule(self.asks))
+            if cache is not None:
+                cache["index"] = index
+        return page_asks(index[0], index[1], canonical, lang)
+
     # ---- glossary ------------------------------------------------------------------------
     def glossary_lookup(
         self, term: str, lang: str, edition: str | None = None
@@ -425,6 +440,7 @@ class KnowledgeBase:
             "tournament": [_plain(t) for t in self.tournament],
             "terms": [_plain(t) for t in self.terms],
             "examples": [asdict(x) for x in self.examples],
+            "asks": [asdict(a) for a in self.asks],
             "concordance": self.concordance,
             "changes": {k: [_plain(c) for c in v] for k, v in self.changes.items()},
             "warnings": self.warnings,
@@ -453,6 +469,7 @@ class KnowledgeBase:
             tournament=[TournamentRule(**t) for t in data["tournament"]],
             terms=[Term(**t) for t in data["terms"]],
             examples=[ExampleInfo(**x) for x in data["examples"]],
+            asks=[Ask(**a) for a in data.get("asks", [])],
             concordance=data["concordance"],
             changes={k: [Change(**c) for c in v] for k, v in data["changes"].items()},
             warnings=data["warnings"],

@@ -270,11 +270,17 @@ def assemble(state: DocState, kb: KnowledgeBase) -> list[Any]:
 
 
 def _other_documents(kb: KnowledgeBase) -> Iterable[Any]:
-    """The commentary, tournament rules and engine examples, one document each."""
+    """The commentary, tournament rules, engine examples (one document per language they are
+    told in: the English Markdown, the French and Japanese translations' title and prose) and
+    the questions players ask (one document each, voting for the rules they cite: see
+    :mod:`kb.search.votes`)."""
     for com in kb.commentary:
         yield Doc(f"c|{com.id}", "commentary", com.lang, f"c:{com.id}", com.heading or "", com.text)
     for item in kb.tournament:
-        yield Doc(f"t|{item.id}", "tournament", item.lang, f"t:{item.id}", item.heading, item.text)
+        # One result per section of a language's tournament rules (MTR 4.2's bullets are one):
+        # its paragraphs do not crowd the rules out of a page, the best of them stands for it.
+        group = f"t:{item.lang}:{item.section}"
+        yield Doc(f"t|{item.id}", "tournament", item.lang, group, item.heading, item.text)
     for ex in kb.examples:
         # The prose is what the example is about; its game script ("Bob passes") only adds
         # words at the weight of a rule's examples, so it is found but never outranks the prose.
@@ -289,3 +295,15 @@ def _other_documents(kb: KnowledgeBase) -> Iterable[Any]:
             f"{prose}\n{script}".strip(),
             main=len(prose) if script else -1,
         )
+        for lang, title in ex.titles.items():
+            if lang != "en" and title:
+                yield Doc(
+                    f"x|{ex.id}|{lang}",
+                    "example",
+                    lang,
+                    f"x:{ex.id}",
+                    title,
+                    ex.prose.get(lang, ""),
+                )
+    for ask in kb.asks:
+        yield Doc(f"a|{ask.id}", "ask", ask.lang, f"a:{ask.id}", "", ask.q)

@@ -16,7 +16,7 @@ from typing import Any
 from kb.knowledge.model import Rule
 from kb.text.rulenum import try_parse
 
-FORMAT = 13
+FORMAT = 14
 META_FILE = "meta.json"
 #: What a build compares before reusing an index (format, content hash, analyser, vocabulary):
 #: the head of ``meta.json`` in a file of its own, so that it is read without the 5 MB rest.
@@ -25,7 +25,7 @@ INDEX_NAME = "kb"
 
 #: Relative weight of a document by kind: a short glossary definition or wiki paragraph should
 #: not outrank the rule it summarises (a query that *is* a glossary term pins that entry first).
-KIND_BOOST = {"glossary": 0.35, "commentary": 0.6, "tournament": 0.8, "example": 0.8}
+KIND_BOOST = {"glossary": 0.35, "commentary": 0.6, "tournament": 0.8, "example": 0.8, "ask": 1.0}
 #: A bare heading (a title and no text) and a rule that only introduces a list ("... the
 #: following rules:") say less than the subrules under them, which a reader wants first.
 HEADING_PRIOR = 0.6

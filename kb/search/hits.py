@@ -240,8 +240,9 @@ class HitMaker:
                 score,
                 key=ident,
             )
+        ident, _, told = ident.partition("|")  # "<id>|fr": the example's French translation
         ex = self._by_id("x", self.kb.examples)[ident]
-        prose = example_prose(ex.markdown)
+        prose = ex.prose.get(told, "") if told else example_prose(ex.markdown)
         return Hit(
             "example",
             None,
@@ -249,7 +250,7 @@ class HitMaker:
             None,
             [],
             ex.rules[0] if ex.rules else None,
-            ex.title,
+            ex.titles.get(told, ex.title) if told else ex.title,
             self._snippet(doc, lang, prose or ex.title, wanted, compiled, bool(prose)),
             score,
             key=ident,

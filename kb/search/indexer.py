@@ -134,7 +134,11 @@ def _whoosh_fields(doc: Doc, row: dict[str, Any]) -> dict[str, Any]:
     them to Whoosh too cost most of the build (Whoosh looks for a length file at every posting
     of a field without lengths, and a document's editions alone were most of the postings).
     Every document is still added, empty if need be, so document numbers stay those of meta.json.
+    The questions players ask add no word: their spellings ("résolve") are not the rules', to
+    suggest or to correct towards.
     """
+    if doc.kind == "ask":
+        return {}
     return {
         k: v
         for k, v in row.items()

@@ -3,7 +3,7 @@ and stored beside the index (:data:`FILE`), so that a server does not compute it
 the index (on the archive: about 45 ms for the withdrawn set and 60 ms for the phrases).
 
 - **The withdrawn documents**: current documents of glossary entries and rules that the newest
-  full edition of their language no longer has (see :func:`kb.search.ranking.withdrawn_docs`,
+  full edition of their language no longer has (see :func:`kb.search.votes.withdrawn_docs`,
   which computes the same set from the searcher's edition sets, for an index without the file).
 - **The term base's phrases**: each multi-word name of the term base, in the fields a query's
   translations search, with the current documents having it in a row and their weights
@@ -45,7 +45,7 @@ class Prepared:
 def withdrawn(kb: KnowledgeBase, docs: Sequence[Any], stop: int) -> list[int]:
     """The current documents (the first ``stop`` of ``docs``, :class:`kb.search.indexer.Doc`)
     whose language's newest full edition (having a glossary, for a glossary entry) is not
-    among their editions: :func:`kb.search.ranking.withdrawn_docs`'s set. What has a glossary
+    among their editions: :func:`kb.search.votes.withdrawn_docs`'s set. What has a glossary
     is read from the glossary documents' editions, not from ``kb``'s glossaries: adding an
     edition gives the build only the newest glossary of each language."""
     present: set[str] = set().union(*(doc.editions for doc in docs))

@@ -3,8 +3,9 @@ language, examples asked for or not, the reader's language) and the best of them
 coverage of the question's words and their proximity. Priors that hold for any question come
 last (:meth:`Ranker._question_priors`): a rule matched in several languages adds its texts' scores
 up, commentary yields to the rules it comments on, and a withdrawn text (history: see
-:func:`withdrawn_docs`) to the current ones. The executable examples, told in players' words,
-lend their scores to the rules they cite (:meth:`Ranker._cited`, :func:`example_citations`),
+:func:`kb.search.votes.withdrawn_docs`) to the current ones. The executable examples, told in
+players' words, lend their scores to the rules they cite (:meth:`Ranker._cited`), and so do the
+questions players ask (:meth:`Ranker._asked`, :mod:`kb.search.votes`),
 and an English question's French and Japanese texts, met only through translated names, cover
 none of its words. Within a named concept's family the concept's words weigh alike and earlier
 subrules lead later ones (:meth:`Ranker._level`)."""
@@ -16,11 +17,12 @@ from collections.abc import Callable, Iterable
 from itertools import compress, pairwise
 from operator import itemgetter
 
-from kb.knowledge.model import LANGS, KnowledgeBase
+from kb.knowledge.model import LANGS
 from kb.search.compiled import Compiled
-from kb.search.hits import EditionSets
+from kb.search.learned import LearnedOrder
 from kb.search.postings import Evaluation, Postings
 from kb.search.understand import Concepts
+from kb.search.votes import ASK_DEPTH, ask_votes
 
 #: How many of the best-scored documents are reranked (coverage, glossary expansion), whatever
 #: the page and its size: the first page is the same for 10 hits a page as for 50. Deeper pages
@@ -114,9 +116,17 @@ class Ranker:
         definitions: frozenset[int],
         withdrawn: frozenset[int] = frozenset(),
         cites: dict[int, tuple[int, ...]] | None = None,
+        ask_cites: dict[int, tuple[int, ...]] | None = None,
     ) -> None:
         self._withdrawn = withdrawn
         self._cites = cites or {}
+        self._ask_cites = ask_cites or {}
+        #: questions that may not vote (an evaluation holding some out), see :meth:`_asked`
+        self.hidden_asks: frozenset[int] = frozenset()
+        #: the learned reordering of the best documents (a no-op without its model)
+        self.learned = LearnedOrder()
+        #: what the votes of one search added, by voter kind (the learned order's features)
+        self._votes: dict[str, dict[int, float]] = {}
         self._index = index
         self._langs = langs
         self._concepts = concepts
@@ -141,11 +151,13 @@ class Ranker:
         prefer: str | None,
         examples_wanted: bool,
         fetch: int,
+        asks: dict[int, float] | None = None,
     ) -> tuple[list[tuple[float, int]], set[int]]:
         """The best ``fetch`` documents as ``(score, doc)``, best first (``scores`` reweighed,
         reranked, a reader's language ``prefer`` led first), and the documents it added that
         ``scores`` lacks (rules the examples cite: they count in the total). ``current``: the
-        search sees current documents only (concept boosts apply)."""
+        search sees current documents only (concept boosts apply). ``asks``: the scores of the
+        questions players ask, taken out of ``scores`` (they vote, never rank)."""
         # One copy, reweighed in place below (the caller counts its own scores' documents).
         scores = dict(scores)
         if current and not compiled.defined and DEFINITION_UNASKED != 1.0:
@@ -163,11 +175,17 @@ class Ranker:
         if tournament != 1.0:
             _scale(scores, _among(self._tournament_docs, scores), tournament)
         self._reweigh(scores, prefer, examples_wanted)
+        self._votes = {}
         scored = self._rank(scores, RERANK, compiled, ev, demote_examples=not examples_wanted)
         if current and self._cites and not examples_wanted and EXAMPLE_VOTE:
             scored = self._cited(scored)
+        if current and asks and self._ask_cites:
+            scored = self._asked(scored, asks, compiled, ev)
         if current:
             scored = self._question_priors(scored, examples_wanted)
+        if current and self.learned.active:
+            facts = (self._kinds, self._langs, self._concepts.number_of)
+            scored = self.learned.rerank(scored, scores, self._votes, facts, compiled)
         if prefer:
             scored = self._prefer(scored, prefer)
         joined = {doc for _score, doc in scored if doc not in scores}
@@ -236,6 +254,28 @@ class Ranker:
                 break
         if not add:
             return scored
+        self._votes["examples"] = dict(add)
+        out = [(score + add.pop(doc, 0.0), doc) for score, doc in scored]
+        out.extend((w, d) for d, w in add.items())
+        _best_first(out, self._concepts.rule_rank)
+        return out
+
+    def _asked(
+        self,
+        scored: list[tuple[float, int]],
+        asks: dict[int, float],
+        compiled: Compiled,
+        ev: Evaluation,
+    ) -> list[tuple[float, int]]:
+        """The reranked list with the rules the best-matching questions cite raised by their
+        votes (:func:`kb.search.votes.ask_votes`; a cited rule the question's words missed joins
+        the list): the questions are reranked like the rules first, on the same words."""
+        ranked = self._rank(asks, ASK_DEPTH, compiled, ev)
+        counts: dict[int, float] = {}
+        add = ask_votes(ranked, self._ask_cites, self.hidden_asks, counts)
+        if not add:
+            return scored
+        self._votes["asks"], self._votes["ask_voters"] = dict(add), counts
         out = [(score + add.pop(doc, 0.0), doc) for score, doc in scored]
         out.extend((w, d) for d, w in add.items())
         _best_first(out, self._concepts.rule_rank)
@@ -449,50 +489,6 @@ class Ranker:
             out.append((score, doc))
         _best_first(out, self._concepts.rule_rank)
         return out
-
-
-def withdrawn_docs(
-    kb: KnowledgeBase, refs: list[str], langs: list[str], stop: int, editions: EditionSets
-) -> frozenset[int]:
-    """The current documents (below ``stop``) of glossary entries and rules that the newest
-    full edition of their language no longer has (its bit is not in the document's set of
-    ``editions``). A partial edition (a quote) proves nothing by leaving a text out."""
-    newest: dict[tuple[str, str], int] = {}
-    for code in LANGS:
-        full = kb.editions_of(code, full_only=True)
-        glossaries = [ed for ed in full if kb.glossary.get(ed.id)]
-        for kind, eds in (("r", full), ("g", glossaries)):
-            if eds and eds[-1].id in editions.bit:
-                newest[(code, kind)] = editions.bit[eds[-1].id]
-    out = set()
-    masks = editions.docs
-    for doc in range(stop):
-        bit = newest.get((langs[doc], refs[doc].partition("|")[0]))
-        if bit is not None and not masks[doc] & bit:
-            out.add(doc)
-    return frozenset(out)
-
-
-def example_citations(
-    kb: KnowledgeBase, groups: list[str], langs: list[str], stop: int
-) -> dict[int, tuple[int, ...]]:
-    """Each current example document (group ``x:<id>``) -> the current English documents of
-    the rules its ``rules:`` line cites (tournament rules and unknown numbers left out)."""
-    english: dict[str, int] = {}
-    examples: dict[str, int] = {}
-    for doc in range(stop):
-        group = groups[doc]
-        if group.startswith("r:") and langs[doc] == "en":
-            english[group[2:]] = doc
-        elif group.startswith("x:"):
-            examples.setdefault(group[2:], doc)
-    out: dict[int, tuple[int, ...]] = {}
-    for info in kb.examples:
-        doc = examples.get(info.id)
-        rules = tuple(dict.fromkeys(english[r] for r in info.rules if r in english))
-        if doc is not None and rules:
-            out[doc] = rules
-    return out
 
 
 def _among(docs: frozenset[int], scores: dict[int, float]) -> Iterable[int]:

@@ -39,11 +39,18 @@ from kb.search.notes import note
 from kb.search.postings import FILE as POSTINGS_FILE
 from kb.search.postings import Evaluation, Postings
 from kb.search.prepared import read as read_prepared
-from kb.search.ranking import Ranker, example_citations, withdrawn_docs
+from kb.search.ranking import Ranker
 from kb.search.results import SearchError, SearchResult
 from kb.search.snippets import SnippetSpans
 from kb.search.spelling import Speller
 from kb.search.understand import Concepts
+from kb.search.votes import (
+    ask_citations,
+    current_rule_docs,
+    example_citations,
+    split_asks,
+    withdrawn_docs,
+)
 from kb.search.wording import corrected
 from kb.search.written import as_written
 from kb.text.rulenum import parse_number_query
@@ -130,8 +137,19 @@ class Searcher:
                 kb, self._refs, self._langs, self._stop, self._editions
             )
         cites = example_citations(kb, self._groups, self._langs, self._stop)
+        english = current_rule_docs(self._groups, self._langs, self._stop)
+        ask_cites = ask_citations(kb, self._groups, self._stop, english)
+        #: the questions players ask: documents that vote for rules, never hits
+        self._asks = frozenset(d for d in range(self._stop) if self._kinds[d] == "ask")
         self._ranker = Ranker(
-            self._index, self._langs, self._kinds, concepts, definitions, self._withdrawn, cites
+            self._index,
+            self._langs,
+            self._kinds,
+            concepts,
+            definitions,
+            self._withdrawn,
+            cites,
+            ask_cites,
         )
         spans = SnippetSpans(index_dir, self._index.sequence, self._stop)
         self._hits = HitMaker(kb, self._refs, self._langs, self._groups, self._editions, spans)
@@ -428,6 +446,10 @@ class Searcher:
         scores = self._index.evaluate(compiled.query, ed is not None, ev)
         if allowed is not None:
             scores = {d: w for d, w in scores.items() if d in allowed}
+        # The questions vote for the rules' English texts: not in a search of another language.
+        scores, asks = split_asks(scores, self._asks)
+        if lang not in (None, "en"):
+            asks = {}
         fetch = page * limit * (1 if lang else 2) + 10
         # The ranker's reweighing keeps the documents of ``scores``: they still count the total,
         # and so do the documents it joins (cited rules) and the pinned glossary entries.
@@ -440,6 +462,7 @@ class Searcher:
             prefer=prefer,
             examples_wanted=compiled.about_examples or kind == "example",
             fetch=fetch,
+            asks=asks,
         )
         top = scored[0][0] if scored else 1.0
         stop = self._stop if ed is None else len(self._refs)

@@ -1,6 +1,6 @@
 """French words as a reader writes them: the index folds accents, so its corrections and
 completions come out as ``priorite``; this maps them back to ``priorité`` from the corpus's own
-words (the newest French texts and the term base), for the web and the command line alike."""
+words (the newest French texts, the term base and the examples' translations), for the web and the command line alike."""
 
 from __future__ import annotations
 
@@ -42,6 +42,9 @@ def written_forms(kb: KnowledgeBase, lang: str) -> dict[str, str]:
         for term in kb.terms:
             for name in term.names(lang):
                 counts.update(w.lower() for w in _WORD.findall(name))
+        for ex in kb.examples:  # the examples' translations are searched too ("résolve")
+            text = f"{ex.titles.get(lang, '')} {ex.prose.get(lang, '')}"
+            counts.update(w.lower() for w in _WORD.findall(text))
         # Every spelling competes, the plain one included: "a" stays "a" (far more frequent than
         # "à"), while "priorite", never written so, is "priorité".
         best: dict[str, str] = {}

@@ -74,6 +74,7 @@ class StoredKnowledgeBase(KnowledgeBase):
             tournament=_LazyList(partial(tables.tournament, db)),  # type: ignore[arg-type]
             terms=_LazyList(partial(tables.terms, db)),  # type: ignore[arg-type]
             examples=_LazyList(partial(tables.examples, db)),  # type: ignore[arg-type]
+            asks=_LazyList(partial(tables.asks, db)),  # type: ignore[arg-type]
             concordance=_Concordance(self),  # type: ignore[arg-type]
             changes=_Changes(self),  # type: ignore[arg-type]
             warnings=_LazyList(partial(tables.warnings, db)),  # type: ignore[arg-type]

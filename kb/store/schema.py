@@ -10,8 +10,8 @@ from kb.knowledge.model import Ref
 
 #: Raised with every change of a table's columns: a database of another format is refused with
 #: a message naming both (5: tournament.title; 6: history.examples and the examples' word diffs
-#: in history.entries).
-FORMAT = "6"
+#: in history.entries; 7: asks).
+FORMAT = "7"
 DB_FILE = "kb.sqlite"
 
 SCHEMA = """
@@ -59,6 +59,9 @@ CREATE TABLE tournament (
     id TEXT NOT NULL, position INTEGER NOT NULL, lang TEXT NOT NULL, section TEXT NOT NULL,
     text TEXT NOT NULL, source TEXT NOT NULL, line INTEGER NOT NULL, flags TEXT NOT NULL,
     title TEXT NOT NULL);
+CREATE TABLE asks (
+    id TEXT NOT NULL, position INTEGER NOT NULL, lang TEXT NOT NULL, q TEXT NOT NULL,
+    rules TEXT NOT NULL, source TEXT NOT NULL, line INTEGER NOT NULL);
 CREATE TABLE warnings (position INTEGER NOT NULL, text TEXT NOT NULL);
 """
 

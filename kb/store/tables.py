@@ -8,6 +8,7 @@ import json
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from kb.knowledge.asks import Ask
 from kb.knowledge.model import Commentary, Edition, ExampleInfo, Term, TournamentRule
 
 if TYPE_CHECKING:
@@ -118,6 +119,19 @@ def tournament(db: Database) -> list[TournamentRule]:
         "title": None,
     }
     return _read(db, TournamentRule, "tournament", columns)
+
+
+def asks(db: Database) -> list[Ask]:
+    """The questions players ask ("Players ask"), in their order."""
+    columns: dict[str, Callable[[Any], Any] | None] = {
+        "id": None,
+        "lang": None,
+        "q": None,
+        "rules": _JSON,
+        "source": None,
+        "line": None,
+    }
+    return _read(db, Ask, "asks", columns)
 
 
 def warnings(db: Database) -> list[str]:

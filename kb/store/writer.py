@@ -219,6 +219,10 @@ def write_links(conn: sqlite3.Connection, kb: KnowledgeBase) -> None:
         ],
     )
     conn.executemany(
+        "INSERT INTO asks VALUES (?,?,?,?,?,?,?)",
+        [(a.id, i, a.lang, a.q, _dumps(a.rules), a.source, a.line) for i, a in enumerate(kb.asks)],
+    )
+    conn.executemany(
         "INSERT INTO terms VALUES (?,?,?,?,?,?)",
         [
             (t.id, i, _dumps(t.en), _dumps(t.fr), _dumps(t.ja), _dumps(t.rules))

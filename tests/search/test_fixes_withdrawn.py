@@ -12,7 +12,7 @@ import pytest
 from kb.knowledge.model import Edition, GlossaryEntry, KnowledgeBase, Rule
 from kb.search import Searcher, build_index
 from kb.search.hits import EditionSets
-from kb.search.ranking import withdrawn_docs
+from kb.search.votes import withdrawn_docs
 from tests.search.conftest import EN_NEW, EN_OLD, small_kb
 
 

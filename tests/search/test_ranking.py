@@ -260,7 +260,7 @@ def test_the_best_examples_raise_the_rules_they_cite() -> None:
 
 def test_example_citations_map_examples_to_their_rules_english_texts() -> None:
     from kb.knowledge.model import ExampleInfo
-    from kb.search.ranking import example_citations
+    from kb.search.votes import example_citations
 
     kb = small_kb()
     kb.examples = [

@@ -14,8 +14,8 @@ from kb.search import Searcher, build_index, prepared
 from kb.search import searcher as searcher_module
 from kb.search.postings import FILE as POSTINGS_FILE
 from kb.search.postings import Postings
-from kb.search.ranking import withdrawn_docs
 from kb.search.termnames import name_phrases
+from kb.search.votes import withdrawn_docs
 from tests.search.test_fixes_withdrawn import history_kb
 
 QUERIES = [

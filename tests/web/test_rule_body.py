@@ -84,6 +84,7 @@ def test_written_pages_equal_the_template_on_a_build(
         'class="diff"',
         'class="example-run"',
         'class="notice"',
+        'class="asks"',
     ):
         assert part in seen, part
 

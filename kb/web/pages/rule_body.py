@@ -177,9 +177,34 @@ def content(data: dict[str, Any], env: Any, locale: str, url_for: Callable[..., 
     if data["history"] or data["old_numbers"]:
         _history(w, t, data, rule)
     w("\n")
+    asks = data.get("asks")
+    if asks:
+        _asks(w, t, asks)
+    w("\n")
     if data["examples"]:
         _examples(w, t, data, locale, url_for)
     return Markup("".join(out))
+
+
+def _asks(w: Callable[[str], Any], t: _Text, asks: dict[str, Any]) -> None:
+    """What players ask about the rule: the questions citing it, each a search link."""
+    w(
+        '<section class="asks" aria-labelledby="h-asks">\n'
+        f'  <h2 id="h-asks">{t.m("Players ask")}</h2>\n'
+    )
+    if asks["fallback"]:
+        w(
+            '<p class="note">'
+            f"{t.m('No question in this language cites this rule yet; in English:')}</p>"
+        )
+    w(f'  <ul lang="{esc(asks["lang"])}">\n')
+    for a in asks["items"]:
+        w(f'<li><a href="{esc(a["url"])}">{esc(a["q"])}</a></li>\n')
+    w("</ul>\n")
+    if asks["more"]:
+        more = t.ngettext("%(num)d more question", "%(num)d more questions", asks["more"])
+        w(f"<p>{esc(more)}</p>")
+    w("</section>\n")
 
 
 def _lag_text(t: _Text, lag: dict[str, Any]) -> str:

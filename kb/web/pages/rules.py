@@ -11,6 +11,7 @@ from flask import Response, redirect, request
 from kb.base.cachemap import MISSING, keep, shared_cache
 from kb.history import diffs as stored_history
 from kb.knowledge import lookup
+from kb.knowledge.asks import ask_json
 from kb.knowledge.lookup import followed_editions, lag, local_term, term_entry
 from kb.knowledge.model import LANGS, Edition, ExampleInfo, KnowledgeBase, Ref, Rule, parsed_number
 from kb.knowledge.serialise import rule_json
@@ -271,6 +272,22 @@ def _example_item(kb: KnowledgeBase, ex: ExampleInfo, locale: str) -> dict[str, 
     return item  # type: ignore[no-any-return]
 
 
+def _asks(kb: KnowledgeBase, canonical: str, locale: str) -> dict[str, Any] | None:
+    """What players ask about the rule ("Players ask"): the questions citing it in the page's
+    language, else in English (marked as such), each a search link; None when none cites it."""
+    lang, asks, more = kb.asks_for(canonical, locale)
+    if not asks:
+        return None
+    return {
+        "lang": lang,
+        "fallback": lang != locale,
+        "more": more,
+        "items": [
+            {**ask_json(a), "url": url_for("pages.search", locale=locale, q=a.q)} for a in asks
+        ],
+    }
+
+
 def _edition_info(kb: KnowledgeBase, ed: Edition, locale: str) -> dict[str, Any] | None:
     """:func:`edition_info`, kept per knowledge base, edition and locale (rule pages only read
     it; a page that adds to its edition's info makes its own)."""
@@ -413,6 +430,7 @@ def rule_page(
     prev = head(prev_number)
     nxt = head(next_number)
     examples = kb.examples_for(canonical) if canonical else []
+    asks = _asks(kb, canonical, locale) if canonical else None
     shown = [_example_item(kb, ex, locale) for ex in examples[:MAX_PAGE_EXAMPLES]]
     permalink = (
         url_for("links.permalink", number=canonical)
@@ -449,6 +467,7 @@ def rule_page(
         "referenced_by": [link(head(n)) for n in back],
         "examples": shown,
         "more_examples": max(0, len(examples) - MAX_PAGE_EXAMPLES),
+        "asks": asks,
         "permalink": permalink,
         "numbering": numbering_notices(kb, rule, locale, request.args.get("via"), pinned),
     }
