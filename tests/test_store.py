@@ -213,7 +213,7 @@ def test_examples_for_reads_only_what_it_needs(pair) -> None:
 def test_each_connection_keeps_a_small_page_cache(pair) -> None:
     """Every thread of every worker opens a connection: each caches at most PAGE_CACHE_KIB of
     pages (SQLite's default is 2 MB), and still reads every rule."""
-    from kb.store.reader import PAGE_CACHE_KIB, connect
+    from kb.store.connection import PAGE_CACHE_KIB, connect
 
     _mem, db = pair
     conn = connect(db.path)
