@@ -280,6 +280,33 @@ def _schemas(note_codes: Mapping[str, str]) -> dict[str, Any]:
             },
             ("span", "counts", "changes"),
         ),
+        "SideBySide": _obj(
+            {
+                "number": STR,
+                "title": _opt(STR),
+                "langs": _arr(STR),
+                "columns": _arr(
+                    _obj({"lang": STR, "language": STR, "edition": _opt(_ref("Edition"))})
+                ),
+                "rows": _arr(
+                    _obj(
+                        {
+                            "number": STR,
+                            "anchor": STR,
+                            "cells": _arr(
+                                _obj(
+                                    {"lang": STR, "missing": BOOL, "number": STR, "html": STR},
+                                    ("lang", "missing"),
+                                )
+                            ),
+                        },
+                        ("number", "anchor", "cells"),
+                    )
+                ),
+                "truncated": BOOL,
+            },
+            ("number", "langs", "columns", "rows"),
+        ),
         "ExampleSummary": _obj(
             {"id": STR, "title": STR, "passed": BOOL, "rules": _arr(STR), "url": STR},
             ("id", "title", "passed", "rules", "url"),

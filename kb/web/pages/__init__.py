@@ -3,7 +3,7 @@ blueprint (:data:`bp`), so endpoints stay ``pages.<name>``."""
 
 from __future__ import annotations
 
-from kb.web.pages import editions, examples, glossary, home, rules, search
+from kb.web.pages import editions, examples, glossary, home, rules, search, sidebyside
 from kb.web.pages.base import Page, PageError, bp, swapped_locales
 
 __all__ = [
@@ -16,5 +16,6 @@ __all__ = [
     "home",
     "rules",
     "search",
+    "sidebyside",
     "swapped_locales",
 ]
