@@ -137,6 +137,10 @@ def side_by_side(kb: KnowledgeBase, locale: str, root: Rule, langs: tuple[str, .
     data = {
         "number": canonical,
         "title": root.title,
+        # The heading in the reader's language where the rule is translated.
+        "title_local": (kb.counterparts(root).get(locale) or root).title
+        if locale != "en"
+        else root.title,
         "kind": root.kind,
         "langs": list(langs),
         "columns": columns,
