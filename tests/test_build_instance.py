@@ -52,7 +52,7 @@ def test_second_build_of_an_instance_is_refused_clearly(instance: Path) -> None:
         [
             sys.executable,
             "-c",
-            "import sys, time; from kb import instance as l\n"
+            "import sys, time; from kb.base import instance as l\n"
             f"with l.lock({str(instance)!r}):\n"
             "    print('locked', flush=True); time.sleep(30)",
         ],

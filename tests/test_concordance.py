@@ -208,7 +208,7 @@ def test_changes_between_editions_are_listed_in_one_order_whatever_the_hashing()
     import sys
 
     code = (
-        "from kb.concordance import diff_editions\n"
+        "from kb.align.concordance import diff_editions\n"
         "from kb.knowledge.model import Edition, KnowledgeBase, Rule\n"
         "eds = {i: Edition(i, 'en', d, 'full', i, [i]) for i, d in "
         "(('en-a', '2020-01-01'), ('en-b', '2020-02-01'))}\n"

@@ -29,9 +29,8 @@ if TYPE_CHECKING:
 # neither the build, nor Whoosh, Sudachi or Flask (tests/test_startup.py keeps it that way).
 
 LANGS = ("en", "fr", "ja")
-#: What ``kb search --kind`` accepts: kb.search.indexer.KINDS, copied so that building the parser
-#: does not import Whoosh (a test keeps the two equal).
-# The web's kinds (rules, glossary, example, commentary, tournament), and the rule kinds apart.
+#: What ``kb search --kind`` accepts: the web's kinds and the rule kinds apart (kb.search's, copied
+#: so that building the parser does not import Whoosh; a test keeps the two equal).
 _RULE_KINDS = ("section", "rule", "subrule")
 SEARCH_KINDS = ("rules", *_RULE_KINDS, "glossary", "commentary", "tournament", "example")
 #: ``kb build`` exit status when the build is written but some files could not be read.
@@ -402,7 +401,11 @@ def cmd_export(args: argparse.Namespace, out: TextIO) -> int:
         )
     except ExportError as exc:
         raise CommandError(str(exc)) from exc
+    except KeyboardInterrupt:
+        msg = f"export interrupted: {args.dir} holds part of the site; run again to finish it"
+        raise CommandError(msg) from None
     out.write(report.summary() + "\n")
+    out.flush()
     return 0
 
 
@@ -578,7 +581,8 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     except KeyboardInterrupt:
         print("kb: interrupted", file=sys.stderr)
         return 130
-    except BrokenPipeError:
+    except BrokenPipeError:  # `kb ... | head`: the reader left; nothing to say at exit either
+        os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
         return 0
     except Exception as exc:
         message = _user_error(exc)

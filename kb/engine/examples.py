@@ -175,6 +175,9 @@ class _Run:
         if self.game is not None:
             return True
         s = self.setup
+        if not s["players"]:  # an action or expectation before any 'players:' line
+            self.fail(line, "no 'players:' line before this one: a game needs 2 to 4 players")
+            return False
         where = line  # a zone's error is reported at its own 'has:' line
         try:
             game = Game(s["players"], self.pool, s["mode"])

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import html
 import re
 import urllib.parse
 from collections.abc import Iterable
@@ -12,8 +13,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from kb.export.versions import Versions
 from kb.web.i18n import LOCALES
 
+#: What a URL path of the export may hold unquoted.
+SAFE = "/:@!$&'()*+,;=-._~"
 _HREF = re.compile(r'href="(/[^"#]*)')
 
 
@@ -57,7 +61,35 @@ class Site:
         location = response.headers.get("Location")
         if location:
             location = urllib.parse.urlsplit(location)._replace(scheme="", netloc="").geturl()
-        return Rendered(response.status_code, response.get_data(), location, response.mimetype)
+        body = response.get_data()
+        response.close()  # a static file's handle, say
+        return Rendered(response.status_code, body, location, response.mimetype)
+
+    def rule_and_twin(self, path: str) -> tuple[bytes, bytes] | None:
+        """A rule page and its JSON twin, from one reading of the rule (the server's two requests
+        read it twice): their bodies, the bytes the server sends, or None when the URL is not a
+        rule page the app shows (a redirect, an error: ask :meth:`get`)."""
+        from flask import request
+
+        from kb.web.pages import rules
+        from kb.web.pages.base import Page, respond
+
+        views = {"pages.rule": rules.rule, "pages.rule_pinned": rules.rule_pinned}
+        with self.app.test_request_context(path, base_url=self.base_url):
+            view = views.get(request.url_rule.endpoint if request.url_rule else "")
+            if view is None or self.app.preprocess_request() is not None:
+                return None
+            try:
+                page = view(**(request.view_args or {}), fmt="html")
+            except Exception:  # an error page: the app's own handlers make it
+                return None
+            if not isinstance(page, Page) or page.status != 200:
+                return None
+            body = respond(page, "html").get_data()
+        twin = path + ".json"
+        with self.app.test_request_context(twin, base_url=self.base_url):
+            self.app.preprocess_request()
+            return body, respond(page, "json").get_data()
 
     def final(self, path: str) -> Rendered:
         """Follow redirects to the final answer (what a browser or curl -L gets)."""
@@ -85,11 +117,16 @@ class Site:
 
 
 # ---- what to export --------------------------------------------------------------------------
-def seed_urls(kb: Any) -> list[str]:
-    """Every page the knowledge base names: the crawl starts here and follows links from it."""
+def seed_urls(kb: Any, versions: Versions | None = None) -> list[str]:
+    """Every page the knowledge base names: the crawl starts here and follows links from it.
+
+    With ``versions``, a pinned rule is named only where its version's page is (the other
+    pinned URLs are redirects of ``_redirects``)."""
+    from kb.knowledge.printed import printed_in
     from kb.text.rulenum import try_parse
 
     urls: list[str] = []
+    misprints = {p for ed_id in kb.editions for p in printed_in(kb, ed_id)}
     for loc in LOCALES:
         urls += [f"/{loc}/{p}" for p in ("", "rules/", "glossary/", "editions/", "examples/")]
         urls += [
@@ -98,13 +135,24 @@ def seed_urls(kb: Any) -> list[str]:
             if try_parse(n) is not None and str(try_parse(n)) == n
         ]
         for ed in kb.editions.values():
-            urls += [f"/{loc}/{ed.id}/rules/{n}" for n in kb.ordered_numbers(ed.id)]
+            urls += [
+                f"/{loc}/{ed.id}/rules/{n}"
+                for n in kb.ordered_numbers(ed.id)
+                if versions is None or versions.target(ed.id, n) == (loc, ed.id)
+            ]
         # numbers of older editions: the server sends them to the rule they became
         urls += [f"/{loc}/rules/{n}" for n in permalink_numbers(kb) if n not in kb.concordance]
+        # numbers printed by mistake (505.54): the server sends them to the rule that printed it
+        urls += [f"/{loc}/rules/{n}" for n in sorted(misprints) if n not in kb.concordance]
         urls += [f"/{loc}/glossary/{alias}" for alias in _glossary_aliases(kb)]
         urls += [f"/{loc}/editions/{span}" for span in kb.changes]
         urls += [f"/{loc}/examples/{ex.id}" for ex in kb.examples]
-    return [urllib.parse.quote(u, safe="/:@!$&'()*+,;=-._~") for u in urls]
+    return [quote_path(u) for u in urls]
+
+
+def quote_path(path: str) -> str:
+    """A URL path as the export spells it: quoted once, whatever it came as."""
+    return urllib.parse.quote(urllib.parse.unquote(path), safe=SAFE)
 
 
 def _glossary_aliases(kb: Any) -> list[str]:
@@ -126,8 +174,10 @@ def permalink_numbers(kb: Any) -> list[str]:
     return list(numbers)
 
 
-def internal_links(html: str) -> Iterable[str]:
-    yield from _HREF.findall(html)
+def internal_links(page: str) -> Iterable[str]:
+    """The site's own links of a page, as URLs (``&#39;`` and ``&amp;`` read as ``'`` and ``&``)."""
+    for link in _HREF.findall(page):
+        yield html.unescape(link)
 
 
 def is_page_link(path: str) -> bool:

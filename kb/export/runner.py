@@ -27,7 +27,10 @@ app, :mod:`kb.export.files` writes what is no page of the app, :mod:`kb.export.s
 
 from __future__ import annotations
 
+import json
 import os
+import re
+import signal
 import time
 import urllib.parse
 from collections.abc import Callable
@@ -36,7 +39,15 @@ from pathlib import Path
 from typing import Any
 
 from kb.export.files import STRINGS, export_extras, redirect_html, redirect_page
-from kb.export.pages import Site, internal_links, is_page_link, permalink_numbers, seed_urls
+from kb.export.pages import (
+    Site,
+    internal_links,
+    is_page_link,
+    permalink_numbers,
+    quote_path,
+    seed_urls,
+)
+from kb.export.redirects import write_redirects
 from kb.export.static import (
     MANIFEST,
     ExportError,
@@ -50,6 +61,7 @@ from kb.export.static import (
     read_manifest,
     write_manifest,
 )
+from kb.export.versions import Versions, indexed_pages
 from kb.web.i18n import LOCALES
 
 DEFAULT_BASE_URL = "http://127.0.0.1:8000"
@@ -75,6 +87,8 @@ class ExportReport:
     changed: list[str] = field(default_factory=list)  # files written (new or different)
     #: URLs named or linked that the server answers with 404 too (rules the corpus lacks)
     missing: list[str] = field(default_factory=list)
+    #: the server's redirects the export met: (URL, where it goes)
+    moves: list[tuple[str, str]] = field(default_factory=list)
 
     def summary(self) -> str:
         """A few lines for the terminal."""
@@ -160,23 +174,37 @@ def export(
         return report
 
     writer = Writer(out)
-    t = time.perf_counter()
-    _STATE.update(site=site, out=out, instance=Path(instance))
-    pages = _export_pages(site, writer, report, jobs, progress)
-    report.timings["pages"] = time.perf_counter() - t
-    t = time.perf_counter()
-    _export_permalinks(site, writer, report, jobs, progress)
-    _STATE.clear()
-    report.timings["permalinks"] = time.perf_counter() - t
-    t = time.perf_counter()
-    export_extras(site, writer, base, pages)
-    report.timings["extras"] = time.perf_counter() - t
-    if search:
+    if not previous:
+        # A manifest from the start: the folder of an interrupted export is one the next run
+        # takes back (and finishes).
+        write_manifest(out, {"partial": True, "files": {}})
+    try:
         t = time.perf_counter()
-        report.search = build_search(out, writer)
-        report.timings["search index"] = time.perf_counter() - t
-    else:
-        report.search = "not built (--no-search)"
+        versions = Versions(site.kb)
+        report.timings["versions"] = time.perf_counter() - t
+        _STATE.update(site=site, out=out, instance=Path(instance), versions=versions)
+        t = time.perf_counter()
+        pages = _export_pages(site, writer, report, jobs, progress)
+        report.timings["pages"] = time.perf_counter() - t
+        t = time.perf_counter()
+        _export_permalinks(site, writer, report, jobs, progress)
+        _STATE.clear()
+        report.timings["permalinks"] = time.perf_counter() - t
+        t = time.perf_counter()
+        export_extras(site, writer, base, pages)
+        write_redirects(site.kb, versions, writer, report.moves)
+        report.timings["extras"] = time.perf_counter() - t
+        if search:
+            t = time.perf_counter()
+            report.search = build_search(out, writer, indexed_pages(pages, site.kb, versions))
+            report.timings["search index"] = time.perf_counter() - t
+        else:
+            report.search = "not built (--no-search)"
+    except BaseException:  # interrupted (Ctrl-C, a closed pipe) or failed: say what was written
+        _STATE.clear()
+        files = {**previous.get("files", {}), **writer.files}
+        write_manifest(out, {"partial": True, "files": dict(sorted(files.items()))})
+        raise
 
     # Remove what an earlier export wrote and this one did not (never other files).
     root = out.resolve()
@@ -210,6 +238,8 @@ class Batch:
     pages: list[str] = field(default_factory=list)
     links: list[str] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)
+    #: the server's redirects: (URL, where it goes)
+    moves: list[tuple[str, str]] = field(default_factory=list)
     files: dict[str, int] = field(default_factory=dict)
     changed: list[str] = field(default_factory=list)
     unchanged: int = 0
@@ -220,24 +250,43 @@ class Batch:
 
 #: The site and output folder of the running export; forked workers inherit them.
 _STATE: dict[str, Any] = {}
+_RULE = re.compile(r"^/(en|fr|ja)/([^/]+/)?rules/[^/]+$")
+_GLOSSARY_ENTRY = re.compile(r"^/(en|fr|ja)/glossary/[^/]+$")
 
 
 def _init_worker(instance: Path, base_url: str) -> None:
+    # Ctrl-C is the parent's to handle (it stops the pool): no traceback from each worker.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     _STATE["site"] = Site(instance, base_url)
 
 
 def _render_pages(urls: list[str]) -> Batch:
-    """Render pages and their JSON twins; redirects become redirect pages."""
+    """Render pages and their JSON twins; redirects become redirect pages (and ``_redirects``
+    lines, for the HTML URL and its twin)."""
     site: Site = _STATE["site"]
     writer = Writer(_STATE["out"])
     batch = Batch()
     for url in urls:
+        twin = json_twin(url)
+        both = site.rule_and_twin(url) if _RULE.match(url) else None
+        if both is not None:  # a rule page and its twin, the rule read once
+            writer.put(file_for(url), both[0])
+            writer.put(file_for(twin), both[1])
+            batch.pages.append(url)
+            batch.json += 1
+            batch.links += [link.split("?", 1)[0] for link in internal_links(both[0].decode())]
+            continue
         answer = site.get(url)
         if answer.status in (301, 302, 303, 307, 308) and answer.location:
             redirect_page(site, writer, url, answer.location)
             batch.redirects += 1
+            batch.moves.append((url, answer.location))
             batch.links.append(urllib.parse.urlsplit(answer.location).path)
-        elif answer.status == 200 and answer.mimetype == "text/html":
+            data = site.get(twin)
+            if data.location:
+                batch.moves.append((twin, data.location))
+            continue
+        if answer.status == 200 and answer.mimetype == "text/html":
             writer.put(file_for(url), answer.body)
             batch.pages.append(url)
             for link in internal_links(answer.body.decode("utf-8")):
@@ -247,13 +296,37 @@ def _render_pages(urls: list[str]) -> Batch:
         else:
             batch.missing.append(url)
             continue
-        twin = json_twin(url)
-        data = site.final(twin)
+        data = site.get(twin)
         if data.status == 200 and data.mimetype == "application/json":
             writer.put(file_for(twin), data.body)
             batch.json += 1
+            if _GLOSSARY_ENTRY.match(url):
+                batch.moves += _spellings(site, url, data.body)
+        elif data.location:
+            batch.moves.append((twin, data.location))
     batch.files, batch.changed, batch.unchanged = writer.files, writer.changed, writer.unchanged
     return batch
+
+
+def _spellings(site: Site, url: str, twin: bytes) -> list[tuple[str, str]]:
+    """Other spellings of a glossary entry the server sends to it: the term as printed and its
+    names in the other languages (``/fr/glossary/priorité`` -> ``/fr/glossary/priority``), for
+    ``_redirects`` (and their JSON twins)."""
+    data = json.loads(twin)
+    entry = data.get("entry", {})
+    names = {entry.get("term", ""), *entry.get("aliases", [])}
+    names |= {n for eq in data.get("equivalents", []) for n in eq.get("names", [])}
+    locale = url.split("/")[1]
+    moves = []
+    for name in sorted(n for n in names if n):
+        for spelling in dict.fromkeys((name, name.lower())):
+            path = quote_path(f"/{locale}/glossary/{spelling}")
+            if path == url or "/" in spelling:
+                continue
+            answer = site.get(path)
+            if answer.location and quote_path(answer.location) == url:
+                moves += [(path, url), (path + ".json", url + ".json")]
+    return moves
 
 
 def _run(
@@ -298,6 +371,7 @@ def _merge(batches: list[Batch], writer: Writer, report: ExportReport) -> None:
         report.redirects += batch.redirects
         report.skipped_links += batch.skipped_links
         report.missing += batch.missing
+        report.moves += batch.moves
 
 
 def _export_pages(
@@ -309,24 +383,33 @@ def _export_pages(
 ) -> list[str]:
     """Render every page the knowledge base names, then every page they link, until none is
     new; the HTML page URLs written, in a stable order."""
-    queue = list(dict.fromkeys(seed_urls(site.kb)))
+    versions: Versions = _STATE["versions"]
+    queue = list(dict.fromkeys(seed_urls(site.kb, versions)))
     seen = set(queue)
     pages: list[str] = []
+    linked_r: dict[str, None] = _STATE.setdefault("linked_r", {})
     while queue:
         batches = _run(_render_pages, queue, jobs, progress, "pages")
         _merge(batches, writer, report)
         queue = []
         for batch in batches:
             pages += batch.pages
-            for path in batch.links:
-                if path not in seen and is_page_link(path) and not path.endswith(".json"):
-                    seen.add(path)
+            for link in batch.links:
+                path = quote_path(link)
+                if path.startswith("/r/") and path.count("/") == 2:
+                    linked_r.setdefault(urllib.parse.unquote(path[3:]).removesuffix(".json"))
+                if path in seen or not is_page_link(path) or path.endswith(".json"):
+                    continue
+                seen.add(path)
+                if versions.redirect(path) is None:  # else a line of _redirects
                     queue.append(path)
     return pages
 
 
 def _render_permalinks(numbers: list[str]) -> Batch:
     """``/r/<number>`` pages: each language's target and, for old numbers, each edition's."""
+    from kb.web.pages.common import find_rule
+
     site: Site = _STATE["site"]
     kb = site.kb
     writer = Writer(_STATE["out"])
@@ -343,13 +426,17 @@ def _render_permalinks(numbers: list[str]) -> Batch:
             batch.missing.append(f"/r/{number}")
             continue
         # ?edition= on the server maps an old number of that edition; the script does it here.
+        # The server's own steps (find_rule), asked once per edition without a request each.
         editions: dict[str, str] = {}
-        for ed in english:
-            if kb.rule(ed.id, number) is None:
-                continue
-            answer = site.get(f"/r/{quoted}?lang=en&edition={urllib.parse.quote(ed.id)}")
-            if answer.location and answer.location != targets.get("en"):
-                editions[ed.id] = answer.location.removeprefix("/en/")
+        with site.app.test_request_context(f"/r/{quoted}", base_url=site.base_url):
+            site.app.preprocess_request()
+            for ed in english:
+                if number not in _STATE["versions"].numbers.get(ed.id, ()):
+                    continue
+                found = find_rule(kb, "en", number, ed.id, read=False)
+                location = found.url + found.via
+                if location != targets.get("en"):
+                    editions[ed.id] = location.removeprefix("/en/")
         dates = {ed.id: ed.date for ed in english if ed.id in editions and ed.date}
         default = targets.get("en") or next(iter(targets.values()))
         body = redirect_html(
@@ -357,10 +444,8 @@ def _render_permalinks(numbers: list[str]) -> Batch:
         )
         writer.put(file_for(f"/r/{quoted}"), body)
         batch.redirects += 1
-        data = site.final(f"/r/{quoted}.json")
-        if data.status == 200:
-            writer.put(file_for(f"/r/{quoted}.json"), data.body)
-            batch.json += 1
+        path, mark, query = default.partition("?")
+        batch.moves.append((f"/r/{quoted}.json", f"{path}.json{mark}{query}"))
     batch.files, batch.changed, batch.unchanged = writer.files, writer.changed, writer.unchanged
     return batch
 
@@ -373,7 +458,9 @@ def _export_permalinks(
     progress: Callable[..., None] | None,
 ) -> None:
     """``/r/<number>`` for every number any edition printed: a page that picks the language."""
-    batches = _run(_render_permalinks, permalink_numbers(site.kb), jobs, progress, "permalinks")
+    # every number an edition printed, and those the pages link as /r/<number>
+    numbers = list(dict.fromkeys([*permalink_numbers(site.kb), *_STATE.get("linked_r", [])]))
+    batches = _run(_render_permalinks, numbers, jobs, progress, "permalinks")
     _merge(batches, writer, report)
 
 

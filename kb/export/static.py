@@ -10,6 +10,7 @@ import contextlib
 import json
 import os
 import re
+import shutil
 import subprocess
 import tempfile
 import urllib.parse
@@ -17,14 +18,16 @@ from pathlib import Path
 from typing import Any
 
 MANIFEST = ".kb-export.json"
-#: Parts of a page that Pagefind does not index: navigation, history, and other rules' previews.
+#: Parts of a page that Pagefind does not index: all but the rule's (or entry's) own words. The
+#: history's word diffs would read "bothall teams"; translations, terms, previews, references
+#: and the engine's examples are other pages' words.
 PAGEFIND_EXCLUDE = (
-    "header.site, footer.site, nav, details.history, .notices, .meta, "
-    "section[aria-labelledby=h-refs], section[aria-labelledby=h-back]"
+    "header.site, footer.site, nav, script, button, details.script, .history, .notices, .meta, "
+    ".translations, "
+    ".terms, .previews, .examples, .prevnext, .crumbs, section[aria-labelledby=h-terms], "
+    "section[aria-labelledby=h-refs], "
+    "section[aria-labelledby=h-back]"
 )
-#: The pages Pagefind indexes: current rules, glossary entries and examples (not pinned editions,
-#: whose texts would repeat every hit once per edition).
-PAGEFIND_GLOB = "{en,fr,ja}/{rules,glossary,examples}/*/index.html"
 
 
 class ExportError(Exception):
@@ -95,21 +98,31 @@ def pagefind_binary() -> Path | None:
         return None
 
 
-def build_search(out: Path, writer: Writer) -> str:
-    """Index the exported pages with Pagefind, then copy its bundle in (changed files only)."""
+def build_search(out: Path, writer: Writer, pages: list[str]) -> str:
+    """Index ``pages`` (files of the export) with Pagefind, then copy its bundle in (changed
+    files only).
+
+    Pagefind's command line indexes a folder: the pages to index are hard links (or copies)
+    in a folder of their own beside the export's, where their paths, hence URLs, are the same.
+    """
     binary = pagefind_binary()
     if binary is None:
         return "not built (install pagefind[extended])"
-    with tempfile.TemporaryDirectory(prefix="kb-pagefind-") as tmp:
-        bundle = Path(tmp) / "pagefind"
+    with tempfile.TemporaryDirectory(prefix=".kb-pagefind-", dir=out) as tmp:
+        site, bundle = Path(tmp) / "site", Path(tmp) / "pagefind"
+        for rel in pages:
+            target = site / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                os.link(out / rel, target)
+            except OSError:
+                shutil.copyfile(out / rel, target)
         command = [
             str(binary),
             "--site",
-            str(out),
+            str(site),
             "--output-path",
             str(bundle),
-            "--glob",
-            PAGEFIND_GLOB,
             "--root-selector",
             "main",
             "--exclude-selectors",
@@ -168,7 +181,9 @@ def file_stamps(out: Path, files: dict[str, int]) -> dict[str, int]:
 
 def is_unchanged(out: Path, previous: dict[str, Any], seed: str, base: str, search: bool) -> bool:
     """True when the last export came from the same build and code and its files are intact."""
-    if not previous or previous.get("seed") != seed or previous.get("base_url") != base:
+    if not previous or previous.get("partial"):
+        return False
+    if previous.get("seed") != seed or previous.get("base_url") != base:
         return False
     if search != (previous.get("search") == "built"):
         return False

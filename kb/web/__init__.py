@@ -3,6 +3,10 @@
 Public entry points: :func:`create_app` (the Flask factory), :func:`serve` (the production server, :mod:`kb.web.serving`)
 and :func:`render_get` (render one URL without a server, for ``kb serve --get PATH``).
 
+Libraries: Flask's, Jinja's and waitress's public API only, save one waitress internal kept for
+a measured gain in :mod:`kb.web.hooks` (its figures there; ``tests/web/test_hooks.py`` fails,
+naming the installed version, when waitress changes it).
+
 Layer: may import :mod:`kb.build`, :mod:`kb.search`, :mod:`kb.engine`, :mod:`kb.store` and
 everything below; only :mod:`kb.export.runner` and :mod:`kb.cli.main` import it.
 """
@@ -151,6 +155,19 @@ URLS: dict[str, str] = {
         json_path="/<locale>/examples/<example_id>.json",
         response="Example",
     ),
+    "/<locale>/play": Endpoint(
+        "the playground: write or edit a scenario, run it on the engine, read its trace with "
+        "the rules linked; ?s= a permalink, ?example=ID&block=N an example's scenario (+ "
+        "play.json; POST the form field scenario to run it without the script)",
+        json_path="/<locale>/play.json",
+        response="Play",
+        params=(
+            Param("s", "A permalink: the scenario deflated (raw) in base64url."),
+            Param("example", "Open this example's scenario."),
+            Param("block", "Which of the example's scenarios, from 1.", {"type": "integer"}),
+        ),
+        statuses=(400, 404, 429, 503),
+    ),
     "/<locale>/opensearch.xml": "OpenSearch description (browsers add the site as a search engine)",
     "/opensearch.xml": "the same, English",
     "/r/<number>": Endpoint(
@@ -174,6 +191,16 @@ URLS: dict[str, str] = {
         response="Linkify",
         body="LinkifyRequest",
         statuses=(400, 405, 413),
+        envelope=False,
+    ),
+    "/api/run": Endpoint(
+        "POST a scenario (JSON or form; locale): run it on the engine within 200 ms of CPU; "
+        "its problems, trace with rule links and permalink (429 with Retry-After when busy)",
+        json_path="/api/run",
+        method="post",
+        response="Run",
+        body="RunRequest",
+        statuses=(400, 405, 413, 429, 503),
         envelope=False,
     ),
     "/api/oembed": Endpoint(

@@ -5,27 +5,35 @@ from __future__ import annotations
 import hashlib
 import logging
 import threading
-from collections import ChainMap, OrderedDict
-from collections.abc import Callable, Iterable, MutableMapping
+from collections import OrderedDict
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from flask import Flask, Response, g, jsonify, render_template, request
-from flask.globals import _cv_app, _cv_request
+from flask import (
+    Flask,
+    Response,
+    current_app,
+    g,
+    has_app_context,
+    jsonify,
+    render_template,
+    request,
+)
 from flask.templating import Environment
-from jinja2 import BytecodeCache, FileSystemBytecodeCache, Template
-from jinja2.runtime import Context, Macro
+from jinja2 import BytecodeCache, FileSystemBytecodeCache
 from markupsafe import Markup
 from werkzeug.exceptions import HTTPException
 from werkzeug.http import quote_etag
 
 import kb
 from kb.base.paths import TEMPLATES_DIR, default_instance
+from kb.web import current as request_objects
 from kb.web import i18n, layout, resources, urls
+from kb.web.current import current
 from kb.web.i18n import Text
 from kb.web.i18n import text as _
 from kb.web.pages.base import PageError
-from kb.web.render import esc
 
 log = logging.getLogger(__name__)
 
@@ -70,17 +78,13 @@ _DICT_ATTRIBUTES = frozenset(dir(dict))
 
 
 class _Environment(Environment):
-    """Flask's template environment, with ``page.url`` on a dict looked up as a key at once
-    (and values written by :func:`_escape`, see :class:`_Template`).
+    """Flask's template environment, with ``page.url`` on a dict looked up as a key at once.
 
     Jinja asks ``getattr`` first and takes the key only after the AttributeError, which on the
-    hundreds of ``item.field`` of a rule page was a measurable part of its rendering. A dict has
-    no attributes but its methods, so the answer is the same."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.template_class = _Template
-        self.context_class = _Context
+    hundreds of ``item.field`` of a templated page is a measurable part of its rendering (about
+    8% of the CPU of a glossary, example or search page). A dict has no attributes but its
+    methods, so the answer is the same. ``Environment.getattr`` is Jinja's documented point for
+    this (its sandbox overrides it too)."""
 
     def getattr(self, obj: Any, attribute: str) -> Any:
         if type(obj) is dict and attribute not in _DICT_ATTRIBUTES:
@@ -89,57 +93,6 @@ class _Environment(Environment):
             except KeyError:
                 pass
         return super().getattr(obj, attribute)
-
-
-#: What Jinja's autoescape writes for ``{{ value }}`` (:func:`kb.web.render.esc`), without a new
-#: :class:`Markup` per value. Compiled templates call ``escape`` only on what they output
-#: (written out or buffered into a macro's result, which is marked safe as a whole), so the plain
-#: escaped text serves the same; markupsafe's ``escape`` built a Markup object around every value.
-_escape = esc
-
-
-class _Context(Context):
-    """Jinja's context, calling the page's own helpers (``_``, ``ngettext``, ``url_for``,
-    ``chrome``) and macros at once: none takes the context, which Jinja otherwise looks for
-    on each of the few dozen calls of every page (two failed attribute lookups a call)."""
-
-    def call(__self, __obj: Any, *args: Any, **kwargs: Any) -> Any:
-        if type(__obj) is Macro or id(__obj) in _PLAIN_HELPERS:
-            kwargs.pop("_block_vars", None)
-            kwargs.pop("_loop_vars", None)
-            try:
-                return __obj(*args, **kwargs)
-            except StopIteration:  # what Jinja answers too
-                return __self.environment.undefined(
-                    "value was undefined because a callable raised a StopIteration exception"
-                )
-        return super().call(__obj, *args, **kwargs)
-
-
-class _Template(Template):
-    """Templates that write values with :func:`_escape`."""
-
-    @classmethod
-    def _from_namespace(
-        cls,
-        environment: Any,
-        namespace: MutableMapping[str, Any],
-        globals: MutableMapping[str, Any],
-    ) -> Template:
-        namespace["escape"] = _escape
-        return super()._from_namespace(environment, namespace, globals)
-
-    def _get_default_module(self, ctx: Any = None) -> Any:
-        """Jinja's, for a template that another imports (``{% from ... import ...%}``) on every
-        render: the globals the importer has and this template lacks are found by a set
-        difference with each of the mappings of this template's globals, not with their
-        ChainMap's keys, which Python walks whole (measurable on every rule page)."""
-        if ctx is not None:
-            own = self.globals
-            maps = own.maps if type(own) is ChainMap else [own]
-            if ctx.globals_keys.difference(*maps):
-                return super()._get_default_module(ctx)
-        return super()._get_default_module(None)
 
 
 class _Flask(Flask):
@@ -172,6 +125,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     app.json.ensure_ascii = False  # type: ignore[attr-defined]
     app.url_map.strict_slashes = True
 
+    request_objects.init_app(app)  # first: the other request functions read it
     resources.init_app(app)
     knowledge = app.extensions["kb"]
     app.config["CODE_VERSION"] = _code_version()
@@ -179,7 +133,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
 
     _init_jinja(app)
 
-    from kb.web import api, embed, links, pages
+    from kb.web import api, embed, links, pages, playapi
 
     # The pages wrap their written HTML in the site's layout through this (kb.web.pages.base).
     app.extensions["kb.layout"] = layout.page
@@ -187,6 +141,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     app.register_blueprint(links.bp)
     app.register_blueprint(api.bp)
     app.register_blueprint(embed.bp)
+    app.register_blueprint(playapi.bp)
 
     app.before_request(_before_request)
     app.after_request(_after_request)
@@ -233,10 +188,12 @@ _PLURALS: dict[tuple[str, str, str, int], str] = {}
 
 
 def _locale() -> str:
-    """The request's interface locale (``g.locale``), read without the proxies of ``flask.g``:
-    templates ask for it with every message."""
-    ctx = _cv_app.get(None)
-    return (ctx is not None and ctx.g.__dict__.get("locale")) or i18n.DEFAULT_LOCALE
+    """The request's interface locale (``g.locale``), else the default (outside a request, or
+    before :func:`_before_request` chose one). Templates ask for it with every message."""
+    found = current()
+    if found is not None:
+        return found.g.get("locale") or i18n.DEFAULT_LOCALE
+    return (has_app_context() and g.get("locale")) or i18n.DEFAULT_LOCALE
 
 
 def _init_jinja(app: Flask) -> None:
@@ -261,13 +218,7 @@ def _init_jinja(app: Flask) -> None:
         url_for=urls.url_for,  # Flask's URLs, built once per endpoint (kb.web.urls)
         chrome=_chrome,
     )
-    global _PLAIN_HELPERS
-    _PLAIN_HELPERS = frozenset(map(id, (_gettext, _ngettext, urls.url_for, _chrome)))
 
-
-#: The ids of template helpers that take no context (:class:`_Context` calls them directly;
-#: they live as long as the process, so their ids name no other object).
-_PLAIN_HELPERS: frozenset[int] = frozenset()
 
 #: (app, script root, locale, part) -> the rendered part of partials/chrome.html.
 _CHROME: dict[tuple[int, str, str, str], Markup] = {}
@@ -277,11 +228,11 @@ def _chrome(part: str) -> Markup:
     """A part of every page that depends only on the locale (``head``, ``script``, ``nav`` of
     partials/chrome.html), rendered once per locale and kept: a dozen URLs and messages fewer
     for every page to make."""
-    ctx = _cv_request.get()
-    key = (id(ctx.app), ctx.request.script_root, _locale(), part)
+    app = current_app._get_current_object()  # type: ignore[attr-defined]
+    key = (id(app), request.script_root, _locale(), part)
     found = _CHROME.get(key)
     if found is None:
-        macro = getattr(ctx.app.jinja_env.get_template("partials/chrome.html").module, part)
+        macro = getattr(app.jinja_env.get_template("partials/chrome.html").module, part)
         found = Markup(str(macro()).removesuffix("\n"))
         _CHROME[key] = found
     return found
@@ -297,9 +248,7 @@ def _bytecode_cache() -> BytecodeCache | None:
 
 # ---- per request -------------------------------------------------------------------------------
 def _before_request() -> Response | None:
-    # The request and g read once each, without their proxies (a few dozen reads a request).
-    req = _cv_request.get().request
-    g_ = _cv_app.get().g
+    req, g_ = request, g
     path = req.path
     first = path.split("/", 2)[1] if path.count("/") >= 1 else ""
     g_.locale_from_url = first in i18n.LOCALES
@@ -323,16 +272,12 @@ def _before_request() -> Response | None:
 
 def etag_for_request() -> str:
     """The ETag of the resource at this URL: the build's content hash, the code and the URL."""
-
-    ctx = _cv_request.get(None)  # flask.request, without its proxy
-    if ctx is None:
-        raise RuntimeError("Working outside of request context.")
-    memo = urls.per_request()
+    memo = urls.per_request()  # raises outside a request
     etag = memo.get("etag")
     if etag is None:
-        seed = ctx.app.config["ETAG_SEED"]
+        seed = current_app.config["ETAG_SEED"]
         etag = memo["etag"] = hashlib.sha1(
-            f"{seed}:{ctx.request.full_path}".encode(), usedforsecurity=False
+            f"{seed}:{request.full_path}".encode(), usedforsecurity=False
         ).hexdigest()
     return etag  # type: ignore[no-any-return]
 
@@ -341,11 +286,9 @@ def _after_request(response: Response) -> Response:
     """The shared headers: security policy, CORS for JSON, the page's language, and the cache
     policy (an ETag for what may be cached).
 
-    Every response passes here, so it reads the request and ``g`` without their proxies (an
-    attribute ``g`` lacks costs a raised and caught exception through the proxy), and adds
-    the headers the response lacks rather than setting them (a set scans every header)."""
-    req = _cv_request.get().request
-    flags = _cv_app.get().g.__dict__
+    Every response passes here, so it adds the headers the response lacks rather than setting
+    them (a set scans every header)."""
+    req, flags = request, g
     headers = response.headers
     # What a view set itself stays.
     present = {name.lower() for name, _value in headers}

@@ -26,7 +26,6 @@ from flask import (
     render_template,
     request,
 )
-from flask.globals import _cv_app, _cv_request
 from markupsafe import escape
 from werkzeug.datastructures import MultiDict
 from werkzeug.exceptions import HTTPException
@@ -303,13 +302,10 @@ def _example_card(kb: KnowledgeBase, locale: str, example_id: str) -> Unfurl | N
 @bp.app_context_processor
 def unfurl_context() -> dict[str, Any]:
     """``unfurl`` (the card of this page, or None) and ``oembed_url`` for the card tags of base.html."""
-    ctx = _cv_request.get(None)  # flask.request and g, read once without their proxies
-    if ctx is None:
+    if not has_request_context():
         return {"unfurl": None}
-    req = ctx.request
-    g_ = _cv_app.get().g
-    endpoint = req.endpoint
-    if g_.__dict__.get("is_json", False) or endpoint is None:
+    endpoint = request.endpoint
+    if g.get("is_json", False) or endpoint is None:
         return {"unfurl": None}
     memo = per_request()
     found = memo.get("unfurl")
@@ -320,10 +316,10 @@ def unfurl_context() -> dict[str, Any]:
         try:
             # This request's own URL: Flask matched it already. The query matters to the
             # current rule's card only (``?edition=``): not parsed for the others.
-            args = req.args if endpoint == "pages.rule" else MultiDict()
-            card = _card(endpoint, dict(req.view_args or {}), args)
+            args = request.args if endpoint == "pages.rule" else MultiDict()
+            card = _card(endpoint, dict(request.view_args or {}), args)
         except Exception:  # a card is an extra: it must never cost the page (or its error page)
-            log.exception("no unfurl card for %s", req.path)
+            log.exception("no unfurl card for %s", request.path)
     oembed_url = (
         # What url_for("embed.oembed", url=..., format="json") gives (werkzeug encodes query
         # values so, as urlencode does), without matching the URL map for a value that is
@@ -336,7 +332,7 @@ def unfurl_context() -> dict[str, Any]:
     found = memo["unfurl"] = {
         "unfurl": card,
         "oembed_url": oembed_url,
-        "og_locale": OG_LOCALES.get(g_.__dict__.get("locale", "en"), "en_US"),
+        "og_locale": OG_LOCALES.get(g.get("locale", "en"), "en_US"),
     }
     return found
 

@@ -16,13 +16,13 @@ import re
 from typing import Any
 
 from flask import g, render_template
-from flask.globals import _cv_request
 from markupsafe import Markup
 
 from kb.web import embed
 from kb.web.i18n import LOCALES
 from kb.web.pages.base import WRITTEN
 from kb.web.render import esc
+from kb.web.urls import scope
 
 #: The values of the layout, each written in it as ``kbSlot<name>x`` while it is made.
 _SLOTS = (
@@ -47,11 +47,10 @@ def page(title: Markup, content: Markup, alternates: dict[str, str], json_url: s
     extra = embed.unfurl_context()
     card = extra.get("unfurl")
     oembed_url = extra.get("oembed_url")
-    ctx = _cv_request.get()
     locale = g.locale
     layout = None
     if card is not None and oembed_url and json_url and tuple(alternates) == LOCALES:
-        key = (id(ctx.app), ctx.request.root_path, locale)
+        key = (*scope(), locale)  # type: ignore[misc]
         layout = _LAYOUTS.get(key, False)
         if layout is False:
             layout = _LAYOUTS[key] = _make(card)

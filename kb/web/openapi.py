@@ -108,6 +108,16 @@ STR, INT, BOOL = {"type": "string"}, {"type": "integer"}, {"type": "boolean"}
 LINK = _obj({"number": STR, "url": STR}, ("number", "url"))
 
 
+#: The side-by-side page (kb.web.pages.sidebyside): a row per English rule, a cell per column.
+_SIDE_BY_SIDE = _obj({
+    "number": STR, "title": _opt(STR), "langs": _arr(STR), "truncated": BOOL,
+    "columns": _arr(_obj({"lang": STR, "language": STR, "edition": _opt(_ref("Edition"))})),
+    "rows": _arr(_obj({"number": STR, "anchor": STR, "cells": _arr(_obj(
+        {"lang": STR, "missing": BOOL, "number": STR, "html": STR}, ("lang", "missing")))},
+        ("number", "anchor", "cells"))),
+}, ("number", "langs", "columns", "rows"))  # fmt: skip
+
+
 def _schemas(note_codes: Mapping[str, str]) -> dict[str, Any]:
     """The components: the envelopes, then one schema per response."""
     edition = _obj(
@@ -280,33 +290,7 @@ def _schemas(note_codes: Mapping[str, str]) -> dict[str, Any]:
             },
             ("span", "counts", "changes"),
         ),
-        "SideBySide": _obj(
-            {
-                "number": STR,
-                "title": _opt(STR),
-                "langs": _arr(STR),
-                "columns": _arr(
-                    _obj({"lang": STR, "language": STR, "edition": _opt(_ref("Edition"))})
-                ),
-                "rows": _arr(
-                    _obj(
-                        {
-                            "number": STR,
-                            "anchor": STR,
-                            "cells": _arr(
-                                _obj(
-                                    {"lang": STR, "missing": BOOL, "number": STR, "html": STR},
-                                    ("lang", "missing"),
-                                )
-                            ),
-                        },
-                        ("number", "anchor", "cells"),
-                    )
-                ),
-                "truncated": BOOL,
-            },
-            ("number", "langs", "columns", "rows"),
-        ),
+        "SideBySide": _SIDE_BY_SIDE,
         "ExampleSummary": _obj(
             {"id": STR, "title": STR, "passed": BOOL, "rules": _arr(STR), "url": STR},
             ("id", "title", "passed", "rules", "url"),
@@ -426,6 +410,66 @@ def _schemas(note_codes: Mapping[str, str]) -> dict[str, Any]:
             ("version", "type", "title", "html", "width", "height", "url", "description"),
         ),
         "OpenAPI": {"type": "object", "description": "This document."},
+        **_play_schemas(),
+    }
+
+
+def _play_schemas() -> dict[str, Any]:
+    """The playground's request and answers (``/api/run``, ``/{locale}/play.json``)."""
+    event = _obj(
+        {
+            "seq": INT,
+            "where": STR,
+            "text": STR,
+            "rules": _arr(_obj({"number": STR, "url": _opt(STR)}, ("number", "url"))),
+        },
+        ("seq", "where", "text", "rules"),
+    )
+    run = _obj(
+        {
+            "outcome": {
+                "enum": ["done", "cpu", "memory", "timeout", "ended", "error"],
+                "description": "done: the run ended by itself; cpu, memory, timeout, ended: "
+                "stopped by a limit; error: the engine failed.",
+            },
+            "passed": {**BOOL, "description": "Parsed, set up and met every ? expectation."},
+            "started": BOOL,
+            "message": STR,
+            "message_local": STR,
+            "problems": _arr(_obj({"line": INT, "message": STR}, ("line", "message"))),
+            "events": _arr(event),
+            "events_left_out": INT,
+            "cpu_ms": _opt({"type": "number"}),
+            "cpu_limit_ms": INT,
+            "permalink": _opt(
+                {
+                    **STR,
+                    "description": "The playground with this scenario "
+                    "(null: too long for an address).",
+                }
+            ),
+        },
+        ("outcome", "passed", "problems", "events", "permalink"),
+    )
+    return {
+        "RunRequest": _obj(
+            {
+                "scenario": {**STR, "maxLength": 20_000},
+                "locale": {**STR, "enum": ["en", "fr", "ja"]},
+            },
+            ("scenario",),
+        ),
+        "Run": {"allOf": [_obj({"ok": {"const": True}, "locale": STR}, ("ok", "locale")), run]},
+        "Play": _obj(
+            {
+                "scenario": STR,
+                "source": _opt({"type": "object"}),
+                "result": _opt(run),
+                "notice": _opt(STR),
+                "run_url": STR,
+            },
+            ("scenario", "result", "run_url"),
+        ),
     }
 
 
@@ -469,7 +513,9 @@ def _operation(path: str, row: Endpoint) -> dict[str, Any]:
                 "(another spelling, an old number, an alias).",
                 "headers": {"Location": {"schema": STR}},
             }
-        elif status == 503:  # the error envelope, with the search's own data (available: false)
+        elif (
+            status == 503 and row.response == "SearchResults"
+        ):  # the error envelope, with the search's own data (available: false)
             schema = {"allOf": [_ref("Error"), _ref(row.response)]}
             responses["503"] = {
                 "description": _STATUS_TEXT_503,
@@ -500,6 +546,9 @@ _STATUS_TEXT = {
     404: "No such page, rule, entry, comparison or example; suggestions when some are near.",
     405: "Method not allowed.",
     413: "The body is too large.",
+    429: "Too many runs at once: the playground's workers and waiting line are full; the "
+    "Retry-After header says when to try again.",
+    503: "The service cannot answer now (the playground's workers cannot start).",
     501: "Not implemented (oEmbed formats other than JSON).",
 }
 _STATUS_TEXT_503 = (

@@ -13,13 +13,13 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from flask import Flask, current_app
-from flask.globals import _cv_app, _cv_request
+from flask import Flask, current_app, g, request
 
 from kb.base import instance as layout
 from kb.base.instance import BuildError, pointer_target
 from kb.knowledge.model import KnowledgeBase
 from kb.store.published import load
+from kb.web.current import current
 
 log = logging.getLogger(__name__)
 
@@ -219,21 +219,18 @@ def init_app(app: Flask) -> None:
 
 def _pick_build() -> None:
     """Bind the request to the newest build: everything it reads comes from that one."""
-    app_ctx = _cv_app.get()
-    watcher = app_ctx.app.extensions.get("kb_watcher")
+    extensions = current_app.extensions
+    watcher = extensions.get("kb_watcher")
     if watcher is None:
-        app_ctx.g.kb_build = app_ctx.app.extensions["kb_build"]
+        g.kb_build = extensions["kb_build"]
     else:
-        req = _cv_request.get().request
-        app_ctx.g.kb_build = req.environ.get("kb.build") or watcher.current()
+        g.kb_build = request.environ.get("kb.build") or watcher.current()
 
 
 def _build() -> Build:
-    """The request's build (read without Flask's proxies: a page asks a few times), else the
-    app's newest."""
-    build = None
-    if _cv_request.get(None) is not None:
-        build = _cv_app.get().g.__dict__.get("kb_build")
+    """The request's build, else the app's newest."""
+    found = current()
+    build = None if found is None else found.g.get("kb_build")
     if build is None:
         watcher = current_app.extensions.get("kb_watcher")
         build = watcher.active if watcher is not None else current_app.extensions["kb_build"]

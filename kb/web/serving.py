@@ -202,6 +202,8 @@ def _waitress(
     from waitress import wasyncore
     from waitress.server import BaseWSGIServer, create_server
 
+    from kb.web.hooks import channel_class
+
     # Requests waiting for a thread are how waitress serves more connections than threads (a
     # browser's or a load test's kept-alive connections): its "Task queue depth is N" warning
     # then wrote a line to stderr for nearly every request of a busy server.
@@ -210,7 +212,7 @@ def _waitress(
     server = create_server(app, map=channels, sockets=sockets, **waitress_options())
     for listener in list(channels.values()):
         if isinstance(listener, BaseWSGIServer):
-            listener.channel_class = _channel_class()  # type: ignore[attr-defined]
+            listener.channel_class = channel_class()  # type: ignore[attr-defined]
     if alive is None:
         server.run()
         return
@@ -240,39 +242,6 @@ def _waitress(
         server.close()  # type: ignore[union-attr]
         server.task_dispatcher.shutdown(timeout=5)  # type: ignore[union-attr]
         wasyncore.close_all(channels)  # the connections still open, as the process would
-
-
-_CHANNEL_CLASS: type | None = None
-
-
-def _channel_class() -> type:
-    """Waitress's connection, not asking the event loop to write while the task that renders
-    its response is itself writing it.
-
-    A task's thread appends its output and sends it at once, holding the connection's output
-    lock; if it cannot send all, it pulls the loop's trigger before letting the lock go, and
-    the task's end pulls it too. Waitress's own ``writable`` says yes as soon as output waits,
-    so during that send the loop found the socket writable, failed to take the lock, and
-    polled every connection again, round after round, taking the GIL from the threads that
-    render pages: about 8 polls and 20 writes that sent nothing per page, measured with 32
-    kept-alive connections (wrk). Here the loop leaves such a connection until the trigger
-    or its next round; what is sent, and when, is the same."""
-    global _CHANNEL_CLASS
-    if _CHANNEL_CLASS is None:
-        from waitress.channel import HTTPChannel
-
-        class Channel(HTTPChannel):  # type: ignore[misc]
-            def writable(self) -> bool:
-                if self.requests and self.total_outbufs_len:
-                    lock = self.outbuf_lock
-                    if not lock.acquire(False):
-                        # The task's thread is sending it (handle_write would skip it).
-                        return bool(self.will_close or self.close_when_flushed)
-                    lock.release()
-                return bool(super().writable())
-
-        _CHANNEL_CLASS = Channel
-    return _CHANNEL_CLASS
 
 
 def _balanced_readable(

@@ -16,13 +16,21 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from flask import url_for as flask_url_for
-from flask.globals import _cv_request
+
+from kb.web.current import current
 
 #: Values joined by "/" (which no plain value holds): all plain, each non-empty.
 _ALL_PLAIN = re.compile(r"[A-Za-z0-9._~-]+(?:/[A-Za-z0-9._~-]+)*\Z")
 _MARK = "kbUrlSlot{}x"
 #: (app id, script root, endpoint, argument names) -> a format string of the URL (None: Flask's).
 _templates: dict[tuple[Any, ...], str | None] = {}
+
+
+def scope() -> tuple[int, str] | None:
+    """What a URL built in this request depends on besides its endpoint and values: the app
+    (by id) and the script root it is served under; None outside a request (nothing kept)."""
+    found = current()
+    return None if found is None else (id(found.app), found.request.root_path)
 
 
 def _plain(values: Sequence[Any]) -> bool:
@@ -48,12 +56,8 @@ def build(endpoint: str, names: tuple[str, ...], args: tuple[Any, ...]) -> str:
             plain = False
         if not plain:
             return _flask_kept(endpoint, dict(zip(names, args, strict=True)))
-    ctx = _cv_request.get(None)
-    template = (
-        None
-        if ctx is None
-        else _templates.get((id(ctx.app), ctx.request.root_path, endpoint, names), False)
-    )
+    where = scope()
+    template = None if where is None else _templates.get((*where, endpoint, names), False)
     if template is False:
         template = _template_for(endpoint, names)
     if template is None:
@@ -69,10 +73,10 @@ KEPT_URLS = 4096
 def _flask_kept(endpoint: str, values: dict[str, Any]) -> str:
     """:func:`flask.url_for`, remembered for the URLs whose values are strings (the same key
     recurs on every page that names it); other values (``_external`` ...) go to Flask each time."""
-    ctx = _cv_request.get(None)
-    if ctx is None or not all(type(v) is str for v in values.values()):
+    where = scope()
+    if where is None or not all(type(v) is str for v in values.values()):
         return flask_url_for(endpoint, **values)
-    key = (id(ctx.app), ctx.request.root_path, endpoint, *values.items())
+    key = (*where, endpoint, *values.items())
     found = _KEPT.get(key)
     if found is None:
         found = flask_url_for(endpoint, **values)
@@ -97,10 +101,10 @@ def maker(endpoint: str, *names: str) -> Callable[..., str]:
 
 
 def _template_for(endpoint: str, names: tuple[str, ...]) -> str | None:
-    ctx = _cv_request.get(None)
-    if ctx is None:
+    where = scope()
+    if where is None:
         return None
-    key = (id(ctx.app), ctx.request.root_path, endpoint, names)
+    key = (*where, endpoint, names)
     template = _templates.get(key, False)
     if template is False:
         template = _template(endpoint, names)
@@ -133,10 +137,10 @@ def per_request() -> dict[str, Any]:
     """What this request has worked out once (its ETag, public base, link card), kept in its
     WSGI environ: ``g`` lives as long as the app context, which a caller may keep open across
     requests, and a value of one URL must never answer another."""
-    ctx = _cv_request.get(None)  # flask.request, without its proxy
-    if ctx is None:
+    found = current()
+    if found is None:
         raise RuntimeError("Working outside of request context.")
-    environ = ctx.request.environ
+    environ = found.request.environ
     memo: dict[str, Any] | None = environ.get("kb.per_request")
     if memo is None:
         memo = environ["kb.per_request"] = {}

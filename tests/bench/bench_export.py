@@ -5,7 +5,15 @@ given with --current / --all, exports each into a fresh folder, then exports aga
 Each export time is reported with its ratio to the build time of the same instance (the reference:
 both read the same knowledge base), and each size with its parts (HTML, JSON, search index).
 
+With --archive INSTANCE (the whole archive, ~100 editions), one export of it, measured against
+the targets of issue 28 (<= 5 min, <= 200,000 files, <= 2 GB, <= 1 GB peak RSS), then 5,000 URLs
+the server answers (200 or a redirect), sampled from every locale, edition and spelling, asked
+of the export as a host that reads ``_redirects`` serves it (tests/export_urls.py).
+--compare-only OUT runs that comparison on an export already written.
+
     python tests/bench/bench_export.py [--current INSTANCE] [--all INSTANCE] [--jobs N]
+    python tests/bench/bench_export.py --archive INSTANCE [--out DIR] [--urls 5000]
+    python tests/bench/bench_export.py --archive INSTANCE --compare-only DIR
 """
 
 from __future__ import annotations
@@ -69,12 +77,67 @@ def measure(label: str, instance: Path, jobs: int | None, work: Path) -> None:
     )
 
 
+def peak_rss_mb() -> tuple[float, float]:
+    """Peak RSS of this process and of its largest child (workers, Pagefind), in MB."""
+    import resource
+
+    own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e3
+    children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1e3
+    return own, children
+
+
+def archive(instance: Path, out: Path | None, jobs: int | None, n_urls: int, only: bool) -> None:
+    import random
+
+    from kb.export.pages import Site
+    from tests.export_urls import candidate_urls, compare
+
+    with tempfile.TemporaryDirectory(prefix="kb-bench-archive-") as tmp:
+        out = out or Path(tmp) / "site"
+        if not only:
+            shutil.rmtree(out, ignore_errors=True)
+            started = time.perf_counter()
+            report = export(instance, out, jobs=jobs)
+            seconds = time.perf_counter() - started
+            own, child = peak_rss_mb()
+            sizes = size_of(out)
+            files = sum(1 for p in out.rglob("*") if p.is_file())
+            print(f"[archive] {instance}: export {seconds:.0f} s (target 300); {report.timings}")
+            print(
+                f"  {files} files (target 200,000), {sum(sizes.values()):.0f} MB (target 2,000): "
+                f"HTML {sizes['html']:.0f}, JSON {sizes['json']:.0f}, search "
+                f"{sizes['search']:.0f}, other {sizes['other']:.0f} ({report.pages} pages, "
+                f"{report.json} JSON, {report.redirects} redirect pages)"
+            )
+            print(f"  peak RSS {own:.0f} MB, largest child {child:.0f} MB (target 1,000)")
+        site = Site(instance)
+        urls = candidate_urls(site.kb, out)
+        sample = random.Random(28).sample(urls, min(n_urls, len(urls)))
+        started = time.perf_counter()
+        answered, absent = compare(site, out, sample)
+        print(
+            f"  URLs: {len(sample)} sampled of {len(urls)}, {answered} answered by the server "
+            f"(200 or a redirect), {answered - len(absent)} present in the export, "
+            f"{len(absent)} absent ({time.perf_counter() - started:.0f} s)"
+        )
+        for url, status, final in absent[:20]:
+            print(f"    {url}: server {status}, export {final}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--archive", type=Path, help="an instance with the whole archive")
+    parser.add_argument("--out", type=Path, help="where --archive exports (default: a temp dir)")
+    parser.add_argument("--urls", type=int, default=5000, help="server URLs compared")
+    parser.add_argument("--compare-only", type=Path, metavar="DIR", help="an export to compare")
     parser.add_argument("--current", type=Path, help="an instance with the newest edition only")
     parser.add_argument("--all", type=Path, help="an instance with every edition")
     parser.add_argument("--jobs", type=int)
     args = parser.parse_args()
+    if args.archive:
+        only = args.compare_only is not None
+        archive(args.archive, args.compare_only or args.out, args.jobs, args.urls, only)
+        return
     with tempfile.TemporaryDirectory(prefix="kb-bench-export-") as tmp:
         work = Path(tmp)
         editions = sorted(CR_EN.glob("*.txt"))

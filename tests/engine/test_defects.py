@@ -225,3 +225,12 @@ Alice puts companion Lurrus of the Dream-Den into hand
 ? rejected: 116.2g
 """
     assert _failures(tmp_path, body) == []
+
+
+# ---- an expectation before the players (found by the playground's fuzzing) -------------------
+
+
+def test_an_expectation_before_players_is_a_failure_naming_its_line(tmp_path: Path) -> None:
+    failures = _failures(tmp_path, "? priority: Alice\nplayers: Alice, Bob")
+    assert len(failures) == 1
+    assert ":6:" in failures[0] and "no 'players:' line" in failures[0]

@@ -174,6 +174,24 @@ def _requests(rng: random.Random) -> Iterator[Request]:
         yield method, url, {"headers": headers}, marks
         if rng.random() < 0.12:
             yield _linkify(rng, n)
+        # The playground's requests draw from their own generator, so the stream above stays
+        # what it was before they were added.
+        mine = random.Random(n)
+        if mine.random() < 0.05:
+            yield (
+                mine.choice(["GET", "GET", "HEAD", "POST"]),
+                mine.choice(
+                    [
+                        f"/{loc}/play{json_suffix}?example={ex}&block={page}",
+                        f"/{loc}/play{json_suffix}?s={q}",
+                        f"/{loc}/play{json_suffix}?s={ex}&example={ex}",
+                    ]
+                ),
+                {"headers": headers},
+                marks,
+            )
+        if mine.random() < 0.03:
+            yield _run(mine, n)
 
 
 def _linkify(rng: random.Random, n: int) -> Request:
@@ -200,6 +218,21 @@ def _linkify(rng: random.Random, n: int) -> Request:
     content_type = "application/json" if kind == "j" else "application/x-www-form-urlencoded"
     url = "/api/linkify" + rng.choice(["", "?format=html", "?format=%3Cscript%3E"])
     return "POST", url, {"data": body, "content_type": content_type}, [markup]
+
+
+def _run(rng: random.Random, n: int) -> Request:
+    """A POST /api/run (the playground) with a hostile scenario or body."""
+    markup = rng.choice(MARKUP).replace("k{n}", f"k{n}")
+    scenario = f"players: Alice, Bob\nAlice casts {markup}\n? life {markup}: 3"
+    body = rng.choice(
+        [
+            json.dumps({"scenario": scenario, "locale": rng.choice(["en", "fr", "ja", markup])}),
+            json.dumps({"scenario": [scenario]}),
+            "[" * 1000,
+            '{"scenario": "\\ud800"}',
+        ]
+    )
+    return "POST", "/api/run", {"data": body, "content_type": "application/json"}, [markup]
 
 
 def test_hostile_requests_never_5xx_nor_reflect_markup(hostile_app: Flask) -> None:
@@ -253,6 +286,8 @@ def test_every_route_is_in_the_generator() -> None:
         "/r/<number>",
         "/r/",
         "/api/linkify",
+        "/api/run",
+        "/<locale>/play",
         "/api/",
         "/api/oembed",
         "/api/openapi.json",

@@ -31,6 +31,8 @@ SAMPLES = {
     "/{locale}/examples/{example_id}.json": "/ja/examples/shock-response.json",
     "/r/{number}.json": "/r/117.3b.json?lang=fr",
     "/api/linkify": "/api/linkify",
+    "/api/run": "/api/run",
+    "/{locale}/play.json": "/fr/play.json?s=K8hJrEwtKrZScMzJTE7VUXDKT-ICMxUKEouLU4u57BUKijLzizJLKq1AkgA",
     "/api/oembed": "/api/oembed?url=http://localhost/fr/rules/117.3b",
     "/api/openapi.json": "/api/openapi.json",
 }
@@ -46,6 +48,9 @@ ERRORS = [
     ("get", "/api/oembed?url=/en/rules/117&format=xml", 501),
     ("post", "/api/linkify", 400),
     ("get", "/api/linkify", 405),
+    ("post", "/api/run", 400),
+    ("get", "/api/run", 405),
+    ("get", "/en/play.json?s=@", 400),
 ]
 
 
@@ -100,7 +105,8 @@ def test_every_json_route_is_described(app: Flask, doc: dict[str, Any]) -> None:
     adapter = app.url_map.bind("localhost")
     for path, sample in SAMPLES.items():
         assert path in doc["paths"]
-        adapter.match(sample.split("?")[0], method="POST" if "linkify" in path else "GET")
+        post = "linkify" in path or path == "/api/run"
+        adapter.match(sample.split("?")[0], method="POST" if post else "GET")
 
 
 def _validator(doc: dict[str, Any], schema: dict[str, Any]) -> Draft202012Validator:
@@ -121,6 +127,11 @@ def test_real_responses_match_their_schemas(client: FlaskClient, doc: dict[str, 
     for path, url in SAMPLES.items():
         if path == "/api/linkify":
             response = client.post(url, json={"text": "rules 117.3a–b and 999.9z", "lang": "en"})
+            method = "post"
+        elif path == "/api/run":
+            scenario = "players: Alice, Bob\nAlice passes\n? priority: Bob\n? life Bob: 3"
+            response = client.post(url, json={"scenario": scenario, "locale": "ja"})
+            assert response.get_json()["problems"], "the schema is checked with problems too"
             method = "post"
         else:
             response = client.get(url, follow_redirects=True)

@@ -25,7 +25,6 @@ from kb.web.serving import (
     ServeError,
     _Balance,
     _balanced_readable,
-    _channel_class,
     _make_app,
     _waitress,
     bind,
@@ -188,68 +187,6 @@ def test_a_worker_holding_more_connections_than_another_waits() -> None:
     # a worker that stopped writing (dead or hung) no longer holds the others back
     shared._struct.pack_into(shared.mem, second * shared._struct.size, 12345, 0, 0.0)
     assert one.may_accept(50)
-
-
-def test_the_event_loop_leaves_a_connection_alone_while_its_task_sends() -> None:
-    """While a task's thread holds a connection's output lock (it is sending the page), the
-    loop's poll must not list the connection as writable: waitress's own check did, its
-    ``handle_write`` then skipped it, and the loop spun on it, taking the GIL from the pages."""
-    from waitress.adjustments import Adjustments
-    from waitress.channel import HTTPChannel
-
-    ours, theirs = socket.socketpair()
-    try:
-        server = type("Server", (), {"active_channels": {}})()
-        channel = _channel_class()(server, ours, ("127.0.0.1", 0), Adjustments(), map={})
-        assert isinstance(channel, HTTPChannel)
-        channel.requests = [object()]  # a task is running
-        channel.total_outbufs_len = 100  # and has output waiting
-        held, release = threading.Event(), threading.Event()
-
-        def task_sends() -> None:
-            with channel.outbuf_lock:
-                held.set()
-                release.wait(10)
-
-        sender = threading.Thread(target=task_sends)
-        sender.start()
-        try:
-            held.wait(10)
-            assert HTTPChannel.writable(channel)  # waitress's own check: the spin
-            assert not channel.writable()
-            channel.will_close = True  # closing is still the loop's to do
-            assert channel.writable()
-            channel.will_close = False
-        finally:
-            release.set()
-            sender.join()
-        assert channel.writable()  # lock free: the loop sends what is left, as before
-        channel.requests = []
-        channel.total_outbufs_len = 0
-        assert not channel.writable()
-    finally:
-        ours.close()
-        theirs.close()
-
-
-def test_the_waitress_internals_our_connection_reads_are_there() -> None:
-    """Our connection class and server set-up read waitress's internals (pinned below 4): a
-    waitress that renamed one would fail here, not on the event loop of a serving process."""
-    from waitress.adjustments import Adjustments
-    from waitress.server import BaseWSGIServer
-
-    ours, theirs = socket.socketpair()
-    try:
-        server = type("Server", (), {"active_channels": {}})()
-        channel = _channel_class()(server, ours, ("127.0.0.1", 0), Adjustments(), map={})
-        for name in ("requests", "total_outbufs_len", "outbuf_lock", "will_close"):
-            assert hasattr(channel, name), name
-        assert hasattr(channel, "close_when_flushed")
-        assert "channel_class" in vars(BaseWSGIServer)
-        assert "task_dispatcher" in BaseWSGIServer.__init__.__code__.co_names
-    finally:
-        ours.close()
-        theirs.close()
 
 
 def test_requests_waiting_for_a_thread_write_no_log_line_each(

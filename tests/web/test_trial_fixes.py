@@ -140,7 +140,7 @@ def _cli(monkeypatch: pytest.MonkeyPatch, base: KnowledgeBase, *argv: str) -> tu
     """Run ``kb ARGV`` on a knowledge base in memory; the status and stdout (or the error)."""
     import io
 
-    from kb.cli.main import main as cli
+    from kb.cli import main as cli
 
     monkeypatch.setattr(cli, "_kb", lambda args: base)
     out = io.StringIO()

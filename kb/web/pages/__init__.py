@@ -3,7 +3,7 @@ blueprint (:data:`bp`), so endpoints stay ``pages.<name>``."""
 
 from __future__ import annotations
 
-from kb.web.pages import editions, examples, glossary, home, rules, search, sidebyside
+from kb.web.pages import editions, examples, glossary, home, play, rules, search, sidebyside
 from kb.web.pages.base import Page, PageError, bp, swapped_locales
 
 __all__ = [
@@ -14,6 +14,7 @@ __all__ = [
     "examples",
     "glossary",
     "home",
+    "play",
     "rules",
     "search",
     "sidebyside",

@@ -9,7 +9,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from flask import Blueprint, Response, current_app, g, jsonify, render_template, request
-from flask.globals import _cv_request
 from markupsafe import Markup
 from werkzeug.routing import BaseConverter
 
@@ -115,10 +114,9 @@ def respond(page: Page, fmt: str) -> Response:
 
 def _twin_urls() -> tuple[str, str]:
     """The URLs of this page's HTML and JSON forms (same arguments, same query)."""
-    req = _cv_request.get().request  # flask.request, without its proxy
-    endpoint = (req.endpoint or "").removesuffix("_json")
-    args = dict(req.view_args or {})
-    query = req.query_string.decode("latin-1")
+    endpoint = (request.endpoint or "").removesuffix("_json")
+    args = dict(request.view_args or {})
+    query = request.query_string.decode("latin-1")
     suffix = f"?{query}" if query else ""
     return (
         url_for(endpoint, **args) + suffix,

@@ -6,8 +6,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from flask.globals import _cv_request
-
 from kb.base.cachemap import keep, shared_cache
 from kb.knowledge import lookup
 from kb.knowledge.model import Edition, KnowledgeBase, Rule, parsed_number
@@ -22,7 +20,7 @@ from kb.text.rulenum import RuleNumber, try_parse
 from kb.web.i18n import LANGUAGE_NAMES, format_day, format_month
 from kb.web.i18n import text as _
 from kb.web.pages.base import PageError
-from kb.web.urls import build, url_for
+from kb.web.urls import build, scope, url_for
 
 PREVIEW_CHARS = 280
 
@@ -43,11 +41,11 @@ def glossary_url(kb: KnowledgeBase, locale: str, key: str, lang: str = "en") -> 
 
     Kept per loaded knowledge base, app and script root: a rule page links a dozen terms, most
     of them on many pages, and their keys hold spaces, which only Flask's URL builder quotes."""
-    ctx = _cv_request.get(None)
-    cache = shared_cache(kb, "_glossary_urls") if ctx is not None else None
+    where = scope()
+    cache = shared_cache(kb, "_glossary_urls") if where is not None else None
     if cache is None:
         return _glossary_url(kb, locale, key, lang)
-    wanted = (id(ctx.app), ctx.request.root_path, locale, key, lang)  # type: ignore[union-attr]
+    wanted = (*where, locale, key, lang)  # type: ignore[misc]
     found = cache.get(wanted)
     if found is None:
         found = _glossary_url(kb, locale, key, lang)

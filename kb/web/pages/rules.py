@@ -7,7 +7,6 @@ from collections.abc import Callable
 from typing import Any
 
 from flask import Response, redirect, request
-from flask.globals import _cv_request
 
 from kb.base.cachemap import MISSING, keep, shared_cache
 from kb.history import diffs as stored_history
@@ -16,6 +15,7 @@ from kb.knowledge.lookup import followed_editions, lag, local_term, term_entry
 from kb.knowledge.model import LANGS, Edition, ExampleInfo, KnowledgeBase, Ref, Rule, parsed_number
 from kb.knowledge.serialise import rule_json
 from kb.store.reader import RuleHead
+from kb.web.current import current
 from kb.web.i18n import LANGUAGE_NAMES
 from kb.web.i18n import text as _
 from kb.web.pages import rule_body
@@ -180,7 +180,7 @@ def _terms(kb: KnowledgeBase, rules: list[Rule], locale: str) -> list[dict[str, 
     cache = shared_cache(kb, "_term_items")
     if cache is None:
         cache = {}
-    root = _cv_request.get().request.root_path
+    root = current().request.root_path  # type: ignore[union-attr]
     for key in keys:
         wanted = (key, lang, edition, locale, root)
         item = cache.get(wanted, MISSING)
@@ -259,7 +259,7 @@ def _example_item(kb: KnowledgeBase, ex: ExampleInfo, locale: str) -> dict[str, 
     cache = shared_cache(kb, "_example_items")
     if cache is None:
         cache = {}
-    key = (ex.id, locale, _cv_request.get().request.root_path)
+    key = (ex.id, locale, current().request.root_path)  # type: ignore[union-attr]
     item = cache.get(key)
     if item is None:
         item = example_summary(ex, locale)
