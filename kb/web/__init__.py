@@ -77,6 +77,20 @@ URLS: dict[str, str] = {
         ),
         statuses=(301, 404),
     ),
+    "/<locale>/compare/<number>": Endpoint(
+        "a section, or a rule and its subrules, side by side in two or three languages "
+        "(?langs=en,ja; default en,fr,ja): one row per English rule, its counterpart in each "
+        "other column or “not translated” (+ .json)",
+        json_path="/<locale>/compare/<number>.json",
+        response="SideBySide",
+        params=(
+            Param(
+                "langs",
+                "The columns: two or three different languages of en, fr, ja, comma-separated.",
+            ),
+        ),
+        statuses=(301, 400, 404),
+    ),
     "/<locale>/search": Endpoint(
         "q, lang, kind, edition, page: results grouped by rule (+ search.json)",
         json_path="/<locale>/search.json",

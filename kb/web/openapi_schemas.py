@@ -51,6 +51,16 @@ STR, INT, BOOL = {"type": "string"}, {"type": "integer"}, {"type": "boolean"}
 LINK = _obj({"number": STR, "url": STR}, ("number", "url"))
 
 
+#: The side-by-side page (kb.web.pages.sidebyside): a row per English rule, a cell per column.
+_SIDE_BY_SIDE = _obj({
+    "number": STR, "title": _opt(STR), "langs": _arr(STR), "truncated": BOOL,
+    "columns": _arr(_obj({"lang": STR, "language": STR, "edition": _opt(_ref("Edition"))})),
+    "rows": _arr(_obj({"number": STR, "anchor": STR, "cells": _arr(_obj(
+        {"lang": STR, "missing": BOOL, "number": STR, "html": STR}, ("lang", "missing")))},
+        ("number", "anchor", "cells"))),
+}, ("number", "langs", "columns", "rows"))  # fmt: skip
+
+
 def schemas(note_codes: Mapping[str, str]) -> dict[str, Any]:
     """The components: the envelopes, then one schema per response."""
     edition = _obj(
@@ -290,6 +300,7 @@ def schemas(note_codes: Mapping[str, str]) -> dict[str, Any]:
             },
             ("span", "counts", "changes"),
         ),
+        "SideBySide": _SIDE_BY_SIDE,
         "ExampleSummary": _obj(
             {"id": STR, "title": STR, "passed": BOOL, "rules": _arr(STR), "url": STR},
             ("id", "title", "passed", "rules", "url"),

@@ -12,6 +12,7 @@ from kb.web.pages import (
     play,
     rules,
     search,
+    sidebyside,
     texts,
 )
 from kb.web.pages.base import Page, PageError, bp, swapped_locales
@@ -28,6 +29,7 @@ __all__ = [
     "play",
     "rules",
     "search",
+    "sidebyside",
     "swapped_locales",
     "texts",
 ]

@@ -131,9 +131,12 @@ def content(data: dict[str, Any], env: Any, locale: str, url_for: Callable[..., 
     w(
         f'    · <a class="permalink" href="{permalink}">{t.m("Permalink")}</a>\n'
         f'    <button type="button" class="copy-link" data-href="{permalink}" '
-        f'data-done="{t.m("Copied")}" hidden>{t.m("Copy link")}</button></p>\n'
-        "  </div>\n"
+        f'data-done="{t.m("Copied")}" hidden>{t.m("Copy link")}</button>'
     )
+    if rule["canonical"]:  # the rule read side by side (kb.web.pages.sidebyside)
+        compare = esc(url_for("pages.compare", locale=locale, number=rule["canonical"]))
+        w(f' · <a class="compare" href="{compare}">{t.m("Side by side")}</a>')
+    w("</p>\n  </div>\n")
     if rule["text"] and rule["text"] != rule["title"]:
         w(f'<p class="text">{esc(rule["html"])}</p>')
     for ex in rule["examples"]:
