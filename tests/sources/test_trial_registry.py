@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from kb.build import remembered_paths
-from kb.cli import main as cli
+from kb.cli.main import main as cli
 from kb.sources import registry
 from kb.sources.records import SourceError
 
