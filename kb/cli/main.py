@@ -110,9 +110,8 @@ def cmd_build(args: argparse.Namespace, out: TextIO) -> int:
     from kb.build import build, terminal_progress
 
     progress = None if args.quiet else terminal_progress()
-    report = build(
-        _instance(args), [Path(p) for p in args.corpus], force=args.force, progress=progress
-    )
+    corpus, cards = [Path(p) for p in args.corpus], Path(args.cards) if args.cards else None
+    report = build(_instance(args), corpus, force=args.force, progress=progress, cards=cards)
     if progress:
         sys.stderr.write("\r" + " " * 90 + "\r")
     if args.json:
@@ -439,6 +438,9 @@ def parser() -> argparse.ArgumentParser:
     b.add_argument("--json", action="store_true", help="print the summary as JSON")
     b.add_argument("--quiet", action="store_true", help="no progress bar; one summary line")
     b.set_defaults(func=cmd_build)
+    from kb.cli.cards import add_parsers  # `kb card` and `kb build --cards`
+
+    add_parsers(sub, common, b)
 
     r = sub.add_parser("rule", parents=[common], help="show one rule")
     r.add_argument("number", help="rule number in any spelling: 117.3a, rule 117.3a, １１７．３ａ")
