@@ -165,6 +165,7 @@ def add_cards(
         edition = kb.newest("en")
         index = RuleIndex.from_kb(kb, edition.id if edition else None)
         uses = [[tuple(link) for link in rules_used(card, index)] for card in cards]
+        examples = [(e.id, e.title, e.markdown) for e in kb.examples]
     finally:
         kb.close()
     meta = {
@@ -175,7 +176,7 @@ def add_cards(
         "edition": edition.id if edition else "",
     }
     with _writing(db_path) as conn:
-        write_cards(conn, cards, uses, meta, fold)
+        write_cards(conn, cards, uses, meta, fold, examples)
     outcome.count = len(cards)
     outcome.seconds = time.process_time() - started
     outcome.note = (

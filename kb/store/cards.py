@@ -19,6 +19,9 @@ a changed card file rewrites only them in a copy of the previous build's databas
     The reverse of ``uses``: the cards using a rule.
 ``card_rulings(card, position, date, text)``
     Every ruling, so that search reads them as their own kind.
+``card_examples(card, example, title)``
+    The executable examples whose game blocks name the card (``hand [Circling Vultures]``,
+    ``Alice casts Lightning Bolt``).
 """
 
 from __future__ import annotations
@@ -43,7 +46,14 @@ __all__ = [
     "write_cards",
 ]
 
-CARD_TABLES = ("card_meta", "cards", "card_names", "card_rules", "card_rulings")
+CARD_TABLES = (
+    "card_meta",
+    "cards",
+    "card_names",
+    "card_rules",
+    "card_rulings",
+    "card_examples",
+)
 CARD_SCHEMA = """
 CREATE TABLE card_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE cards (
@@ -55,10 +65,12 @@ CREATE TABLE card_names (
 CREATE TABLE card_rules (number TEXT NOT NULL, card INTEGER NOT NULL, why TEXT NOT NULL);
 CREATE TABLE card_rulings (
     card INTEGER NOT NULL, position INTEGER NOT NULL, date TEXT NOT NULL, text TEXT NOT NULL);
+CREATE TABLE card_examples (card INTEGER NOT NULL, example TEXT NOT NULL, title TEXT NOT NULL);
 CREATE UNIQUE INDEX cards_by_slug ON cards (slug);
 CREATE INDEX card_names_by_key ON card_names (key);
 CREATE INDEX card_rules_by_number ON card_rules (number);
 CREATE INDEX card_rulings_by_card ON card_rulings (card);
+CREATE INDEX card_examples_by_card ON card_examples (card);
 """
 
 _SLUG_DROP = re.compile(r"[^\w]+")
@@ -84,9 +96,11 @@ def write_cards(
     uses: Sequence[Sequence[Sequence[Any]]],
     meta: dict[str, str],
     fold: Any,
+    examples: Iterable[tuple[str, str, str]] = (),
 ) -> None:
     """Write the card tables (replacing any): ``uses[i]`` are ``cards[i]``'s rule links as
-    ``(number, why, label, face)``; ``fold`` the name folding of :mod:`kb.cards.names`."""
+    ``(number, why, label, face)``; ``fold`` the name folding of :mod:`kb.cards.names`;
+    ``examples`` the executable examples as (id, title, markdown)."""
     drop_cards(conn)
     for statement in CARD_SCHEMA.split(";"):
         if statement.strip():
@@ -122,6 +136,36 @@ def write_cards(
     conn.executemany("INSERT INTO card_names VALUES (?,?,?,?,?)", names)
     conn.executemany("INSERT INTO card_rules VALUES (?,?,?)", rules)
     conn.executemany("INSERT INTO card_rulings VALUES (?,?,?,?)", rulings)
+    keys: dict[str, int] = {}
+    for key, _, _, card_id, _ in names:
+        keys.setdefault(key, card_id)
+    rows_ex = []
+    for example_id, title, markdown in examples:
+        named = {keys[k] for k in map(fold, game_names(markdown)) if k in keys}
+        rows_ex.extend((card_id, example_id, title) for card_id in sorted(named))
+    conn.executemany("INSERT INTO card_examples VALUES (?,?,?)", rows_ex)
+
+
+_GAME = re.compile(r"```game\n(.*?)```", re.S)
+_BRACKETS = re.compile(r"\[([^\[\]]+)\]")
+_ACTS = re.compile(
+    r"\b(?:casts|discards|plays|activates|cycles|exiles|sacrifices|reveals|draws|chooses)\s+"
+    r"(.+?)(?=$|\s+(?:targeting|as|with|for|from|paying|and|choosing)\b|[,;:(])",
+    re.M,
+)
+
+
+def game_names(markdown: str) -> set[str]:
+    """What an example's game blocks name: the items of its ``[...]`` lists (counters and
+    states in parentheses dropped) and the objects of its actions (``casts Shock``)."""
+    found: set[str] = set()
+    for block in _GAME.findall(markdown):
+        for items in _BRACKETS.findall(block):
+            for item in items.split(","):
+                found.add(re.sub(r"\(.*?\)", "", item).strip().strip('"'))
+        for name in _ACTS.findall(block):
+            found.add(name.strip().strip('"'))
+    return {name for name in found if name}
 
 
 def copy_cards(conn: sqlite3.Connection, previous: Path) -> bool:
@@ -252,6 +296,16 @@ class CardStore:
                 "SELECT c.slug, c.name, r.why FROM card_rules r JOIN cards c ON c.id = r.card "
                 "WHERE r.number = ? ORDER BY coalesce(c.rank, 10000000) LIMIT ?",
                 (number, limit),
+            )
+        ]
+
+    def examples(self, card_id: int) -> list[tuple[str, str]]:
+        """The executable examples that name a card: (id, title)."""
+        return [
+            (r[0], r[1])
+            for r in self._all(
+                "SELECT example, title FROM card_examples WHERE card = ? ORDER BY example",
+                (card_id,),
             )
         ]
 
