@@ -161,8 +161,8 @@ def game_names(markdown: str) -> set[str]:
     found: set[str] = set()
     for block in _GAME.findall(markdown):
         for items in _BRACKETS.findall(block):
-            for item in items.split(","):
-                found.add(re.sub(r"\(.*?\)", "", item).strip().strip('"'))
+            for item in re.sub(r"\([^()]*\)", "", items).split(","):
+                found.add(item.strip().strip('"'))
         for name in _ACTS.findall(block):
             found.add(name.strip().strip('"'))
     return {name for name in found if name}
