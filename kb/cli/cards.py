@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Callable
+from functools import partial
 from typing import Any, TextIO
 
 LANGS = ("en", "fr", "ja")
@@ -26,8 +28,15 @@ WHY_TITLES = {
 }
 
 
-def add_parsers(sub: Any, common: argparse.ArgumentParser, build: argparse.ArgumentParser) -> None:
-    """Register ``kb card`` and ``kb build --cards``."""
+def add_parsers(
+    sub: Any,
+    common: argparse.ArgumentParser,
+    build: argparse.ArgumentParser,
+    error: type[Exception],
+    open_kb: Callable[[argparse.Namespace], Any],
+) -> None:
+    """Register ``kb card`` and ``kb build --cards``; ``error`` is :class:`kb.cli.main.CommandError`
+    and ``open_kb`` its knowledge base of the instance (given, so this module imports no main)."""
     build.add_argument(
         "--cards",
         metavar="PATH",
@@ -38,25 +47,26 @@ def add_parsers(sub: Any, common: argparse.ArgumentParser, build: argparse.Argum
     c.add_argument("name", help="a card's name in English, French or Japanese")
     c.add_argument("--lang", choices=LANGS, default="en")
     c.add_argument("--json", action="store_true")
-    c.set_defaults(func=cmd_card)
+    c.set_defaults(func=partial(cmd_card, error, open_kb))
 
 
-def cmd_card(args: argparse.Namespace, out: TextIO) -> int:
+def cmd_card(
+    error: Any, open_kb: Callable[[argparse.Namespace], Any], args: argparse.Namespace, out: TextIO
+) -> int:
     """``kb card NAME``: the card's Oracle text, printed name and text in ``--lang``, rulings
     and the rules it uses; a name matching no card is an error naming the nearest cards."""
     from kb.cards.serialise import card_json
-    from kb.cli.main import CommandError, _kb
     from kb.store.cards import CardStore
 
-    kb = _kb(args)
+    kb = open_kb(args)
     store = CardStore.of(kb)
     if store is None:
-        raise CommandError("no cards in this build: run `kb build --cards PATH` first", 404)
+        raise error("no cards in this build: run `kb build --cards PATH` first", 404)
     if len(args.name) > 200:
-        raise CommandError("a card name is at most 200 characters")
+        raise error("a card name is at most 200 characters")
     found = store.resolve(args.name, limit=5)
     if not found:
-        raise CommandError(f"no card named “{args.name}”", 404)
+        raise error(f"no card named “{args.name}”", 404)
     row = store.by_id(found[0][0])
     assert row is not None
     data = card_json(row.card, row.uses, args.lang, row.slug)
