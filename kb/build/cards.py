@@ -99,14 +99,12 @@ def _problem_line(problem: Any) -> str:
 def _read(path: Path, digest: str, cache: BuildCache | None) -> tuple[list[Any], list[str], str]:
     """The cards of a file (from the cache when its bytes were read before), the problems as
     ``file: severity: …`` lines and the format; :class:`CardFileError` if it is no card file."""
-    from kb.sources.card_model import Card
     from kb.sources.cards import read_cards
 
     key = buildcache.digest(buildcache.code_digest("cards"), digest)
     found = cache.get("cards", key) if cache is not None else None
     if found is not None:
-        cards = [Card.from_json(c) for c in found["cards"]]
-        return cards, found["problems"], found["format"]
+        return found["cards"], found["problems"], found["format"]
     result = read_cards(path)
     problems = [_problem_line(p) for p in result.problems]
     if cache is not None and not any(LEFT_OUT in p for p in problems):
@@ -114,7 +112,7 @@ def _read(path: Path, digest: str, cache: BuildCache | None) -> tuple[list[Any],
             "cards",
             key,
             {
-                "cards": [c.to_json() for c in result.cards],
+                "cards": result.cards,  # pickled as they are: slotted dataclasses
                 "problems": problems,
                 "format": result.format,
             },
