@@ -80,6 +80,8 @@ PATH_PARAMS: dict[str, tuple[str, dict[str, Any]]] = {
     "span": ("Two editions of one language, FROM..TO (en-2019-06-14..en-2019-07-12).",
              {"type": "string"}),
     "example_id": ("The id of an executable example.", {"type": "string"}),
+    "name": ("A card's URL name (sphere-of-resistance); any of its names in en/fr/ja redirects.",
+             {"type": "string"}),
 }  # fmt: skip
 
 
@@ -226,6 +228,51 @@ def _schemas(note_codes: Mapping[str, str]) -> dict[str, Any]:
             ),
             "description": "The shape of `kb rule --json`, with the page's extras under `page`.",
         },
+        "CardIndex": _obj(
+            {
+                "query": STR,
+                "count": INT,
+                "cards": _arr(
+                    _obj({"name": STR, "matched": STR, "lang": STR, "how": STR, "url": STR})
+                ),
+            },
+            ("query", "count", "cards"),
+        ),
+        "Card": _obj(
+            {
+                "card": _obj(
+                    {
+                        "name": STR,
+                        "slug": STR,
+                        "lang": STR,
+                        "printed_name": _opt(STR),
+                        "names": {"type": "object", "additionalProperties": STR},
+                        "layout": STR,
+                        "type_line": STR,
+                        "keywords": _arr(STR),
+                        "faces": _arr({"type": "object"}),
+                        "rulings": _arr(_obj({"date": STR, "text": STR}, ("date", "text"))),
+                        "rules": _arr(
+                            _obj(
+                                {
+                                    "number": STR,
+                                    "why": STR,
+                                    "label": STR,
+                                    "face": _opt(STR),
+                                    "url": STR,
+                                },
+                                ("number", "why", "label"),
+                            )
+                        ),
+                        "rules_by_why": _arr({"type": "object"}),
+                        "examples": _arr(_obj({"id": STR, "title": STR, "url": STR})),
+                        "url": STR,
+                    },
+                    ("name", "slug", "faces", "rulings", "rules", "rules_by_why"),
+                )
+            },
+            ("card",),
+        ),
         "GlossaryIndex": _obj(
             {
                 "edition": _opt(_ref("Edition")),
@@ -373,6 +420,12 @@ def _schemas(note_codes: Mapping[str, str]) -> dict[str, Any]:
                             "end": INT,
                         },
                         ("label", "number", "canonical", "url", "start", "end"),
+                    )
+                ),
+                "cards": _arr(
+                    _obj(
+                        {"label": STR, "name": STR, "slug": STR, "url": STR},
+                        ("label", "name", "slug", "url"),
                     )
                 ),
             },

@@ -162,3 +162,27 @@ def test_search_gives_the_card_first(client: object) -> None:
         hits = [h for g in data["groups"] for h in g["hits"]] if "groups" in data else data["hits"]
         assert hits[0]["kind"] == "card", query
         assert client.get(hits[0]["url"]).status_code == 200  # type: ignore[attr-defined]
+
+
+def test_linkify_links_quoted_card_names(client: object) -> None:
+    body = {
+        "text": "[[Test Gryphn]] and « Griffon d'essai » but « incolore », rule 702.9",
+        "lang": "fr",
+    }
+    data = client.post("/api/linkify", json=body).get_json()  # type: ignore[attr-defined]
+    assert [c["slug"] for c in data["cards"]] == ["test-gryphon", "test-gryphon"]
+    assert data["html"].count('class="card"') == 2 and "« incolore »" in data["html"]
+    assert data["refs"][0]["number"] == "702.9"
+
+
+def test_markdown_links_card_quotes() -> None:
+    import markdown
+
+    html = markdown.markdown(
+        "[[Sphere of Resistance]] and 《抵抗の宝球》, rule 601.2f, « incolore »",
+        extensions=["kb.markdown"],
+        extension_configs={"kb.markdown": {"base_url": "https://kb.example"}},
+    )
+    assert 'href="https://kb.example/en/cards/Sphere%20of%20Resistance"' in html
+    assert ">《抵抗の宝球》</a>" in html and "« incolore »" in html
+    assert 'href="https://kb.example/en/rules/601.2f"' in html
