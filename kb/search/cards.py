@@ -244,9 +244,9 @@ class CardSearch:
             return None
         rewritten, boosts = self.expansion(text, named)
         if self.is_name(text, named):
-            found = self._info(named[0].card_id)
-            oracle = _REMINDER.sub(" ", found[0].text) if found is not None else ""
-            result = run(f"{rewritten} {oracle}".strip() or text, boosts=boosts, **kw)
+            # the card, then the rules of its keywords (else of its name, as without cards):
+            # a query as short as the name, so as fast as a search for any name
+            result = run(rewritten or text, boosts=boosts, **kw)
             hit = self.card_hit(named[0], (result.hits[0].score if result.hits else 1.0) * 2)
             if hit is not None and kw.get("page", 1) == 1:
                 result.hits.insert(0, hit)
