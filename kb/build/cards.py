@@ -164,6 +164,7 @@ def add_cards(
         index = RuleIndex.from_kb(kb, edition.id if edition else None)
         uses = [[tuple(link) for link in rules_used(card, index)] for card in cards]
         examples = [(e.id, e.title, e.markdown) for e in kb.examples]
+        spans = _card_spans(kb, cards, fold)
     finally:
         kb.close()
     meta = {
@@ -174,13 +175,47 @@ def add_cards(
         "edition": edition.id if edition else "",
     }
     with _writing(db_path) as conn:
-        write_cards(conn, cards, uses, meta, fold, examples)
+        write_cards(conn, cards, uses, meta, fold, examples, spans)
     outcome.count = len(cards)
     outcome.seconds = time.process_time() - started
     outcome.note = (
         f"cards: {len(cards)} from {cards_path.name} ({fmt}), {outcome.seconds:.1f} s CPU"
     )
     return outcome
+
+
+def _card_spans(kb: Any, cards: list[Any], fold: Any) -> list[tuple[str, str, str, int, int, int]]:
+    """Card names in the newest edition of each language: ``(edition, kind, key, start, end,
+    card)`` with kind ``rule`` (key: the number), ``example`` (``number#i``) or ``glossary``."""
+    from kb.cards.mentions import find_card_names
+
+    english: dict[str, int] = {}
+    every: dict[str, int] = {}
+    for i, card in enumerate(cards):
+        for lang in ("en", "fr", "ja"):
+            for name in card.names(lang):
+                key = fold(name)
+                every.setdefault(key, i)
+                if lang == "en" and len(name.split()) >= 2:
+                    english.setdefault(key, i)
+    out: list[tuple[str, str, str, int, int, int]] = []
+    for lang in ("en", "fr", "ja"):
+        edition = kb.newest(lang)
+        if edition is None:
+            continue
+        names = english if lang == "en" else every
+        glossary = list(kb.glossary.get(edition.id, {}).values())
+        terms = {fold(e.term) for e in glossary} | {fold(a) for e in glossary for a in e.aliases}
+        for rule in kb.rules.get(edition.id, {}).values():
+            texts = [("rule", rule.number, rule.text)]
+            texts += [("example", f"{rule.number}#{i}", t) for i, t in enumerate(rule.examples)]
+            for kind, key, text in texts:
+                for start, end, card in find_card_names(text, lang, names, fold, terms):
+                    out.append((edition.id, kind, key, start, end, card))
+        for entry in glossary:
+            for start, end, card in find_card_names(entry.definition, lang, names, fold, terms):
+                out.append((edition.id, "glossary", entry.key, start, end, card))
+    return out
 
 
 class _writing:

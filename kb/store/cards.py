@@ -19,6 +19,10 @@ a changed card file rewrites only them in a copy of the previous build's databas
     The reverse of ``uses``: the cards using a rule.
 ``card_rulings(card, position, date, text)``
     Every ruling, so that search reads them as their own kind.
+``card_spans(edition, kind, key, start, end, card)``
+    Card names in the newest edition of each language (:mod:`kb.cards.mentions`): in a rule's
+    text (kind ``rule``, key its number), its printed examples (``example``, ``number#i``) or a
+    glossary definition (``glossary``, key the entry's), for links to the card pages.
 ``card_examples(card, example, title)``
     The executable examples whose game blocks name the card (``hand [Circling Vultures]``,
     ``Alice casts Lightning Bolt``).
@@ -53,6 +57,7 @@ CARD_TABLES = (
     "card_rules",
     "card_rulings",
     "card_examples",
+    "card_spans",
 )
 CARD_SCHEMA = """
 CREATE TABLE card_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -66,6 +71,9 @@ CREATE TABLE card_rules (number TEXT NOT NULL, card INTEGER NOT NULL, why TEXT N
 CREATE TABLE card_rulings (
     card INTEGER NOT NULL, position INTEGER NOT NULL, date TEXT NOT NULL, text TEXT NOT NULL);
 CREATE TABLE card_examples (card INTEGER NOT NULL, example TEXT NOT NULL, title TEXT NOT NULL);
+CREATE TABLE card_spans (
+    edition TEXT NOT NULL, kind TEXT NOT NULL, key TEXT NOT NULL, start INTEGER NOT NULL,
+    "end" INTEGER NOT NULL, card INTEGER NOT NULL);
 CREATE UNIQUE INDEX cards_by_slug ON cards (slug);
 CREATE INDEX card_names_by_key ON card_names (key);
 CREATE INDEX card_rules_by_number ON card_rules (number);
@@ -97,6 +105,7 @@ def write_cards(
     meta: dict[str, str],
     fold: Any,
     examples: Iterable[tuple[str, str, str]] = (),
+    spans: Iterable[tuple[str, str, str, int, int, int]] = (),
 ) -> None:
     """Write the card tables (replacing any): ``uses[i]`` are ``cards[i]``'s rule links as
     ``(number, why, label, face)``; ``fold`` the name folding of :mod:`kb.cards.names`;
@@ -144,6 +153,7 @@ def write_cards(
         named = {keys[k] for k in map(fold, game_names(markdown)) if k in keys}
         rows_ex.extend((card_id, example_id, title) for card_id in sorted(named))
     conn.executemany("INSERT INTO card_examples VALUES (?,?,?)", rows_ex)
+    conn.executemany("INSERT INTO card_spans VALUES (?,?,?,?,?,?)", list(spans))
 
 
 _GAME = re.compile(r"```game\n(.*?)```", re.S)
@@ -308,6 +318,25 @@ class CardStore:
                 (card_id,),
             )
         ]
+
+    def spans(self, edition: str) -> dict[tuple[str, str], list[tuple[int, int, str]]]:
+        """Card names in an edition's texts: (kind, key) -> [(start, end, slug)] (read once)."""
+        cache = self.__dict__.setdefault("_spans", {})
+        found = cache.get(edition)
+        if found is None:
+            found = {}
+            try:
+                rows = self._all(
+                    'SELECT s.kind, s.key, s.start, s."end", c.slug FROM card_spans s '
+                    "JOIN cards c ON c.id = s.card WHERE s.edition = ?",
+                    (edition,),
+                )
+            except sqlite3.OperationalError:  # a build of cards made before these spans
+                rows = []
+            for kind, key, start, end, slug in rows:
+                found.setdefault((kind, key), []).append((start, end, slug))
+            cache[edition] = found
+        return found  # type: ignore[no-any-return]
 
     def rulings(self) -> list[tuple[int, int, str, str]]:
         """Every ruling: (card id, position, date, text)."""

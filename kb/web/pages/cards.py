@@ -61,6 +61,24 @@ def card_url(locale: str, slug: str) -> str:
     return url_for("pages.card", locale=locale, name=slug)
 
 
+#: Prefix of the keys of card names among a text's glossary-term spans (see :func:`card_terms`).
+CARD_KEY = "card:"
+
+
+def card_terms(kb: KnowledgeBase, edition: str, kind: str, key: str) -> list[tuple[str, int, int]]:
+    """The card names of one text of the rules (kind ``rule``, ``example`` or ``glossary``) as
+    spans for :func:`kb.web.render.rule_html`'s terms, keyed ``card:<slug>`` (no cards: none)."""
+    store = CardStore.of(kb)
+    if store is None:
+        return []
+    return [(CARD_KEY + slug, a, b) for a, b, slug in store.spans(edition).get((kind, key), [])]
+
+
+def card_href(locale: str, key: str) -> str | None:
+    """The card page of a ``card:<slug>`` span key (None: a glossary term's key)."""
+    return card_url(locale, key[len(CARD_KEY) :]) if key.startswith(CARD_KEY) else None
+
+
 def cards_of(kb: KnowledgeBase) -> CardStore:
     """The build's cards; 404 when the build has none."""
     store = CardStore.of(kb)
