@@ -206,7 +206,9 @@ def _card_spans(kb: Any, cards: list[Any], fold: Any) -> list[tuple[str, str, st
         names = english if lang == "en" else every
         glossary = list(kb.glossary.get(edition.id, {}).values())
         terms = {fold(e.term) for e in glossary} | {fold(a) for e in glossary for a in e.aliases}
-        for rule in kb.rules.get(edition.id, {}).values():
+        rules = list(kb.rules.get(edition.id, {}).values())
+        terms |= {fold(r.title) for r in rules if r.title}
+        for rule in rules:
             texts = [("rule", rule.number, rule.text)]
             texts += [("example", f"{rule.number}#{i}", t) for i, t in enumerate(rule.examples)]
             for kind, key, text in texts:

@@ -3,8 +3,9 @@
 Which names count, by language, so that ordinary words are never taken for cards:
 
 * English: a run of two or more capitalised words that is exactly a card's English name
-  ("Example: Circling Vultures has…"), unless that name is also a glossary term or alias
-  ("Two-Headed Giant" is a card and a variant: the rules mean the variant);
+  ("Example: Circling Vultures has…"), unless that name is also a glossary term, an alias or
+  a rule's title, or begins one ("Two-Headed Giant" is a card, and the rules' "Two-Headed Giant
+  Variant": the rules mean the variant);
 * Japanese: a name in 《…》 that is exactly one of a card's names;
 * French: a name in « … » that is exactly one of a card's names (French quotes also quote
   plain words, « incolore », which are no card's name).
@@ -33,7 +34,8 @@ def find_card_names(
 ) -> list[tuple[int, int, int]]:
     """``(start, end, card)`` of each card name in ``text`` (see the module docstring);
     ``names`` maps folded names (English ones of two words or more for English texts) to card
-    ids; ``excluded`` are folded names never taken for cards (glossary terms)."""
+    ids; ``excluded`` are folded names never taken for cards, nor what begins them (glossary
+    terms, rule titles)."""
     skip = set(excluded)
     if lang == "ja" or lang == "fr":
         pattern = _JA if lang == "ja" else _FR
@@ -61,7 +63,7 @@ def find_card_names(
                 end -= 1
             key = fold(text[start:end])
             card = names.get(key)
-            if card is not None and key not in skip:
+            if card is not None and not _excluded(key, skip):
                 found = (start, end, card, j)
                 break
         if found:
@@ -70,3 +72,9 @@ def find_card_names(
         else:
             i += 1
     return out
+
+
+def _excluded(key: str, skip: set[str]) -> bool:
+    """A name the rules use for something else: a glossary term or a rule's title, or the
+    start of one ("Two-Headed Giant" of "Two-Headed Giant Variant")."""
+    return key in skip or any(term.startswith(key + " ") for term in skip)

@@ -16,7 +16,7 @@ NAMES = {
 
 
 def spans(text: str, lang: str = "en") -> list[str]:
-    excluded = [fold("Two-Headed Giant")]
+    excluded = [fold("Two-Headed Giant Variant")]
     return [text[a:b] for a, b, _ in find_card_names(text, lang, NAMES, fold, excluded)]
 
 
