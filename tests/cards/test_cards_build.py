@@ -186,3 +186,26 @@ def test_markdown_links_card_quotes() -> None:
     assert 'href="https://kb.example/en/cards/Sphere%20of%20Resistance"' in html
     assert ">《抵抗の宝球》</a>" in html and "« incolore »" in html
     assert 'href="https://kb.example/en/rules/601.2f"' in html
+
+
+def test_card_names_in_rules_link_to_cards(instance: Path, tmp_path: Path) -> None:
+    copy = tmp_path / "instance"
+    shutil.copytree(instance, copy, symlinks=True)
+    data = json.loads(ATOMIC.read_text(encoding="utf-8"))
+    orchard = {
+        "name": "Exotic Orchard",
+        "layout": "normal",
+        "type": "Land",
+        "types": ["Land"],
+        "text": "{T}: Add one mana of any color that a land an opponent controls could produce.",
+        "manaValue": 0.0,
+    }
+    data["data"]["Exotic Orchard"] = [orchard]
+    cards = tmp_path / "cards.json"
+    cards.write_text(json.dumps(data), encoding="utf-8")
+    build(copy, cards=cards)
+    app = create_app({"INSTANCE": copy, "TESTING": True})
+    with app.test_client() as c:
+        html = c.get("/en/rules/106.7").get_data(as_text=True)
+        assert 'href="/en/cards/exotic-orchard" data-term="card:exotic-orchard"' in html
+        assert c.get("/en/cards/exotic-orchard.json").get_json()["card"]["name"] == "Exotic Orchard"
