@@ -45,6 +45,9 @@ BOOSTS = {"keyword": 2.5, "action": 1.3, "layout": 1.5, "term": 1.1, "type": 1.0
 NAME_SHARE = 0.75
 
 
+_NOTHING = frozenset({"no_results", "nothing_to_search", "did_you_mean", "no_results_on_page"})
+
+
 @dataclass(frozen=True, slots=True)
 class NamedCard:
     """A card a query names: its id, the name as matched, language, how, span in the query."""
@@ -252,6 +255,10 @@ class CardSearch:
                 result.hits.insert(0, hit)
                 result.hits = result.hits[: kw.get("limit", 10)]
                 result.total += 1
+                result.pages = max(result.pages, 1)
+                # "no results" and a spelling guess spoke of the rules' text, not of the card
+                result.suggestion = None
+                result.tell(*(n for n in result.notes if n.code not in _NOTHING))
             return result
         result = run(rewritten, boosts=boosts, **kw)
         if kw.get("page", 1) == 1 and result.hits:
