@@ -28,16 +28,21 @@ from kb.web.urls import url_for
 _SYMBOL = re.compile(r"\{([^{}\s]{1,8})\}")
 #: Cards listed by the index for one query.
 INDEX_LIMIT = 50
-WHY_TITLES = {
-    "layout": "Layout",
-    "keyword": "Keywords",
-    "action": "Keyword actions",
-    "supertype": "Supertypes",
-    "type": "Card types",
-    "subtype": "Subtypes",
-    "ability word": "Ability words",
-    "term": "Glossary terms",
-}
+
+
+def why_title(why: str) -> Any:
+    """The heading of a reason a card uses rules (written out for the catalog's extraction)."""
+    titles = {
+        "layout": _("Layout"),
+        "keyword": _("Keywords"),
+        "action": _("Keyword actions"),
+        "supertype": _("Supertypes"),
+        "type": _("Card types"),
+        "subtype": _("Subtypes"),
+        "ability word": _("Ability words"),
+        "term": _("Glossary terms"),
+    }
+    return titles.get(why) or _("Other rules")
 
 
 def mana_html(text: str) -> Markup:
@@ -104,7 +109,7 @@ def card_page(kb: KnowledgeBase, locale: str, store: CardStore, row: CardRow) ->
         if face["printed"]:
             face["printed"]["html"] = mana_html(face["printed"]["text"])
     for group in data["rules_by_why"]:
-        group["title"] = _(WHY_TITLES.get(group["why"], group["why"])).local(locale)
+        group["title"] = why_title(group["why"]).local(locale)
         for rule in group["rules"]:
             rule["url"] = rule_url(locale, rule["number"])
             rule["label"] = _rule_label(kb, locale, rule["number"], rule["label"])
