@@ -8,7 +8,9 @@ Any project can use it (a judge's MkDocs site, a blog)::
 or by its entry point name, ``extensions=["kb"]``. It reads references with the site's own finder
 (:func:`kb.text.references.find_refs`: "rule 117.3b", "CR 704.5j", "rules 601.2f–h", "règle 117.3b",
 "ルール117.3b") and renders each printed span as the site does: one ``<a class="ref">`` per number
-or range, the range's numbers in ``data-rules``. Text inside links, code, preformatted blocks and
+or range, the range's numbers in ``data-rules``. Card names quoted as ``[[Card Name]]`` or
+``《カード名》`` link to the instance's card pages (``« Nom »`` too where ``is_card`` says it is a
+card). Text inside links, code, preformatted blocks and
 raw HTML is never touched.
 """
 
@@ -18,6 +20,7 @@ import re
 import xml.etree.ElementTree as etree
 from collections.abc import Callable
 from typing import Any
+from urllib.parse import quote
 
 from markdown import Markdown
 from markdown.extensions import Extension
@@ -26,9 +29,10 @@ from markdown.util import HTML_PLACEHOLDER, AtomicString
 
 from kb.base.urlcheck import base_url_problem
 from kb.knowledge.model import LANGS
+from kb.text.cardquotes import CardQuote, find_card_quotes
 from kb.text.references import find_refs, ref_groups
 
-__all__ = ["RuleRefExtension", "default_url", "makeExtension"]
+__all__ = ["RuleRefExtension", "default_card_url", "default_url", "makeExtension"]
 
 #: Elements whose text is never scanned: links, code, and what is not prose.
 SKIP_TAGS = frozenset(
@@ -48,6 +52,17 @@ def default_url(number: str, base_url: str, lang: str) -> str:
     return f"{base_url.rstrip('/')}/{lang}/rules/{number}"
 
 
+def no_card(name: str) -> bool:
+    """The default ``is_card``: no « quoted » name is taken for a card."""
+    return False
+
+
+def default_card_url(name: str, base_url: str, lang: str) -> str:
+    """The page of a card on a kb instance built with a card file:
+    ``{base_url}/{lang}/cards/{name}`` (any of the card's names redirects to its page)."""
+    return f"{base_url.rstrip('/')}/{lang}/cards/{quote(name, safe='')}"
+
+
 class RuleRefTreeprocessor(Treeprocessor):
     """Wraps each rule reference of the rendered tree's prose in an ``<a class="ref">``."""
 
@@ -57,6 +72,8 @@ class RuleRefTreeprocessor(Treeprocessor):
         self.base_url: str = config["base_url"]
         self.html_class: str = config["html_class"]
         self.build_url: BuildUrl = config["build_url"]
+        self.card_url: BuildUrl | None = config["card_url"]
+        self.is_card: Callable[[str], bool] = config["is_card"]
 
     def run(self, root: etree.Element) -> None:
         """Link the references of every text node outside :data:`SKIP_TAGS`."""
@@ -98,24 +115,42 @@ class RuleRefTreeprocessor(Treeprocessor):
         if isinstance(text, AtomicString):
             return text, []
         # Placeholders of stashed HTML are kept whole: only the prose between them is read.
-        spans: list[tuple[int, int, list[str]]] = []
+        spans: list[tuple[int, int, list[str], CardQuote | None]] = []
         pos = 0
         for m in (*_PLACEHOLDER.finditer(text), None):
             stop = len(text) if m is None else m.start()
             piece = text[pos:stop] if self._raw_depth == 0 else ""
-            for start, end, group in ref_groups(find_refs(piece, self.lang), len(piece)):
-                spans.append((pos + start, pos + end, [r.number for r in group]))
+            refs = [
+                (pos + start, pos + end, [r.number for r in group], None)
+                for start, end, group in ref_groups(find_refs(piece, self.lang), len(piece))
+            ]
+            spans.extend(refs)
+            for named in find_card_quotes(piece) if self.card_url else ():
+                start, end = pos + named.start, pos + named.end
+                if named.style == "guillemets" and not self.is_card(named.name):
+                    continue  # French quotes also quote plain words
+                if not any(a < end and start < b for a, b, _, _ in refs):
+                    spans.append((start, end, [], named))
             if m is not None:
                 self._raw_tag(int(m.group(1)))
                 pos = m.end()
         if not spans:
             return text, []
+        spans.sort(key=lambda span: span[0])
         links = []
-        for i, (start, end, numbers) in enumerate(spans):
-            link = self._link(text[start:end], numbers)
+        for i, (start, end, numbers, named) in enumerate(spans):
+            link = self._card_link(named) if named else self._link(text[start:end], numbers)
             link.tail = text[end : spans[i + 1][0] if i + 1 < len(spans) else len(text)]
             links.append(link)
         return text[: spans[0][0]], links
+
+    def _card_link(self, quote: CardQuote) -> etree.Element:
+        el = etree.Element("a")
+        el.set("class", "card")
+        el.set("href", self.card_url(quote.name, self.base_url, self.lang))
+        el.set("data-card", quote.name)
+        el.text = AtomicString(quote.label)
+        return el
 
     def _link(self, label: str, numbers: list[str]) -> etree.Element:
         el = etree.Element("a")
@@ -141,6 +176,16 @@ class RuleRefExtension(Extension):
             "lang": ["en", "Language of the prose (en, fr or ja): how references are read."],
             "html_class": ["ref", "CSS class of the links."],
             "build_url": [default_url, "Callable (number, base_url, lang) -> URL."],
+            "card_url": [
+                default_card_url,
+                "Callable (card name, base_url, lang) -> URL for [[Card Name]] and 《カード名》 "
+                "(None: cards are not linked).",
+            ],
+            "is_card": [
+                no_card,
+                "Callable (name) -> bool: whether « name » is a card (French quotes also quote "
+                "plain words, so they link only when this says so).",
+            ],
         }
         super().__init__(**kwargs)
         lang = self.getConfig("lang")

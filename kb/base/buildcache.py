@@ -36,6 +36,7 @@ CODE = {
         *("search/analysis.py", "search/japanese.py", "search/stopwords.py"),
         *("text/normal.py", "knowledge/terms.py"),
     ),
+    "cards": ("sources/cards.py", "sources/card_shapes.py", "sources/card_model.py"),
 }
 
 

@@ -17,8 +17,6 @@ import contextlib
 import gc
 import hashlib
 import json
-import stat
-import sys
 import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -33,9 +31,11 @@ from kb.base.buildcache import BuildCache
 from kb.base.forked import Forked
 from kb.base.instance import BuildError
 from kb.base.paths import CORPUS_DIR, EXAMPLES_DIR, PACKAGE_DIR
+from kb.build import cards as cardstep
 from kb.build.asks import attach_asks
-from kb.build.forget import CORPUS_FILE, remembered_paths, without
+from kb.build.forget import without
 from kb.build.glossary_pairs import pair_glossaries
+from kb.build.inputs import CORPUS_FILE, check_corpus_path, remembered_paths
 from kb.build.link import attach_commentary, canonicalise_refs, count, link
 from kb.build.read import (
     Progress,
@@ -44,6 +44,7 @@ from kb.build.read import (
     display_path,
     read_all,
     read_cached,
+    terminal_progress,
 )
 from kb.history.diffs import insert_history, kb_history_rows
 from kb.knowledge.model import Edition, ExampleInfo, KnowledgeBase
@@ -71,6 +72,7 @@ __all__ = [
     "load",
     "read_all",
     "read_cached",
+    "terminal_progress",
 ]
 
 #: Knowledge bases of at least this many rules are aligned while they are linked.
@@ -267,32 +269,6 @@ def _build_kb(
     return kb, problems, notes
 
 
-# ---- instance -------------------------------------------------------------------------------
-def check_corpus_path(path: Path) -> Path:
-    """A path given to ``--corpus``, resolved; :class:`BuildError` naming what is wrong with it."""
-    path = Path(path).expanduser()
-    try:
-        mode = path.stat().st_mode
-    except FileNotFoundError:
-        raise BuildError(f"{path}: no such file or folder (corpus path not added)") from None
-    except OSError as exc:
-        raise BuildError(f"{path}: cannot read: {exc.strerror} (corpus path not added)") from None
-    if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
-        kind = (
-            "a named pipe (FIFO)"
-            if stat.S_ISFIFO(mode)
-            else "a device"
-            if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
-            else "a socket"
-            if stat.S_ISSOCK(mode)
-            else "not a regular file"
-        )
-        raise BuildError(
-            f"{path}: is {kind}, not a file or folder of rule texts (corpus path not added)"
-        )
-    return path.resolve()
-
-
 def build(
     instance: Path,
     extra_paths: Iterable[Path] = (),
@@ -301,6 +277,7 @@ def build(
     progress: Progress | None = None,
     run_examples_too: bool = True,
     forget: Iterable[Path | str] = (),
+    cards: Path | None = None,
 ) -> BuildReport:
     """Build the instance (kb.sqlite, search index) unless its inputs are unchanged.
 
@@ -315,12 +292,13 @@ def build(
     started = time.perf_counter()
     instance = Path(instance)
     added = [check_corpus_path(p) for p in extra_paths]
+    card_file = cardstep.check_cards_path(cards) if cards else None
     collecting = gc.isenabled()
     gc.disable()
     try:
         with layout.lock(instance):
             layout.clean_stale(instance)
-            args = (instance, added, force, progress, run_examples_too, started, forget)
+            args = (instance, added, force, progress, run_examples_too, started, forget, card_file)
             return _build_locked(*args)
     except layout.InstanceBusy as exc:
         raise BuildError(str(exc)) from None
@@ -337,13 +315,19 @@ def _build_locked(
     run_examples_too: bool,
     started: float,
     forget: Iterable[Path | str],
+    card_file: Path | None = None,
 ) -> BuildReport:
     paths = list(dict.fromkeys([*without(remembered_paths(instance), forget), *added]))
     for p in paths:
         if not p.exists():
             raise BuildError(f"{p}: a corpus path remembered by {instance} no longer exists")
     inputs = corpus_inputs(paths)
-    digest = content_hash(inputs)
+    card_file = card_file or cardstep.remembered_cards(instance / CORPUS_FILE)
+    if card_file is not None and not card_file.is_file():
+        raise BuildError(f"{card_file}: the card file remembered by {instance} no longer exists")
+    rules_hash = content_hash(inputs)
+    cards_digest = cardstep.file_digest(card_file) if card_file else None
+    digest = cardstep.combined_hash(rules_hash, cards_digest)
     current = read_build_info(instance)
     if not force and current.get("content_hash") == digest and (instance / KB_FILE).is_file():
         report = BuildReport(instance, True, digest)
@@ -358,9 +342,27 @@ def _build_locked(
         "inputs": input_digests(inputs),
         "code_hash": content_hash([]),
         "examples_run": run_examples_too,
+        "rules_hash": rules_hash,
+        "cards_file": str(card_file) if card_file else None,
+        "cards_digest": cards_digest,
     }
     fallback = ""
     previous = layout.current_build(instance)
+    if not force and previous is not None and current.get("rules_hash") == rules_hash:
+        # Only the card file changed: its tables are written into a copy of the previous build.
+        staging = layout.new_staging(instance)
+        report = BuildReport(instance, False, digest, timings=timings)
+        for key in ("editions", "totals"):
+            setattr(report, key, current.get(key, getattr(report, key)))
+        report.problems = [
+            p for p in current.get("problems", []) if not cardstep.is_card_problem(p, current)
+        ]
+        report.notes.append("rules unchanged: only the cards were built again")
+        cardstep.copy_build(previous, staging, (BUILD_FILE, CORPUS_FILE))
+        cardstep.set_content_hash(staging / KB_FILE, digest)
+        cardstep.into_report(report, staging / KB_FILE, card_file, cards_digest, cache, previous)
+        _publish(instance, staging, report, paths, record, timings, started, cache, prune=False)
+        return report
     if not force and previous is not None:
         from kb.build import incremental
 
@@ -371,6 +373,9 @@ def _build_locked(
         except incremental.NotIncremental as why:
             fallback = f"full build: {why}"
         else:
+            cardstep.into_report(
+                report, staging / KB_FILE, card_file, cards_digest, cache, previous
+            )
             _publish(instance, staging, report, paths, record, timings, started, cache, prune=False)
             return report
 
@@ -414,6 +419,7 @@ def _build_locked(
         cache.used.update(used)
         report.notes.append(index_note(stats))
         timings["index"] = time.perf_counter() - t  # the wait for the index after the save
+        cardstep.into_report(report, staging / KB_FILE, card_file, cards_digest, cache, previous)
     except BaseException:
         import shutil
 
@@ -465,9 +471,10 @@ def _publish(
 ) -> None:
     """Write ``corpus.json`` and ``build.json`` into the staging folder and publish it."""
     try:
-        (staging / CORPUS_FILE).write_text(
-            json.dumps({"paths": [str(p) for p in paths]}, indent=1), encoding="utf-8"
-        )
+        remembered: dict[str, Any] = {"paths": [str(p) for p in paths]}
+        if record.get("cards_file"):
+            remembered[cardstep.CARDS_KEY] = record["cards_file"]
+        (staging / CORPUS_FILE).write_text(json.dumps(remembered, indent=1), encoding="utf-8")
         report.seconds = time.perf_counter() - started
         info = {
             "content_hash": report.content_hash,
@@ -574,21 +581,7 @@ def is_stale(instance: Path) -> bool:
         return True
     try:
         inputs = corpus_inputs(remembered_paths(instance))
-        return read_build_info(instance).get("content_hash") != content_hash(inputs)
+        now = cardstep.stale_hash(instance, content_hash(inputs), instance / CORPUS_FILE)
+        return read_build_info(instance).get("content_hash") != now
     except (BuildError, SourceError):
         return True
-
-
-def terminal_progress(stream: Any = None) -> Progress | None:
-    """A one-line progress display on a terminal (None when output is not a terminal)."""
-    stream = stream or sys.stderr
-    if not stream.isatty():
-        return None
-
-    def show(label: str, done: int, total: int) -> None:
-        width = 24
-        filled = int(width * done / max(total, 1))
-        stream.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {label[:60]:<60}")
-        stream.flush()
-
-    return show

@@ -10,28 +10,12 @@ list without it.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from pathlib import Path
 
 from kb.base.instance import BuildError
 
-__all__ = ["CORPUS_FILE", "remembered_paths", "without"]
-
-#: The list of added corpus paths in an instance (and in each build folder).
-CORPUS_FILE = "corpus.json"
-
-
-def remembered_paths(instance: Path) -> list[Path]:
-    """The corpus paths added to this instance by earlier ``kb build --corpus`` runs."""
-    path = instance / CORPUS_FILE
-    if not path.is_file():
-        return []
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise BuildError(f"{path}: unreadable list of added corpus paths ({exc})") from exc
-    return [Path(p) for p in data.get("paths", [])]
+__all__ = ["without"]
 
 
 def without(remembered: list[Path], forget: Iterable[Path | str]) -> list[Path]:

@@ -4,6 +4,7 @@ glossary, commentary and tournament rules (not yet linked), with the build cache
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -464,3 +465,18 @@ def left_out_rows(warnings: Iterable[str]) -> list[dict[str, Any]]:
             }
         )
     return rows
+
+
+def terminal_progress(stream: Any = None) -> Progress | None:
+    """A one-line progress display on a terminal (None when output is not a terminal)."""
+    stream = stream or sys.stderr
+    if not stream.isatty():
+        return None
+
+    def show(label: str, done: int, total: int) -> None:
+        width = 24
+        filled = int(width * done / max(total, 1))
+        stream.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {label[:60]:<60}")
+        stream.flush()
+
+    return show

@@ -27,9 +27,6 @@ import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from rapidfuzz import process
-from rapidfuzz.distance import OSA, Indel
-
 from kb.sources.card_model import Card
 
 __all__ = ["Match", "Mention", "NameIndex", "fold", "unquote"]
@@ -249,6 +246,9 @@ class NameIndex:
         """Names one or two edits away (one for names under six characters): first among the
         names sharing a word with ``key`` (a name one edit away from a query of several words
         shares the others), else among all the names of about its length."""
+        from rapidfuzz import process  # here: an exact name (`kb card`) needs no fuzzy matcher
+        from rapidfuzz.distance import OSA, Indel
+
         cutoff = 1 if len(key) < 6 else 2
         hits: list[tuple[int, float, tuple[int, int, int], int]] = []
         for entry_id in self._sharing_words(key, cutoff):

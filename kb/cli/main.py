@@ -109,8 +109,15 @@ def cmd_build(args: argparse.Namespace, out: TextIO) -> int:
     from kb.build import build, terminal_progress
 
     progress = None if args.quiet else terminal_progress()
-    paths = [Path(p) for p in args.corpus]
-    report = build(_instance(args), paths, force=args.force, progress=progress, forget=args.forget)
+    corpus, cards = [Path(p) for p in args.corpus], Path(args.cards) if args.cards else None
+    report = build(
+        _instance(args),
+        corpus,
+        force=args.force,
+        progress=progress,
+        cards=cards,
+        forget=args.forget,
+    )
     if progress:
         sys.stderr.write("\r" + " " * 90 + "\r")
     if args.json:
@@ -442,6 +449,9 @@ def parser() -> argparse.ArgumentParser:
     b.add_argument("--json", action="store_true", help="print the summary as JSON")
     b.add_argument("--quiet", action="store_true", help="no progress bar; one summary line")
     b.set_defaults(func=cmd_build)
+    from kb.cli.cards import add_parsers  # `kb card` and `kb build --cards`
+
+    add_parsers(sub, common, b, CommandError, _kb)
 
     r = sub.add_parser("rule", parents=[common], help="show one rule")
     r.add_argument("number", help="rule number in any spelling: 117.3a, rule 117.3a, １１７．３ａ")
@@ -548,25 +558,6 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
-def _user_error(exc: Exception) -> str | None:
-    """The one-line message of an error that is the user's to fix (None: a bug, re-raised).
-
-    The error classes are looked up only in modules already imported: an exception cannot come
-    from a module that was never loaded, and importing them all would slow every command.
-    """
-    for module, name in (
-        ("kb.base.instance", "BuildError"),
-        ("kb.search.analysis", "JaAnalyzerError"),
-    ):
-        cls = getattr(sys.modules.get(module), name, None)
-        if cls is not None and isinstance(exc, cls):
-            return str(exc)
-    cls = getattr(sys.modules.get("kb.sources.records"), "SourceError", None)
-    if cls is not None and isinstance(exc, cls):
-        return str(exc.problem)  # type: ignore[attr-defined]
-    return None
-
-
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     """Run the ``kb`` command; returns the exit status."""
     out = out or sys.stdout
@@ -585,7 +576,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
         return 0
     except Exception as exc:
-        message = _user_error(exc)
+        message = cli_types.user_error(exc)
         if message is None:
             raise
         _report(args, out, message, 400)

@@ -80,3 +80,22 @@ def _whole(text: str, low: int, high: int, outside: str) -> int:
     if not low <= value <= high:
         raise argparse.ArgumentTypeError(outside.format(value))
     return value
+
+
+def user_error(exc: Exception) -> str | None:
+    """The one-line message of an error that is the user's to fix (None: a bug, re-raised).
+
+    The error classes are looked up only in modules already imported: an exception cannot come
+    from a module that was never loaded, and importing them all would slow every command.
+    """
+    for module, name in (
+        ("kb.base.instance", "BuildError"),
+        ("kb.search.analysis", "JaAnalyzerError"),
+    ):
+        cls = getattr(sys.modules.get(module), name, None)
+        if cls is not None and isinstance(exc, cls):
+            return str(exc)
+    cls = getattr(sys.modules.get("kb.sources.records"), "SourceError", None)
+    if cls is not None and isinstance(exc, cls):
+        return str(exc.problem)  # type: ignore[attr-defined]
+    return None

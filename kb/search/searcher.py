@@ -13,6 +13,7 @@ quoted only in an older French edition is still found in French.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import re
@@ -30,6 +31,7 @@ from kb.knowledge.model import LANGS, Edition, KnowledgeBase, Rule
 from kb.knowledge.printed import printed_rule
 from kb.search import query as qp
 from kb.search.analysis import clean_query, fold_accents
+from kb.search.cards import CardSearch
 from kb.search.compiled import Compiled
 from kb.search.compiler import QueryCompiler
 from kb.search.highlight import highlight
@@ -153,6 +155,8 @@ class Searcher:
         )
         spans = SnippetSpans(index_dir, self._index.sequence, self._stop)
         self._hits = HitMaker(kb, self._refs, self._langs, self._groups, self._editions, spans)
+        #: The build's cards (kb.search.cards): names in questions, card and ruling hits.
+        self.cards = CardSearch.of(kb)
 
     # ---- public API ----------------------------------------------------------------------
     def close(self) -> None:
@@ -176,6 +180,7 @@ class Searcher:
         limit: int = 10,
         page: int = 1,
         prefer_lang: str | None = None,
+        boosts: dict[str, float] | None = None,
     ) -> SearchResult:
         """Search; raises :class:`SearchError` only for an unknown language or edition.
 
@@ -193,6 +198,13 @@ class Searcher:
         page = max(1, int(page or 1))
         text = clean_query(query or "")
         result = SearchResult(query=query or "", lang=lang, page=page)
+        if self.cards is not None and boosts is None and kind in (None, "card", "ruling"):
+            kw = {"lang": lang, "edition": edition, "kind": kind, "limit": limit, "page": page}
+            found = self.cards.search(
+                self, clean_query(query or "").strip(), self.search, prefer_lang=prefer_lang, **kw
+            )
+            if found is not None:
+                return found
         if kind is not None and kind not in (*KINDS, "rules"):
             result.tell(note("unknown_kind", kind=kind, kinds=list(KINDS)))
             return result
@@ -205,7 +217,8 @@ class Searcher:
                 return self._number_search(numbers, lang, ed, limit, page, result)
         with self._lock:
             try:
-                return self._text_search(text, lang, ed, kind, limit, page, result, prefer_lang)
+                args = (text, lang, ed, kind, limit, page, result, prefer_lang, boosts)
+                return self._text_search(*args)
             finally:
                 self._index.forget()
 
@@ -434,9 +447,16 @@ class Searcher:
         page: int,
         result: SearchResult,
         prefer: str | None = None,
+        boosts: dict[str, float] | None = None,
     ) -> SearchResult:
         scope = (lang,) if lang else LANGS
         compiled = self._compile(text, scope, lang)
+        if boosts:  # the rules of the cards a question names (a copy: compilations are cached)
+            merged = {
+                **boosts,
+                **{r: max(f, boosts.get(r, 1.0)) for r, f in compiled.boosts.items()},
+            }
+            compiled = dataclasses.replace(compiled, boosts=merged)
         notes = list(compiled.notes)
         if compiled.query is None:
             result.tell(*notes, qp.nothing_found(text))

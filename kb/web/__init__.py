@@ -141,6 +141,21 @@ URLS: dict[str, str] = {
         ),
         statuses=(301, 400, 404),
     ),
+    "/<locale>/cards/": Endpoint(
+        "a build with cards (kb build --cards): ?q= finds cards by name in English, French or "
+        "Japanese, in part or misspelt (+ cards.json)",
+        json_path="/<locale>/cards.json",
+        response="CardIndex",
+        params=(Param("q", "A card name in any of the three languages."),),
+        statuses=(400, 404),
+    ),
+    "/<locale>/cards/<name>": Endpoint(
+        "one card: Oracle text, printed name and text in the locale's language, rulings, the "
+        "rules it uses by why, the examples naming it; another of its names redirects (+ .json)",
+        json_path="/<locale>/cards/<name>.json",
+        response="Card",
+        statuses=(301, 404),
+    ),
     "/<locale>/editions/": Endpoint(
         "editions per language and how far each lags; ?from=&to= (the "
         "comparison form) redirects to that comparison (+ editions.json)",

@@ -11,6 +11,7 @@ from flask import Blueprint, Response, g, jsonify, request
 from kb.knowledge import lookup
 from kb.knowledge.model import LANGS, KnowledgeBase, Ref
 from kb.text.references import find_refs, link_html
+from kb.web.cardlinks import link_cards
 from kb.web.i18n import text as _
 from kb.web.pages.base import PageError
 from kb.web.resources import get_kb
@@ -176,9 +177,10 @@ def linkify() -> Response:
         urls[id(shown)] = url
         linked.append(shown)
     html = link_html(text, linked, lambda r: urls[id(r)])
+    html, cards = link_cards(kb, html, lang, base)  # a build with cards: [[Name]], 《名》, « Nom »
     if "html" in formats:
         g.is_json = False
         response = Response(html, mimetype="text/html")
         response.headers["Access-Control-Allow-Origin"] = "*"
         return response
-    return jsonify({"ok": True, "lang": lang, "html": html, "refs": links})
+    return jsonify({"ok": True, "lang": lang, "html": html, "refs": links, "cards": cards})

@@ -23,6 +23,8 @@ PATH_PARAMS: dict[str, tuple[str, dict[str, Any]]] = {
     "example_id": ("The id of an executable example.", {"type": "string"}),
     "comment_id": ("The id of a commentary paragraph (search hits give it).", {"type": "string"}),
     "text": ("A tournament-rules text: its file's name without extension.", {"type": "string"}),
+    "name": ("A card's URL name (sphere-of-resistance); any of its names in en/fr/ja redirects.",
+             {"type": "string"}),
 }  # fmt: skip
 
 
@@ -179,6 +181,51 @@ def schemas(note_codes: Mapping[str, str]) -> dict[str, Any]:
             ),
             "description": "The shape of `kb rule --json`, with the page's extras under `page`.",
         },
+        "CardIndex": _obj(
+            {
+                "query": STR,
+                "count": INT,
+                "cards": _arr(
+                    _obj({"name": STR, "matched": STR, "lang": STR, "how": STR, "url": STR})
+                ),
+            },
+            ("query", "count", "cards"),
+        ),
+        "Card": _obj(
+            {
+                "card": _obj(
+                    {
+                        "name": STR,
+                        "slug": STR,
+                        "lang": STR,
+                        "printed_name": _opt(STR),
+                        "names": {"type": "object", "additionalProperties": STR},
+                        "layout": STR,
+                        "type_line": STR,
+                        "keywords": _arr(STR),
+                        "faces": _arr({"type": "object"}),
+                        "rulings": _arr(_obj({"date": STR, "text": STR}, ("date", "text"))),
+                        "rules": _arr(
+                            _obj(
+                                {
+                                    "number": STR,
+                                    "why": STR,
+                                    "label": STR,
+                                    "face": _opt(STR),
+                                    "url": STR,
+                                },
+                                ("number", "why", "label"),
+                            )
+                        ),
+                        "rules_by_why": _arr({"type": "object"}),
+                        "examples": _arr(_obj({"id": STR, "title": STR, "url": STR})),
+                        "url": STR,
+                    },
+                    ("name", "slug", "faces", "rulings", "rules", "rules_by_why"),
+                )
+            },
+            ("card",),
+        ),
         "GlossaryIndex": _obj(
             {
                 "edition": _opt(_ref("Edition")),
@@ -400,6 +447,12 @@ def schemas(note_codes: Mapping[str, str]) -> dict[str, Any]:
                             "end": INT,
                         },
                         ("label", "number", "canonical", "url", "start", "end"),
+                    )
+                ),
+                "cards": _arr(
+                    _obj(
+                        {"label": STR, "name": STR, "slug": STR, "url": STR},
+                        ("label", "name", "slug", "url"),
                     )
                 ),
             },

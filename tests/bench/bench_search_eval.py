@@ -37,6 +37,7 @@ from kb.text.rulenum import try_parse
 HERE = Path(__file__).resolve().parent
 EVAL = HERE.parent / "search" / "eval"
 CR_EN = HERE.parents[2] / "shared" / "corpus-raw" / "cr-en"
+CARDS = HERE.parents[2] / "shared" / "corpus-raw" / "cards" / "AtomicCards-2022-04-25.json.xz"
 DEPTH = 10
 KINDS = ("en", "fr", "ja", "cross", "typo", "number", "slang", "card-en", "card-fr", "card-ja")
 
@@ -48,6 +49,21 @@ def load_kb() -> KnowledgeBase:
     kb, _problems, _notes = build_kb(extra, run_examples_too=True)
     kb.content_hash = kb.content_hash or "bench"
     return kb
+
+
+def card_search(kb: KnowledgeBase) -> Any:
+    """The cards of the shared AtomicCards file linked to the newest English rules, for search."""
+    from kb.cards.rules_used import RuleIndex, rules_used
+    from kb.search.cards import CardSearch
+    from kb.sources.cards import read_cards
+
+    t = time.perf_counter()
+    cards = read_cards(CARDS).cards
+    index = RuleIndex.from_kb(kb)
+    uses = [[tuple(link) for link in rules_used(card, index)] for card in cards]
+    found = CardSearch.from_cards(cards, uses)
+    print(f"cards: {len(cards)} ({time.perf_counter() - t:.1f} s)")
+    return found
 
 
 def load(half: str) -> list[dict[str, Any]]:
@@ -150,6 +166,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--half", choices=("tune", "test", "both"), default="both")
     parser.add_argument("--verbose", action="store_true", help="print tuning queries")
+    parser.add_argument(
+        "--cards",
+        action="store_true",
+        help="search with the shared AtomicCards file's cards (as a build with --cards does)",
+    )
+    parser.add_argument("--kinds", help="only these kinds, comma-separated (card-en,card-fr)")
     args = parser.parse_args(argv)
     halves = ("tune", "test") if args.half == "both" else (args.half,)
     t = time.perf_counter()
@@ -160,11 +182,16 @@ def main(argv: list[str] | None = None) -> int:
         stats = build_index(kb, Path(tmp))
         print(f"index: {stats['docs']} documents, {stats['seconds']:.2f} s")
         with Searcher(Path(tmp), kb) as searcher:
+            if args.cards:
+                searcher.cards = card_search(kb)
             for half in halves:
                 by_kind: dict[str, list[dict[str, Any]]] = defaultdict(list)
                 real: list[dict[str, Any]] = []
                 ours: list[dict[str, Any]] = []
+                wanted = set(args.kinds.split(",")) if args.kinds else None
                 for item in load(half):
+                    if wanted and item["kind"] not in wanted:
+                        continue
                     res = evaluate(searcher, item)
                     by_kind[item["kind"]].append(res)
                     (ours if item.get("source", "").startswith("ours") else real).append(res)

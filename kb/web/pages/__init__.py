@@ -4,6 +4,7 @@ blueprint (:data:`bp`), so endpoints stay ``pages.<name>``."""
 from __future__ import annotations
 
 from kb.web.pages import (
+    cards,
     edition_rules,
     editions,
     examples,
@@ -21,6 +22,7 @@ __all__ = [
     "Page",
     "PageError",
     "bp",
+    "cards",
     "edition_rules",
     "editions",
     "examples",

@@ -8,6 +8,7 @@ from kb.knowledge.lookup import glossary_edition, glossary_match, glossary_sugge
 from kb.knowledge.model import LANGS, GlossaryEntry, KnowledgeBase, Ref
 from kb.web.i18n import text as _
 from kb.web.pages.base import Page, PageError, suffix, twin
+from kb.web.pages.cards import card_href, card_terms
 from kb.web.pages.common import edition_info, glossary_url, rule_url
 from kb.web.render import rule_html
 from kb.web.resources import get_kb
@@ -57,7 +58,13 @@ def glossary_page(kb: KnowledgeBase, locale: str, entry: GlossaryEntry) -> Page:
                 "term": entry.term,
                 "lang": entry.lang,
                 "definition": entry.definition,
-                "html": rule_html(entry.definition, entry.refs, href),
+                "html": rule_html(
+                    entry.definition,
+                    entry.refs,
+                    href,
+                    card_terms(kb, entry.edition, "glossary", entry.key),
+                    lambda key: card_href(locale, key),
+                ),
                 "aliases": entry.aliases,
                 "obsolete": entry.obsolete,
                 "see": [

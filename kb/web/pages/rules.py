@@ -21,6 +21,7 @@ from kb.web.i18n import LANGUAGE_NAMES
 from kb.web.i18n import text as _
 from kb.web.pages import rule_body
 from kb.web.pages.base import Page, PageError, suffix, twin
+from kb.web.pages.cards import card_href, card_terms
 from kb.web.pages.common import (
     anchor,
     edition_info,
@@ -122,14 +123,19 @@ def _node(
                 terms.add(key)
                 spans.append((key, start, end))
     href = _ref_href(locale, rule, pinned)
+    spans += card_terms(kb, rule.edition, "rule", rule.number)  # a build with cards
 
     def term_href(key: str) -> str:
-        return glossary_url(kb, locale, key)
+        return card_href(locale, key) or glossary_url(kb, locale, key)
 
     examples = []
     for i, text in enumerate(rule.examples):
         refs = rule.example_refs[i] if i < len(rule.example_refs) else []
-        examples.append({"text": text, "html": rule_html(text, refs, href)})
+        named = card_terms(kb, rule.edition, "example", f"{rule.number}#{i}")
+        html = (
+            rule_html(text, refs, href, named, term_href) if named else rule_html(text, refs, href)
+        )
+        examples.append({"text": text, "html": html})
     return {
         "number": rule.number,
         "display": num.display if num else rule.number,

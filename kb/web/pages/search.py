@@ -28,7 +28,7 @@ if TYPE_CHECKING:  # the search package loads with the first search, not at star
 MAX_PAGE = 500
 PER_PAGE = 10
 #: The kind filter: "rules" is every numbered node (sections, rules and subrules).
-KINDS = ("rules", "glossary", "example", "commentary", "tournament")
+KINDS = ("rules", "glossary", "example", "commentary", "tournament", "card", "ruling")
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 
 
@@ -92,6 +92,9 @@ def _hit_url(kb: KnowledgeBase, locale: str, hit: dict[str, Any]) -> str | None:
     key = str(hit.get("key") or "")
     if kind == "glossary":
         return glossary_url(kb, locale, key, hit.get("lang") or "en") if key else None
+    if kind in ("card", "ruling"):  # a build with cards (kb.search.cards): key is the URL name
+        anchor = "#h-rulings" if kind == "ruling" else ""
+        return url_for("pages.card", locale=locale, name=key) + anchor if key else None
     if kind == "example":
         return url_for("pages.example", locale=locale, example_id=key) if key else None
     canonical = hit.get("canonical")

@@ -67,6 +67,12 @@
         } else if (data && data.entry) {
           text = data.entry.term + ": " + data.entry.definition.slice(0, 280);
           terms[link.dataset.term] = text;
+        } else if (data && data.card) {
+          // A card named in a rule (a build with cards): its type line and Oracle text.
+          text = data.card.name + " — " + data.card.faces.map(function (f) {
+            return f.type_line + ": " + f.text;
+          }).join(" // ").slice(0, 280);
+          terms[link.dataset.term] = text;
         }
         if (text) { show(link, text); }
       })

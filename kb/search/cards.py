@@ -1,0 +1,335 @@
+"""Search that reads cards: card names recognised in a question, the card as a hit, what a card
+does added to the question, and rulings as their own kind of hit.
+
+Only a build with a card file has cards (:class:`kb.store.cards.CardStore`); a benchmark may
+give cards in memory (:meth:`CardSearch.from_cards`). :class:`kb.search.Searcher` asks this
+module first when it has cards:
+
+* a query that is a card's name (any of the three languages, quoted or not, whole or in part,
+  misspelt by one or two letters: :class:`kb.cards.names.NameIndex`) gives the card first (a
+  hit of kind ``card``), then the rules its text and rules-used lead to;
+* a question naming cards is understood through what they do: each name is replaced by the
+  card's keywords (and the first :data:`TEXT_WORDS` words of its Oracle text, none by default),
+  and the rules the card uses (:mod:`kb.cards.rules_used`) are boosted, keyword rules most; the cards named are listed after the rules (they take no rank from a rule);
+* ``kind="card"`` lists cards only; ``kind="ruling"`` searches the rulings' texts (BM25 over
+  their words, the cards named in the question first).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import threading
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from kb.search.results import Hit, SearchResult
+
+__all__ = ["CardSearch", "NamedCard"]
+
+_REMINDER = re.compile(r"\([^()]*\)")
+_WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
+_CAPS = re.compile(
+    r"(?:(?<=^)|(?<=[\s(\"'“«]))([A-Z][\w'’,-]*(?:\s+(?:of|the|de|du|la|le|des|to|and|in|a)?\s*"
+    r"[A-Z][\w'’,-]*)+)"
+)
+#: Words of a card's Oracle text added to a question per card named. Tuned on tune.toml's card
+#: kinds: 0 (keywords alone) 0.40 MRR, 6 words 0.29, 14 words 0.32: a card's text brings words
+#: the question is not about.
+TEXT_WORDS = 0
+#: Boosts of the rules a named card uses, by why (tune.toml: keyword 2.5 0.41, 1.8 0.40, none 0.39).
+BOOSTS = {"keyword": 2.5, "action": 1.3, "layout": 1.5, "term": 1.1, "type": 1.05}
+#: Share of a query's letters a card name must cover for the query to be "the card's name".
+NAME_SHARE = 0.75
+
+
+_NOTHING = frozenset({"no_results", "nothing_to_search", "did_you_mean", "no_results_on_page"})
+
+
+@dataclass(frozen=True, slots=True)
+class NamedCard:
+    """A card a query names: its id, the name as matched, language, how, span in the query."""
+
+    card_id: int
+    name: str
+    lang: str
+    how: str
+    start: int
+    end: int
+
+
+class CardSearch:
+    """Card names, texts, rules used and rulings of one build, for :class:`Searcher`."""
+
+    def __init__(
+        self,
+        names: Callable[[], Any],
+        info: Callable[[int], tuple[Any, list[Sequence[Any]], str] | None],
+        rulings: Callable[[], list[tuple[int, int, str, str]]],
+    ) -> None:
+        self._names_of = names
+        self._info = info
+        self._rulings_of = rulings
+        self._names: Any = None
+        self._rulings: Any = None
+        self._lock = threading.Lock()
+
+    @classmethod
+    def of(cls, kb: Any) -> CardSearch | None:
+        """The card search of a stored knowledge base (None without cards)."""
+        from kb.store.cards import CardStore
+
+        store = CardStore.of(kb)
+        if store is None:
+            return None
+
+        def info(card_id: int) -> tuple[Any, list[Sequence[Any]], str] | None:
+            row = store.by_id(card_id)
+            return (row.card, row.uses, row.slug) if row is not None else None
+
+        return cls(store.name_index, info, store.rulings)
+
+    @classmethod
+    def from_cards(
+        cls, cards: Sequence[Any], uses: Sequence[Sequence[Sequence[Any]]]
+    ) -> CardSearch:
+        """Cards in memory (``uses[i]``: ``cards[i]``'s rule links), ids being positions."""
+        from kb.cards.names import NameIndex
+        from kb.store.cards import card_slug
+
+        for i, card in enumerate(cards):
+            card.index = i
+        index = NameIndex(cards)
+
+        def info(card_id: int) -> tuple[Any, list[Sequence[Any]], str] | None:
+            card = cards[card_id]
+            return card, list(uses[card_id]), card_slug(card.name)
+
+        def rulings() -> list[tuple[int, int, str, str]]:
+            return [
+                (i, j, r.date, r.text) for i, c in enumerate(cards) for j, r in enumerate(c.rulings)
+            ]
+
+        return cls(lambda: index, info, rulings)
+
+    @property
+    def names(self) -> Any:
+        """The name index (built on first use)."""
+        if self._names is None:
+            with self._lock:
+                if self._names is None:
+                    self._names = self._names_of()
+        return self._names
+
+    # ---- understanding a query -----------------------------------------------------------
+    def named(self, text: str) -> list[NamedCard]:
+        """The cards a query names, left to right: quoted or exact names anywhere, else runs of
+        capitalised words resolved to one name (misspelt by up to two letters), else the whole
+        query when it is short and resolves to a card."""
+        index = self.names
+        found = [
+            NamedCard(
+                m.matches[0].card.index,
+                m.matches[0].name,
+                m.matches[0].lang,
+                m.matches[0].how,
+                m.start,
+                m.end,
+            )
+            for m in index.mentions(text)
+        ]
+        if found:
+            return found
+        for run in _CAPS.finditer(text):
+            phrase = run[1].rstrip(",")
+            if len(phrase.split()) < 2:
+                continue
+            key = _fold(phrase)
+            matches = index.lookup(key, 1) or index.fuzzy(key, 1)
+            if matches:
+                m = matches[0]
+                found.append(
+                    NamedCard(
+                        m.card.index,
+                        m.name,
+                        m.lang,
+                        m.how,
+                        run.start(1),
+                        run.start(1) + len(phrase),
+                    )
+                )
+        if found:
+            return found
+        words = text.split()
+        if 1 <= len(words) <= 6:
+            matches = index.resolve(text, 1)
+            if matches:
+                m = matches[0]
+                share = len(_letters(text)) / max(len(_letters(m.name)), 1)
+                if m.how != "partial" or share >= 0.5:
+                    return [NamedCard(m.card.index, m.name, m.lang, m.how, 0, len(text))]
+        return []
+
+    def is_name(self, text: str, named: list[NamedCard]) -> bool:
+        """Whether the query is (mostly) one card's name rather than a question about it."""
+        if len(named) != 1:
+            return False
+        covered = len(_letters(text[named[0].start : named[0].end]))
+        return covered >= NAME_SHARE * max(len(_letters(text)), 1)
+
+    def expansion(self, text: str, named: list[NamedCard]) -> tuple[str, dict[str, float]]:
+        """The question with each card's name replaced by what the card does, and the boosts
+        of the rules the cards use."""
+        parts: list[str] = []
+        at = 0
+        boosts: dict[str, float] = {}
+        for card in named:
+            parts.append(text[at : card.start])
+            found = self._info(card.card_id)
+            if found is not None:
+                parts.append(" " + self._what_it_does(found[0]) + " ")
+                for number, why, _label, _face in found[1]:
+                    factor = BOOSTS.get(why, 1.0)
+                    if factor > boosts.get(number, 1.0):
+                        boosts[number] = factor
+            at = card.end
+        parts.append(text[at:])
+        return " ".join("".join(parts).split()), boosts
+
+    @staticmethod
+    def _what_it_does(card: Any) -> str:
+        """A card's keywords and the first words of its Oracle text, its own name left out."""
+        words: list[str] = list(card.keywords)
+        names = {n.casefold() for n in card.names("en")}
+        for face in card.faces:
+            body = _REMINDER.sub(" ", face.text)
+            for name in names:
+                body = re.sub(re.escape(name), " ", body, flags=re.I)
+            body = body.replace("CARDNAME", " ")
+            words += _WORD.findall(body)[:TEXT_WORDS] if TEXT_WORDS else []
+        return " ".join(words)
+
+    # ---- hits ------------------------------------------------------------------------------
+    def card_hit(self, card: NamedCard, score: float) -> Hit | None:
+        """A card as a search hit (``key`` is its URL name)."""
+        found = self._info(card.card_id)
+        if found is None:
+            return None
+        oracle, _uses, slug = found
+        title = (
+            oracle.name
+            if card.lang == "en" or card.name == oracle.name
+            else (f"{oracle.name} ({card.name})")
+        )
+        snippet = " ".join(f"{f.type_line} — {f.text}" for f in oracle.faces)[:280]
+        return Hit("card", None, card.lang, None, [], None, title, snippet, score, key=slug)
+
+    def search(
+        self, searcher: Any, text: str, run: Callable[..., SearchResult], **kw: Any
+    ) -> SearchResult | None:
+        """The search with cards (None: the query names no card; the plain search answers)."""
+        kind = kw.get("kind")
+        if kind == "ruling":
+            return self.search_rulings(text, kw.get("limit", 10), kw.get("page", 1))
+        named = self.named(text) if len(text) <= 300 else []
+        if kind == "card":
+            result = SearchResult(query=text, lang=kw.get("lang"), page=kw.get("page", 1))
+            for card in named[: kw.get("limit", 10)]:
+                hit = self.card_hit(card, 1.0)
+                if hit is not None:
+                    result.hits.append(hit)
+            result.total = len(result.hits)
+            result.pages = 1 if result.hits else 0
+            return result
+        if not named:
+            return None
+        rewritten, boosts = self.expansion(text, named)
+        if self.is_name(text, named):
+            # the card, then the rules of its keywords (else of its name, as without cards):
+            # a query as short as the name, so as fast as a search for any name
+            result = run(rewritten or text, boosts=boosts, **kw)
+            hit = self.card_hit(named[0], (result.hits[0].score if result.hits else 1.0) * 2)
+            if hit is not None and kw.get("page", 1) == 1:
+                result.hits.insert(0, hit)
+                result.hits = result.hits[: kw.get("limit", 10)]
+                result.total += 1
+                result.pages = max(result.pages, 1)
+                # "no results" and a spelling guess spoke of the rules' text, not of the card
+                result.suggestion = None
+                result.tell(*(n for n in result.notes if n.code not in _NOTHING))
+            return result
+        result = run(rewritten, boosts=boosts, **kw)
+        if kw.get("page", 1) == 1 and result.hits:
+            seen: set[int] = set()
+            for card in named:
+                if card.card_id in seen:
+                    continue
+                seen.add(card.card_id)
+                hit = self.card_hit(card, result.hits[-1].score * 0.99)
+                if hit is not None:
+                    result.hits.append(hit)
+        return result
+
+    def search_rulings(self, text: str, limit: int, page: int) -> SearchResult:
+        """Rulings by BM25 over their words; those of the cards the query names first."""
+        result = SearchResult(query=text, lang="en", page=page)
+        table = self._ruling_table()
+        named = {c.card_id for c in self.named(text)}
+        words = [w for w in _WORD.findall(text.casefold()) if w in table.df]
+        scores: Counter[int] = Counter()
+        for word in set(words):
+            idf = math.log(1 + (len(table.rows) - table.df[word] + 0.5) / (table.df[word] + 0.5))
+            for row, tf in table.postings[word]:
+                length = table.lengths[row] / table.average
+                scores[row] += idf * tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * length))
+        for row, (card_id, *_rest) in enumerate(table.rows):
+            if card_id in named:
+                scores[row] += 100.0
+        ranked = scores.most_common()
+        result.total = len(ranked)
+        result.pages = math.ceil(len(ranked) / limit) if ranked else 0
+        for row, score in ranked[(page - 1) * limit : page * limit]:
+            card_id, _pos, date, ruling = table.rows[row]
+            found = self._info(card_id)
+            if found is None:
+                continue
+            title = f"{found[0].name} · {date}"
+            result.hits.append(
+                Hit("ruling", None, "en", None, [], None, title, ruling[:280], score, key=found[2])
+            )
+        return result
+
+    def _ruling_table(self) -> _Rulings:
+        if self._rulings is None:
+            with self._lock:
+                if self._rulings is None:
+                    self._rulings = _Rulings(self._rulings_of())
+        return self._rulings  # type: ignore[no-any-return]
+
+
+class _Rulings:
+    """The rulings' words: postings (row, count), document frequencies and lengths."""
+
+    def __init__(self, rows: list[tuple[int, int, str, str]]) -> None:
+        self.rows = rows
+        self.postings: dict[str, list[tuple[int, int]]] = {}
+        self.lengths: list[int] = []
+        for i, (_card, _pos, _date, text) in enumerate(rows):
+            counts = Counter(_WORD.findall(text.casefold()))
+            self.lengths.append(sum(counts.values()))
+            for word, n in counts.items():
+                self.postings.setdefault(word, []).append((i, n))
+        self.df = {w: len(p) for w, p in self.postings.items()}
+        self.average = sum(self.lengths) / max(len(self.lengths), 1)
+
+
+def _fold(text: str) -> str:
+    from kb.cards.names import fold
+
+    return fold(text)
+
+
+def _letters(text: str) -> str:
+    return "".join(ch for ch in text if ch.isalnum())
