@@ -74,7 +74,8 @@ def test_tournament_hits_have_their_section_once(real_client: FlaskClient) -> No
         "/fr/search.json", query_string={"q": "raccourci", "kind": "tournament"}
     )
     groups = found.get_json()["groups"]
-    assert len({h["key"] for g in groups for h in g["hits"]}) > 1
+    # One group per tournament-rules section (issue 26: its items do not crowd out rules).
+    assert groups and len({(g["title"], g["number"]) for g in groups}) == len(groups)
     for group in groups:
         assert group["title"] == "Raccourcis de tournoi"
         assert group["number"] == "4.2"
@@ -164,7 +165,7 @@ def test_the_english_mtr_has_its_page_and_every_hit_its_anchor(mtr_client) -> No
         "/en/search.json", query_string={"q": "tournament shortcut", "kind": "tournament"}
     ).get_json()
     hits = [h for g in found["groups"] for h in g["hits"] if h["lang"] == "en"]
-    assert len(hits) >= 3
+    assert hits  # one hit per section (issue 26), linked to its anchor on the text's page
     for hit in hits:
         assert hit["title"] == "Tournament Shortcuts" and hit["number"] == "4.2"
         assert hit["url"].startswith(texts["en"]["url"] + "#")
