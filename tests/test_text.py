@@ -133,7 +133,7 @@ def test_folds_are_idempotent(text: str) -> None:
 
 
 def test_module_examples() -> None:
-    result = doctest.testmod(kb.text)
+    result = doctest.testmod(kb.text.normal)
     assert result.attempted >= 3 and result.failed == 0
 
 

@@ -41,6 +41,9 @@ and ``example_rules(example, rule, anchor)``
 ``tournament(id, position, lang, section, text, source, line, flags, title)``
     Tournament rules paragraphs by ``section``; ``flags`` a JSON array; ``title`` the section's
     name ("Tactical Shortcuts"), empty where the text gives none.
+``asks(id, position, lang, q, rules, source, line)``
+    "Players ask": a question in players' words (``q``) and the canonical rules it cites (a
+    JSON array), with the file and line it was read from.
 ``warnings(position, text)``
     The build's warnings.
 
