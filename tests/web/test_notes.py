@@ -117,7 +117,7 @@ def test_error_json_keeps_english_and_adds_local(client: FlaskClient) -> None:
     ("url", "status", "french"),
     [
         ("/fr/search?q=x&lang=de", 400, f"Langue «{NBSP}de{NBSP}» inconnue{NBSP}: utilisez"),
-        ("/fr/search?q=x&kind=card", 400, f"Type «{NBSP}card{NBSP}» inconnu{NBSP}:"),
+        ("/fr/search?q=x&kind=carte", 400, f"Type «{NBSP}carte{NBSP}» inconnu{NBSP}:"),
         ("/fr/nowhere/at/all", 404, "Aucune page à cette adresse."),
         ("/fr/glossary/zzzz", 404, f"Pas d’entrée «{NBSP}zzzz{NBSP}» dans le glossaire."),
     ],
