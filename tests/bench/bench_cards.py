@@ -18,10 +18,11 @@ import time
 from pathlib import Path
 
 from kb.cards.names import NameIndex
-from kb.cards.rules_used import RuleIndex, rules_used
-from kb.knowledge.model import GlossaryEntry, Rule
+from kb.cards.rules_used import rules_used
 from kb.sources.cards import read_cards
-from kb.sources.cr_text import read_cr_text
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repository, for tests.*
+from tests.cards.conftest import rule_index_of
 
 SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "corpus-raw"
 CARDS = SHARED / "cards" / "AtomicCards-2022-04-25.json.xz"
@@ -32,27 +33,6 @@ def peak_mb() -> float:
     """The peak resident set size of this process so far, in MB (Linux reports KiB)."""
     scale = 1024 if sys.platform != "darwin" else 1
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * scale / 1e6
-
-
-def rule_index(path: Path) -> RuleIndex:
-    """The rules and glossary of an official text as the kb.model objects a build makes."""
-    doc = read_cr_text(path)
-    rules = [Rule("en", "en", r.number, "rule", r.text, r.title) for r in doc.rules]
-    glossary = [
-        GlossaryEntry(
-            "en",
-            "en",
-            g.term.lower(),
-            g.term,
-            g.definition,
-            list(g.aliases),
-            g.obsolete,
-            list(g.see),
-            list(g.rule_refs),
-        )
-        for g in doc.glossary
-    ]
-    return RuleIndex.from_rules(rules, glossary)
 
 
 def main(argv: list[str]) -> int:
@@ -77,7 +57,7 @@ def main(argv: list[str]) -> int:
     )
 
     start, cpu = time.perf_counter(), time.process_time()
-    index = rule_index(rules_path)
+    index = rule_index_of(rules_path)
     links = {card.name: rules_used(card, index) for card in result.cards}
     count = sum(len(v) for v in links.values())
     print(

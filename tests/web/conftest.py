@@ -9,7 +9,10 @@ official editions when ../shared is there); ``full_client`` skips without them.
 from __future__ import annotations
 
 import os
+import threading
+import urllib.request
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -366,3 +369,32 @@ def watched_tab(browser, base_url: str, request: pytest.FixtureRequest, timeout_
         tab.screenshot(path=str(ARTIFACTS / f"{request.node.name}.png"), full_page=True)
     context.close()
     assert not errors, f"JavaScript errors or CSP violations: {errors}"
+
+
+@contextmanager
+def serving(instance: Path, poll: str = "/en/") -> Iterator[str]:
+    """waitress serving ``instance`` on a free loopback port, polled at ``poll`` until it answers
+    200; yields the base URL, then closes the server and the app's search index and play pool."""
+    from waitress import create_server
+
+    app = create_app({"INSTANCE": instance})
+    server = create_server(app, host="127.0.0.1", port=0, threads=4)
+    threading.Thread(target=server.run, daemon=True).start()
+    url = f"http://127.0.0.1:{server.effective_port}"
+    for _ in range(100):
+        try:
+            with urllib.request.urlopen(url + poll, timeout=1) as response:
+                if response.status == 200:
+                    break
+        except OSError:
+            threading.Event().wait(0.05)
+    else:
+        server.close()
+        pytest.fail(f"the live server at {url} never answered {poll}")
+    try:
+        yield url
+    finally:
+        server.close()
+        if "kb.play" in app.extensions:
+            app.extensions["kb.play"].close()
+        app.extensions["kb_search"].close()

@@ -3,42 +3,21 @@
 from __future__ import annotations
 
 import re
-import threading
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from kb.web import create_app
-
-from .conftest import watched_tab
+from .conftest import serving, watched_tab
 
 pytestmark = pytest.mark.browser
 
 
 @pytest.fixture(scope="module")
 def live_server(web_instance: Path) -> Iterator[str]:
-    """waitress serving the built instance on a free loopback port, polled until it answers."""
-    from waitress import create_server
-
-    app = create_app({"INSTANCE": web_instance})
-    server = create_server(app, host="127.0.0.1", port=0, threads=4)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    url = f"http://127.0.0.1:{server.effective_port}"
-    for _ in range(100):
-        try:
-            with urllib.request.urlopen(url + "/en/", timeout=1) as response:
-                if response.status == 200:
-                    break
-        except OSError:
-            threading.Event().wait(0.05)
-    else:
-        pytest.fail(f"the live server at {url} never answered")
-    yield url
-    server.close()
-    app.extensions["kb_search"].close()
+    """waitress serving the built instance on a free loopback port (tests/web/conftest.py)."""
+    with serving(web_instance, "/en/") as url:
+        yield url
 
 
 @pytest.fixture

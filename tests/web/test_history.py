@@ -305,10 +305,10 @@ def test_a_change_of_typography_is_no_edit_on_the_page_as_for_kb_rule(tmp_path: 
     assert len(_folded_history(kb, kb.history("101.1", "en"))) == len(rows)
 
 
-def test_stored_history_changes_where_kb_rule_says_so(web_instance: Path) -> None:
+def test_stored_history_changes_where_kb_rule_says_so(full_instance: Path) -> None:
     """On the real build: every lineage's history rows (its entries that start a row) are the
     lines of ``kb rule``'s history, and no entry the lineage calls unchanged has a word diff."""
-    kb = load(web_instance)
+    kb = load(full_instance)
     compared = 0
     for lineage in kb.concordance:
         for lang, stored in kb_history.entries(kb, lineage).items():

@@ -4,16 +4,12 @@ follow a rule link; the permalink reopens it; an example's "Try it" opens its sc
 from __future__ import annotations
 
 import re
-import threading
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from kb.web import create_app
-
-from .conftest import watched_tab
+from .conftest import serving, watched_tab
 
 pytestmark = pytest.mark.browser
 
@@ -28,28 +24,9 @@ Bob passes
 
 @pytest.fixture(scope="module")
 def play_server(web_instance: Path) -> Iterator[str]:
-    """waitress serving the built instance on a free loopback port."""
-    from waitress import create_server
-
-    app = create_app({"INSTANCE": web_instance})
-    server = create_server(app, host="127.0.0.1", port=0, threads=4)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    url = f"http://127.0.0.1:{server.effective_port}"
-    for _ in range(100):
-        try:
-            with urllib.request.urlopen(url + "/en/play", timeout=1) as response:
-                if response.status == 200:
-                    break
-        except OSError:
-            threading.Event().wait(0.05)
-    else:
-        pytest.fail(f"the live server at {url} never answered")
-    yield url
-    server.close()
-    if "kb.play" in app.extensions:
-        app.extensions["kb.play"].close()
-    app.extensions["kb_search"].close()
+    """waitress serving the built instance on a free loopback port (tests/web/conftest.py)."""
+    with serving(web_instance, "/en/play") as url:
+        yield url
 
 
 @pytest.fixture

@@ -5,17 +5,14 @@ official Japanese translation (ja-2026-01-16, excerpts), every Japanese 117.x ne
 from __future__ import annotations
 
 import re
-import threading
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from kb.web import create_app
 from tests.conftest import SHARED_RAW
 
-from .conftest import watched_tab
+from .conftest import serving, watched_tab
 
 pytestmark = pytest.mark.browser
 
@@ -38,22 +35,9 @@ def ja_instance(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def live_server(ja_instance: Path) -> Iterator[str]:
-    """waitress serving that instance on a free loopback port."""
-    from waitress import create_server
-
-    app = create_app({"INSTANCE": ja_instance})
-    server = create_server(app, host="127.0.0.1", port=0, threads=4)
-    threading.Thread(target=server.run, daemon=True).start()
-    url = f"http://127.0.0.1:{server.effective_port}"
-    for _ in range(100):
-        try:
-            with urllib.request.urlopen(url + "/en/", timeout=1):
-                break
-        except OSError:
-            threading.Event().wait(0.05)
-    yield url
-    server.close()
-    app.extensions["kb_search"].close()
+    """waitress serving the built instance on a free loopback port (tests/web/conftest.py)."""
+    with serving(ja_instance, "/en/") as url:
+        yield url
 
 
 @pytest.fixture
