@@ -29,6 +29,7 @@ def attach_asks(kb: KnowledgeBase, root: Path = ASKS_DIR) -> list[Problem]:
     records, problems = read_asks(root)
     table = kb.rules.get(ASKS_EDITION)
     asks: list[Ask] = []
+    shown: dict[str, str] = {}  # display_path resolves the path: once per file, not per question
     for rec in records:
         rules = rec.rules
         if table is not None:
@@ -43,7 +44,7 @@ def attach_asks(kb: KnowledgeBase, root: Path = ASKS_DIR) -> list[Problem]:
                     rules.append(rule.canonical or number)
             if not rules:
                 continue
-        source = display_path(rec.source)
+        source = shown.get(rec.source) or shown.setdefault(rec.source, display_path(rec.source))
         asks.append(Ask(rec.key, rec.lang, rec.q, list(dict.fromkeys(rules)), source, rec.line))
     kb.asks = asks
     return problems
