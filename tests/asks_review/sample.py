@@ -48,7 +48,9 @@ def old_questions(commit, asks_dir="corpus/asks"):
     """Return the (lang, q) pairs of every ask in ASKS_DIR as it stood at git COMMIT."""
     names = subprocess.run(
         ["git", "ls-tree", "-r", "--name-only", commit, asks_dir],
-        capture_output=True, text=True, check=True,
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout.split()
     seen = set()
     for name in names:
