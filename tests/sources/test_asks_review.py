@@ -81,3 +81,7 @@ def test_near_duplicates_name_a_question_still_in_the_corpus() -> None:
     assert len(flagged) == data["summary"]["overall"]["near_duplicates"]
     for entry in flagged:
         assert (entry["lang"], entry["duplicate_of"]) in corpus, entry["duplicate_of"]
+    kept = [f for f in data["corpus_fix"] if "duplicate_of" in f]
+    assert kept, "the corpus-wide near-duplicate scan is recorded"
+    for fix in kept:
+        assert (fix["lang"], fix["duplicate_of"]) in corpus, fix["duplicate_of"]
