@@ -4,6 +4,10 @@
 Each language is sampled separately: the questions of a language are listed in file order
 (files sorted by name, asks in order within a file), then random.Random(SEED).sample picks
 ceil(10%) of their positions.  Usage: sample.py [ASKS_DIR] [--rules CR.txt]  (prints JSON lines)
+
+Second sample (review-2026-12-08): only the questions added since commit 28a0857 (a question is new
+when its (lang, q) pair is absent from every file at that commit), seed 2027, round(10%) of each
+language.  Usage: sample.py --new-since 28a0857 --seed 2027 [ASKS_DIR]
 """
 
 import json
@@ -11,6 +15,7 @@ import math
 import pathlib
 import random
 import re
+import subprocess
 import sys
 import tomllib
 
@@ -39,6 +44,37 @@ def draw(asks_dir, seed=SEED):
     return sample
 
 
+def old_questions(commit, asks_dir="corpus/asks"):
+    """Return the (lang, q) pairs of every ask in ASKS_DIR as it stood at git COMMIT."""
+    names = subprocess.run(
+        ["git", "ls-tree", "-r", "--name-only", commit, asks_dir],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    seen = set()
+    for name in names:
+        if name.endswith(".toml"):
+            text = subprocess.run(
+                ["git", "show", f"{commit}:{name}"], capture_output=True, text=True, check=True
+            ).stdout
+            seen.update((a["lang"], a["q"]) for a in tomllib.loads(text).get("ask", []))
+    return seen
+
+
+def draw_new(asks_dir, since, seed):
+    """Draw round(10%) of each language among the asks whose question is new since SINCE."""
+    asks = load(asks_dir)
+    old = old_questions(since, asks_dir)
+    sample = []
+    for lang in LANGS:
+        items = [a for a in asks[lang] if (a["lang"], a["q"]) not in old]
+        k = round(len(items) / 10)
+        picks = sorted(random.Random(seed).sample(range(len(items)), k))
+        sample += [items[j] for j in picks]
+    return sample
+
+
 def rules_text(path):
     rules = {}
     for line in pathlib.Path(path).read_text(encoding="utf-8-sig").splitlines():
@@ -49,6 +85,17 @@ def rules_text(path):
 
 
 if __name__ == "__main__":
-    args = [a for a in sys.argv[1:] if not a.startswith("--")]
-    for a in draw(args[0] if args else "corpus/asks"):
+    argv = sys.argv[1:]
+    opts = {}
+    for name in ("--new-since", "--seed", "--rules"):
+        if name in argv:
+            i = argv.index(name)
+            opts[name] = argv[i + 1]
+            del argv[i : i + 2]
+    asks_dir = argv[0] if argv else "corpus/asks"
+    if "--new-since" in opts:
+        drawn = draw_new(asks_dir, opts["--new-since"], int(opts.get("--seed", 2027)))
+    else:
+        drawn = draw(asks_dir, int(opts.get("--seed", SEED)))
+    for a in drawn:
         print(json.dumps(a, ensure_ascii=False))
