@@ -155,13 +155,17 @@ class Effects(GameState):
                 text="token",
             )
             for _ in range(effect.amount):
-                obj = self._enter(card, p, token=True)
-                self._emit(
-                    "token",
-                    f"{self.players[p].name} creates a {effect.power}/{effect.toughness} "
-                    f"{obj.label} (a token)",
-                    cite("111.1", "111.2", "701.7a"),
+                self._enter(
+                    card,
                     p,
+                    token=True,
+                    said=lambda obj: self._emit(
+                        "token",
+                        f"{self.players[p].name} creates a {effect.power}/{effect.toughness} "
+                        f"{obj.label} (a token)",
+                        cite("111.1", "111.2", "701.7a"),
+                        p,
+                    ),
                 )
         elif kind == "exile":
             assert target is not None
@@ -201,17 +205,19 @@ class Effects(GameState):
         if host is None:
             self._to_graveyard(item.card)
             return None
-        obj = self._enter(item.card.card, p)
-        obj.attached_to = host.id
-        self.attachments = True
-        self._emit(
-            "enter",
-            f"{obj.label} enters the battlefield attached to {host.label} "
-            f"({self.power(host)}/{self.toughness(host)})",
-            cite("608.3c", "303.4b"),
-            p,
-        )
-        return obj
+
+        def said(obj: GameObject) -> None:
+            obj.attached_to = host.id  # it enters attached (303.4b), before anything looks
+            self.attachments = True
+            self._emit(
+                "enter",
+                f"{obj.label} enters the battlefield attached to {host.label} "
+                f"({self.power(host)}/{self.toughness(host)})",
+                cite("608.3c", "303.4b"),
+                p,
+            )
+
+        return self._enter(item.card.card, p, said=said)
 
     def _suspend_tick(self, p: int, card_id: int) -> None:
         """702.62a: remove a time counter; when the last is removed, cast the card without

@@ -79,25 +79,10 @@ from kb.engine.steps import Step, parse_step
 
 __all__ = ["Statement", "SyntaxProblem", "is_setup", "parse_block", "split_list"]
 
-EXPECT_KEYS = (
-    "priority",
-    "step",
-    "stack",
-    "resolved",
-    "life",
-    "hand",
-    "battlefield",
-    "graveyard",
-    "library",
-    "pool",
-    "lost",
-    "game",
-    "rejected",
-    "log",
-    "tapped",
-    "untapped",
-    "exile",
-    "poison",
+#: Expectations about one player (``? <what> <player>: <value>``).
+PLAYER_KEYS = ("life", "hand", "battlefield", "graveyard", "library", "pool", "exile", "poison")
+#: Expectations about one permanent (``? <what> <permanent>: <value>``).
+PERMANENT_KEYS = (
     "pt",
     "counters",
     "loyalty",
@@ -107,6 +92,21 @@ EXPECT_KEYS = (
     "controller",
     "color",
     "abilities",
+)
+#: Every expectation: about the game, a player or a permanent.
+EXPECT_KEYS = (
+    "priority",
+    "step",
+    "stack",
+    "resolved",
+    "lost",
+    "game",
+    "rejected",
+    "log",
+    "tapped",
+    "untapped",
+    *PLAYER_KEYS,
+    *PERMANENT_KEYS,
 )
 
 
@@ -319,16 +319,7 @@ class _Parser(ActionParser):
         what = words[0].lower()
         subject = words[1].strip() if len(words) > 1 else None
         value = value.strip()
-        needs_player = what in (
-            "life",
-            "hand",
-            "battlefield",
-            "graveyard",
-            "library",
-            "pool",
-            "exile",
-            "poison",
-        )
+        needs_player = what in PLAYER_KEYS
         if what in PERMANENT_KEYS and not subject:
             self.fail(lineno, f"'? {what} <permanent>: …' names a permanent")
             return
@@ -399,15 +390,3 @@ def is_setup(statement: Statement) -> bool:
 
 
 STEP_BY_NAME = {s.value: s for s in Step}
-#: Expectations about one permanent (``? <what> <permanent>: <value>``).
-PERMANENT_KEYS = (
-    "pt",
-    "counters",
-    "loyalty",
-    "attached",
-    "layers",
-    "types",
-    "controller",
-    "color",
-    "abilities",
-)
