@@ -24,9 +24,11 @@ from kb.engine.effect_text import (
 from kb.engine.layer_text import (
     BASIC_LAND_TYPES,
     CREATURE_TYPES,
+    CopySpec,
     LayerTextError,
     ReplacementSpec,
     StaticAbility,
+    parse_copy,
     parse_static,
 )
 from kb.engine.limits import bounded
@@ -144,6 +146,7 @@ class CardDef:
     statics: tuple[StaticAbility, ...] = ()  # layered continuous effects (613, layer_text)
     replacements: tuple[ReplacementSpec, ...] = ()  # replacement and prevention effects (614)
     colors: tuple[str, ...] | None = None  # set by an effect (layer 5); else from the cost (202.2)
+    copy_as: CopySpec | None = None  # "you may have this creature enter as a copy of …" (707.5)
 
     #: computed once: what state-based actions ask of every permanent at every check
     kind_flags: tuple[bool, bool, bool, bool] = field(init=False, default=(False,) * 4)
@@ -477,6 +480,8 @@ def parse_card(name: str, text: str) -> CardDef:
                 fields["ignore_cost"] = parse_cost(m.group(1))
             elif m := re.match(r"^door (.+?) ((?:\{[^}]*\})+)$", part.strip(), re.I):
                 fields["door"] = (m.group(1).strip(), parse_cost(m.group(2)))
+            elif (copy := _copy(low.removeprefix("static "))) is not None:
+                fields["copy_as"] = copy
             elif low.startswith("static ") and (found := _static(part[7:])) is not None:
                 key = "statics" if isinstance(found, StaticAbility) else "replacements"
                 fields[key] = (*fields.get(key, ()), found)
@@ -525,6 +530,19 @@ def parse_card(name: str, text: str) -> CardDef:
         text=text,
         **fields,
     )
+
+
+def _copy(text: str) -> CopySpec | None:
+    """707.5: "you may have this creature enter as a copy of any creature on the battlefield"
+    (with or without ``static``), its exceptions' keywords checked here."""
+    try:
+        found = parse_copy(text)
+    except LayerTextError as err:
+        raise CardError(str(err)) from None
+    unknown = sorted(k for k in found.keywords if k not in KEYWORDS) if found else []
+    if unknown:
+        raise CardError(f"unknown keyword {unknown[0]!r} in the copy exception")
+    return found
 
 
 def _static(text: str) -> StaticAbility | ReplacementSpec | None:

@@ -102,6 +102,8 @@ class Casting(GameState):
         obj = self._object(ident)
         if obj is None:
             return False
+        if kind == "permanent":
+            return self._untargetable(obj, controller) is None
         if not self.is_creature(obj):
             # "any target" is a creature, player, planeswalker or battle (115.4)
             return (

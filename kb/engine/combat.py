@@ -240,6 +240,17 @@ class Combat(GameState):
                 "702.9b",
                 "509.1b",
             )
+        for walk in _landwalks(obj):
+            land = walk.removesuffix("walk")
+            if self.has(obj, walk) and any(
+                land in o.card.subtypes for o in self.battlefield.of(p) if o.card.is_a("land")
+            ):
+                raise IllegalAction(
+                    f"{obj.label} has {walk}: it can't be blocked as long as "
+                    f"{self.players[p].name} controls a {land.capitalize()}",
+                    "702.14c",
+                    "509.1b",
+                )
         return obj
 
     def _apply_block(self, p: int, chosen: list[tuple[GameObject, GameObject]]) -> None:
@@ -359,3 +370,12 @@ class Combat(GameState):
             out.append((obj, attacked, left))
             rules.append("702.19b")
         return out
+
+
+def _landwalks(obj: GameObject) -> list[str]:
+    """The landwalk keywords a permanent may have (702.14): from its card (as the layers made
+    it, text changes included) or gained until some point."""
+    kws = [k for k in obj.card.keywords if k.endswith("walk")]
+    for m in obj.modifiers:
+        kws += [k for k in m.keywords if k.endswith("walk")]
+    return kws

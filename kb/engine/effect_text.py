@@ -35,6 +35,12 @@ KEYWORDS = (
     "indestructible",  # 702.12b: not destroyed (by lethal or deathtouch damage or "destroy")
     "shroud",  # 702.18a: not the target of any spell or ability
     "can block an additional creature each combat",  # 509.1a; its damage divided (510.1d)
+    # 702.14: landwalk, unblockable while the defending player controls a land of that type
+    "plainswalk",
+    "islandwalk",
+    "swampwalk",
+    "mountainwalk",
+    "forestwalk",
 )
 
 

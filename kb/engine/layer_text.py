@@ -45,8 +45,11 @@ COLORS = ("white", "blue", "black", "red", "green")
 #: Plurals that are not a type name plus "s".
 _PLURALS = {"elves": "elf", "wolves": "wolf", "plains": "plains"}
 
-#: The layers and sublayers of 613.1 and 613.4, in order (layers 1 and 3 are not modelled).
-LAYERS = ("2", "4", "5", "6", "7a", "7b", "7c", "7d")
+#: The layers and sublayers of 613.1 and 613.4, in order: copy (1), control (2), text (3), type
+#: (4), color (5), abilities (6), power and toughness (7a-7d).
+LAYERS = ("1", "2", "3", "4", "5", "6", "7a", "7b", "7c", "7d")
+#: The words a text-changing effect may replace (612.2): a color word or a basic land type word.
+TEXT_WORDS = {"color": COLORS, "basic land type": tuple(BASIC_LAND_TYPES)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +62,7 @@ class Selector:
     yours: bool = False
     opponents: bool = False
     non: str = ""  # "aura" (non-Aura) | "basic" (nonbasic)
+    color: str = ""  # "white creatures": only objects of that color (105.1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,13 +70,21 @@ class LayerPart:
     """One part of a continuous effect, applied in its own layer (613.6)."""
 
     layer: str  # one of LAYERS
-    op: str  # control | add type | creature type | land type | add land type | color | lose all
+    op: str  # copy | control | text | add type | creature type | land type | add land type | color | lose all
     # | keywords | set pt | set pt mana value | count pt | modify pt | switch
     value: Any = None
 
     def says(self) -> str:
         """What the part does, for the trace (in players' words)."""
         v = self.value
+        if self.op == "copy":
+            return f"makes it a copy of {v.of}: {v.says()}"
+        if self.op == "text":
+            kind, old, new = v
+            return (
+                f"changes the text of its rules and type line, every {kind} word {old!r} "
+                f"becoming {new!r} (612.2)"
+            )
         if self.op == "control":
             return "changes its controller"
         if self.op == "add type":
@@ -124,6 +136,52 @@ class LayerSpec:
 
 
 @dataclass(frozen=True, slots=True)
+class CopySpec:
+    """ "You may have this creature enter as a copy of any creature on the battlefield[, except
+    …]" (707.5, 614.1c): what it may copy and the exceptions of 707.9 (a set power and
+    toughness, keywords it gains, a card type it has in addition to its other types, not
+    legendary)."""
+
+    text: str
+    kind: str  # creature | artifact | enchantment | land | artifact or creature | permanent
+    pt: tuple[int, int] | None = None  # "except it's 7/7" (707.9b)
+    keywords: frozenset[str] = frozenset()  # "except it has flying" (707.9a)
+    add_type: str = ""  # "except it's an artifact in addition to its other types"
+    not_legendary: bool = False  # "except it isn't legendary"
+
+    def exceptions(self) -> str:
+        """The exceptions in players' words (empty without any)."""
+        out = []
+        if self.pt is not None:
+            out.append(f"it's {self.pt[0]}/{self.pt[1]}")
+        if self.keywords:
+            out.append("it has " + " and ".join(sorted(self.keywords)))
+        if self.add_type:
+            out.append(f"it's {_a(self.add_type)} {self.add_type} in addition to its other types")
+        if self.not_legendary:
+            out.append("it isn't legendary")
+        return ", ".join(out)
+
+
+@dataclass(frozen=True, slots=True)
+class CopyValue:
+    """The value of a copy effect in layer 1: the copiable values it gives (707.2), taken once
+    as the copy effect began (707.2b), with its exceptions already part of them (707.9b)."""
+
+    of: str  # the copied object's name, for the trace
+    card: Any  # the copiable values, as a CardDef
+    exceptions: str = ""
+
+    def says(self) -> str:
+        """What is copied, for the trace."""
+        what = (
+            "its name, mana cost, color, types, rules text and power and toughness as printed "
+            "or as copied (707.2); not its counters, status, or other effects on it"
+        )
+        return what + (f"; except {self.exceptions} (707.9)" if self.exceptions else "")
+
+
+@dataclass(frozen=True, slots=True)
 class ReplacementSpec:
     """A replacement or prevention effect (614, 615): the event it watches and what happens
     instead. From a static ability, or created by a resolving spell or ability."""
@@ -168,13 +226,16 @@ def _selector(words: str) -> Selector:
     non = ""
     if m := re.match(r"^non-?(aura|basic) (.+)$", text):
         non, text = m.group(1), m.group(2)
+    color = ""
+    if m := re.match(rf"^({'|'.join(COLORS)}) (.+)$", text):
+        color, text = m.group(1), m.group(2)
     kind = _singular(text)
     if kind not in ("creature", "enchantment", "land", "permanent", *CREATURE_TYPES):
         raise LayerTextError(
             f"unknown kind of permanent {text!r} (creatures, enchantments, lands, permanents, "
             f"or a creature type: {', '.join(CREATURE_TYPES)})"
         )
-    return Selector(kind, other, yours, opponents, non)
+    return Selector(kind, other, yours, opponents, non, color)
 
 
 def _pt(text: str, what: str) -> int:
@@ -301,6 +362,8 @@ def parse_whole_effect(text: str) -> tuple[str, Any, str | None] | None:
     prevention effect, read as a whole before it is split at "and": (kind, spec, target word),
     or None."""
     low = " ".join(text.lower().replace("’", "'").split()).rstrip(".")
+    if low.startswith("change the text of "):
+        return _text_change(low)
     if m := re.match(
         r"^target creature loses all abilities and becomes an? (\w+) (\w+) with base power and "
         r"toughness (\d+)/(\d+)( until end of turn)?$",
@@ -376,3 +439,113 @@ def parse_whole_replacement(text: str, low: str) -> tuple[str, Any, str | None] 
         )
         return "shield", spec, None
     return None
+
+
+_TEXT_CHANGE = re.compile(
+    r"^change the text of (target [a-z ]+?) by replacing all instances of (?:one (color|basic "
+    r"land type) word with another|([a-z]+) with ([a-z]+))( until end of turn)?"
+    r"(?:\.? ?\(this effect lasts indefinitely\.?\))?$"
+)
+
+
+def _text_change(low: str) -> tuple[str, Any, str | None]:
+    """612, 613.1c: "change the text of target permanent by replacing all instances of one color
+    word with another" (Sleight of Mind), "… one basic land type word with another" (Magical
+    Hack), or "… of swamp with island" (the words fixed in the text). The words of the first
+    forms are chosen as it resolves: ``Alice announces for Magical Hack: change swamp to
+    island``."""
+    m = _TEXT_CHANGE.match(low)
+    if not m:
+        raise LayerTextError(
+            f"cannot read the text-changing effect {low!r} (known: 'change the text of target "
+            "permanent by replacing all instances of one color word with another', '… of one "
+            "basic land type word with another', '… of <word> with <word>', optionally 'until "
+            "end of turn')"
+        )
+    if m.group(1) != "target permanent":
+        raise LayerTextError(
+            f"a text-changing effect here changes the text of 'target permanent', not "
+            f"{m.group(1)!r} (the text of a spell on the stack is not modelled)"
+        )
+    if m.group(2):
+        value: tuple[str, str | None, str | None] = (m.group(2), None, None)
+    else:
+        old, new = _text_word(m.group(3)), _text_word(m.group(4))
+        kinds = {k for k, words in TEXT_WORDS.items() for w in (old, new) if w in words}
+        if len(kinds) != 1 or old == new:
+            raise LayerTextError(
+                f"'{m.group(3)} with {m.group(4)}': a text-changing effect replaces one color word "
+                f"with another ({', '.join(COLORS)}) or one basic land type word with another "
+                f"({', '.join(BASIC_LAND_TYPES)}) (612.2)"
+            )
+        value = (kinds.pop(), old, new)
+    spec = LayerSpec((LayerPart("3", "text", value),), "end of turn" if m.group(5) else "")
+    return "continuous", spec, "permanent"
+
+
+def _text_word(word: str) -> str:
+    """A color or basic land type word as the engine names it (``swamps`` -> ``swamp``)."""
+    word = word.lower()
+    return word if word in (*COLORS, *BASIC_LAND_TYPES) else _singular(word)
+
+
+def check_text_words(kind: str, old: str, new: str) -> tuple[str, str]:
+    """The two words of an announced text change, checked against their kind (612.2)."""
+    old, new = _text_word(old), _text_word(new)
+    words = TEXT_WORDS[kind]
+    for word in (old, new):
+        if word not in words:
+            raise LayerTextError(f"{word!r} is not a {kind} word (known: {', '.join(words)})")
+    if old == new:
+        raise LayerTextError(f"'{old} to {new}': the new word must differ from the old one")
+    return old, new
+
+
+_COPY = re.compile(
+    r"^you may have this (?:creature|artifact|enchantment|land|permanent) enter(?: the "
+    r"battlefield)? as a copy of any ([a-z ]+?) on the battlefield(?:, except (.+))?$"
+)
+_COPY_KINDS = ("creature", "artifact", "enchantment", "land", "artifact or creature", "permanent")
+
+
+def parse_copy(text: str) -> CopySpec | None:
+    """707.5, 614.1c: "you may have this creature enter as a copy of any creature on the
+    battlefield" (Clone), with the exceptions of 707.9: ", except it's 7/7", ", except it has
+    flying", ", except it's an artifact in addition to its other types", ", except it isn't
+    legendary" (several joined by "and"). None for another text; an unknown kind or exception
+    is an error naming it."""
+    low = " ".join(text.lower().replace("’", "'").split()).rstrip(".")
+    m = _COPY.match(low)
+    if not m:
+        if " as a copy of " in low or " a copy of " in low:
+            raise LayerTextError(
+                f"cannot read the copy effect {low!r} (known: 'you may have this creature enter "
+                "as a copy of any creature on the battlefield', optionally ', except …'; a "
+                "spell or ability that makes an object a copy is not modelled)"
+            )
+        return None
+    kind = m.group(1)
+    if kind not in _COPY_KINDS:
+        raise LayerTextError(f"unknown kind {kind!r} to copy (known: {', '.join(_COPY_KINDS)})")
+    fields: dict[str, Any] = {}
+    for part in re.split(r",? and (?=it)", m.group(2) or ""):
+        if not part:
+            continue
+        if e := re.fullmatch(r"it's (?:an? )?(\d+)/(\d+)", part):
+            fields["pt"] = (_pt(e.group(1), "power"), _pt(e.group(2), "toughness"))
+        elif e := re.fullmatch(r"it has ([a-z ,]+)", part):
+            kws = frozenset(k.strip() for k in re.split(r",? and |, ", e.group(1)) if k.strip())
+            fields["keywords"] = fields.get("keywords", frozenset()) | kws
+        elif e := re.fullmatch(
+            r"it's an? (artifact|creature|enchantment|land) in addition to its other types", part
+        ):
+            fields["add_type"] = e.group(1)
+        elif part in ("it isn't legendary", "it's not legendary"):
+            fields["not_legendary"] = True
+        else:
+            raise LayerTextError(
+                f"unknown copy exception {part!r} (known: it's N/N, it has <keywords>, it's an "
+                "<artifact|creature|enchantment|land> in addition to its other types, it isn't "
+                "legendary; 707.9)"
+            )
+    return CopySpec(text, kind, **fields)

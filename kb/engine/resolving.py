@@ -103,6 +103,7 @@ class Resolving(GameState):
                     item.card.card,
                     p,
                     token=item.copy,
+                    item=item,
                     said=lambda obj: self._emit(
                         "enter",
                         f"{obj.label} enters the battlefield under {self.players[p].name}'s "
@@ -141,6 +142,7 @@ class Resolving(GameState):
         face_down: bool = False,
         token: bool = False,
         said: Callable[[GameObject], None] | None = None,
+        item: StackObject | None = None,
     ) -> GameObject:
         """Put a new permanent onto the battlefield: replacement effects on how it enters
         (614.1c-d), then ``said`` traces its arrival, then the layers are recomputed and the
@@ -150,6 +152,8 @@ class Resolving(GameState):
         obj.sick = True
         obj.face_down = face_down
         obj.token = token
+        if cdef.copy_as is not None and not face_down:  # 707.5: it enters as a copy
+            cdef = self._copy_as_enters(obj, cdef, controller, item)  # type: ignore[attr-defined]
         self.tokens = self.tokens or token
         self.anthems = self.anthems or cdef.anthem is not None
         self.restrictions = self.restrictions or cdef.no_attacks

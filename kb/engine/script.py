@@ -92,6 +92,7 @@ PERMANENT_KEYS = (
     "controller",
     "color",
     "abilities",
+    "name",
 )
 #: Every expectation: about the game, a player or a permanent.
 EXPECT_KEYS = (

@@ -213,13 +213,16 @@ class ActionParser:
                 return None
             return act("block", blocks=(pair,))
         m = re.match(
-            r"^announces for (.+?)\s*:\s*(bottom|top|graveyard|discard|sacrifice|new targets)\b(.*)$",
+            r"^announces for (.+?)\s*:\s*(bottom|top|graveyard|discard|sacrifice|new targets|copy|"
+            r"change)\b(.*)$",
             rest,
             re.I,
         )
         if m:
-            names = tuple(split_list(m.group(3)))
-            return act("announce", card=m.group(1).strip(), phrase=m.group(2).lower(), names=names)
+            word = m.group(2).lower()
+            # "change swamp to island" is one choice, "copy Grizzly Bears" one name
+            names = (m.group(3).strip(),) if word == "change" else tuple(split_list(m.group(3)))
+            return act("announce", card=m.group(1).strip(), phrase=word, names=names)
         m = re.match(r"^adds a group\s*:\s*(.+)$", rest, re.I)
         if m:
             return self.group_line(lineno, who, text, m.group(1))

@@ -362,6 +362,24 @@ class GameState:
             for obj in self.battlefield
             if obj.name.lower() == low and controller in (None, obj.controller)
         ]
+        if self.layered:  # a copy is also found by its own card's name (Clone): first
+            mine = [
+                obj
+                for obj in self.battlefield
+                if obj.copied is not None
+                and obj.printed is not None
+                and obj.printed.name.lower() == low
+                and controller in (None, obj.controller)
+            ]
+            found = list(
+                dict.fromkeys(
+                    [
+                        *mine,
+                        *(o for o in found if o.copied is None),
+                        *(o for o in found if o.copied),
+                    ]
+                )
+            )
         if found:
             return found
         whose = f"{self.players[controller].name}'s " if controller is not None else ""
