@@ -189,6 +189,7 @@ class Effects(GameState):
                 if gear is None:
                     return
                 gear.attached_to = host.id
+                gear.stamp = self._new_id()  # 613.7e: a new timestamp as it becomes attached
                 self.attachments = True
                 self._emit(
                     "attach",

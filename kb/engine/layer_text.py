@@ -93,7 +93,8 @@ class LayerPart:
             return f"makes its creature type {v.capitalize()}"
         if self.op == "land type":
             return (
-                f"makes it a {v.capitalize()} (it loses its other land types and abilities, 305.7)"
+                f"makes it {_a(v)} {v.capitalize()} (it loses its other land types and abilities, "
+                "305.7)"
             )
         if self.op == "add land type":
             return f"gives it the land type {v.capitalize()} and its mana ability"
@@ -249,6 +250,14 @@ def parse_static(text: str) -> StaticAbility | ReplacementSpec | None:
     """A static ability's continuous or replacement effect from its text (after ``static``),
     or None when the text is none of those this module reads."""
     low = " ".join(text.lower().replace("’", "'").split()).rstrip(".")
+    if m := re.match(
+        r"^((?:all |other |each other )?[a-z -]+?) get ([+-]\d+)/([+-]\d+) and have ([a-z ,]+)$",
+        low,
+    ):
+        kws = frozenset(k.strip() for k in re.split(r",? and |, ", m.group(4)) if k.strip())
+        part = LayerPart("7c", "modify pt", (_pt(m.group(2), "power"), _pt(m.group(3), "tough")))
+        parts = (LayerPart("6", "keywords", kws), part)
+        return StaticAbility(text, _selector(m.group(1)), parts)
     if m := re.match(r"^((?:all |other |each other )?[a-z -]+?) get ([+-]\d+)/([+-]\d+)$", low):
         part = LayerPart("7c", "modify pt", (_pt(m.group(2), "power"), _pt(m.group(3), "tough")))
         return StaticAbility(text, _selector(m.group(1)), (part,))

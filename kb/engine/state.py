@@ -227,7 +227,9 @@ class GameState:
         return any(
             keyword in aura.card.attached_bonus[2]
             for aura in self.battlefield
-            if aura.attached_to == obj.id and aura.card.attached_bonus and aura.id > lost
+            if aura.attached_to == obj.id
+            and aura.card.attached_bonus
+            and (aura.stamp or aura.id) > lost  # its timestamp: new when attached (613.7e)
         )
 
     def is_creature(self, obj: GameObject) -> bool:
@@ -486,6 +488,7 @@ class GameState:
                 ],
                 dict(o.counters),
                 o.attached_to,
+                o.stamp,
                 o.token,
                 o.loyalty_turn,
                 o.exiled_turn,
