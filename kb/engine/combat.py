@@ -328,6 +328,8 @@ class Combat(GameState):
             self._emit("turn-based action", f"no {label} is dealt", rules)
             return
         self._emit("turn-based action", f"{label} is assigned and dealt simultaneously", rules)
+        if self.shields:  # 615.7: which damage a shield prevents
+            assignments = self._order_for_shields(assignments)  # type: ignore[attr-defined]
         for obj, recipient, amount in assignments:
             keywords = frozenset(
                 k for k in ("deathtouch", "lifelink", "infect") if self.has(obj, k)

@@ -429,4 +429,5 @@ ACTIONS: dict[str, tuple[Any, Any]] = {
     "group": (Game._check_group, Game._apply_group),
     "interrupt_group": (Game._check_interrupt_group, Game._apply_interrupt_group),
     "replace_first": (Game._check_replace_first, Game._apply_replace_first),
+    "shield_first": (Game._check_shield_first, Game._apply_shield_first),
 }

@@ -47,7 +47,8 @@ Actions (``<player> <action>``)
     orders triggers A, B (two or more sources of the player's triggered abilities, before those
     abilities go on the stack; it lapses after the next turn) · targets A with <source> (players
     in the game, permanents or spells; a source of the player's triggered abilities) ·
-    keeps the old|new X (a legendary card's name) · applies X first (616.1) · holds priority ·
+    keeps the old|new X (a legendary card's name) · applies X first (616.1) · prevents X's damage
+    first (615.7: see below) · holds priority ·
     concedes · says "go" · interrupts the shortcut at <step> · ``advance to <player> <step>``.
 
 Expectations (``? <what>: <value>``)
@@ -68,6 +69,12 @@ Replacement and prevention effects (614-616)
     would modify one event that affects Alice or what she controls, she applies that one first
     (616.1; announced before the event, used once, lapsing at the end of the turn). Without it
     the earliest effect applies first; a self-replacement effect always comes first (616.1a).
+    ``Bob prevents Vampire Nighthawk's damage first``: when a shield that prevents the next N
+    damage to Bob (or to a permanent he controls) would be met by damage from several sources
+    at once (combat damage), it prevents that source's damage first (615.7; announced before,
+    used once, lapsing at the end of the turn; refused when no such shield protects him).
+    Without it, the damage of the source listed first on the battlefield is prevented first,
+    and the trace says so.
 
 Copies (707) and text changes (612)
     ``Alice announces for Clone: copy Grizzly Bears`` (before her Clone spell resolves): it

@@ -229,6 +229,9 @@ class ActionParser:
         m = re.match(r"^interrupts the group at (?:object )?(\d+)$", rest, re.I)
         if m:
             return act("interrupt_group", ability=bounded(m.group(1), "object"))
+        m = re.match(r"^prevents (.+?)(?:'s|’s) damage first$", rest, re.I)
+        if m:
+            return act("shield_first", card=m.group(1).strip())
         m = re.match(r"^applies (.+?)(?:'s effect)? first$", rest, re.I)
         if m:
             return act("replace_first", card=m.group(1).strip())
@@ -268,7 +271,8 @@ class ActionParser:
             "choices for …, adds a group: …; …, interrupts the group at N, pays {…} to stop …, "
             "ignores … until end of turn, rolls the planar die, "
             "turns the conspiracy … face up, unlocks …, discards, orders "
-            "triggers, targets … with, keeps the old/new …, applies … first, concedes, holds "
+            "triggers, targets … with, keeps the old/new …, applies … first, prevents …'s damage "
+            "first, concedes, holds "
             "priority, "
             'says "go", interrupts the shortcut at …)',
         )

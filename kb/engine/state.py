@@ -99,6 +99,7 @@ class GameState:
         self.layer_views: dict[Any, Any] = {}  # characteristics made into card definitions
         self.shields: list[Any] = []  # replacement and prevention effects of resolutions
         self.replace_first: dict[int, str] = {}  # 616.1: the source a player applies first
+        self.shield_first: dict[int, str] = {}  # 615.7: the source whose damage a shield takes
         self.replacing: set[int] = set()  # effects applying now: not again to their own (614.5)
         self.listed_actions: dict[Any, Action] = {}  # listed actions made once (they are values)
         self._next_id = 1
@@ -561,6 +562,7 @@ class GameState:
                 [(e.stamp, e.affected, e.until) for e in self.continuous],
                 [(s.name, s.stamp, s.used, s.remaining) for s in self.shields],
                 dict(self.replace_first),
+                dict(self.shield_first),
                 dict(self.base_controllers),
             ),
             "next_id": self._next_id,

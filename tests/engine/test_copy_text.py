@@ -168,3 +168,38 @@ def test_a_name_finds_a_copy_by_its_own_card_too() -> None:
     assert game.find_permanent("Grizzly Bears").copied is None  # the original first
     with pytest.raises(IllegalAction):
         game.find_permanent("Quicksilver Gargantuan")
+
+
+def _shielded_attack(choice: str | None) -> Game:
+    game = Game(["Alice", "Bob"], default_pool())
+    game.put("Alice", "battlefield", ["Hill Giant", "Vampire Nighthawk"])
+    game.put("Bob", "battlefield", ["Plains"])
+    game.put("Bob", "hand", ["Healing Salve"])
+    for name in ("Alice", "Bob"):
+        game.set_library_count(name, 10)
+    game.start("Alice", Step.DECLARE_ATTACKERS, 2)
+    game.perform(Action("attack", "Alice", attackers=(("Hill Giant", None),
+                                                       ("Vampire Nighthawk", None))))  # fmt: skip
+    game.perform(Action("pass", "Alice"))
+    game.perform(Action("cast", "Bob", card="Healing Salve", targets=("Bob",)))
+    game.perform(Action("pass", "Bob"))
+    game.perform(Action("pass", "Alice"))
+    if choice:
+        game.perform(Action("shield_first", "Bob", card=choice))
+    for act in (Action("pass", "Alice"), Action("pass", "Bob"), Action("block", "Bob"),
+                Action("pass", "Alice"), Action("pass", "Bob")):  # fmt: skip
+        game.perform(act)
+    return game
+
+
+def test_the_shielded_player_chooses_which_simultaneous_damage_is_prevented() -> None:
+    """615.7: Bob's choice decides whether lifelink damage is dealt."""
+    chosen, default = _shielded_attack("Vampire Nighthawk"), _shielded_attack(None)
+    assert (chosen.player("Bob").life, chosen.player("Alice").life) == (18, 20)
+    assert (default.player("Bob").life, default.player("Alice").life) == (18, 22)
+
+
+def test_choosing_for_a_shield_that_does_not_exist_is_refused() -> None:
+    game = _game(["Grizzly Bears"])
+    events = game.perform(Action("shield_first", "Bob", card="Grizzly Bears"))
+    assert events[-1].kind == "rejected" and "615.7" in events[-1].rules
