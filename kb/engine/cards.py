@@ -398,7 +398,9 @@ def parse_card(name: str, text: str) -> CardDef:
                 fields["ignore_cost"] = parse_cost(m.group(1))
             elif m := re.match(r"^door (.+?) ((?:\{[^}]*\})+)$", part.strip(), re.I):
                 fields["door"] = (m.group(1).strip(), parse_cost(m.group(2)))
-            elif (copy := _copy(low.removeprefix("static "))) is not None:
+            elif (
+                copy := _copy(low.removeprefix("static ").replace(name.lower(), "this permanent"))
+            ) is not None:  # "you may have Clone enter as a copy of …" names itself
                 fields["copy_as"] = copy
             elif low.startswith("static ") and (found := _static(part[7:])) is not None:
                 key = "statics" if isinstance(found, StaticAbility) else "replacements"

@@ -297,7 +297,7 @@ class ContinuousEffects(GameState):
         line = f"{colors} {type_line(card)}"
         if self.is_creature(obj):
             line += f" {self.power(obj)}/{self.toughness(obj)}"
-        printed = obj.printed or card
+        printed = obj.copied.card if obj.copied is not None else obj.printed or card
         had = printed.keywords or printed.abilities or printed.triggers or printed.statics
         if had and not (card.keywords or card.abilities or card.triggers or card.statics):
             line += " with no abilities"
