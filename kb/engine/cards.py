@@ -398,9 +398,7 @@ def parse_card(name: str, text: str) -> CardDef:
                 fields["ignore_cost"] = parse_cost(m.group(1))
             elif m := re.match(r"^door (.+?) ((?:\{[^}]*\})+)$", part.strip(), re.I):
                 fields["door"] = (m.group(1).strip(), parse_cost(m.group(2)))
-            elif (
-                copy := _copy(low.removeprefix("static ").replace(name.lower(), "this permanent"))
-            ) is not None:  # "you may have Clone enter as a copy of …" names itself
+            elif (copy := _copy(_self_named(low.removeprefix("static "), name))) is not None:
                 fields["copy_as"] = copy
             elif low.startswith("static ") and (found := _static(part[7:])) is not None:
                 key = "statics" if isinstance(found, StaticAbility) else "replacements"
@@ -455,6 +453,16 @@ def parse_card(name: str, text: str) -> CardDef:
         modes=tuple(modes),
         text=text,
         **fields,
+    )
+
+
+def _self_named(text: str, name: str) -> str:
+    """ "you may have Clone enter as a copy of …" (the Oracle wording names the card itself)
+    read as "you may have this permanent enter …"."""
+    return re.sub(
+        rf"^you may have {re.escape(name.lower())} enter ",
+        "you may have this permanent enter ",
+        text,
     )
 
 
