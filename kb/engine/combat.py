@@ -240,6 +240,14 @@ class Combat(GameState):
                 "702.9b",
                 "509.1b",
             )
+        color = self._protected_from(obj, self._colors(blocker))  # type: ignore[attr-defined]
+        if color is not None:
+            raise IllegalAction(
+                f"{obj.label} has protection from {color}: it can't be blocked by {color} "
+                f"creatures, and {blocker.label} is {color}",
+                "702.16f",
+                "509.1b",
+            )
         for walk in _landwalks(obj):
             land = walk.removesuffix("walk")
             if self.has(obj, walk) and any(
@@ -334,7 +342,10 @@ class Combat(GameState):
             keywords = frozenset(
                 k for k in ("deathtouch", "lifelink", "infect") if self.has(obj, k)
             )
-            self._damage(recipient, amount, obj.label, keywords, obj.controller, combat=True)
+            colors = self._colors(obj)  # type: ignore[attr-defined]
+            self._damage(
+                recipient, amount, obj.label, keywords, obj.controller, combat=True, colors=colors
+            )
 
     def _attacker_assignments(
         self, obj: GameObject, power: int, rules: list[str]

@@ -41,6 +41,12 @@ KEYWORDS = (
     "swampwalk",
     "mountainwalk",
     "forestwalk",
+    # 702.16: protection from a color (damage, enchanting and equipping, blocking, targeting)
+    "protection from white",
+    "protection from blue",
+    "protection from black",
+    "protection from red",
+    "protection from green",
 )
 
 

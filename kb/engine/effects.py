@@ -20,10 +20,22 @@ class Effects(GameState):
         keywords: frozenset[str],
         controller: int,
         combat: bool,
+        colors: tuple[str, ...] = (),
     ) -> None:
         """120.3: damage to a player, planeswalker or creature, with the source's deathtouch,
-        infect and lifelink."""
+        infect and lifelink; a permanent with protection from one of the source's ``colors``
+        is dealt none (702.16e)."""
         if amount <= 0:
+            return
+        shielded = self._object(recipient[1]) if colors and recipient[0] == "object" else None
+        if shielded is not None and (c := self._protected_from(shielded, colors)) is not None:  # type: ignore[attr-defined]
+            self._emit(
+                "prevention",
+                f"the {amount} damage {source} would deal to {shielded.label} is prevented: it "
+                f"has protection from {c}",
+                cite("702.16e", "615.1a"),
+                shielded.controller,
+            )
             return
         if self.layered:
             amount = self._prevent(recipient, amount, source, combat)  # 615
@@ -177,7 +189,8 @@ class Effects(GameState):
             assert target is not None
             index = item.targets.index(target)
             amount = item.division[index] if item.division else effect.amount
-            self._damage(target, amount, item.name, item.keywords, p, combat=False)
+            colors = self._item_colors(item)  # type: ignore[attr-defined]
+            self._damage(target, amount, item.name, item.keywords, p, combat=False, colors=colors)
         elif kind == "time":
             self._suspend_tick(p, effect.amount)
         elif kind == "attach":

@@ -413,6 +413,8 @@ def _change_text(rec: Chars, kind: str, old: str, new: str) -> None:
         if old in rec.subtypes:
             rec.subtypes = [new if t == old else t for t in rec.subtypes if t != new]
             rec.abilities = tuple(_MANA[new] if a == _MANA[old] else a for a in rec.abilities)
+    elif f"protection from {old}" in rec.keywords:  # a color word (702.16a)
+        rec.keywords = (rec.keywords - {f"protection from {old}"}) | {f"protection from {new}"}
     pattern = _word(kind, old)
     plural = new if new == "plains" else new + "s"
     statics = []

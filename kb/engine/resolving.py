@@ -18,8 +18,9 @@ class Resolving(GameState):
         item = self.stack.pop()
         p = item.controller
         kinds = [e.target for e in item.effects if e.target]
+        colors = self._item_colors(item) if item.targets else ()  # type: ignore[attr-defined]
         legal = [
-            self._target_legal(t, k, item.source.id if item.source else item.id, p)
+            self._target_legal(t, k, item.source.id if item.source else item.id, p, colors)
             for t, k in zip(item.targets, kinds, strict=True)
         ]
         if item.targets and not any(legal):
@@ -187,7 +188,15 @@ class Resolving(GameState):
             else:
                 recipients = [("object", o.id) for o in self.battlefield if self.is_creature(o)]
             for r in recipients:
-                self._damage(r, effect.amount, source, item.keywords, p, combat=False)
+                self._damage(
+                    r,
+                    effect.amount,
+                    source,
+                    item.keywords,
+                    p,
+                    combat=False,
+                    colors=self._item_colors(item),  # type: ignore[attr-defined]
+                )
         elif kind == "gain":
             self.players[p].life += effect.amount
             shared = self._share_life(p) if self.teams is not None else ""

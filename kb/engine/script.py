@@ -94,7 +94,7 @@ Copies (707) and text changes (612)
     plains, island, swamp, mountain, forest; ``one color word with another``: white, blue,
     black, red, green). Without an announcement the effect changes nothing (traced). The text
     changes in layer 3 (``? layers X: layer 3 (text): …``); what is rewritten: landwalk
-    keywords, the words of static abilities (read again, so ``nonbasic lands are Mountains``
+    and protection keywords, the words of static abilities (read again, so ``nonbasic lands are Mountains``
     becomes ``… are Islands`` before layer 4 applies it), and a land type on the type line with
     the mana ability that type gives (305.6). Names never change (612.2). A copy doesn't copy
     a text change (707.2); a text change on a copy changes the copied text.
@@ -126,7 +126,10 @@ Effects in the card language (``card <Name>: <type> <cost> [P/T]; <part>; <part>
     creature | permanent> on the battlefield[, except <exception>[ and <exception>]]`` (1:
     Clone; exceptions, 707.9: ``it's 7/7``, ``it has flying``, ``it's an artifact in addition
     to its other types``, ``it isn't legendary``). Keywords include the landwalks
-    (``swampwalk``, ``islandwalk``, …, 702.14).
+    (``swampwalk``, ``islandwalk``, …, 702.14) and ``protection from <color>`` (702.16: no
+    damage from sources of that color, no blocks by creatures of that color, not the target of
+    spells of that color or abilities of sources of that color, no Aura or Equipment of that
+    color stays attached).
     *Replacement and prevention abilities* (614-615): ``static if a card would be put into a
     graveyard from anywhere, exile it instead`` · ``static if this [creature | permanent |
     card] would be put into a graveyard from anywhere, <exile it | shuffle it into its owner's
@@ -161,8 +164,8 @@ Effects in the card language (``card <Name>: <type> <cost> [P/T]; <part>; <part>
     effect of a resolved spell's is when it was created. Nothing in the language puts two
     players' permanents onto the battlefield at once, so 613.7m's APNAP order never arises.
     *Not modelled* (each refused with a syntax error naming it): copying by a spell or ability
-    (``becomes a copy of``), the text of a spell on the stack, protection, name-setting and
-    text-box exchanges (612.5-612.8).
+    (``becomes a copy of``), the text of a spell on the stack, protection from anything but a
+    color, name-setting and text-box exchanges (612.5-612.8).
 """
 
 from __future__ import annotations
