@@ -230,6 +230,8 @@ def _selector(words: str) -> Selector:
     color = ""
     if m := re.match(rf"^({'|'.join(COLORS)}) (.+)$", text):
         color, text = m.group(1), m.group(2)
+    if (m := re.match(r"^(\w+) creatures?$", text)) and _singular(m.group(1)) in CREATURE_TYPES:
+        text = m.group(1)  # "goblin creatures": Goblins
     kind = _singular(text)
     if kind not in ("creature", "enchantment", "land", "permanent", *CREATURE_TYPES):
         raise LayerTextError(
@@ -246,10 +248,29 @@ def _pt(text: str, what: str) -> int:
 _COUNTS = ("creatures you control", "cards in your hand", "lands you control")
 
 
+#: Oracle wordings read as the card language's (the meaning is the same).
+_ORACLE = (
+    (r"base power and base toughness", "base power and toughness"),
+    (r"in addition to (its|their) other land types", r"in addition to \1 other types"),
+    (r"^if a card or token would be put into", "if a card would be put into"),
+    (r", exile that card instead$", ", exile it instead"),
+    (r"^until end of turn, (.+)$", r"\1 until end of turn"),
+    (r"\. untap (it|that creature)\. it gains haste", r", untap \1, and it gains haste"),
+)
+
+
+def _oracle(low: str) -> str:
+    """An Oracle wording (``Until end of turn, target creature loses all abilities …``, ``… in
+    addition to its other land types``) in the card language's words."""
+    for pattern, repl in _ORACLE:
+        low = re.sub(pattern, repl, low)
+    return low
+
+
 def parse_static(text: str) -> StaticAbility | ReplacementSpec | None:
     """A static ability's continuous or replacement effect from its text (after ``static``),
     or None when the text is none of those this module reads."""
-    low = " ".join(text.lower().replace("’", "'").split()).rstrip(".")
+    low = _oracle(" ".join(text.lower().replace("’", "'").split()).rstrip("."))
     if m := re.match(
         r"^((?:all |other |each other )?[a-z -]+?) get ([+-]\d+)/([+-]\d+) and have ([a-z ,]+)$",
         low,
@@ -370,7 +391,7 @@ def parse_whole_effect(text: str) -> tuple[str, Any, str | None] | None:
     """An instruction of a spell or ability that creates a continuous, replacement or
     prevention effect, read as a whole before it is split at "and": (kind, spec, target word),
     or None."""
-    low = " ".join(text.lower().replace("’", "'").split()).rstrip(".")
+    low = _oracle(" ".join(text.lower().replace("’", "'").split()).rstrip("."))
     if low.startswith("change the text of "):
         return _text_change(low)
     if m := re.match(

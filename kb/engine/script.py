@@ -102,7 +102,13 @@ Copies (707) and text changes (612)
 Effects in the card language (``card <Name>: <type> <cost> [P/T]; <part>; <part>``)
     Angle brackets are to be filled in; square brackets are optional. A permanent's layered,
     replacement and prevention abilities start with ``static``; a wording not listed here is a
-    syntax error naming it (never ignored).
+    syntax error naming it (never ignored). Case and a final period don't matter, and these
+    Oracle wordings are read as the listed ones: ``base power and base toughness``, ``… in
+    addition to its other land types``, ``if a card or token would be put into …``, ``…, exile
+    that card instead``, a leading ``Until end of turn, …``, ``Gain control of target creature
+    until end of turn. Untap that creature. It gains haste until end of turn.``, ``Goblin
+    creatures`` for Goblins, and a copy ability naming its own card (``You may have Clone
+    enter as a copy of …``).
     *Who is affected* (``<which>``): ``[all | other | each other] [non-aura | nonbasic] [<color>]
     <creatures | enchantments | lands | permanents | <creature type>s> [you control | your
     opponents control]``; colors: white, blue, black, red, green; creature types: those of

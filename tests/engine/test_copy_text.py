@@ -203,3 +203,32 @@ def test_choosing_for_a_shield_that_does_not_exist_is_refused() -> None:
     game = _game(["Grizzly Bears"])
     events = game.perform(Action("shield_first", "Bob", card="Grizzly Bears"))
     assert events[-1].kind == "rejected" and "615.7" in events[-1].rules
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "enchantment {1}; static Each other non-Aura enchantment is a creature in addition to "
+        "its other types and has base power and base toughness each equal to its mana value.",
+        "land; static Each land is a Swamp in addition to its other land types.",
+        "enchantment {1}; static If a card or token would be put into a graveyard from "
+        "anywhere, exile it instead.",
+        "creature {1} 3/4; static If a nontoken creature an opponent controls would die, exile "
+        "that card instead.",
+        "instant {1}{U}; Until end of turn, target creature loses all abilities and becomes a "
+        "blue Frog with base power and toughness 1/1.",
+        "sorcery {R}; Gain control of target creature until end of turn. Untap that creature. "
+        "It gains haste until end of turn.",
+        "creature {1} 2/2; static Other Goblin creatures you control get +1/+1.",
+        "creature {3}{U} 0/0; You may have X enter as a copy of any creature on the battlefield.",
+    ],
+)
+def test_oracle_wordings_read_as_the_card_language(text: str) -> None:
+    card = parse_card("X", text)
+    found = card.statics or card.replacements or card.effects or (card.copy_as,)
+    assert found and found[0] is not None
+    spec = getattr(found[0], "spec", None)
+    if spec is not None and "until end of turn" in text.lower():
+        assert spec.until == "end of turn"
+    if "haste" in text:
+        assert spec is not None and spec.haste
