@@ -301,6 +301,9 @@ class ContinuousEffects(GameState):
         had = printed.keywords or printed.abilities or printed.triggers or printed.statics
         if had and not (card.keywords or card.abilities or card.triggers or card.statics):
             line += " with no abilities"
+        changed = [st.text for st in card.statics if st not in printed.statics]
+        if changed and len(card.statics) == len(printed.statics):  # its text changed (612)
+            line += " whose text now reads: " + "; ".join(changed)
         return line
 
     def layer_explanation(self, obj: GameObject) -> list[str]:
