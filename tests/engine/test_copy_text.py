@@ -232,3 +232,18 @@ def test_oracle_wordings_read_as_the_card_language(text: str) -> None:
         assert spec.until == "end of turn"
     if "haste" in text:
         assert spec is not None and spec.haste
+
+
+def test_a_text_change_on_a_copy_changes_the_copied_text() -> None:
+    """Layer 3 comes after layer 1: the copy's text is the copied text, and that can change."""
+    game = _game(
+        ["White Knight", "Clone (copying White Knight)", "Island"], hand=["Sleight of Mind"]
+    )
+    _resolve(game, "Sleight of Mind", ("change", "black to red"), ("Clone",))
+    clone, knight = game.find_permanent("Clone"), game.find_permanent("White Knight")
+    assert game.has(clone, "protection from red") and not game.has(clone, "protection from black")
+    assert game.has(knight, "protection from black")
+    assert [n.split(":")[0] for n in game.layer_explanation(clone)[:2]] == [
+        "layer 1 (copy)",
+        "layer 3 (text)",
+    ]
