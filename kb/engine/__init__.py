@@ -14,7 +14,8 @@ the rules' sections: :mod:`~kb.engine.turns` (500-514), :mod:`~kb.engine.priorit
 :mod:`~kb.engine.copying` (707 copy effects in layer 1, 612 text changes in layer 3),
 :mod:`~kb.engine.replacement` (614-616).
 :mod:`kb.engine.cards` reads card definitions (with :mod:`~kb.engine.effect_text`,
-:mod:`~kb.engine.layer_text` and :mod:`~kb.engine.trigger_text`), :mod:`kb.engine.script` and
+:mod:`~kb.engine.layer_text`, :mod:`~kb.engine.copy_text` and :mod:`~kb.engine.trigger_text`),
+:mod:`kb.engine.script` and
 :mod:`kb.engine.script_actions` the example language,
 and :mod:`kb.engine.examples` runs the Markdown examples of ``corpus/examples`` and loads their
 translations.

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from kb.base.paths import CORPUS_DIR
+from kb.engine.copy_text import CopySpec, parse_copy
 from kb.engine.effect_text import (
     KEYWORDS,
     CardError,
@@ -23,11 +24,9 @@ from kb.engine.effect_text import (
 from kb.engine.layer_text import (
     BASIC_LAND_TYPES,
     CREATURE_TYPES,
-    CopySpec,
     LayerTextError,
     ReplacementSpec,
     StaticAbility,
-    parse_copy,
     parse_static,
 )
 from kb.engine.limits import bounded

@@ -19,13 +19,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 from kb.engine.cards import CardDef
-from kb.engine.layer_text import (
-    CopySpec,
-    CopyValue,
-    LayerPart,
-    LayerTextError,
-    check_text_words,
-)
+from kb.engine.copy_text import CopySpec, CopyValue
+from kb.engine.layer_text import LayerPart, LayerTextError, check_text_words
 from kb.engine.objects import GameObject, IllegalAction, StackObject, cite
 from kb.engine.state import GameState
 

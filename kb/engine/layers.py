@@ -19,11 +19,11 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from kb.engine.cards import Ability, CardDef, parse_ability
+from kb.engine.copy_text import CopyValue
 from kb.engine.layer_text import (
     BASIC_LAND_TYPES,
     CREATURE_TYPES,
     LAYERS,
-    CopyValue,
     LayerPart,
     LayerTextError,
     Selector,

@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kb.engine.cards import CardDef, Effect
+from kb.engine.copy_text import CopyValue
 from kb.engine.effect_text import TriggerCondition
-from kb.engine.layer_text import CopyValue
 from kb.engine.mana import ManaCost, ManaPool
 from kb.engine.steps import Step
 
