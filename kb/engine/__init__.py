@@ -9,8 +9,13 @@ the rules' sections: :mod:`~kb.engine.turns` (500-514), :mod:`~kb.engine.priorit
 :mod:`~kb.engine.combat` (506-511), :mod:`~kb.engine.damage` (510.1), :mod:`~kb.engine.sba`
 (704), :mod:`~kb.engine.triggers` (603), :mod:`~kb.engine.zones` (111.8, 707.10),
 :mod:`~kb.engine.choices` (608.2d), :mod:`~kb.engine.teams` (117.6, 805, 810),
-:mod:`~kb.engine.shortcuts` (MTR 4.2), :mod:`~kb.engine.setup` (scenario setup).
-:mod:`kb.engine.cards` reads card definitions, :mod:`kb.engine.script` and
+:mod:`~kb.engine.shortcuts` (MTR 4.2), :mod:`~kb.engine.setup` (scenario setup),
+:mod:`~kb.engine.layers` and :mod:`~kb.engine.continuous` (611, 613),
+:mod:`~kb.engine.copying` (707 copy effects in layer 1, 612 text changes in layer 3),
+:mod:`~kb.engine.replacement` (614-616).
+:mod:`kb.engine.cards` reads card definitions (with :mod:`~kb.engine.effect_text`,
+:mod:`~kb.engine.layer_text`, :mod:`~kb.engine.copy_text` and :mod:`~kb.engine.trigger_text`),
+:mod:`kb.engine.script` and
 :mod:`kb.engine.script_actions` the example language,
 and :mod:`kb.engine.examples` runs the Markdown examples of ``corpus/examples`` and loads their
 translations.

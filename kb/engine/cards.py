@@ -14,11 +14,11 @@ from pathlib import Path
 from typing import Any
 
 from kb.base.paths import CORPUS_DIR
+from kb.engine.copy_text import CopySpec, parse_copy
 from kb.engine.effect_text import (
     KEYWORDS,
     CardError,
     Effect,
-    TriggerCondition,
     parse_effects,
 )
 from kb.engine.layer_text import (
@@ -31,7 +31,7 @@ from kb.engine.layer_text import (
 )
 from kb.engine.limits import bounded
 from kb.engine.mana import ManaCost, ManaError, parse_cost
-from kb.engine.steps import parse_step
+from kb.engine.trigger_text import TriggeredAbility, parse_trigger
 
 CARDS_FILE = CORPUS_DIR / "cards.toml"
 
@@ -41,21 +41,6 @@ SUPERTYPES = ("basic", "legendary")
 SUBTYPES = ("aura", "equipment", "room")
 PERMANENT_TYPES = ("artifact", "creature", "enchantment", "land", "planeswalker", "battle")
 CARD_TYPES = (*PERMANENT_TYPES, "instant", "sorcery", "conspiracy")
-#: Events a "trigger whenever …" can name.
-TRIGGER_EVENTS = {
-    "a creature enters": "enters",
-    "another creature enters": "another enters",
-    "a creature you control enters": "your creature enters",
-    "a player casts a spell": "cast",
-    "you cast a spell": "you cast",
-    "an opponent casts a spell": "opponent casts",
-    "you discard a card": "you discard",
-    "a player discards a card": "discard",
-    "a creature dies": "dies",
-    "another creature dies": "another dies",
-    "a creature you control dies": "your creature dies",
-    "this creature dies": "self dies",
-}
 
 
 def unquote(text: str) -> str:
@@ -103,15 +88,6 @@ class Ability:
 
 
 @dataclass(frozen=True, slots=True)
-class TriggeredAbility:
-    """A triggered ability ``trigger <condition>: <effect>`` (603.1)."""
-
-    condition: TriggerCondition
-    effects: tuple[Effect, ...]
-    text: str
-
-
-@dataclass(frozen=True, slots=True)
 class CardDef:
     """A card's characteristics as far as timing is concerned."""
 
@@ -144,6 +120,7 @@ class CardDef:
     statics: tuple[StaticAbility, ...] = ()  # layered continuous effects (613, layer_text)
     replacements: tuple[ReplacementSpec, ...] = ()  # replacement and prevention effects (614)
     colors: tuple[str, ...] | None = None  # set by an effect (layer 5); else from the cost (202.2)
+    copy_as: CopySpec | None = None  # "you may have this creature enter as a copy of …" (707.5)
 
     #: computed once: what state-based actions ask of every permanent at every check
     kind_flags: tuple[bool, bool, bool, bool] = field(init=False, default=(False,) * 4)
@@ -253,63 +230,6 @@ class CardPool:
 # ---- parsing --------------------------------------------------------------------------------
 
 _PT = re.compile(r"^(-?\d+)/(-?\d+)$")
-
-
-_UNTAPPED = re.compile(r",? if (.+?) is untapped$")
-_THIS = (
-    "this",
-    "this artifact",
-    "this creature",
-    "this enchantment",
-    "this land",
-    "this permanent",
-)
-
-
-def parse_trigger(text: str, name: str = "") -> TriggeredAbility:
-    """Parse ``at the beginning of your upkeep: …`` or ``whenever a creature enters: …``, with
-    an intervening ``, if this is untapped`` (603.4; ``this`` or the card's ``name``) and, for
-    ``at the beginning of each player's <step>``, ``that player`` naming the player whose step
-    it is (Howling Mine)."""
-    head, sep, body = text.partition(":")
-    if not sep:
-        raise CardError(f"a trigger needs ': <effect>' after its condition: {text!r}")
-    head = " ".join(head.lower().replace("’", "'").split())
-    effects = parse_effects(body)
-    untapped = False
-    said = head  # the condition as the trace tells it, with its "if" clause
-    if m := _UNTAPPED.search(head):
-        if m.group(1) not in (*_THIS, name.lower()):
-            raise CardError(
-                f"'if {m.group(1)} is untapped': name this card ('if this is untapped')"
-            )
-        untapped = True
-        head = head[: m.start()]
-    that_player = any(e.scope == "that player" for e in effects)
-    m = re.match(r"^at the beginning of (each player's|your|each|the) (.+)$", head)
-    if m:
-        step = parse_step(m.group(2))
-        if step is None:
-            raise CardError(f"unknown step {m.group(2)!r} in trigger")
-        if that_player and m.group(1) != "each player's":
-            raise CardError(
-                "'that player' is the player whose step it is: 'at the beginning of each "
-                "player's <step>'"
-            )
-        whose = "your" if m.group(1) == "your" else "each"
-        cond = TriggerCondition(step=step, whose=whose, text=said, if_untapped=untapped)
-        return TriggeredAbility(cond, effects, text)
-    m = re.match(r"^whenever (.+)$", head)
-    if m and m.group(1) in TRIGGER_EVENTS:
-        if that_player:
-            raise CardError("'that player' follows 'at the beginning of each player's <step>'")
-        cond = TriggerCondition(event=TRIGGER_EVENTS[m.group(1)], text=said, if_untapped=untapped)
-        return TriggeredAbility(cond, effects, text)
-    raise CardError(
-        f"unknown trigger condition {head!r} (known: at the beginning of your/each/each "
-        f"player's <step>; whenever {', '.join(TRIGGER_EVENTS)}; then optionally ', if this is "
-        "untapped')"
-    )
 
 
 def parse_ability(text: str) -> Ability:
@@ -477,9 +397,17 @@ def parse_card(name: str, text: str) -> CardDef:
                 fields["ignore_cost"] = parse_cost(m.group(1))
             elif m := re.match(r"^door (.+?) ((?:\{[^}]*\})+)$", part.strip(), re.I):
                 fields["door"] = (m.group(1).strip(), parse_cost(m.group(2)))
+            elif (copy := _copy(_self_named(low.removeprefix("static "), name))) is not None:
+                fields["copy_as"] = copy
             elif low.startswith("static ") and (found := _static(part[7:])) is not None:
                 key = "statics" if isinstance(found, StaticAbility) else "replacements"
                 fields[key] = (*fields.get(key, ()), found)
+            elif low.startswith("static "):
+                raise CardError(
+                    f"unknown static ability {part[7:].strip()!r} (the forms the engine reads are "
+                    "listed in the example language's documentation, kb/engine/script.py: "
+                    "'Effects in the card language')"
+                )
             else:
                 effects.extend(parse_effects(part))
         except (CardError, ManaError) as err:
@@ -525,6 +453,29 @@ def parse_card(name: str, text: str) -> CardDef:
         text=text,
         **fields,
     )
+
+
+def _self_named(text: str, name: str) -> str:
+    """ "you may have Clone enter as a copy of …" (the Oracle wording names the card itself)
+    read as "you may have this permanent enter …"."""
+    return re.sub(
+        rf"^you may have {re.escape(name.lower())} enter ",
+        "you may have this permanent enter ",
+        text,
+    )
+
+
+def _copy(text: str) -> CopySpec | None:
+    """707.5: "you may have this creature enter as a copy of any creature on the battlefield"
+    (with or without ``static``), its exceptions' keywords checked here."""
+    try:
+        found = parse_copy(text)
+    except LayerTextError as err:
+        raise CardError(str(err)) from None
+    unknown = sorted(k for k in found.keywords if k not in KEYWORDS) if found else []
+    if unknown:
+        raise CardError(f"unknown keyword {unknown[0]!r} in the copy exception")
+    return found
 
 
 def _static(text: str) -> StaticAbility | ReplacementSpec | None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from kb.engine.cards import Ability, CardDef, Effect, unquote
+from kb.engine.keywords import PROTECTIONS
 from kb.engine.mana import ManaCost
 from kb.engine.objects import (
     MORPH_COST,
@@ -25,7 +26,11 @@ class Casting(GameState):
     """Casting spells (601) and activating abilities (602), and choosing their targets (115)."""
 
     def _resolve_target(
-        self, ref: str | tuple[str, int], kind: str, controller: int | None = None
+        self,
+        ref: str | tuple[str, int],
+        kind: str,
+        controller: int | None = None,
+        source: int | None = None,
     ) -> tuple[str, int]:
         if isinstance(ref, tuple):
             return ref
@@ -45,23 +50,27 @@ class Casting(GameState):
                     return ("object", item.id)
             raise IllegalAction(f"there is no spell {name} on the stack", "115.1", "601.2c")
         return self.pick_permanent(
-            name, who, lambda obj: self._legal_object_target(obj, kind, controller)
+            name, who, lambda obj: self._legal_object_target(obj, kind, controller, source)
         )
 
     def _legal_object_target(
-        self, obj: GameObject, kind: str, controller: int | None
+        self, obj: GameObject, kind: str, controller: int | None, source: int | None = None
     ) -> tuple[str, int]:
         """A permanent as a target: the first of its name that is legal for ``kind`` (115.1)."""
         target = ("object", obj.id)
-        if not self._target_legal(target, kind, None, controller):
-            self._refuse_protected(target, controller)
+        if not self._target_legal(target, kind, source, controller):
+            self._refuse_protected(target, controller, source)
             raise IllegalAction(f"{obj.label} is not {TARGET_WORDS[kind]}", "115.1", "601.2c")
         return target
 
-    def _refuse_protected(self, target: tuple[str, int], controller: int | None) -> None:
-        """Refuse a target that hexproof or shroud protects, citing that rule (115.1, 601.2c)."""
+    def _refuse_protected(
+        self, target: tuple[str, int], controller: int | None, source: int | None = None
+    ) -> None:
+        """Refuse a target that hexproof, shroud or protection protects, citing that rule
+        (115.1, 601.2c)."""
         obj = self._object(target[1]) if target[0] == "object" else None
-        why = self._untargetable(obj, controller) if obj is not None else None
+        colors = self._source_colors(source) if obj is not None else ()
+        why = self._untargetable(obj, controller, colors) if obj is not None else None
         if why is not None:
             raise IllegalAction(why[0], why[1], "115.1", "601.2c")
 
@@ -83,7 +92,10 @@ class Casting(GameState):
         kind: str,
         source: int | None = None,
         controller: int | None = None,
+        colors: tuple[str, ...] | None = None,
     ) -> bool:
+        """Whether ``target`` is legal for a target word of ``kind`` of a spell or ability
+        (``source``: its id, whose colors protection looks at, 702.16b; or its ``colors``)."""
         tkind, ident = target
         if tkind == "player":
             return (
@@ -102,18 +114,36 @@ class Casting(GameState):
         obj = self._object(ident)
         if obj is None:
             return False
+        if kind == "permanent":
+            return self._untargetable_by(obj, controller, source, colors) is None
         if not self.is_creature(obj):
             # "any target" is a creature, player, planeswalker or battle (115.4)
             return (
                 kind == "any"
                 and obj.card.is_a("planeswalker")
-                and self._untargetable(obj, controller) is None
+                and self._untargetable_by(obj, controller, source, colors) is None
             )
         if kind == "yours":
             legal = obj.controller == controller and obj.id != source
         else:
             legal = kind in ("any", "creature")
-        return legal and self._untargetable(obj, controller) is None
+        return legal and self._untargetable_by(obj, controller, source, colors) is None
+
+    def _untargetable_by(
+        self,
+        obj: GameObject,
+        controller: int | None,
+        source: int | None,
+        colors: tuple[str, ...] | None,
+    ) -> tuple[str, str] | None:
+        """:meth:`_untargetable` with the colors of the spell or ability's source, looked up
+        only when the permanent has protection."""
+        if colors is None:
+            protected = not obj.card.keywords.isdisjoint(PROTECTIONS) or bool(
+                obj.modifiers or self.attachments
+            )
+            colors = self._source_colors(source) if protected else ()
+        return self._untargetable(obj, controller, colors)
 
     def _choose_targets(
         self,
@@ -129,9 +159,9 @@ class Casting(GameState):
         chosen: list[tuple[str, int]] = []
         for ref, kind in zip(refs, kinds, strict=True):
             assert kind is not None
-            target = self._resolve_target(ref, kind, controller)
+            target = self._resolve_target(ref, kind, controller, source)
             if not self._target_legal(target, kind, source, controller):
-                self._refuse_protected(target, controller)
+                self._refuse_protected(target, controller, source)
                 raise IllegalAction(
                     f"{self.target_label(target)} is not {TARGET_WORDS[kind]}", "115.1", "601.2c"
                 )
@@ -156,7 +186,7 @@ class Casting(GameState):
             # Only legality counts while listing, not which rule is cited first: the payment,
             # memoised per cost and shared by every choice of targets, is checked first.
             payment = self._payment_plan(p, cost)
-            targets = self._choose_targets(effects, action.targets, controller=p)
+            targets = self._choose_targets(effects, action.targets, card.id, p)
             return CastPlan(
                 card,
                 effects,
@@ -167,7 +197,7 @@ class Casting(GameState):
                 action.division,
                 action.zone,
             )
-        targets = self._choose_targets(effects, action.targets, controller=p)
+        targets = self._choose_targets(effects, action.targets, card.id, p)
         payment = self._payment_plan(p, cost)
         return CastPlan(
             card, effects, cost, targets, payment, action.face_down, action.division, action.zone

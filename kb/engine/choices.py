@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from kb.engine.cards import unquote
+from kb.engine.copying import text_change_words
 from kb.engine.effect_text import Effect
 from kb.engine.objects import Action, GameObject, IllegalAction, StackObject, cite
 from kb.engine.state import GameState
@@ -30,6 +31,8 @@ CHOICE_WORDS = {
     "discard": ("discard",),
     "sacrifice": ("sacrifice",),
     "new targets": ("copy",),
+    "copy": (),  # what a permanent spell with "enter as a copy of …" copies (707.5)
+    "change": ("continuous",),  # the words of a text-changing effect (612.2)
 }
 
 
@@ -99,7 +102,9 @@ class ResolutionChoices(GameState):
             raise IllegalAction(
                 f"unknown choice {word!r} (known: {', '.join(CHOICE_WORDS)})", "608.2d"
             )
-        if not any(e.kind in kinds for e in item.effects) or (
+        if word in ("copy", "change"):
+            self._check_copy_or_text_choice(item, word, action.names)
+        elif not any(e.kind in kinds for e in item.effects) or (
             word == "new targets" and not any(e.scope == "new" for e in item.effects)
         ):
             raise IllegalAction(
@@ -117,6 +122,37 @@ class ResolutionChoices(GameState):
                 "MTR 4.2",
             )
         return item, word, action.names
+
+    def _check_copy_or_text_choice(
+        self, item: StackObject, word: str, names: tuple[str, ...]
+    ) -> None:
+        """``copy Grizzly Bears`` (or ``copy nothing``) for a spell that enters as a copy
+        (707.5); ``change swamp to island`` for a text-changing effect that chooses its words
+        (612.2). One choice each."""
+        if len(names) != 1:
+            raise IllegalAction(
+                f"'{word}' names one choice ({'copy <permanent> | copy nothing' if word == 'copy' else 'change <word> to <word>'})",
+                "608.2d",
+            )
+        if word == "copy":
+            if item.card is None or item.card.card.copy_as is None:
+                raise IllegalAction(
+                    f"{item.name} has no 'enter as a copy of …' ability: nothing to copy", "707.5"
+                )
+            return
+        kinds = [
+            part.value[0]
+            for e in item.effects
+            if e.kind == "continuous"
+            for part in e.spec.parts
+            if part.op == "text" and part.value[1] is None
+        ]
+        if not kinds:
+            raise IllegalAction(
+                f"{item.name} has no text-changing effect whose words are chosen as it resolves",
+                "612.2",
+            )
+        text_change_words(names[0], kinds[0])
 
     def _opponent_responded(self, p: int, since: int) -> bool:
         """Whether an opponent cast a spell or activated an ability since that event."""

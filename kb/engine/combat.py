@@ -240,6 +240,25 @@ class Combat(GameState):
                 "702.9b",
                 "509.1b",
             )
+        color = self._protected_from(obj, self._colors(blocker))  # type: ignore[attr-defined]
+        if color is not None:
+            raise IllegalAction(
+                f"{obj.label} has protection from {color}: it can't be blocked by {color} "
+                f"creatures, and {blocker.label} is {color}",
+                "702.16f",
+                "509.1b",
+            )
+        for walk in _landwalks(obj):
+            land = walk.removesuffix("walk")
+            if self.has(obj, walk) and any(
+                land in o.card.subtypes for o in self.battlefield.of(p) if o.card.is_a("land")
+            ):
+                raise IllegalAction(
+                    f"{obj.label} has {walk}: it can't be blocked as long as "
+                    f"{self.players[p].name} controls a {land.capitalize()}",
+                    "702.14c",
+                    "509.1b",
+                )
         return obj
 
     def _apply_block(self, p: int, chosen: list[tuple[GameObject, GameObject]]) -> None:
@@ -317,11 +336,16 @@ class Combat(GameState):
             self._emit("turn-based action", f"no {label} is dealt", rules)
             return
         self._emit("turn-based action", f"{label} is assigned and dealt simultaneously", rules)
+        if self.shields:  # 615.7: which damage a shield prevents
+            assignments = self._order_for_shields(assignments)  # type: ignore[attr-defined]
         for obj, recipient, amount in assignments:
             keywords = frozenset(
                 k for k in ("deathtouch", "lifelink", "infect") if self.has(obj, k)
             )
-            self._damage(recipient, amount, obj.label, keywords, obj.controller, combat=True)
+            colors = self._colors(obj)  # type: ignore[attr-defined]
+            self._damage(
+                recipient, amount, obj.label, keywords, obj.controller, combat=True, colors=colors
+            )
 
     def _attacker_assignments(
         self, obj: GameObject, power: int, rules: list[str]
@@ -359,3 +383,12 @@ class Combat(GameState):
             out.append((obj, attacked, left))
             rules.append("702.19b")
         return out
+
+
+def _landwalks(obj: GameObject) -> list[str]:
+    """The landwalk keywords a permanent may have (702.14): from its card (as the layers made
+    it, text changes included) or gained until some point."""
+    kws = [k for k in obj.card.keywords if k.endswith("walk")]
+    for m in obj.modifiers:
+        kws += [k for k in m.keywords if k.endswith("walk")]
+    return kws

@@ -63,48 +63,63 @@ class ContinuousEffects(GameState):
     def _recompute(self) -> list[tuple[Any, ...]]:
         notes: list[tuple[Any, ...]] = []
         notes += self._end_lapsed_effects()
-        sources: list[Source] = []
         objects = []
+        labels: dict[int, tuple[int, str]] = {}  # the timestamp and label of each face-up one
         for obj in self.battlefield:
             if obj.printed is None:
                 obj.printed = obj.card
-            printed = obj.printed
-            objects.append((obj.id, printed, self.base_controllers.get(obj.id, obj.controller)))
-            if obj.face_down:
-                continue
-            for st in printed.statics:
+            objects.append((obj.id, obj.printed, self.base_controllers.get(obj.id, obj.controller)))
+            if not obj.face_down:
+                labels[obj.id] = (obj.stamp or obj.id, obj.label)
+        sources = [
+            Source(eff.stamp, eff.name, eff.parts, eff.controller, fixed=eff.affected)
+            for eff in self.continuous
+        ]
+        for obj in self.battlefield:  # 707.5: the copy effect it entered with, in layer 1
+            if obj.copied is not None and not obj.face_down and obj.printed is not None:
+                part = LayerPart("1", "copy", obj.copied)
                 sources.append(
-                    Source(
-                        obj.id,
-                        obj.name,
-                        st.parts,
-                        obj.controller,
-                        selector=st.selector,
-                        source_id=obj.id,
-                        ability=st,
-                        cda=st.cda,
+                    Source(obj.stamp or obj.id, obj.printed.name, (part,), obj.controller,
+                           fixed=frozenset({obj.id}))
+                )  # fmt: skip
+
+        def statics(recs: dict[int, Chars]) -> list[Source]:
+            """The effects of static abilities, as layers 1-3 made each object (613.7a: the
+            timestamp of the object they are on)."""
+            out = []
+            for oid, (stamp, label) in labels.items():
+                rec = recs[oid]
+                for st in rec.statics:
+                    out.append(
+                        Source(
+                            stamp,
+                            label,
+                            st.parts,
+                            rec.controller,
+                            selector=st.selector,
+                            source_id=oid,
+                            ability=st,
+                            cda=st.cda,
+                        )
                     )
-                )
-            if printed.anthem is not None:
-                part = LayerPart("7c", "modify pt", printed.anthem)
-                sources.append(
-                    Source(
-                        obj.id,
-                        obj.name,
-                        (part,),
-                        obj.controller,
-                        selector=Selector("creature", yours=True),
-                        source_id=obj.id,
-                        ability=_ANTHEM,
-                        anthem=True,
+                if rec.anthem is not None:
+                    out.append(
+                        Source(
+                            stamp,
+                            label,
+                            (LayerPart("7c", "modify pt", rec.anthem),),
+                            rec.controller,
+                            selector=Selector("creature", yours=True),
+                            source_id=oid,
+                            ability=_ANTHEM,
+                            anthem=True,
+                        )
                     )
-                )
-        for eff in self.continuous:
-            sources.append(
-                Source(eff.stamp, eff.name, eff.parts, eff.controller, fixed=eff.affected)
-            )
-        before = {o.id: _key(o.card, self.layer_chars.get(o.id)) for o in self.battlefield}
-        result = compute(objects, sources, self._layer_count)
+            return out
+
+        previous = self.layer_chars
+        before = {o.id: _key(o.card, previous.get(o.id)) for o in self.battlefield}
+        result = compute(objects, sources, self._layer_count, statics)
         self.layer_chars = result.chars
         changed = []
         for obj in list(self.battlefield):
@@ -118,7 +133,11 @@ class ContinuousEffects(GameState):
                     self.battlefield.watch(obj)
             if rec.controller != obj.controller:
                 notes.append(self._change_control(obj, rec.controller))
-            elif obj.id in before and before[obj.id] != _key(view, rec) and rec.notes:
+            elif (
+                obj.id in before
+                and before[obj.id] != _key(view, rec if obj.id in previous else None)
+                and rec.notes
+            ):
                 changed.append(obj)
         for obj in changed:  # what the layers now make of a permanent that was already here
             now = f"{obj.label} is now {self.characteristics(obj)}"
@@ -188,8 +207,14 @@ class ContinuousEffects(GameState):
             return
         if spec.until == "control" and item.source is None:
             return  # "for as long as you control this" needs a permanent's ability
+        parts = spec.parts
+        if any(part.op == "text" for part in parts):
+            found = self._text_parts(parts, p, item)  # type: ignore[attr-defined]
+            if found is None:
+                return
+            parts = found
         stamp = self._new_id()
-        if any(part.layer == "2" for part in spec.parts):
+        if any(part.layer == "2" for part in parts):
             self.base_controllers.setdefault(obj.id, obj.controller)
         source_id = item.source.id if item.source is not None else None
         self.continuous.append(
@@ -197,7 +222,7 @@ class ContinuousEffects(GameState):
                 stamp,
                 item.name,
                 p,
-                spec.parts,
+                parts,
                 frozenset({obj.id}),
                 spec.until,
                 source_id,
@@ -205,8 +230,8 @@ class ContinuousEffects(GameState):
             )
         )
         self.layered = True
-        rules = cite("611.2a", "613.7b", *sorted({_LAYER_RULES[part.layer] for part in spec.parts}))
-        says = "; ".join(part.says() for part in spec.parts)
+        rules = cite("611.2a", "613.7b", *sorted({_LAYER_RULES[part.layer] for part in parts}))
+        says = "; ".join(part.says() for part in parts)
         until = {
             "end of turn": " until end of turn",
             "control": " for as long as "
@@ -229,13 +254,9 @@ class ContinuousEffects(GameState):
                 cite("701.26b", "702.10b"),
                 p,
             )
-        self._emit(
-            "effect",
-            f"{obj.label} is now {self.characteristics(obj)}",
-            cite("613.1"),
-            p,
-            layers=self.layer_explanation(obj),
-        )
+        now = f"{obj.label} is now {self.characteristics(obj)}"
+        if not (self.events and self.events[-1].text == now):  # the layers said it already
+            self._emit("effect", now, cite("613.1"), p, layers=self.layer_explanation(obj))
 
     def _expire_continuous(self) -> None:
         """514.2: "until end of turn" effects end in the cleanup step."""
@@ -276,10 +297,13 @@ class ContinuousEffects(GameState):
         line = f"{colors} {type_line(card)}"
         if self.is_creature(obj):
             line += f" {self.power(obj)}/{self.toughness(obj)}"
-        printed = obj.printed or card
+        printed = obj.copied.card if obj.copied is not None else obj.printed or card
         had = printed.keywords or printed.abilities or printed.triggers or printed.statics
         if had and not (card.keywords or card.abilities or card.triggers or card.statics):
             line += " with no abilities"
+        changed = [st.text for st in card.statics if st not in printed.statics]
+        if changed and len(card.statics) == len(printed.statics):  # its text changed (612)
+            line += " whose text now reads: " + "; ".join(changed)
         return line
 
     def layer_explanation(self, obj: GameObject) -> list[str]:
@@ -318,12 +342,14 @@ class ContinuousEffects(GameState):
 
 
 def _key(card: CardDef, rec: Chars | None) -> tuple[object, ...]:
-    """What the layers decide about a permanent (not the counters and damage read live)."""
+    """What the layers decide about a permanent (not the counters and damage read live); the
+    first time the layers look at it, its card alone (a bonus an anthem gave it before is no
+    change)."""
     extra = (rec.bonus, rec.switched, rec.controller) if rec is not None else ()
     return (
         card.types,
         card.subtypes,
-        card.colors,
+        colors_of(card),
         card.power,
         card.toughness,
         card.keywords,
@@ -335,7 +361,9 @@ def _key(card: CardDef, rec: Chars | None) -> tuple[object, ...]:
 
 _ANTHEM = StaticAbility("creatures you control get +N/+N", Selector("creature", yours=True), ())
 _LAYER_RULES = {
+    "1": "613.1a",
     "2": "613.1b",
+    "3": "613.1c",
     "4": "613.1d",
     "5": "613.1e",
     "6": "613.1f",

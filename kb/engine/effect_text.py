@@ -35,6 +35,18 @@ KEYWORDS = (
     "indestructible",  # 702.12b: not destroyed (by lethal or deathtouch damage or "destroy")
     "shroud",  # 702.18a: not the target of any spell or ability
     "can block an additional creature each combat",  # 509.1a; its damage divided (510.1d)
+    # 702.14: landwalk, unblockable while the defending player controls a land of that type
+    "plainswalk",
+    "islandwalk",
+    "swampwalk",
+    "mountainwalk",
+    "forestwalk",
+    # 702.16: protection from a color (damage, enchanting and equipping, blocking, targeting)
+    "protection from white",
+    "protection from blue",
+    "protection from black",
+    "protection from red",
+    "protection from green",
 )
 
 

@@ -20,10 +20,22 @@ class Effects(GameState):
         keywords: frozenset[str],
         controller: int,
         combat: bool,
+        colors: tuple[str, ...] = (),
     ) -> None:
         """120.3: damage to a player, planeswalker or creature, with the source's deathtouch,
-        infect and lifelink."""
+        infect and lifelink; a permanent with protection from one of the source's ``colors``
+        is dealt none (702.16e)."""
         if amount <= 0:
+            return
+        shielded = self._object(recipient[1]) if colors and recipient[0] == "object" else None
+        if shielded is not None and (c := self._protected_from(shielded, colors)) is not None:  # type: ignore[attr-defined]
+            self._emit(
+                "prevention",
+                f"the {amount} damage {source} would deal to {shielded.label} is prevented: it "
+                f"has protection from {c}",
+                cite("702.16e", "615.1a"),
+                shielded.controller,
+            )
             return
         if self.layered:
             amount = self._prevent(recipient, amount, source, combat)  # 615
@@ -155,13 +167,17 @@ class Effects(GameState):
                 text="token",
             )
             for _ in range(effect.amount):
-                obj = self._enter(card, p, token=True)
-                self._emit(
-                    "token",
-                    f"{self.players[p].name} creates a {effect.power}/{effect.toughness} "
-                    f"{obj.label} (a token)",
-                    cite("111.1", "111.2", "701.7a"),
+                self._enter(
+                    card,
                     p,
+                    token=True,
+                    said=lambda obj: self._emit(
+                        "token",
+                        f"{self.players[p].name} creates a {effect.power}/{effect.toughness} "
+                        f"{obj.label} (a token)",
+                        cite("111.1", "111.2", "701.7a"),
+                        p,
+                    ),
                 )
         elif kind == "exile":
             assert target is not None
@@ -173,7 +189,8 @@ class Effects(GameState):
             assert target is not None
             index = item.targets.index(target)
             amount = item.division[index] if item.division else effect.amount
-            self._damage(target, amount, item.name, item.keywords, p, combat=False)
+            colors = self._item_colors(item)  # type: ignore[attr-defined]
+            self._damage(target, amount, item.name, item.keywords, p, combat=False, colors=colors)
         elif kind == "time":
             self._suspend_tick(p, effect.amount)
         elif kind == "attach":
@@ -185,6 +202,7 @@ class Effects(GameState):
                 if gear is None:
                     return
                 gear.attached_to = host.id
+                gear.stamp = self._new_id()  # 613.7e: a new timestamp as it becomes attached
                 self.attachments = True
                 self._emit(
                     "attach",
@@ -201,17 +219,19 @@ class Effects(GameState):
         if host is None:
             self._to_graveyard(item.card)
             return None
-        obj = self._enter(item.card.card, p)
-        obj.attached_to = host.id
-        self.attachments = True
-        self._emit(
-            "enter",
-            f"{obj.label} enters the battlefield attached to {host.label} "
-            f"({self.power(host)}/{self.toughness(host)})",
-            cite("608.3c", "303.4b"),
-            p,
-        )
-        return obj
+
+        def said(obj: GameObject) -> None:
+            obj.attached_to = host.id  # it enters attached (303.4b), before anything looks
+            self.attachments = True
+            self._emit(
+                "enter",
+                f"{obj.label} enters the battlefield attached to {host.label} "
+                f"({self.power(host)}/{self.toughness(host)})",
+                cite("608.3c", "303.4b"),
+                p,
+            )
+
+        return self._enter(item.card.card, p, said=said)
 
     def _suspend_tick(self, p: int, card_id: int) -> None:
         """702.62a: remove a time counter; when the last is removed, cast the card without

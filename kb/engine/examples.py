@@ -360,7 +360,7 @@ class _Run:
         elif what == "poison":
             assert subject is not None
             check(value, str(game.player(subject).poison))
-        elif what in ("layers", "types", "controller", "color", "abilities"):
+        elif what in ("layers", "types", "controller", "color", "abilities", "name"):
             assert subject is not None
             self.expect_layers(st, what, subject, value, check)
         elif what in ("pt", "counters", "loyalty", "attached"):
@@ -401,7 +401,9 @@ class _Run:
             self.fail(st.line, f"expected {what} {subject}: {value}, got {err}")
             return
         card = obj.card
-        if what == "types":
+        if what == "name":
+            check(value, card.name)
+        elif what == "types":
             check(value, type_line(card))
         elif what == "controller":
             check(value, game.players[obj.controller].name)

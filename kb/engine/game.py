@@ -27,6 +27,7 @@ from kb.engine.casting import Casting, _instant_or_sorcery
 from kb.engine.choices import ResolutionChoices
 from kb.engine.combat import Combat
 from kb.engine.continuous import ContinuousEffects
+from kb.engine.copying import Copies
 from kb.engine.damage import DamageAssignment
 from kb.engine.effects import Effects
 from kb.engine.keywords import KeywordRules
@@ -56,6 +57,7 @@ class Game(
     Resolving,
     Effects,
     ContinuousEffects,
+    Copies,
     Replacements,
     KeywordRules,
     ZoneChanges,
@@ -350,6 +352,8 @@ class Game(
                     for o in self.battlefield.watched()
                     if o.face_down or o.card.kind_flags[0]
                 ]
+            if effect.target == "permanent":
+                options += [("object", o.id) for o in self.battlefield]
             if effect.target == "any":
                 options += [
                     ("object", o.id)
@@ -425,4 +429,5 @@ ACTIONS: dict[str, tuple[Any, Any]] = {
     "group": (Game._check_group, Game._apply_group),
     "interrupt_group": (Game._check_interrupt_group, Game._apply_interrupt_group),
     "replace_first": (Game._check_replace_first, Game._apply_replace_first),
+    "shield_first": (Game._check_shield_first, Game._apply_shield_first),
 }

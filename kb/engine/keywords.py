@@ -1,7 +1,11 @@
 """Keyword abilities that protect a permanent, and the keyword action sacrifice.
 
-Hexproof (702.11b) and shroud (702.18a) make a permanent an illegal target, checked as targets
-are chosen (601.2c, 602.2b) and again on resolution (608.2b). Indestructible (702.12b) stops
+Hexproof (702.11b), shroud (702.18a) and protection from a color (702.16b: from spells of that
+color and abilities of sources of that color) make a permanent an illegal target, checked as
+targets are chosen (601.2c, 602.2b) and again on resolution (608.2b); protection also prevents
+damage from sources of its color (702.16e), stops blocks by creatures of its color (702.16f,
+in :mod:`kb.engine.combat`) and Auras and Equipment of its color (702.16c-d, in
+:mod:`kb.engine.sba`). Indestructible (702.12b) stops
 destruction: a "destroy" effect (701.8a) and the state-based actions for lethal damage (704.5g)
 and deathtouch damage (704.5h), but not toughness 0 (704.5f) nor a sacrifice (701.21a), which
 moves a permanent from the battlefield to its owner's graveyard without destroying it.
@@ -10,22 +14,66 @@ moves a permanent from the battlefield to its owner's graveyard without destroyi
 from __future__ import annotations
 
 from kb.engine.effect_text import Effect
+from kb.engine.layer_text import COLORS
+from kb.engine.layers import colors_of
 from kb.engine.objects import GameObject, StackObject, cite
 from kb.engine.state import GameState
 
-_UNTARGETABLE = frozenset({"hexproof", "shroud"})
+#: "protection from <color>" (702.16a), the qualities the engine models.
+PROTECTIONS = frozenset(f"protection from {c}" for c in COLORS)
+_UNTARGETABLE = frozenset({"hexproof", "shroud", *PROTECTIONS})
 
 
 class KeywordRules(GameState):
     """Hexproof, shroud and indestructible (702.11, 702.18, 702.12), and sacrifice (701.21)."""
 
-    def _untargetable(self, obj: GameObject, controller: int | None) -> tuple[str, str] | None:
-        """Why ``obj`` can't be the target of a spell or ability ``controller`` controls, with
-        the rule: shroud for anyone's (702.18a), hexproof for an opponent's (702.11b); or None."""
+    def _protected_from(self, obj: GameObject, colors: tuple[str, ...]) -> str | None:
+        """The color among ``colors`` the permanent has protection from (702.16), or None."""
+        if not colors or (
+            obj.card.keywords.isdisjoint(PROTECTIONS) and not (obj.modifiers or self.attachments)
+        ):
+            return None
+        return next((c for c in colors if self.has(obj, f"protection from {c}")), None)
+
+    def _colors(self, obj: GameObject) -> tuple[str, ...]:
+        """A permanent's colors (a face-down one is colorless, 708.2)."""
+        return () if obj.face_down else colors_of(obj.card)
+
+    def _item_colors(self, item: StackObject) -> tuple[str, ...]:
+        """The colors of a spell, or of the source of an ability (702.16b)."""
+        if item.card is not None:
+            return () if item.face_down else colors_of(item.card.card)
+        return self._colors(item.source) if item.source is not None else ()
+
+    def _source_colors(self, source: int | None) -> tuple[str, ...]:
+        """The colors of what targets, by id: a permanent, a spell, or a card being cast."""
+        if source is None:
+            return ()
+        obj = self._object(source)
+        if obj is not None:
+            return self._colors(obj)
+        item = self._stack_item(source)
+        if item is not None:
+            return self._item_colors(item)
+        card = next((c for pl in self.players for c in pl.hand if c.id == source), None)
+        return colors_of(card.card) if card is not None else ()
+
+    def _untargetable(
+        self, obj: GameObject, controller: int | None, colors: tuple[str, ...] = ()
+    ) -> tuple[str, str] | None:
+        """Why ``obj`` can't be the target of a spell or ability ``controller`` controls (of
+        ``colors``), with the rule: shroud for anyone's (702.18a), hexproof for an opponent's
+        (702.11b), protection from one of its colors (702.16b); or None."""
         if obj.card.keywords.isdisjoint(_UNTARGETABLE) and not (
             obj.granted or obj.modifiers or self.attachments
         ):
             return None  # the common case: nothing can protect it
+        if (color := self._protected_from(obj, colors)) is not None:
+            return (
+                f"{obj.label} has protection from {color}: it can't be the target of {color} "
+                f"spells or of abilities from {color} sources",
+                "702.16b",
+            )
         if self.has(obj, "shroud"):
             return (
                 f"{obj.label} has shroud: it can't be the target of spells or abilities",

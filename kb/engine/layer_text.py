@@ -45,8 +45,11 @@ COLORS = ("white", "blue", "black", "red", "green")
 #: Plurals that are not a type name plus "s".
 _PLURALS = {"elves": "elf", "wolves": "wolf", "plains": "plains"}
 
-#: The layers and sublayers of 613.1 and 613.4, in order (layers 1 and 3 are not modelled).
-LAYERS = ("2", "4", "5", "6", "7a", "7b", "7c", "7d")
+#: The layers and sublayers of 613.1 and 613.4, in order: copy (1), control (2), text (3), type
+#: (4), color (5), abilities (6), power and toughness (7a-7d).
+LAYERS = ("1", "2", "3", "4", "5", "6", "7a", "7b", "7c", "7d")
+#: The words a text-changing effect may replace (612.2): a color word or a basic land type word.
+TEXT_WORDS = {"color": COLORS, "basic land type": tuple(BASIC_LAND_TYPES)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +62,7 @@ class Selector:
     yours: bool = False
     opponents: bool = False
     non: str = ""  # "aura" (non-Aura) | "basic" (nonbasic)
+    color: str = ""  # "white creatures": only objects of that color (105.1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,13 +70,21 @@ class LayerPart:
     """One part of a continuous effect, applied in its own layer (613.6)."""
 
     layer: str  # one of LAYERS
-    op: str  # control | add type | creature type | land type | add land type | color | lose all
+    op: str  # copy | control | text | add type | creature type | land type | add land type | color | lose all
     # | keywords | set pt | set pt mana value | count pt | modify pt | switch
     value: Any = None
 
     def says(self) -> str:
         """What the part does, for the trace (in players' words)."""
         v = self.value
+        if self.op == "copy":
+            return f"makes it a copy of {v.of}: {v.says()}"
+        if self.op == "text":
+            kind, old, new = v
+            return (
+                f"changes the text of its rules and type line, every {kind} word {old!r} "
+                f"becoming {new!r} (612.2)"
+            )
         if self.op == "control":
             return "changes its controller"
         if self.op == "add type":
@@ -81,7 +93,8 @@ class LayerPart:
             return f"makes its creature type {v.capitalize()}"
         if self.op == "land type":
             return (
-                f"makes it a {v.capitalize()} (it loses its other land types and abilities, 305.7)"
+                f"makes it {_a(v)} {v.capitalize()} (it loses its other land types and abilities, "
+                "305.7)"
             )
         if self.op == "add land type":
             return f"gives it the land type {v.capitalize()} and its mana ability"
@@ -168,26 +181,62 @@ def _selector(words: str) -> Selector:
     non = ""
     if m := re.match(r"^non-?(aura|basic) (.+)$", text):
         non, text = m.group(1), m.group(2)
+    color = ""
+    if m := re.match(rf"^({'|'.join(COLORS)}) (.+)$", text):
+        color, text = m.group(1), m.group(2)
+    if (m := re.match(r"^(\w+) creatures?$", text)) and _singular(m.group(1)) in CREATURE_TYPES:
+        text = m.group(1)  # "goblin creatures": Goblins
     kind = _singular(text)
     if kind not in ("creature", "enchantment", "land", "permanent", *CREATURE_TYPES):
         raise LayerTextError(
             f"unknown kind of permanent {text!r} (creatures, enchantments, lands, permanents, "
             f"or a creature type: {', '.join(CREATURE_TYPES)})"
         )
-    return Selector(kind, other, yours, opponents, non)
+    return Selector(kind, other, yours, opponents, non, color)
 
 
-def _pt(text: str, what: str) -> int:
+def pt_value(text: str, what: str) -> int:
+    """A power or toughness in an effect's text, bounded (:mod:`kb.engine.limits`)."""
     return bounded(text, what, error=LayerTextError)
+
+
+_pt = pt_value
 
 
 _COUNTS = ("creatures you control", "cards in your hand", "lands you control")
 
 
+#: Oracle wordings read as the card language's (the meaning is the same).
+_ORACLE = (
+    (r"base power and base toughness", "base power and toughness"),
+    (r"in addition to (its|their) other land types", r"in addition to \1 other types"),
+    (r"^if a card or token would be put into", "if a card would be put into"),
+    (r", exile that card instead$", ", exile it instead"),
+    (r"^until end of turn, (.+)$", r"\1 until end of turn"),
+    (r"\. untap (it|that creature)\. it gains haste", r", untap \1, and it gains haste"),
+)
+
+
+def _oracle(low: str) -> str:
+    """An Oracle wording (``Until end of turn, target creature loses all abilities …``, ``… in
+    addition to its other land types``) in the card language's words."""
+    for pattern, repl in _ORACLE:
+        low = re.sub(pattern, repl, low)
+    return low
+
+
 def parse_static(text: str) -> StaticAbility | ReplacementSpec | None:
     """A static ability's continuous or replacement effect from its text (after ``static``),
     or None when the text is none of those this module reads."""
-    low = " ".join(text.lower().replace("’", "'").split()).rstrip(".")
+    low = _oracle(" ".join(text.lower().replace("’", "'").split()).rstrip("."))
+    if m := re.match(
+        r"^((?:all |other |each other )?[a-z -]+?) get ([+-]\d+)/([+-]\d+) and have ([a-z ,]+)$",
+        low,
+    ):
+        kws = frozenset(k.strip() for k in re.split(r",? and |, ", m.group(4)) if k.strip())
+        part = LayerPart("7c", "modify pt", (_pt(m.group(2), "power"), _pt(m.group(3), "tough")))
+        parts = (LayerPart("6", "keywords", kws), part)
+        return StaticAbility(text, _selector(m.group(1)), parts)
     if m := re.match(r"^((?:all |other |each other )?[a-z -]+?) get ([+-]\d+)/([+-]\d+)$", low):
         part = LayerPart("7c", "modify pt", (_pt(m.group(2), "power"), _pt(m.group(3), "tough")))
         return StaticAbility(text, _selector(m.group(1)), (part,))
@@ -300,7 +349,9 @@ def parse_whole_effect(text: str) -> tuple[str, Any, str | None] | None:
     """An instruction of a spell or ability that creates a continuous, replacement or
     prevention effect, read as a whole before it is split at "and": (kind, spec, target word),
     or None."""
-    low = " ".join(text.lower().replace("’", "'").split()).rstrip(".")
+    low = _oracle(" ".join(text.lower().replace("’", "'").split()).rstrip("."))
+    if low.startswith("change the text of "):
+        return _text_change(low)
     if m := re.match(
         r"^target creature loses all abilities and becomes an? (\w+) (\w+) with base power and "
         r"toughness (\d+)/(\d+)( until end of turn)?$",
@@ -376,3 +427,63 @@ def parse_whole_replacement(text: str, low: str) -> tuple[str, Any, str | None] 
         )
         return "shield", spec, None
     return None
+
+
+_TEXT_CHANGE = re.compile(
+    r"^change the text of (target [a-z ]+?) by replacing all instances of (?:one (color|basic "
+    r"land type) word with another|([a-z]+) with ([a-z]+))( until end of turn)?"
+    r"(?:\.? ?\(this effect lasts indefinitely\.?\))?$"
+)
+
+
+def _text_change(low: str) -> tuple[str, Any, str | None]:
+    """612, 613.1c: "change the text of target permanent by replacing all instances of one color
+    word with another" (Sleight of Mind), "… one basic land type word with another" (Magical
+    Hack), or "… of swamp with island" (the words fixed in the text). The words of the first
+    forms are chosen as it resolves: ``Alice announces for Magical Hack: change swamp to
+    island``."""
+    m = _TEXT_CHANGE.match(low)
+    if not m:
+        raise LayerTextError(
+            f"cannot read the text-changing effect {low!r} (known: 'change the text of target "
+            "permanent by replacing all instances of one color word with another', '… of one "
+            "basic land type word with another', '… of <word> with <word>', optionally 'until "
+            "end of turn')"
+        )
+    if m.group(1) != "target permanent":
+        raise LayerTextError(
+            f"a text-changing effect here changes the text of 'target permanent', not "
+            f"{m.group(1)!r} (the text of a spell on the stack is not modelled)"
+        )
+    if m.group(2):
+        value: tuple[str, str | None, str | None] = (m.group(2), None, None)
+    else:
+        old, new = _text_word(m.group(3)), _text_word(m.group(4))
+        kinds = {k for k, words in TEXT_WORDS.items() for w in (old, new) if w in words}
+        if len(kinds) != 1 or old == new:
+            raise LayerTextError(
+                f"'{m.group(3)} with {m.group(4)}': a text-changing effect replaces one color word "
+                f"with another ({', '.join(COLORS)}) or one basic land type word with another "
+                f"({', '.join(BASIC_LAND_TYPES)}) (612.2)"
+            )
+        value = (kinds.pop(), old, new)
+    spec = LayerSpec((LayerPart("3", "text", value),), "end of turn" if m.group(5) else "")
+    return "continuous", spec, "permanent"
+
+
+def _text_word(word: str) -> str:
+    """A color or basic land type word as the engine names it (``swamps`` -> ``swamp``)."""
+    word = word.lower()
+    return word if word in (*COLORS, *BASIC_LAND_TYPES) else _singular(word)
+
+
+def check_text_words(kind: str, old: str, new: str) -> tuple[str, str]:
+    """The two words of an announced text change, checked against their kind (612.2)."""
+    old, new = _text_word(old), _text_word(new)
+    words = TEXT_WORDS[kind]
+    for word in (old, new):
+        if word not in words:
+            raise LayerTextError(f"{word!r} is not a {kind} word (known: {', '.join(words)})")
+    if old == new:
+        raise LayerTextError(f"'{old} to {new}': the new word must differ from the old one")
+    return old, new

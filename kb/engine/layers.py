@@ -1,29 +1,34 @@
 """The layer system (613): an object's characteristics from its card and the continuous effects.
 
 :func:`compute` starts from each permanent's printed card (613.1) and applies the continuous
-effects of static abilities and of resolved spells and abilities layer by layer: control (2),
-type (4), color (5), abilities (6) and power/toughness (7a-7d), characteristic-defining
-abilities first (613.3), then in timestamp order (613.7) unless an effect depends on another
-(613.8). It is pure: the game (:mod:`kb.engine.continuous`) gives it the permanents and the
-effects and stores what it returns. Counters and "gets +N/+N until end of turn" effects are
-read live by the game in sublayer 7c (613.4c, 2025-11-14 edition), and switching in 7d.
-Layers 1 (copy) and 3 (text) have no effect in the engine's card language.
+effects of static abilities and of resolved spells and abilities layer by layer: copy (1),
+control (2), text (3), type (4), color (5), abilities (6) and power/toughness (7a-7d),
+characteristic-defining abilities first (613.3), then in timestamp order (613.7) unless an
+effect depends on another (613.8). It is pure: the game (:mod:`kb.engine.continuous`) gives it
+the permanents and the effects and stores what it returns. The static abilities that apply
+from layer 4 on are those the objects have after layers 1-3 (a copy's, the text as changed).
+Counters and "gets +N/+N until end of turn" effects are read live by the game in sublayer 7c
+(613.4c, 2025-11-14 edition), and switching in 7d.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from kb.engine.cards import Ability, CardDef, parse_ability
+from kb.engine.copy_text import CopyValue
 from kb.engine.layer_text import (
     BASIC_LAND_TYPES,
     CREATURE_TYPES,
     LAYERS,
     LayerPart,
+    LayerTextError,
     Selector,
     StaticAbility,
+    parse_static,
 )
 
 #: The mana ability each basic land type gives (305.6).
@@ -32,7 +37,9 @@ _MANA = {t: parse_ability(f"{{T}}: add {{{c}}}") for t, c in BASIC_LAND_TYPES.it
 _TYPE_ORDER = ("artifact", "enchantment", "land", "creature", "planeswalker", "battle")
 _COLOR_OF = {"W": "white", "U": "blue", "B": "black", "R": "red", "G": "green"}
 _LAYER_NAMES = {
+    "1": "layer 1 (copy)",
     "2": "layer 2 (control)",
+    "3": "layer 3 (text)",
     "4": "layer 4 (type)",
     "5": "layer 5 (color)",
     "6": "layer 6 (abilities)",
@@ -189,6 +196,8 @@ def matches(sel: Selector, rec: Chars, source: Source) -> bool:
         return False
     if sel.non == "basic" and "basic" in rec.printed.supertypes:
         return False
+    if sel.color and sel.color not in rec.colors:
+        return False
     if sel.kind == "permanent":
         return True
     if sel.kind in CREATURE_TYPES:
@@ -206,13 +215,23 @@ class Result:
     chars: dict[int, Chars]
 
 
+Statics = Callable[[dict[int, Chars]], list[Source]]
+
+
 def compute(
-    objects: Iterable[tuple[int, CardDef, int]], sources: list[Source], count: Counter
+    objects: Iterable[tuple[int, CardDef, int]],
+    sources: list[Source],
+    count: Counter,
+    statics: Statics | None = None,
 ) -> Result:
     """Apply ``sources`` to the objects (id, printed card, controller before control effects)
-    layer by layer; ``count`` answers a characteristic-defining ability's "the number of …"."""
+    layer by layer; ``count`` answers a characteristic-defining ability's "the number of …";
+    ``statics`` gives the effects of the objects' static abilities as layers 1-3 made them (a
+    copy has the static abilities it copied, 707.2; a text change rewrites them, 612)."""
     recs = {oid: start(oid, card, controller) for oid, card, controller in objects}
     for layer in LAYERS:
+        if layer == "4" and statics is not None:
+            sources = [*sources, *statics(recs)]
         pending = [s for s in sources if any(p.layer == layer for p in s.parts)]
         if not pending:
             continue
@@ -323,7 +342,11 @@ def _do(
     part: LayerPart, rec: Chars, source: Source, recs: dict[int, Chars], count: Counter
 ) -> None:
     op, value = part.op, part.value
-    if op == "control":
+    if op == "copy":
+        _copy_values(rec, value)
+    elif op == "text":
+        _change_text(rec, *value)
+    elif op == "control":
         rec.controller = source.controller
     elif op == "add type":
         if value not in rec.types:
@@ -357,6 +380,57 @@ def _do(
         rec.bonus = (rec.bonus[0] + value[0], rec.bonus[1] + value[1])
     elif op == "switch":
         rec.switched = not rec.switched
+
+
+def _copy_values(rec: Chars, value: CopyValue) -> None:
+    """707.2, 613.2a: the object's characteristics become the copiable values (its controller
+    stays; counters, status and other effects are not characteristics and stay with it)."""
+    made = start(rec.oid, value.card, rec.controller)
+    rec.printed = made.printed
+    rec.types, rec.subtypes, rec.colors = made.types, made.subtypes, made.colors
+    rec.keywords, rec.abilities, rec.triggers = made.keywords, made.abilities, made.triggers
+    rec.statics, rec.replacements, rec.anthem = made.statics, made.replacements, made.anthem
+    rec.attached_bonus, rec.no_attacks = made.attached_bonus, made.no_attacks
+    rec.power, rec.toughness = made.power, made.toughness
+
+
+def _word(kind: str, old: str) -> re.Pattern[str]:
+    """The word as written in rules text: a land type in the singular or plural (``plains``
+    is both), a color word; never inside another word (612.2: a name is not changed)."""
+    if kind == "basic land type" and old != "plains":
+        return re.compile(rf"\b{old}(s?)\b", re.I)
+    return re.compile(rf"\b{old}()\b", re.I)
+
+
+def _change_text(rec: Chars, kind: str, old: str, new: str) -> None:
+    """612.1-612.2: every instance of the word used as such in the object's rules text and type
+    line becomes the new word: landwalk keywords, static abilities (read again from their new
+    text), land subtypes and the mana ability of a basic land type (305.6)."""
+    if kind == "basic land type":
+        walk = f"{old}walk"
+        if walk in rec.keywords:
+            rec.keywords = (rec.keywords - {walk}) | {f"{new}walk"}
+        if old in rec.subtypes:
+            rec.subtypes = [new if t == old else t for t in rec.subtypes if t != new]
+            rec.abilities = tuple(_MANA[new] if a == _MANA[old] else a for a in rec.abilities)
+    elif f"protection from {old}" in rec.keywords:  # a color word (702.16a)
+        rec.keywords = (rec.keywords - {f"protection from {old}"}) | {f"protection from {new}"}
+    pattern = _word(kind, old)
+    plural = new if new == "plains" else new + "s"
+    statics = []
+    for st in rec.statics:
+        text = pattern.sub(lambda m: plural if m.group(1) else new, st.text)
+        if kind == "basic land type":
+            text = re.sub(rf"\b{old}walk\b", f"{new}walk", text, flags=re.I)
+        if text == st.text:
+            statics.append(st)
+            continue
+        try:
+            found = parse_static(text)
+        except LayerTextError:
+            found = None
+        statics.append(found if isinstance(found, StaticAbility) else st)
+    rec.statics = tuple(statics)
 
 
 def type_line(card: CardDef) -> str:

@@ -11,7 +11,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from kb.engine.cards import CardDef, Effect, TriggerCondition
+from kb.engine.cards import CardDef, Effect
+from kb.engine.copy_text import CopyValue
+from kb.engine.effect_text import TriggerCondition
 from kb.engine.mana import ManaCost, ManaPool
 from kb.engine.steps import Step
 
@@ -123,6 +125,11 @@ class GameObject:
     named: str = ""  # a conspiracy's hidden agenda: the card name it names (702.106)
     #: the card as printed, when ``card`` holds what continuous effects made of it (613.1)
     printed: CardDef | None = None
+    #: the copy effect it entered with (707.5): its copiable values (707.2, 707.3), what a copy
+    #: of it copies; applied in layer 1 as long as it is on the battlefield
+    copied: CopyValue | None = None
+    #: its timestamp when not its id: a new one each time it becomes attached (613.7e)
+    stamp: int = 0
 
     @property
     def name(self) -> str:
@@ -134,6 +141,8 @@ class GameObject:
         """How the trace shows it."""
         if self.copy:
             return f"{self.card.name} (copy)"
+        if self.copied is not None and self.printed is not None and not self.face_down:
+            return f"{self.card.name} ({self.printed.name})"  # Clone copying Grizzly Bears
         return f"{self.card.name} (face down)" if self.face_down else self.card.name
 
 
@@ -421,6 +430,7 @@ TARGET_WORDS = {
     "spell": "a target spell",
     "instant or sorcery": "a target instant or sorcery spell",
     "yours": "a target creature you control",
+    "permanent": "a target permanent",
 }
 
 

@@ -121,6 +121,15 @@ class Replacements(GameState):
                 cite("616.1"),
                 p,
             )
+        for p in list(self.shield_first):
+            name = self.shield_first.pop(p)
+            self._emit(
+                "note",
+                f"{self.players[p].name}'s announced choice to prevent {name}'s damage first "
+                "lapses unused",
+                cite("615.7"),
+                p,
+            )
 
     # ---- choosing among several (616.1) -----------------------------------------------------
     def _choose(self, options: list[Option], chooser: int, event: str) -> tuple[Option, str]:
@@ -376,6 +385,82 @@ class Replacements(GameState):
                 chooser,
             )
         return amount
+
+    def _order_for_shields(
+        self, assignments: list[tuple[GameObject, tuple[str, int], int]]
+    ) -> list[tuple[GameObject, tuple[str, int], int]]:
+        """615.7: when two or more sources would deal damage at once to a player or permanent
+        with a shield that prevents the next N damage, that player (or the permanent's
+        controller) chooses which damage the shield prevents: the announced source's damage
+        comes first (``Bob prevents Hill Giant's damage first``), else the sources' order."""
+        for shield in self.shields:
+            if shield.spec.event != "damage" or shield.remaining <= 0 or shield.target is None:
+                continue
+            hits = [a for a in assignments if a[1] == shield.target]
+            if len({a[0].id for a in hits}) < 2:
+                continue
+            kind, ident = shield.target
+            holder = self._object(ident) if kind == "object" else None
+            chooser = holder.controller if holder is not None else ident
+            who = self.players[chooser].name
+            wanted = self.shield_first.pop(chooser, None)
+            first = next(
+                (a for a in hits if wanted in (a[0].name.lower(), a[0].label.lower())), None
+            )
+            if first is None:
+                why = (
+                    f"{who} announced no choice ('{who} prevents <source>'s damage first'): it "
+                    f"takes {hits[0][0].label}'s damage first"
+                )
+            else:
+                why = f"{who} chooses {first[0].label}'s damage"
+                assignments = [first, *(a for a in assignments if a is not first)]
+            self._emit(
+                "choice",
+                f"{shield.name}'s shield would prevent damage from {len(hits)} sources dealt at "
+                f"once: {why}",
+                cite("615.7"),
+                chooser,
+            )
+        return assignments
+
+    def _check_shield_first(self, p: int, action: Action) -> str:
+        """615.7: the player names a source; a shield protecting them or what they control must
+        exist."""
+        self._check_in_game(p, action)
+        name = unquote(str(action.card or ""))
+        mine = [
+            s
+            for s in self.shields
+            if s.spec.event == "damage"
+            and s.remaining > 0
+            and s.target is not None
+            and (
+                s.target == ("player", p)
+                or (
+                    s.target[0] == "object"
+                    and (o := self._object(s.target[1])) is not None
+                    and o.controller == p
+                )
+            )
+        ]
+        if not mine:
+            raise IllegalAction(
+                f"no shield preventing the next damage protects {self.players[p].name} or what "
+                "they control: there is nothing to choose",
+                "615.7",
+            )
+        return name
+
+    def _apply_shield_first(self, p: int, name: str) -> None:
+        self.shield_first[p] = name.lower()
+        self._emit(
+            "choice",
+            f"{self.players[p].name} will have their shield prevent {name}'s damage first if "
+            "several sources deal damage at once",
+            cite("615.7"),
+            p,
+        )
 
     # ---- the announced choice (616.1) --------------------------------------------------------
     def _replacement_sources(self) -> set[str]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from kb.engine.cards import CardDef, Effect
 from kb.engine.mana import format_mana
 from kb.engine.objects import DelayedTrigger, GameObject, Modifier, StackObject, cite
@@ -16,8 +18,9 @@ class Resolving(GameState):
         item = self.stack.pop()
         p = item.controller
         kinds = [e.target for e in item.effects if e.target]
+        colors = self._item_colors(item) if item.targets else ()  # type: ignore[attr-defined]
         legal = [
-            self._target_legal(t, k, item.source.id if item.source else item.id, p)
+            self._target_legal(t, k, item.source.id if item.source else item.id, p, colors)
             for t, k in zip(item.targets, kinds, strict=True)
         ]
         if item.targets and not any(legal):
@@ -82,26 +85,36 @@ class Resolving(GameState):
             self._end_self_replacements(item)
         if item.card is not None:
             if item.face_down:
-                obj = self._enter(item.card.card, p, face_down=True)
-                self._emit(
-                    "enter",
-                    f"a face-down 2/2 creature ({obj.card.name}) enters the battlefield",
-                    cite("608.3", "708.3"),
+                self._enter(
+                    item.card.card,
                     p,
+                    face_down=True,
+                    said=lambda obj: self._emit(
+                        "enter",
+                        f"a face-down 2/2 creature ({obj.card.name}) enters the battlefield",
+                        cite("608.3", "708.3"),
+                        p,
+                    ),
                 )
             elif item.card.card.has_sub("aura"):
                 self._enter_attached(item, p)
             elif item.card.card.is_permanent:
                 # 707.10f: a copy of a permanent spell becomes a token as it resolves.
-                obj = self._enter(item.card.card, p, token=item.copy)
+                obj = self._enter(
+                    item.card.card,
+                    p,
+                    token=item.copy,
+                    item=item,
+                    said=lambda obj: self._emit(
+                        "enter",
+                        f"{obj.label} enters the battlefield under {self.players[p].name}'s "
+                        "control",
+                        cite("608.3"),
+                        p,
+                    ),
+                )
                 if item.haste:
                     obj.granted = frozenset({"haste"})
-                self._emit(
-                    "enter",
-                    f"{obj.label} enters the battlefield under {self.players[p].name}'s control",
-                    cite("608.3"),
-                    p,
-                )
             else:
                 self._to_graveyard(item.card)
 
@@ -124,12 +137,24 @@ class Resolving(GameState):
         return where
 
     def _enter(
-        self, cdef: CardDef, controller: int, face_down: bool = False, token: bool = False
+        self,
+        cdef: CardDef,
+        controller: int,
+        face_down: bool = False,
+        token: bool = False,
+        said: Callable[[GameObject], None] | None = None,
+        item: StackObject | None = None,
     ) -> GameObject:
+        """Put a new permanent onto the battlefield: replacement effects on how it enters
+        (614.1c-d), then ``said`` traces its arrival, then the layers are recomputed and the
+        abilities its arrival triggers trigger (603.2), so the trace tells the event before
+        what it causes."""
         obj = self._new_object(cdef, controller)
         obj.sick = True
         obj.face_down = face_down
         obj.token = token
+        if cdef.copy_as is not None and not face_down:  # 707.5: it enters as a copy
+            cdef = self._copy_as_enters(obj, cdef, controller, item)  # type: ignore[attr-defined]
         self.tokens = self.tokens or token
         self.anthems = self.anthems or cdef.anthem is not None
         self.restrictions = self.restrictions or cdef.no_attacks
@@ -141,6 +166,8 @@ class Resolving(GameState):
         if self.layered and not face_down:
             self._enter_replacements(obj, cdef, controller)  # 614.1c-d, 614.12
         self.battlefield.append(obj)
+        if said is not None:
+            said(obj)
         if self.layered:
             self._refresh_layers()
         if self.is_creature(obj):
@@ -161,7 +188,15 @@ class Resolving(GameState):
             else:
                 recipients = [("object", o.id) for o in self.battlefield if self.is_creature(o)]
             for r in recipients:
-                self._damage(r, effect.amount, source, item.keywords, p, combat=False)
+                self._damage(
+                    r,
+                    effect.amount,
+                    source,
+                    item.keywords,
+                    p,
+                    combat=False,
+                    colors=self._item_colors(item),  # type: ignore[attr-defined]
+                )
         elif kind == "gain":
             self.players[p].life += effect.amount
             shared = self._share_life(p) if self.teams is not None else ""

@@ -145,7 +145,16 @@ class StateBasedActions(GameState):
                 )
             if aura:
                 host = self._object(obj.attached_to) if obj.attached_to is not None else None
-                if host is None or not self.is_creature(host):
+                if host is not None and (c := self._protected_from(host, self._colors(obj))):  # type: ignore[attr-defined]
+                    graveyard.append(
+                        (
+                            obj,
+                            f"{obj.label} is attached to {host.label}, which has protection from "
+                            f"{c}, and is put into its owner's graveyard",
+                            "702.16c",
+                        )
+                    )
+                elif host is None or not self.is_creature(host):
                     graveyard.append(
                         (
                             obj,
@@ -156,7 +165,16 @@ class StateBasedActions(GameState):
                     )
             if equipment and obj.attached_to is not None:
                 host = self._object(obj.attached_to)
-                if host is None or not self.is_creature(host):
+                if host is not None and (c := self._protected_from(host, self._colors(obj))):  # type: ignore[attr-defined]
+                    unattach.append(
+                        (
+                            obj,
+                            f"{obj.label} is attached to {host.label}, which has protection from "
+                            f"{c}, and becomes unattached",
+                            "702.16d",
+                        )
+                    )
+                elif host is None or not self.is_creature(host):
                     unattach.append(
                         (
                             obj,

@@ -21,7 +21,9 @@ Setup (before the first action)
     pool {R}; poison 3; lands played 1``. Battlefield markers: ``(tapped)``, ``(new)`` or
     ``(summoning sick)``, ``(face down)``, ``(token)``, ``(2 damage)``, ``(1 +1/+1 counter)``,
     ``(2 -1/-1 counters)``, ``(3 loyalty)``, ``(attached to Grizzly Bears)`` (a permanent listed
-    before it; ``(attached to "Isamaru, Hound of Konda")``), ``(unlocked)`` (a Room's door);
+    before it; ``(attached to "Isamaru, Hound of Konda")``), ``(unlocked)`` (a Room's door),
+    ``(copying Grizzly Bears)`` (a permanent with "enter as a copy", 707.5, copying one listed
+    before it);
     several in one pair of parentheses, comma-separated.
     ``teams: Alice & Bob vs Carol & Dave`` (shared team turns, 117.6, 805, as Two-Headed Giant
     plays them; see :mod:`kb.engine.teams`).
@@ -35,8 +37,9 @@ Actions (``<player> <action>``)
     no blockers · discards X (cleanup) ·
     assigns X's combat damage: 2 to A, 4 to B (510.1c; consecutive lines make one announcement) ·
     announces for X: bottom A | top | graveyard A | discard A, B | sacrifice A |
-    new targets A (608.2d; ``sacrifice A`` by the player who will sacrifice, whoever controls
-    X, naming a creature they control, 701.21a) ·
+    new targets A | copy A | copy nothing | change A to B (608.2d; ``sacrifice A`` by the player
+    who will sacrifice, whoever controls X, naming a creature they control, 701.21a; ``copy``
+    and ``change``: see "Copies and text changes" below) ·
     asks about the choices for X (MTR 4.2) · adds a group: casts A; casts B (MTR 4.2) ·
     interrupts the group at N (MTR 4.2) · pays {U} to stop X (116.2c) · ignores X until end
     of turn (116.2d) · rolls the planar die [(blank | chaos | planeswalk)] (116.2i, with
@@ -44,7 +47,8 @@ Actions (``<player> <action>``)
     orders triggers A, B (two or more sources of the player's triggered abilities, before those
     abilities go on the stack; it lapses after the next turn) · targets A with <source> (players
     in the game, permanents or spells; a source of the player's triggered abilities) ·
-    keeps the old|new X (a legendary card's name) · applies X first (616.1) · holds priority ·
+    keeps the old|new X (a legendary card's name) · applies X first (616.1) · prevents X's damage
+    first (615.7: see below) · holds priority ·
     concedes · says "go" · interrupts the shortcut at <step> · ``advance to <player> <step>``.
 
 Expectations (``? <what>: <value>``)
@@ -53,8 +57,10 @@ Expectations (``? <what>: <value>``)
     (a rule or words of the refusal), log (words of the last action's trace).
     What the layers of 613 made of a permanent: ``? types X: Enchantment Creature`` (its type
     line, exactly), ``? controller X: Bob``, ``? color X: blue`` (or ``colorless``),
-    ``? abilities X: none`` (or words of its abilities), and ``? layers X: <words>``: words of
-    the explanation of its characteristics, one line per effect applied (``layer 7b (base
+    ``? abilities X: none`` (or words of its abilities), ``? name X: Grizzly Bears`` (its
+    name: a copy's is the copied one), and ``? layers X: <words>``: words of
+    the explanation of its characteristics, one line per effect applied, in layer order from
+    ``layer 1 (copy)`` and ``layer 3 (text)`` to ``layer 7d`` (``layer 7b (base
     power/toughness set): Humility sets its base power and toughness to 1/1; timestamp order
     …``), then counters and "until end of turn" changes (7c), then ``result: P/T``.
 
@@ -63,6 +69,109 @@ Replacement and prevention effects (614-616)
     would modify one event that affects Alice or what she controls, she applies that one first
     (616.1; announced before the event, used once, lapsing at the end of the turn). Without it
     the earliest effect applies first; a self-replacement effect always comes first (616.1a).
+    ``Bob prevents Vampire Nighthawk's damage first``: when a shield that prevents the next N
+    damage to Bob (or to a permanent he controls) would be met by damage from several sources
+    at once (combat damage), it prevents that source's damage first (615.7; announced before,
+    used once, lapsing at the end of the turn; refused when no such shield protects him).
+    Without it, the damage of the source listed first on the battlefield is prevented first,
+    and the trace says so.
+
+Copies (707) and text changes (612)
+    ``Alice announces for Clone: copy Grizzly Bears`` (before her Clone spell resolves): it
+    enters as a copy of that creature (707.5); ``copy nothing``: it enters as itself. Without an
+    announcement it enters as itself, and the trace says so. A copy has the copied name, so
+    ``Grizzly Bears (Clone)`` is how the trace and ``? battlefield`` show it; ``Clone`` still
+    names it in any statement (a name finds the permanents printed with it first), and ``?
+    name Clone: Grizzly Bears`` checks its name. Setup: ``Bob has: battlefield [Grizzly Bears,
+    Clone (copying Grizzly Bears)]`` (the original listed first). The copy takes the copiable
+    values (707.2): the printed card, or what that permanent copied if it is itself a copy with
+    its exceptions (707.3, 707.9b); never counters, damage, tapped status, or the effects of
+    other layers (type, text, color, ability, power/toughness changes); they apply to the copy
+    afterwards only if they apply to it in their own right. ``? layers X`` shows ``layer 1
+    (copy): …``.
+    ``Alice announces for Magical Hack: change swamp to island`` (before it resolves): the words
+    of a text-changing effect that chooses them (``one basic land type word with another``:
+    plains, island, swamp, mountain, forest; ``one color word with another``: white, blue,
+    black, red, green). Without an announcement the effect changes nothing (traced). The text
+    changes in layer 3 (``? layers X: layer 3 (text): …``); what is rewritten: landwalk
+    and protection keywords, the words of static abilities (read again, so ``nonbasic lands are Mountains``
+    becomes ``… are Islands`` before layer 4 applies it), and a land type on the type line with
+    the mana ability that type gives (305.6). Names never change (612.2). A copy doesn't copy
+    a text change (707.2); a text change on a copy changes the copied text.
+
+Effects in the card language (``card <Name>: <type> <cost> [P/T]; <part>; <part>``)
+    Angle brackets are to be filled in; square brackets are optional. A permanent's layered,
+    replacement and prevention abilities start with ``static``; a wording not listed here is a
+    syntax error naming it (never ignored). Case and a final period don't matter, and these
+    Oracle wordings are read as the listed ones: ``base power and base toughness``, ``… in
+    addition to its other land types``, ``if a card or token would be put into …``, ``…, exile
+    that card instead``, a leading ``Until end of turn, …``, ``Gain control of target creature
+    until end of turn. Untap that creature. It gains haste until end of turn.``, ``Goblin
+    creatures`` for Goblins, and a copy ability naming its own card (``You may have Clone
+    enter as a copy of …``).
+    *Who is affected* (``<which>``): ``[all | other | each other] [non-aura | nonbasic] [<color>]
+    <creatures | enchantments | lands | permanents | <creature type>s> [you control | your
+    opponents control]``; colors: white, blue, black, red, green; creature types: those of
+    :data:`kb.engine.layer_text.CREATURE_TYPES` (Goblin, Elf, Frog, Human, Soldier, Bear, …).
+    *Static abilities*, with their layer:
+    ``static <which> get +N/+N`` (7c) · ``static <which> have <keyword>[, <keyword> and
+    <keyword>]`` (6) · ``static <which> get +N/+N and have <keywords>`` (6 and 7c) · ``static
+    creatures you control get +N/+N`` (7c) · ``static enchanted creature gets +N/+N [and has
+    <keywords>]`` and ``static equipped creature …`` (an Aura's or Equipment's bonus, 7c and 6)
+    · ``static all <which> lose all abilities and have base power and toughness N/N`` (6, 7b:
+    Humility) · ``static each <which> is a <creature | artifact | enchantment | land> in
+    addition to its other types [and has base power and toughness each equal to its mana
+    value]`` (4, 7b: Opalescence) · ``static all <which> are <creatures | artifacts |
+    enchantments | lands> in addition to their other types`` (4) · ``static each land is a
+    <land type> in addition to its other types`` or ``static <which lands> are <land type>s in
+    addition to their other types`` (4: Urborg) · ``static <which lands> are <land type>s``
+    (4, 305.7: Blood Moon) · ``static this creature's power and toughness are each equal to the
+    number of <creatures you control | cards in your hand | lands you control>`` (7a, a
+    characteristic-defining ability) · ``static creatures can't attack`` · ``you may have this
+    creature enter as a copy of any <creature | artifact | enchantment | land | artifact or
+    creature | permanent> on the battlefield[, except <exception>[ and <exception>]]`` (1:
+    Clone; exceptions, 707.9: ``it's 7/7``, ``it has flying``, ``it's an artifact in addition
+    to its other types``, ``it isn't legendary``). Keywords include the landwalks
+    (``swampwalk``, ``islandwalk``, …, 702.14) and ``protection from <color>`` (702.16: no
+    damage from sources of that color, no blocks by creatures of that color, not the target of
+    spells of that color or abilities of sources of that color, no Aura or Equipment of that
+    color stays attached).
+    *Replacement and prevention abilities* (614-615): ``static if a card would be put into a
+    graveyard from anywhere, exile it instead`` · ``static if this [creature | permanent |
+    card] would be put into a graveyard from anywhere, <exile it | shuffle it into its owner's
+    library> instead`` · ``static if <a | a nontoken | this> creature [an opponent controls |
+    you control] would die, <exile it | return it to its owner's hand | shuffle it into its
+    owner's library> instead`` · ``static this [creature | land | permanent | artifact |
+    enchantment] enters tapped`` · ``static <creatures | permanents | lands> your opponents
+    control enter tapped`` · ``static this [creature] enters with <N> +1/+1 counter[s]`` ·
+    ``static each other creature you control enters with <an | N> additional +1/+1 counter[s]``
+    · ``static if you would draw a card while your library has no cards in it, you win the game
+    instead`` · ``static if you would draw a card, <effects> instead`` · ``static if a source
+    would deal damage to you, prevent <N> of that damage``.
+    *Effects of spells and abilities* that create continuous effects (611.2): ``target creature
+    loses all abilities and becomes a <color> <creature type> with base power and toughness N/N
+    [until end of turn]`` (4, 5, 6, 7b) · ``gain control of target creature [until end of turn
+    | for as long as you control this [creature | permanent]][, untap it and it gains haste until
+    end of turn]`` (2) · ``switch target creature's power and toughness [until end of turn]``
+    (7d) · ``target creature <becomes | has base power and toughness> N/N until end of turn``
+    (7b) · ``target creature loses all abilities until end of turn`` (6) · ``change the text of
+    target permanent by replacing all instances of <one color word | one basic land type word>
+    with another [until end of turn]`` (3; the words announced, see above) or ``… all instances
+    of <word> with <word>`` (the words fixed). Without "until end of turn" an effect lasts
+    indefinitely; an effect of a resolved spell applies only to the objects it affected as it
+    was created (611.2c), one of a static ability to whatever matches it now (611.3a).
+    *Replacement and prevention effects of spells and abilities*: ``prevent the next <N>
+    damage that would be dealt to <any target | target creature | target player | you> this
+    turn`` · ``prevent all combat damage that would be dealt this turn`` · ``regenerate
+    <target creature | this creature>`` · ``if that creature would die this turn, exile it
+    instead`` · ``if it would die this way, exile it instead`` (a self-replacement, 614.15).
+    *Timestamps* (613.7): a permanent's is when it entered (setup: in the order listed, each
+    ``has:`` line in turn), an Equipment's is renewed when it becomes attached (613.7e), an
+    effect of a resolved spell's is when it was created. Nothing in the language puts two
+    players' permanents onto the battlefield at once, so 613.7m's APNAP order never arises.
+    *Not modelled* (each refused with a syntax error naming it): copying by a spell or ability
+    (``becomes a copy of``), the text of a spell on the stack, protection from anything but a
+    color, name-setting and text-box exchanges (612.5-612.8).
 """
 
 from __future__ import annotations
@@ -79,25 +188,10 @@ from kb.engine.steps import Step, parse_step
 
 __all__ = ["Statement", "SyntaxProblem", "is_setup", "parse_block", "split_list"]
 
-EXPECT_KEYS = (
-    "priority",
-    "step",
-    "stack",
-    "resolved",
-    "life",
-    "hand",
-    "battlefield",
-    "graveyard",
-    "library",
-    "pool",
-    "lost",
-    "game",
-    "rejected",
-    "log",
-    "tapped",
-    "untapped",
-    "exile",
-    "poison",
+#: Expectations about one player (``? <what> <player>: <value>``).
+PLAYER_KEYS = ("life", "hand", "battlefield", "graveyard", "library", "pool", "exile", "poison")
+#: Expectations about one permanent (``? <what> <permanent>: <value>``).
+PERMANENT_KEYS = (
     "pt",
     "counters",
     "loyalty",
@@ -107,6 +201,22 @@ EXPECT_KEYS = (
     "controller",
     "color",
     "abilities",
+    "name",
+)
+#: Every expectation: about the game, a player or a permanent.
+EXPECT_KEYS = (
+    "priority",
+    "step",
+    "stack",
+    "resolved",
+    "lost",
+    "game",
+    "rejected",
+    "log",
+    "tapped",
+    "untapped",
+    *PLAYER_KEYS,
+    *PERMANENT_KEYS,
 )
 
 
@@ -319,16 +429,7 @@ class _Parser(ActionParser):
         what = words[0].lower()
         subject = words[1].strip() if len(words) > 1 else None
         value = value.strip()
-        needs_player = what in (
-            "life",
-            "hand",
-            "battlefield",
-            "graveyard",
-            "library",
-            "pool",
-            "exile",
-            "poison",
-        )
+        needs_player = what in PLAYER_KEYS
         if what in PERMANENT_KEYS and not subject:
             self.fail(lineno, f"'? {what} <permanent>: …' names a permanent")
             return
@@ -399,15 +500,3 @@ def is_setup(statement: Statement) -> bool:
 
 
 STEP_BY_NAME = {s.value: s for s in Step}
-#: Expectations about one permanent (``? <what> <permanent>: <value>``).
-PERMANENT_KEYS = (
-    "pt",
-    "counters",
-    "loyalty",
-    "attached",
-    "layers",
-    "types",
-    "controller",
-    "color",
-    "abilities",
-)

@@ -213,19 +213,25 @@ class ActionParser:
                 return None
             return act("block", blocks=(pair,))
         m = re.match(
-            r"^announces for (.+?)\s*:\s*(bottom|top|graveyard|discard|sacrifice|new targets)\b(.*)$",
+            r"^announces for (.+?)\s*:\s*(bottom|top|graveyard|discard|sacrifice|new targets|copy|"
+            r"change)\b(.*)$",
             rest,
             re.I,
         )
         if m:
-            names = tuple(split_list(m.group(3)))
-            return act("announce", card=m.group(1).strip(), phrase=m.group(2).lower(), names=names)
+            word = m.group(2).lower()
+            # "change swamp to island" is one choice, "copy Grizzly Bears" one name
+            names = (m.group(3).strip(),) if word == "change" else tuple(split_list(m.group(3)))
+            return act("announce", card=m.group(1).strip(), phrase=word, names=names)
         m = re.match(r"^adds a group\s*:\s*(.+)$", rest, re.I)
         if m:
             return self.group_line(lineno, who, text, m.group(1))
         m = re.match(r"^interrupts the group at (?:object )?(\d+)$", rest, re.I)
         if m:
             return act("interrupt_group", ability=bounded(m.group(1), "object"))
+        m = re.match(r"^prevents (.+?)(?:'s|’s) damage first$", rest, re.I)
+        if m:
+            return act("shield_first", card=m.group(1).strip())
         m = re.match(r"^applies (.+?)(?:'s effect)? first$", rest, re.I)
         if m:
             return act("replace_first", card=m.group(1).strip())
@@ -265,7 +271,8 @@ class ActionParser:
             "choices for …, adds a group: …; …, interrupts the group at N, pays {…} to stop …, "
             "ignores … until end of turn, rolls the planar die, "
             "turns the conspiracy … face up, unlocks …, discards, orders "
-            "triggers, targets … with, keeps the old/new …, applies … first, concedes, holds "
+            "triggers, targets … with, keeps the old/new …, applies … first, prevents …'s damage "
+            "first, concedes, holds "
             "priority, "
             'says "go", interrupts the shortcut at …)',
         )

@@ -77,11 +77,13 @@ class Setup(GameState):
                     raise ScenarioError(f"{name} is not an Aura or Equipment: it can't be attached")
                 obj.attached_to = host.id
                 self.attachments = True
+            elif m := re.fullmatch(r"copying (.+)", marker):
+                self._setup_copy(obj, m.group(1).strip())
             else:
                 raise ScenarioError(
                     f"unknown marker ({marker}) on {name!r} (known: tapped, new, summoning sick, "
                     "face down, token, N damage, N +1/+1 counters, N -1/-1 counters, N loyalty, "
-                    "attached to <permanent>)"
+                    "attached to <permanent>, copying <permanent>)"
                 )
         if (obj.card.has_sub("aura") or obj.card.has_sub("equipment")) and not self.attachments:
             self.attachments = True
@@ -91,6 +93,28 @@ class Setup(GameState):
         self.legends = self.legends or obj.card.legendary
         self.layered = self.layered or bool(obj.card.statics or obj.card.replacements)
         self.battlefield.append(obj)
+
+    def _setup_copy(self, obj: GameObject, ref: str) -> None:
+        """``Clone (copying Grizzly Bears)``: it entered as a copy of a permanent listed before
+        it (707.5), which its own "enter as a copy" ability allows."""
+        name = obj.card.name
+        spec = obj.card.copy_as
+        if spec is None:
+            raise ScenarioError(
+                f"({name} copying …): {name} has no 'you may have this creature enter as a copy "
+                "of …' ability"
+            )
+        try:
+            found = self.permanents_named(unquote(ref))
+        except IllegalAction:
+            raise ScenarioError(
+                f"({name} copying {unquote(ref)}): there is no {unquote(ref)} on the battlefield "
+                "yet; list the permanent before its copy"
+            ) from None
+        original = next((o for o in found if self._copyable_kind(o, spec.kind)), None)  # type: ignore[attr-defined]
+        if original is None:
+            raise ScenarioError(f"({name} copying {unquote(ref)}): it copies any {spec.kind} only")
+        self._become_copy(obj, obj.card, original, spec, obj.controller)  # type: ignore[attr-defined]
 
     def _setup_host(self, name: str, ref: str) -> GameObject:
         """The permanent an Aura or Equipment of the setup is attached to: one listed before it

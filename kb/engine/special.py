@@ -49,13 +49,16 @@ class SpecialActions(GameState):
     def _apply_play_land(self, p: int, card: GameObject) -> None:
         pl = self.players[p]
         pl.hand.remove(card)
-        permanent = self._enter(card.card, p)
         pl.lands_played += 1
-        self._emit(
-            "special action",
-            f"{pl.name} plays {permanent.label} (a special action: it doesn't use the stack)",
-            cite("116.2a", "305.1"),
+        self._enter(
+            card.card,
             p,
+            said=lambda permanent: self._emit(
+                "special action",
+                f"{pl.name} plays {permanent.label} (a special action: it doesn't use the stack)",
+                cite("116.2a", "305.1"),
+                p,
+            ),
         )
         self._after_action(p, "116.3", adds_to_stack=False)
 

@@ -99,6 +99,7 @@ class GameState:
         self.layer_views: dict[Any, Any] = {}  # characteristics made into card definitions
         self.shields: list[Any] = []  # replacement and prevention effects of resolutions
         self.replace_first: dict[int, str] = {}  # 616.1: the source a player applies first
+        self.shield_first: dict[int, str] = {}  # 615.7: the source whose damage a shield takes
         self.replacing: set[int] = set()  # effects applying now: not again to their own (614.5)
         self.listed_actions: dict[Any, Action] = {}  # listed actions made once (they are values)
         self._next_id = 1
@@ -227,7 +228,9 @@ class GameState:
         return any(
             keyword in aura.card.attached_bonus[2]
             for aura in self.battlefield
-            if aura.attached_to == obj.id and aura.card.attached_bonus and aura.id > lost
+            if aura.attached_to == obj.id
+            and aura.card.attached_bonus
+            and (aura.stamp or aura.id) > lost  # its timestamp: new when attached (613.7e)
         )
 
     def is_creature(self, obj: GameObject) -> bool:
@@ -362,6 +365,24 @@ class GameState:
             for obj in self.battlefield
             if obj.name.lower() == low and controller in (None, obj.controller)
         ]
+        if self.layered:  # a copy is also found by its own card's name (Clone): first
+            mine = [
+                obj
+                for obj in self.battlefield
+                if obj.copied is not None
+                and obj.printed is not None
+                and obj.printed.name.lower() == low
+                and controller in (None, obj.controller)
+            ]
+            found = list(
+                dict.fromkeys(
+                    [
+                        *mine,
+                        *(o for o in found if o.copied is None),
+                        *(o for o in found if o.copied),
+                    ]
+                )
+            )
         if found:
             return found
         whose = f"{self.players[controller].name}'s " if controller is not None else ""
@@ -468,6 +489,7 @@ class GameState:
                 ],
                 dict(o.counters),
                 o.attached_to,
+                o.stamp,
                 o.token,
                 o.loyalty_turn,
                 o.exiled_turn,
@@ -540,6 +562,7 @@ class GameState:
                 [(e.stamp, e.affected, e.until) for e in self.continuous],
                 [(s.name, s.stamp, s.used, s.remaining) for s in self.shields],
                 dict(self.replace_first),
+                dict(self.shield_first),
                 dict(self.base_controllers),
             ),
             "next_id": self._next_id,

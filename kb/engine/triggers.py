@@ -196,8 +196,9 @@ class Triggers(GameState):
         announced = self.trigger_targets.get(trig.controller, {}).pop(trig.source.lower(), None)
         if announced is not None:
             try:
+                origin = trig.origin.id if trig.origin is not None else None
                 return self._choose_targets(
-                    trig.effects, tuple(announced), controller=trig.controller
+                    trig.effects, tuple(announced), origin, controller=trig.controller
                 )
             except (IllegalAction, ScenarioError) as err:
                 self._emit(
@@ -216,11 +217,13 @@ class Triggers(GameState):
                 opps = self.opponents(trig.controller)
                 choice = ("player", opps[0]) if opps else None
             elif effect.target == "creature":
+                colors = self._colors(trig.origin) if trig.origin is not None else ()  # type: ignore[attr-defined]
                 creatures = sorted(
                     (
                         o
                         for o in self.battlefield
-                        if self.is_creature(o) and self._untargetable(o, trig.controller) is None
+                        if self.is_creature(o)
+                        and self._untargetable(o, trig.controller, colors) is None
                     ),
                     key=lambda o: o.controller == trig.controller,
                 )

@@ -63,14 +63,17 @@ class ZoneChanges(GameState):
             )
             return
         owner.exile.remove(exiled)
-        new = self._enter(obj.printed or obj.card, controller)
-        self._emit(
-            "enter",
-            f"{new.label} returns to the battlefield under {self.players[controller].name}'s "
-            "control as a new "
-            "object, with no memory of its previous existence (untapped, no damage, no counters)",
-            cite("400.7"),
-            p,
+        self._enter(
+            obj.printed or obj.card,
+            controller,
+            said=lambda new: self._emit(
+                "enter",
+                f"{new.label} returns to the battlefield under {self.players[controller].name}'s "
+                "control as a new object, with no memory of its previous existence (untapped, no "
+                "damage, no counters)",
+                cite("400.7"),
+                p,
+            ),
         )
 
     def _bounce(self, obj: GameObject, p: int) -> None:
