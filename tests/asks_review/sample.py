@@ -8,6 +8,10 @@ ceil(10%) of their positions.  Usage: sample.py [ASKS_DIR] [--rules CR.txt]  (pr
 Second sample (review-2026-12-08): only the questions added since commit 28a0857 (a question is new
 when its (lang, q) pair is absent from every file at that commit), seed 2027, round(10%) of each
 language.  Usage: sample.py --new-since 28a0857 --seed 2027 [ASKS_DIR]
+
+Third sample (review-2026-12-08b): the same new questions still present, minus those an earlier
+review already judged (--exclude REVIEW.toml, repeatable), seed 2028, round(10%) of each language.
+Usage: sample.py --new-since 28a0857 --seed 2028 --exclude tests/asks_review/review-2026-12-08.toml
 """
 
 import json
@@ -62,10 +66,20 @@ def old_questions(commit, asks_dir="corpus/asks"):
     return seen
 
 
-def draw_new(asks_dir, since, seed):
-    """Draw round(10%) of each language among the asks whose question is new since SINCE."""
+def reviewed(paths):
+    """Return the (lang, q) pairs already judged in the review files PATHS."""
+    seen = set()
+    for path in paths:
+        data = tomllib.loads(pathlib.Path(path).read_text(encoding="utf-8"))
+        seen.update((e["lang"], e["q"]) for e in data.get("review", []))
+    return seen
+
+
+def draw_new(asks_dir, since, seed, exclude=()):
+    """Draw round(10%) of each language among the asks whose question is new since SINCE,
+    leaving out the questions already judged in the review files EXCLUDE."""
     asks = load(asks_dir)
-    old = old_questions(since, asks_dir)
+    old = old_questions(since, asks_dir) | reviewed(exclude)
     sample = []
     for lang in LANGS:
         items = [a for a in asks[lang] if (a["lang"], a["q"]) not in old]
@@ -87,6 +101,11 @@ def rules_text(path):
 if __name__ == "__main__":
     argv = sys.argv[1:]
     opts = {}
+    exclude = []
+    while "--exclude" in argv:
+        i = argv.index("--exclude")
+        exclude.append(argv[i + 1])
+        del argv[i : i + 2]
     for name in ("--new-since", "--seed", "--rules"):
         if name in argv:
             i = argv.index(name)
@@ -94,7 +113,7 @@ if __name__ == "__main__":
             del argv[i : i + 2]
     asks_dir = argv[0] if argv else "corpus/asks"
     if "--new-since" in opts:
-        drawn = draw_new(asks_dir, opts["--new-since"], int(opts.get("--seed", 2027)))
+        drawn = draw_new(asks_dir, opts["--new-since"], int(opts.get("--seed", 2027)), exclude)
     else:
         drawn = draw(asks_dir, int(opts.get("--seed", SEED)))
     for a in drawn:

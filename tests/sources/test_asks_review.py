@@ -27,9 +27,9 @@ def _load(path: Path) -> dict:
     return tomllib.loads(path.read_text(encoding="utf-8"))
 
 
-def test_both_samples_are_there() -> None:
-    names = [p.name for p in REVIEWS]
-    assert "review-2026-12-07.toml" in names and "review-2026-12-08.toml" in names
+def test_every_sample_is_there() -> None:
+    names = {p.name for p in REVIEWS}
+    assert {"review-2026-12-07.toml", "review-2026-12-08.toml", "review-2026-12-08b.toml"} <= names
 
 
 @pytest.mark.parametrize("path", REVIEWS, ids=lambda p: p.name)
@@ -64,6 +64,12 @@ def test_recorded_fixes_are_in_the_corpus(path: Path) -> None:
         key = (entry["lang"], entry["q"])
         if entry.get("action") == "deleted":
             assert key not in corpus, f"deleted question still in corpus/asks: {entry['q']}"
+        elif entry.get("action") == "twin deleted":
+            assert key in corpus, f"kept question missing from corpus/asks: {entry['q']}"
+            assert (entry["lang"], entry["duplicate_of"]) not in corpus, entry["duplicate_of"]
+        elif entry.get("action") == "reworded":
+            assert key not in corpus, f"reworded question still in corpus/asks: {entry['q']}"
+            assert (entry["lang"], entry["reworded_as"]) in corpus, entry["reworded_as"]
         elif "better" in entry:
             assert corpus.get(key) == entry["better"], entry["q"]
     for fix in data.get("corpus_fix", []):
@@ -74,14 +80,43 @@ def test_recorded_fixes_are_in_the_corpus(path: Path) -> None:
             assert corpus.get(key) == fix["rules"], fix["q"]
 
 
-def test_near_duplicates_name_a_question_still_in_the_corpus() -> None:
+@pytest.mark.parametrize(
+    "path", [p for p in REVIEWS if p.name != "review-2026-12-07.toml"], ids=lambda p: p.name
+)
+def test_near_duplicates_name_a_question_still_in_the_corpus(path: Path) -> None:
     corpus = _corpus()
-    data = _load(ROOT / "tests" / "asks_review" / "review-2026-12-08.toml")
+    data = _load(path)
+    summary = data["summary"]
     flagged = [e for e in data["review"] if "near-duplicate" in e.get("flags", [])]
-    assert len(flagged) == data["summary"]["overall"]["near_duplicates"]
+    assert len(flagged) == summary["overall"]["near_duplicates"]
+    for lang in ("en", "fr", "ja"):
+        mine = [e for e in flagged if e["lang"] == lang]
+        assert len(mine) == summary[lang]["near_duplicates"], lang
     for entry in flagged:
+        if entry.get("action") == "twin deleted":
+            continue  # the pair's other question went (checked with the recorded fixes)
+        assert entry.get("action") == "deleted", entry["q"]
         assert (entry["lang"], entry["duplicate_of"]) in corpus, entry["duplicate_of"]
+    for fix in data.get("corpus_fix", []):
+        if "duplicate_of" in fix:
+            assert (fix["lang"], fix["duplicate_of"]) in corpus, fix["duplicate_of"]
+    paraphrased = [e for e in data["review"] if "near-paraphrase" in e.get("flags", [])]
+    assert len(paraphrased) == summary["paraphrases"]
+    for entry in paraphrased:
+        assert entry.get("action") in {"deleted", "reworded"}, entry["q"]
+
+
+def test_the_second_review_records_its_corpus_wide_duplicate_scan() -> None:
+    data = _load(ROOT / "tests" / "asks_review" / "review-2026-12-08.toml")
     kept = [f for f in data["corpus_fix"] if "duplicate_of" in f]
     assert kept, "the corpus-wide near-duplicate scan is recorded"
-    for fix in kept:
-        assert (fix["lang"], fix["duplicate_of"]) in corpus, fix["duplicate_of"]
+
+
+def test_the_third_sample_is_drawn_from_questions_not_already_judged() -> None:
+    second = _load(ROOT / "tests" / "asks_review" / "review-2026-12-08.toml")
+    third = _load(ROOT / "tests" / "asks_review" / "review-2026-12-08b.toml")
+    judged = {(e["lang"], e["q"]) for e in second["review"]}
+    drawn = [(e["lang"], e["q"]) for e in third["review"]]
+    assert len(set(drawn)) == len(drawn)
+    assert not judged & set(drawn)
+    assert third["summary"]["seed"] != second["summary"]["seed"]
