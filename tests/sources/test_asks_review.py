@@ -1,5 +1,6 @@
-"""The reviews of "Players ask" (tests/asks_review/review-*.toml) agree with themselves and with the
-corpus: each summary counts its own verdicts, and every fix a review records is in corpus/asks."""
+"""The reviews of "Players ask" (tests/asks_review/review-*.toml) and the by-eye dedupe of the new
+questions no review judged (dedupe-2026-12-08.toml) agree with themselves and with the corpus: each
+summary counts its own entries, and every fix they record is in corpus/asks."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 REVIEWS = sorted((ROOT / "tests" / "asks_review").glob("review-*.toml"))
+DEDUPE = ROOT / "tests" / "asks_review" / "dedupe-2026-12-08.toml"
 VERDICTS = {"answers", "partial", "wrong"}
 
 
@@ -25,6 +27,11 @@ def _corpus() -> dict[tuple[str, str], list[str]]:
 
 def _load(path: Path) -> dict:
     return tomllib.loads(path.read_text(encoding="utf-8"))
+
+
+def _deleted_later() -> set[tuple[str, str]]:
+    """Return the (lang, question) pairs the dedupe pass deleted after the reviews."""
+    return {(e["lang"], e["q"]) for e in _load(DEDUPE)["dedupe"] if e["action"] == "deleted"}
 
 
 def test_every_sample_is_there() -> None:
@@ -72,9 +79,10 @@ def test_recorded_fixes_are_in_the_corpus(path: Path) -> None:
             assert (entry["lang"], entry["reworded_as"]) in corpus, entry["reworded_as"]
         elif "better" in entry:
             assert corpus.get(key) == entry["better"], entry["q"]
+    later = _deleted_later()
     for fix in data.get("corpus_fix", []):
         key = (fix["lang"], fix["q"])
-        if fix.get("action") == "deleted":
+        if fix.get("action") == "deleted" or key in later:
             assert key not in corpus, fix["q"]
         else:
             assert corpus.get(key) == fix["rules"], fix["q"]
@@ -120,3 +128,52 @@ def test_the_third_sample_is_drawn_from_questions_not_already_judged() -> None:
     assert len(set(drawn)) == len(drawn)
     assert not judged & set(drawn)
     assert third["summary"]["seed"] != second["summary"]["seed"]
+
+
+def test_the_dedupe_summary_counts_its_entries() -> None:
+    data = _load(DEDUPE)
+    entries, summary = data["dedupe"], data["summary"]
+    assert [e["n"] for e in entries] == list(range(len(entries)))
+    total = Counter()
+    for lang in ("en", "fr", "ja"):
+        if lang not in summary:
+            continue
+        mine = [e for e in entries if e["lang"] == lang]
+        row = summary[lang]
+        deleted = [e for e in mine if e["action"] == "deleted"]
+        corrected = [e for e in mine if e["action"] == "corrected"]
+        assert len(deleted) + len(corrected) == len(mine), lang
+        assert row["deleted"] == len(deleted) and row["corrected"] == len(corrected), lang
+        assert row["kept"] == row["judged"] - row["deleted"] >= row["corrected"], lang
+        assert row["miscited_duplicates"] == sum(1 for e in deleted if "note" in e), lang
+        total.update({k: row[k] for k in ("judged", "deleted", "corrected", "kept")})
+    for key in ("judged", "deleted", "corrected", "kept"):
+        assert summary["overall"][key] == total[key], key
+
+
+def test_the_dedupe_judged_only_questions_no_review_sample_had() -> None:
+    sampled = {
+        (e["lang"], e["q"])
+        for path in REVIEWS
+        if path.name != "review-2026-12-07.toml"
+        for e in _load(path)["review"]
+    }
+    keys = [(e["lang"], e["q"]) for e in _load(DEDUPE)["dedupe"]]
+    assert len(set(keys)) == len(keys)
+    assert not sampled & set(keys)
+
+
+def test_the_dedupe_deletions_are_gone_and_corrections_present() -> None:
+    corpus = _corpus()
+    for entry in _load(DEDUPE)["dedupe"]:
+        key = (entry["lang"], entry["q"])
+        if entry["action"] == "deleted":
+            assert key not in corpus, f"deleted duplicate still in corpus/asks: {entry['q']}"
+            assert entry["duplicate_of"] != entry["q"]
+            kept = (entry["lang"], entry["duplicate_of"])
+            assert kept in corpus, f"the question it duplicates is gone: {entry['duplicate_of']}"
+        else:
+            assert entry["action"] == "corrected", entry
+            assert entry["corrected"] != entry["rules"], entry["q"]
+            assert corpus.get(key) == entry["corrected"], entry["q"]
+            assert entry["note"].strip(), entry["q"]
