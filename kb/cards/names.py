@@ -70,6 +70,13 @@ _SMALL = frozenset(
     ]
 )
 _MAX_WORDS = 16
+_ELISION = re.compile(r"(?:[ldjmnst]|qu|jusqu|lorsqu|puisqu)['’](?=[^\W_])", re.I)
+
+
+def _elided(token: re.Match[str]) -> tuple[int, int]:
+    """A word's span without a French elided article or pronoun ("l'" of "l'Engin")."""
+    elided = _ELISION.match(token[0])
+    return (token.start() + (elided.end() if elided else 0), token.end())
 
 
 def fold(text: str) -> str:
@@ -312,34 +319,43 @@ class NameIndex:
         return sorted(found, key=lambda m: m.start)
 
     def _word_mentions(self, text: str, taken: list[bool]) -> list[Mention]:
-        tokens = [m for m in _TOKEN.finditer(text) if not taken[m.start()]]
+        """Unquoted names of whole words: at each word the longest run that is a name, then
+        the longest of overlapping runs wins ("Colère de Dieu" over "La Colère" in "La Colère
+        de Dieu"); a French elided article is not part of a name ("l'Engin de sorcière")."""
+        tokens = [_elided(m) for m in _TOKEN.finditer(text) if not taken[m.start()]]
         lower = text == text.lower()
-        out: list[Mention] = []
-        i = 0
-        while i < len(tokens):
+        runs: list[tuple[int, int]] = []
+        for i in range(len(tokens)):
             for j in range(min(len(tokens), i + _MAX_WORDS, i + self.longest_words) - 1, i - 1, -1):
-                start, end = tokens[i].start(), tokens[j].end()
+                start, end = tokens[i][0], tokens[j][1]
                 if any(taken[start:end]):
                     continue
-                ids = self.exact.get(fold(text[start:end]))
-                if not ids or not self._plausible(tokens[i : j + 1], text, lower):
-                    continue
-                matches = tuple(self._match(k, "exact") for k in ids[:5])
-                out.append(Mention(start, end, text[start:end], matches))
-                i = j
-                break
-            i += 1
+                if self.exact.get(fold(text[start:end])) and self._plausible(
+                    [text[a:b] for a, b in tokens[i : j + 1]], text[:start], lower
+                ):
+                    runs.append((i, j))
+                    break
+        chosen: list[tuple[int, int]] = []
+        for i, j in sorted(runs, key=lambda r: (r[0] - r[1], r[0])):
+            if all(j < a or i > b for a, b in chosen):
+                chosen.append((i, j))
+        out: list[Mention] = []
+        for i, j in sorted(chosen):
+            start, end = tokens[i][0], tokens[j][1]
+            ids = self.exact[fold(text[start:end])]
+            matches = tuple(self._match(k, "exact") for k in ids[:5])
+            out.append(Mention(start, end, text[start:end], matches))
         return out
 
     @staticmethod
-    def _plausible(tokens: list[re.Match[str]], text: str, lower: bool) -> bool:
-        if _CJK.search(tokens[0][0]):
+    def _plausible(tokens: list[str], before: str, lower: bool) -> bool:
+        if _CJK.search(tokens[0]):
             return False  # Japanese runs are scanned by character
-        capitals = [t for t in tokens if t[0][:1].isupper() and t[0].casefold() not in _SMALL]
+        capitals = [t for t in tokens if t[:1].isupper() and t.casefold() not in _SMALL]
         if len(tokens) >= 2:
             return bool(capitals) or lower
-        first = not text[: tokens[0].start()].strip(" ¿¡\"'“«(")
-        return bool(capitals) and not first and len(tokens[0][0]) > 2
+        first = not before.strip(" ¿¡\"'“«(")
+        return bool(capitals) and not first and len(tokens[0]) > 2
 
     def _ja_mentions(self, text: str, taken: list[bool]) -> list[Mention]:
         out: list[Mention] = []

@@ -451,7 +451,7 @@ def parser() -> argparse.ArgumentParser:
     b.set_defaults(func=cmd_build)
     from kb.cli.cards import add_parsers  # `kb card` and `kb build --cards`
 
-    add_parsers(sub, common, b, CommandError, _kb)
+    add_parsers(sub, common, b, CommandError, _ensure_built)
 
     r = sub.add_parser("rule", parents=[common], help="show one rule")
     r.add_argument("number", help="rule number in any spelling: 117.3a, rule 117.3a, １１７．３ａ")

@@ -8,9 +8,12 @@ module first when it has cards:
 * a query that is a card's name (any of the three languages, quoted or not, whole or in part,
   misspelt by one or two letters: :class:`kb.cards.names.NameIndex`) gives the card first (a
   hit of kind ``card``), then the rules its text and rules-used lead to;
-* a question naming cards is understood through what they do: each name is replaced by the
-  card's keywords (and the first :data:`TEXT_WORDS` words of its Oracle text, none by default),
-  and the rules the card uses (:mod:`kb.cards.rules_used`) are boosted, keyword rules most; the cards named are listed after the rules (they take no rank from a rule);
+* a question naming cards is understood through what they do: each name leaves the query's
+  words (the words of "Sphere of Resistance" are not about resistance) and is replaced by the
+  card's keywords whose rules few cards use, and the rules the card uses
+  (:mod:`kb.cards.rules_used`) are raised by how specific each is (:data:`WEIGHTS`; a rule two
+  named cards use, their interaction, more: :data:`SHARED`); the cards named are listed after
+  the rules (they take no rank from a rule);
 * ``kind="card"`` lists cards only; ``kind="ruling"`` searches the rulings' texts (BM25 over
   their words, the cards named in the question first).
 """
@@ -29,18 +32,25 @@ from kb.search.results import Hit, SearchResult
 
 __all__ = ["CardSearch", "NamedCard"]
 
-_REMINDER = re.compile(r"\([^()]*\)")
 _WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
 _CAPS = re.compile(
     r"(?:(?<=^)|(?<=[\s(\"'“«]))([A-Z][\w'’,-]*(?:\s+(?:of|the|de|du|la|le|des|to|and|in|a)?\s*"
     r"[A-Z][\w'’,-]*)+)"
 )
-#: Words of a card's Oracle text added to a question per card named. Tuned on tune.toml's card
-#: kinds: 0 (keywords alone) 0.40 MRR, 6 words 0.29, 14 words 0.32: a card's text brings words
-#: the question is not about.
-TEXT_WORDS = 0
-#: Boosts of the rules a named card uses, by why (tune.toml: keyword 2.5 0.41, 1.8 0.40, none 0.39).
-BOOSTS = {"keyword": 2.5, "action": 1.3, "layout": 1.5, "term": 1.1, "type": 1.05}
+#: How much a named card raises the rules it uses, by why: a rule's factor is
+#: ``1 + WEIGHTS[why] * specificity``, the specificity being how few cards use the rule
+#: (``log(N / cards using it) / log(N)``, 0 for a rule every card uses, 1 for one card's): a
+#: keyword ability's own rule (phasing: 86 cards of 23,711) counts, "creature" hardly. Chosen on
+#: tune.toml's card kinds (keyword 2, 3, 4; actions and terms barely change anything): MRR en
+#: 0.479 -> 0.511, fr 0.541 -> 0.526, ja 0.358 -> 0.371 against flat boosts of 2.5 for every
+#: keyword.
+WEIGHTS = {"keyword": 3.0, "action": 0.6, "layout": 0.8, "term": 0.3, "ability word": 0.2}
+#: Extra weight of a rule two named cards or more use (their interaction is what is asked).
+SHARED = 0.5
+#: A keyword's name joins the query's words only when its rule is at least this specific
+#: (a rare keyword names what the card does; "flying" on a card asked about for its trigger
+#: only pulls the flying rules up).
+KEYWORD_WORDS = 0.35
 #: Share of a query's letters a card name must cover for the query to be "the card's name".
 NAME_SHARE = 0.75
 
@@ -68,8 +78,11 @@ class CardSearch:
         names: Callable[[], Any],
         info: Callable[[int], tuple[Any, list[Sequence[Any]], str] | None],
         rulings: Callable[[], list[tuple[int, int, str, str]]],
+        counts: Callable[[], dict[str, int]] | None = None,
     ) -> None:
         self._names_of = names
+        self._counts_of = counts or dict
+        self._rule_counts: dict[str, int] | None = None
         self._info = info
         self._rulings_of = rulings
         self._names: Any = None
@@ -89,7 +102,7 @@ class CardSearch:
             row = store.by_id(card_id)
             return (row.card, row.uses, row.slug) if row is not None else None
 
-        return cls(store.name_index, info, store.rulings)
+        return cls(store.name_index, info, store.rulings, store.rule_counts)
 
     @classmethod
     def from_cards(
@@ -112,7 +125,13 @@ class CardSearch:
                 (i, j, r.date, r.text) for i, c in enumerate(cards) for j, r in enumerate(c.rulings)
             ]
 
-        return cls(lambda: index, info, rulings)
+        def counts() -> dict[str, int]:
+            found: Counter[str] = Counter({"": len(cards)})
+            for links in uses:
+                found.update({link[0] for link in links})
+            return dict(found)
+
+        return cls(lambda: index, info, rulings, counts)
 
     @property
     def names(self) -> Any:
@@ -180,36 +199,57 @@ class CardSearch:
         return covered >= NAME_SHARE * max(len(_letters(text)), 1)
 
     def expansion(self, text: str, named: list[NamedCard]) -> tuple[str, dict[str, float]]:
-        """The question with each card's name replaced by what the card does, and the boosts
-        of the rules the cards use."""
+        """The question with each card's name replaced by what the card does (its specific
+        keywords), and the boosts of the rules the cards use, by how specific each is."""
         parts: list[str] = []
         at = 0
-        boosts: dict[str, float] = {}
+        weights: dict[str, float] = {}
+        users: Counter[str] = Counter()
+        seen: set[int] = set()
         for card in named:
             parts.append(text[at : card.start])
-            found = self._info(card.card_id)
-            if found is not None:
-                parts.append(" " + self._what_it_does(found[0]) + " ")
-                for number, why, _label, _face in found[1]:
-                    factor = BOOSTS.get(why, 1.0)
-                    if factor > boosts.get(number, 1.0):
-                        boosts[number] = factor
             at = card.end
+            found = self._info(card.card_id)
+            if found is None:
+                continue
+            label_specificity: dict[str, float] = {}
+            for number, why, label, _face in found[1]:
+                specific = self.specificity(number)
+                weight = WEIGHTS.get(why, 0.0) * specific
+                key = label.casefold()
+                label_specificity[key] = max(label_specificity.get(key, 0.0), specific)
+                if card.card_id not in seen:
+                    users[number] += 1
+                weights[number] = max(weights.get(number, 0.0), weight)
+            # the source's keywords (abilities and actions) whose rule few cards use
+            words = [
+                k
+                for k in found[0].keywords
+                if label_specificity.get(k.casefold(), 1.0) >= KEYWORD_WORDS
+            ]
+            seen.add(card.card_id)
+            parts.append(" " + " ".join(dict.fromkeys(words)) + " ")
         parts.append(text[at:])
+        boosts = {}
+        for number, weight in weights.items():
+            if users[number] > 1:
+                weight += SHARED * self.specificity(number)
+            if weight > 0.01:
+                boosts[number] = 1.0 + weight
         return " ".join("".join(parts).split()), boosts
 
-    @staticmethod
-    def _what_it_does(card: Any) -> str:
-        """A card's keywords and the first words of its Oracle text, its own name left out."""
-        words: list[str] = list(card.keywords)
-        names = {n.casefold() for n in card.names("en")}
-        for face in card.faces:
-            body = _REMINDER.sub(" ", face.text)
-            for name in names:
-                body = re.sub(re.escape(name), " ", body, flags=re.I)
-            body = body.replace("CARDNAME", " ")
-            words += _WORD.findall(body)[:TEXT_WORDS] if TEXT_WORDS else []
-        return " ".join(words)
+    def specificity(self, number: str) -> float:
+        """How few of the cards use a rule: 1 for one card, 0 for every card."""
+        counts = self._counts()
+        total = counts.get("", 1)
+        return math.log(total / max(counts.get(number, 1), 1)) / math.log(max(total, 2))
+
+    def _counts(self) -> dict[str, int]:
+        if self._rule_counts is None:
+            with self._lock:
+                if self._rule_counts is None:
+                    self._rule_counts = self._counts_of()
+        return self._rule_counts
 
     # ---- hits ------------------------------------------------------------------------------
     def card_hit(self, card: NamedCard, score: float) -> Hit | None:

@@ -140,6 +140,28 @@ def test_kb_card(instance: Path) -> None:
     assert json.loads(out.getvalue())["status"] == 404
 
 
+def test_kb_card_imports_only_what_it_reads(instance: Path) -> None:
+    """``kb card`` reads one indexed row: it must not load the knowledge model, the store's
+    writer, search, the web app or the template engine (each costs start time, the 0.2 s budget
+    of tests/bench/bench_cli_start.py)."""
+    import subprocess
+    import sys
+
+    probe = (
+        "import sys, io; from kb.cli.main import main; out = io.StringIO(); "
+        f"status = main(['card', 'Test Gryphon', '--instance', {str(instance)!r}], out); "
+        "heavy = ('kb.knowledge.model', 'kb.store.writer', 'kb.search', 'kb.web', 'flask', "
+        "'whoosh', 'jinja2', 'kb.build'); "
+        "print(status, 'Test Gryphon' in out.getvalue(), sorted(m for m in sys.modules "
+        "if m.startswith(heavy)))"
+    )
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, cwd=root, check=True
+    )
+    assert done.stdout.strip() == "0 True []", done.stdout + done.stderr
+
+
 def test_card_pages(client: object) -> None:
     page = client.get("/fr/cards/test-gryphon")  # type: ignore[attr-defined]
     assert page.status_code == 200

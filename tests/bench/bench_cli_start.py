@@ -1,0 +1,72 @@
+"""Start-to-exit time of the lookup commands (``kb card NAME``, ``kb rule NUMBER``) against the
+interpreter's own start (``python -c pass``) and ``kb --version``, run alternately in one run.
+
+    KB_INSTANCE=/tmp/kb-x python tests/bench/bench_cli_start.py [--runs N] [--card NAME]
+
+The instance must be built with a card file (``kb build --cards PATH``). Prints the median and
+the spread of each command's wall time over ``--runs`` runs (the commands alternate, so a busy
+machine slows them alike) and each median's ratio to ``python -c pass``. Target (issue 24):
+``kb card`` <= 0.2 s. Why: a card lookup should feel instant from a shell or an editor; it reads
+one indexed row, so what it costs is Python's start and the modules it imports.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def timed(argv: list[str], env: dict[str, str]) -> float:
+    """Wall seconds of one run of ``argv`` (its output discarded; a failure stops the bench)."""
+    started = time.perf_counter()
+    done = subprocess.run(argv, env=env, capture_output=True, check=False)
+    took = time.perf_counter() - started
+    if done.returncode != 0:
+        raise SystemExit(f"{' '.join(argv)} failed: {done.stderr.decode(errors='replace')[:300]}")
+    return took
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--runs", type=int, default=15)
+    parser.add_argument("--card", default="Llanowar Elves")
+    parser.add_argument("--rule", default="702.9a")
+    args = parser.parse_args(argv)
+    if not os.environ.get("KB_INSTANCE"):
+        raise SystemExit("set KB_INSTANCE to an instance built with `kb build --cards PATH`")
+    # As installed: the modules' bytecode cached (the first, untimed run writes it), not each
+    # module compiled from source at every start as PYTHONDONTWRITEBYTECODE would have it.
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["PYTHONPATH"] = str(ROOT)
+    py = sys.executable
+    commands = {
+        "python -c pass": [py, "-c", "pass"],
+        "kb --version": [py, "-m", "kb", "--version"],
+        f"kb rule {args.rule}": [py, "-m", "kb", "rule", args.rule],
+        f"kb card {args.card!r}": [py, "-m", "kb", "card", args.card],
+    }
+    for command in commands.values():  # warm the file cache, check each command works
+        timed(command, env)
+    times: dict[str, list[float]] = {name: [] for name in commands}
+    for _ in range(args.runs):
+        for name, command in commands.items():
+            times[name].append(timed(command, env))
+    base = statistics.median(times["python -c pass"])
+    print(f"{'command':28} {'median s':>9} {'min s':>7} {'max s':>7} {'x python':>9}")
+    for name, runs in times.items():
+        median = statistics.median(runs)
+        print(f"{name:28} {median:9.3f} {min(runs):7.3f} {max(runs):7.3f} {median / base:9.2f}")
+    card = statistics.median(times[f"kb card {args.card!r}"])
+    print(f"\nkb card: {card:.3f} s (target <= 0.2 s: {'met' if card <= 0.2 else 'NOT met'})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
