@@ -109,11 +109,9 @@ def test_mentions_in_questions(full: NameIndex) -> None:
 
 
 def test_mentions_prefer_the_longest_overlapping_name(full: NameIndex) -> None:
-    """"La Colère" is a card, but in "La Colère de Dieu" the longer "Colère de Dieu" is meant."""
+    """A name inside a longer one: in "La Colère de Dieu", "Colère de Dieu", not "La Colère"."""
     found = full.mentions("La Colère de Dieu détruit-elle une créature indestructible ?")
-    assert [(m.text, m.matches[0].card.name) for m in found] == [
-        ("Colère de Dieu", "Wrath of God")
-    ]
+    assert [(m.text, m.matches[0].card.name) for m in found] == [("Colère de Dieu", "Wrath of God")]
 
 
 def test_mentions_skip_a_french_elided_article(full: NameIndex) -> None:
