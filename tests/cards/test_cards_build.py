@@ -178,6 +178,20 @@ def test_card_pages(client: object) -> None:
     assert index["cards"][0]["url"] == "/en/cards/test-gryphon"
 
 
+def test_card_index_is_reachable_from_the_navigation_and_home(client: object) -> None:
+    """With cards, every page's navigation links the card index in the reader's language, and
+    the home page offers it with a name form; the page it leads to finds the card."""
+    for locale, label in (("en", "Cards"), ("fr", "Cartes"), ("ja", "カード")):
+        rule = client.get(f"/{locale}/rules/702.9").get_data(as_text=True)  # type: ignore[attr-defined]
+        nav = rule[rule.index('class="sections"') : rule.index("</nav>")]
+        assert f'href="/{locale}/cards/">{label}</a>' in nav, locale
+        home = client.get(f"/{locale}/").get_data(as_text=True)  # type: ignore[attr-defined]
+        assert f'action="/{locale}/cards/"' in home and 'name="q"' in home, locale
+    assert client.get("/en/index.json").get_json()["cards"] == 5  # type: ignore[attr-defined]
+    found = client.get("/en/cards/?q=gryphon").get_data(as_text=True)  # type: ignore[attr-defined]
+    assert 'href="/en/cards/test-gryphon"' in found
+
+
 def test_search_gives_the_card_first(client: object) -> None:
     for query in ("Test Gryphon", "Griffon d'essai", "Test Griphon"):
         data = client.get("/en/search.json", query_string={"q": query}).get_json()  # type: ignore[attr-defined]
