@@ -45,18 +45,15 @@ _CAPS = re.compile(
 #: 0.479 -> 0.511, fr 0.541 -> 0.526, ja 0.358 -> 0.371 against flat boosts of 2.5 for every
 #: keyword.
 WEIGHTS = {"keyword": 3.0, "action": 0.6, "layout": 0.8, "term": 0.3, "ability word": 0.2}
+#: (Tried and left out: adding the rarest words of the named card's ruling that shares most
+#: words with the question moved tune.toml's card and column kinds by under 0.01 MRR, for a
+#: table of every ruling's words in memory.)
 #: Extra weight of a rule two named cards or more use (their interaction is what is asked).
 SHARED = 0.5
 #: A keyword's name joins the query's words only when its rule is at least this specific
 #: (a rare keyword names what the card does; "flying" on a card asked about for its trigger
 #: only pulls the flying rules up).
 KEYWORD_WORDS = 0.35
-#: Words of the best-matching ruling of a named card added to a question (0: none), the least
-#: uncommon words it must share with the question, and what share of all rulings a word may
-#: be in and still count as uncommon.
-RULING_WORDS = 0
-RULING_MATCH = 2
-RULING_COMMON = 0.05
 #: Share of a query's letters a card name must cover for the query to be "the card's name".
 NAME_SHARE = 0.75
 
@@ -236,8 +233,6 @@ class CardSearch:
             seen.add(card.card_id)
             parts.append(" " + " ".join(dict.fromkeys(words)) + " ")
         parts.append(text[at:])
-        if RULING_WORDS:
-            parts.append(" " + " ".join(self._ruling_words(text, named)))
         boosts = {}
         for number, weight in weights.items():
             if users[number] > 1:
@@ -245,34 +240,6 @@ class CardSearch:
             if weight > 0.01:
                 boosts[number] = 1.0 + weight
         return " ".join("".join(parts).split()), boosts
-
-    def _ruling_words(self, text: str, named: list[NamedCard]) -> list[str]:
-        """Weak evidence from the rulings: of the named cards' rulings, the one sharing most
-        uncommon words with the question (at least :data:`RULING_MATCH`), and its
-        :data:`RULING_WORDS` rarest words the question lacks (a ruling often restates the very
-        interaction asked about, in the rules' words)."""
-        table = self._ruling_table()
-        asked = {w for w in _WORD.findall(text.casefold()) if self._uncommon(table, w)}
-        best: tuple[int, list[str]] = (0, [])
-        for card in {c.card_id for c in named}:
-            found = self._info(card)
-            if found is None:
-                continue
-            names = {w for n in found[0].names("en") for w in _WORD.findall(n.casefold())}
-            for ruling in found[0].rulings:
-                words = [w for w in _WORD.findall(ruling.text.casefold()) if w not in names]
-                shared = len(asked & set(words))
-                if shared > best[0]:
-                    best = (shared, words)
-        if best[0] < RULING_MATCH:
-            return []
-        fresh = {w for w in best[1] if w not in asked and self._uncommon(table, w)}
-        return sorted(fresh, key=lambda w: (table.df.get(w, 0), w))[:RULING_WORDS]
-
-    @staticmethod
-    def _uncommon(table: _Rulings, word: str) -> bool:
-        """A word that says something: in under :data:`RULING_COMMON` of all rulings."""
-        return len(word) > 2 and table.df.get(word, 0) < RULING_COMMON * len(table.rows)
 
     def specificity(self, number: str) -> float:
         """How few of the cards use a rule: 1 for one card, 0 for every card."""
