@@ -322,11 +322,21 @@ class NameIndex:
         """Unquoted names of whole words: at each word the longest run that is a name, then
         the longest of overlapping runs wins ("Colère de Dieu" over "La Colère" in "La Colère
         de Dieu"); a French elided article is not part of a name ("l'Engin de sorcière")."""
-        tokens = [_elided(m) for m in _TOKEN.finditer(text) if not taken[m.start()]]
+        matched = [m for m in _TOKEN.finditer(text) if not taken[m.start()]]
+        tokens = [_elided(m) for m in matched]
         lower = text == text.lower()
+        # a run can be a name only while each of its words (elided or not: "l'Engin", "d'essai")
+        # is a word of some name: one fold per word, not one per run
+        known = [
+            self._known(m[0]) or self._known(text[a:b])
+            for m, (a, b) in zip(matched, tokens, strict=True)
+        ]
         runs: list[tuple[int, int]] = []
         for i in range(len(tokens)):
-            for j in range(min(len(tokens), i + _MAX_WORDS, i + self.longest_words) - 1, i - 1, -1):
+            reach = i
+            while reach < len(tokens) and known[reach] and reach - i < _MAX_WORDS:
+                reach += 1
+            for j in range(min(reach, i + self.longest_words) - 1, i - 1, -1):
                 start, end = tokens[i][0], tokens[j][1]
                 if any(taken[start:end]):
                     continue
@@ -346,6 +356,10 @@ class NameIndex:
             matches = tuple(self._match(k, "exact") for k in ids[:5])
             out.append(Mention(start, end, text[start:end], matches))
         return out
+
+    def _known(self, token: str) -> bool:
+        """Whether every word of ``token`` is a word of some card's name."""
+        return all(w in self.words for w in _WORD.findall(fold(token)))
 
     @staticmethod
     def _plausible(tokens: list[str], before: str, lower: bool) -> bool:

@@ -6,8 +6,9 @@ give cards in memory (:meth:`CardSearch.from_cards`). :class:`kb.search.Searcher
 module first when it has cards:
 
 * a query that is a card's name (any of the three languages, quoted or not, whole or in part,
-  misspelt by one or two letters: :class:`kb.cards.names.NameIndex`) gives the card first (a
-  hit of kind ``card``), then the rules its text and rules-used lead to;
+  misspelt by one or two letters: :class:`kb.cards.names.NameIndex`; a name typed whole is one
+  dictionary lookup) gives the card first (a hit of kind ``card``), then the rules it uses
+  (:mod:`kb.cards.rules_used`), the most specific first, with no text search;
 * a question naming cards is understood through what they do: each name leaves the query's
   words (the words of "Sphere of Resistance" are not about resistance) and is replaced by the
   card's keywords whose rules few cards use, and the rules the card uses
@@ -54,11 +55,10 @@ SHARED = 0.5
 #: (a rare keyword names what the card does; "flying" on a card asked about for its trigger
 #: only pulls the flying rules up).
 KEYWORD_WORDS = 0.35
+#: How many of the rules a card uses a search for its name lists after the card.
+NAME_RULES = 20
 #: Share of a query's letters a card name must cover for the query to be "the card's name".
 NAME_SHARE = 0.75
-
-
-_NOTHING = frozenset({"no_results", "nothing_to_search", "did_you_mean", "no_results_on_page"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -241,6 +241,44 @@ class CardSearch:
                 boosts[number] = 1.0 + weight
         return " ".join("".join(parts).split()), boosts
 
+    def whole_name(self, text: str) -> list[NamedCard]:
+        """The card a query is the exact name of (quoted or not, any language): one dictionary
+        lookup, the common case of a name typed whole; [] otherwise."""
+        from kb.cards.names import fold, unquote
+
+        if len(text) > 200:
+            return []
+        matches = self.names.lookup(fold(unquote(text)), 1)
+        if not matches:
+            return []
+        m = matches[0]
+        return [NamedCard(m.card.index, m.name, m.lang, m.how, 0, len(text))]
+
+    def name_rules(self, card_id: int) -> list[str]:
+        """The rules a search for a card's name lists after the card: those it uses, the most
+        specific first (a keyword's rule before its card type's), at most :data:`NAME_RULES`."""
+        found = self._info(card_id)
+        if found is None:
+            return []
+        numbers = dict.fromkeys(str(link[0]) for link in found[1])
+        return sorted(numbers, key=lambda n: -self.specificity(n))[:NAME_RULES]
+
+    def _name_result(self, searcher: Any, text: str, card: NamedCard, **kw: Any) -> SearchResult:
+        """A query that is a card's name: the card, then the rules it uses, most specific
+        first. One name lookup and a list of rules, no text search: the name's own words are
+        no rules words (searching "Llanowar" only asks the speller), and it is as fast as a
+        search for a rule number."""
+        lang, limit, page = kw.get("lang"), kw.get("limit", 10), kw.get("page", 1)
+        numbers = self.name_rules(card.card_id)
+        rules = searcher.rule_list(text, numbers, lang, max(len(numbers), 1), 1)
+        hit = self.card_hit(card, 2.0)
+        hits = ([hit] if hit is not None else []) + rules.hits
+        result = SearchResult(query=text, lang=lang, page=page)
+        result.total = len(hits)
+        result.pages = math.ceil(len(hits) / limit) if hits else 0
+        result.hits = hits[(page - 1) * limit : page * limit]
+        return result
+
     def specificity(self, number: str) -> float:
         """How few of the cards use a rule: 1 for one card, 0 for every card."""
         counts = self._counts()
@@ -276,7 +314,7 @@ class CardSearch:
         kind = kw.get("kind")
         if kind == "ruling":
             return self.search_rulings(text, kw.get("limit", 10), kw.get("page", 1))
-        named = self.named(text) if len(text) <= 300 else []
+        named = self.whole_name(text) or (self.named(text) if len(text) <= 300 else [])
         if kind == "card":
             result = SearchResult(query=text, lang=kw.get("lang"), page=kw.get("page", 1))
             for card in named[: kw.get("limit", 10)]:
@@ -288,21 +326,9 @@ class CardSearch:
             return result
         if not named:
             return None
-        rewritten, boosts = self.expansion(text, named)
         if self.is_name(text, named):
-            # the card, then the rules of its keywords (else of its name, as without cards):
-            # a query as short as the name, so as fast as a search for any name
-            result = run(rewritten or text, boosts=boosts, **kw)
-            hit = self.card_hit(named[0], (result.hits[0].score if result.hits else 1.0) * 2)
-            if hit is not None and kw.get("page", 1) == 1:
-                result.hits.insert(0, hit)
-                result.hits = result.hits[: kw.get("limit", 10)]
-                result.total += 1
-                result.pages = max(result.pages, 1)
-                # "no results" and a spelling guess spoke of the rules' text, not of the card
-                result.suggestion = None
-                result.tell(*(n for n in result.notes if n.code not in _NOTHING))
-            return result
+            return self._name_result(searcher, text, named[0], **kw)
+        rewritten, boosts = self.expansion(text, named)
         result = run(rewritten, boosts=boosts, **kw)
         if kw.get("page", 1) == 1 and result.hits:
             seen: set[int] = set()

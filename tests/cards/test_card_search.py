@@ -84,3 +84,42 @@ def test_two_named_cards_raise_the_rules_they_share() -> None:
 def test_rulings_by_words(cards: CardSearch) -> None:
     result = cards.search_rulings("ruling written for the tests", 5, 1)
     assert result.hits and result.hits[0].kind == "ruling" and result.hits[0].key == "test-gryphon"
+
+
+class _Rules:
+    """A searcher stand-in that lists rules as :meth:`Searcher.rule_list` does."""
+
+    def __init__(self) -> None:
+        self.asked: list[list[str]] = []
+
+    def rule_list(self, query: str, numbers: list[str], lang, limit: int, page: int):
+        from kb.search.results import Hit, SearchResult
+
+        self.asked.append(list(numbers))
+        result = SearchResult(query=query, lang=lang, page=page)
+        result.hits = [Hit("rule", n, "en", None, [], n, n, "", 1.0) for n in numbers]
+        return result
+
+
+def _no_text_search(*args: object, **kwargs: object) -> None:
+    raise AssertionError("a card's name needs no text search")
+
+
+def test_a_name_query_lists_the_card_then_its_rules_most_specific_first() -> None:
+    common = ("302", "type", "Creature", None)
+    rare = ("702.26", "keyword", "Phasing", None)
+    cards = _shared({i: [common] for i in range(40)} | {0: [common, rare]})
+    rules = _Rules()
+    for query in ("Test Gryphon", "test gryphon", "[[Test Gryphon]]", "Griffon d'essai"):
+        assert cards.whole_name(query), query
+        result = cards.search(rules, query, _no_text_search, limit=10, page=1)
+        assert result is not None
+        assert [(h.kind, h.number) for h in result.hits] == [
+            ("card", None),
+            ("rule", "702.26"),
+            ("rule", "302"),
+        ], query
+        assert result.total == 3 and result.pages == 1
+    assert cards.whole_name("can Test Gryphon block") == []
+    paged = cards.search(rules, "Test Gryphon", _no_text_search, limit=2, page=2)
+    assert paged is not None and [h.number for h in paged.hits] == ["302"] and paged.pages == 2
