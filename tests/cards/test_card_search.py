@@ -123,3 +123,54 @@ def test_a_name_query_lists_the_card_then_its_rules_most_specific_first() -> Non
     assert cards.whole_name("can Test Gryphon block") == []
     paged = cards.search(rules, "Test Gryphon", _no_text_search, limit=2, page=2)
     assert paged is not None and [h.number for h in paged.hits] == ["302"] and paged.pages == 2
+
+
+class _TwoKeywords:
+    """A knowledge base stand-in: the newest English rules of two keywords and filler rules."""
+
+    def __init__(self) -> None:
+        from kb.knowledge.model import Rule
+
+        texts = {
+            "702.7": "First strike is a static ability that modifies the rules for the combat "
+            "damage step.",
+            "702.16": "Protection is a static ability. A permanent with protection can't be "
+            "targeted by spells with the stated quality.",
+        }
+        texts |= {f"100.{i}": f"Filler rule {i} about the game." for i in range(1, 40)}
+        self.by_number = {n: Rule("en-x", "en", n, "rule", t) for n, t in texts.items()}
+        self.rules = {"en-x": self.by_number}
+
+    def newest(self, lang: str):
+        from types import SimpleNamespace
+
+        return SimpleNamespace(id="en-x")
+
+    def current(self, number: str, lang: str):
+        return self.by_number.get(number)
+
+    def subtree(self, rule):
+        return [rule]
+
+
+def test_only_the_keywords_an_english_question_is_about_are_raised() -> None:
+    """Blood Knight has first strike and protection; asked whether a spell can target it, only
+    protection's rules (which speak of targets) are raised, and only its name joins the query."""
+    from kb.search.cards import _Families
+
+    strike = ("702.7", "keyword", "First strike", None)
+    protection = ("702.16", "keyword", "Protection", None)
+    found = read_cards(FIXTURES / "atomic.json").cards
+    found[0].keywords = ["First strike", "Protection"]
+    uses = [[strike, protection]] + [[] for _ in found[1:]]
+    cards = CardSearch.from_cards(found, uses)
+    cards.families = _Families(_TwoKeywords())
+    question = "can my spell target Test Gryphon"
+    rewritten, boosts = cards.expansion(question, cards.named(question))
+    assert boosts.get("702.16", 1.0) > 1.5
+    assert boosts.get("702.7", 1.0) == 1.0
+    assert "Protection" in rewritten and "First strike" not in rewritten
+    # a question in another language is not judged by English words: both keep their boost
+    question = "mon sort peut-il cibler le Griffon d'essai ?"
+    _rewritten, boosts = cards.expansion(question, cards.named(question))
+    assert boosts.get("702.7", 1.0) > 1.5 and boosts.get("702.16", 1.0) > 1.5
