@@ -34,6 +34,7 @@ from kb.search.results import Hit, SearchResult
 __all__ = ["CardSearch", "NamedCard"]
 
 _WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
+_FIRST = re.compile(r"[\s¿¡\"'“«(]*([^\W\d_][\w'’-]*)")
 _CAPS = re.compile(
     r"(?:(?<=^)|(?<=[\s(\"'“«]))([A-Z][\w'’,-]*(?:\s+(?:of|the|de|du|la|le|des|to|and|in|a)?\s*"
     r"[A-Z][\w'’,-]*)+)"
@@ -175,6 +176,9 @@ class CardSearch:
             )
             for m in index.mentions(text)
         ]
+        first = self._first_word(text, found)
+        if first is not None:
+            found.insert(0, first)
         if found:
             return found
         for run in _CAPS.finditer(text):
@@ -206,6 +210,26 @@ class CardSearch:
                 if m.how != "partial" or share >= 0.5:
                     return [NamedCard(m.card.index, m.name, m.lang, m.how, 0, len(text))]
         return []
+
+    def _first_word(self, text: str, found: list[NamedCard]) -> NamedCard | None:
+        """A card named by the question's first word alone ("Armistice when my opponent has
+        Erebos"): a capitalised word of four letters or more that is exactly a card's name and
+        no word of the English rules (which "Exile", "Does" or "Flying" are). Names found
+        elsewhere leave a first word alone (a sentence's first word is capitalised anyway)."""
+        match = _FIRST.match(text)
+        families = self.families
+        if match is None or families is None or not match[1][:1].isupper():
+            return None
+        word = match[1]
+        if len(word) < 4 or any(f.start <= match.start(1) < f.end for f in found):
+            return None
+        if word.casefold() in families.words:
+            return None
+        matches = self.names.lookup(_fold(word), 1)
+        if not matches:
+            return None
+        m = matches[0]
+        return NamedCard(m.card.index, m.name, m.lang, m.how, match.start(1), match.end(1))
 
     def is_name(self, text: str, named: list[NamedCard]) -> bool:
         """Whether the query is (mostly) one card's name rather than a question about it."""
@@ -349,6 +373,9 @@ class CardSearch:
         kind = kw.get("kind")
         if kind == "ruling":
             return self.search_rulings(text, kw.get("limit", 10), kw.get("page", 1))
+        if self.families is None and getattr(searcher, "kb", None) is not None:
+            with self._lock:
+                self.families = self.families or _Families(searcher.kb)
         named = self.whole_name(text) or (self.named(text) if len(text) <= 300 else [])
         if kind == "card":
             result = SearchResult(query=text, lang=kw.get("lang"), page=kw.get("page", 1))
@@ -363,9 +390,6 @@ class CardSearch:
             return None
         if self.is_name(text, named):
             return self._name_result(searcher, text, named[0], **kw)
-        if self.families is None and getattr(searcher, "kb", None) is not None:
-            with self._lock:
-                self.families = self.families or _Families(searcher.kb)
         rewritten, boosts = self.expansion(text, named)
         result = run(rewritten, boosts=boosts, **kw)
         if kw.get("page", 1) == 1 and result.hits:
@@ -426,8 +450,13 @@ class _Families:
         newest = kb.newest("en")
         rules = list(kb.rules.get(newest.id, {}).values()) if newest is not None else []
         df: Counter[str] = Counter()
+        words: set[str] = set()
         for rule in rules:
-            df.update(self.stems(f"{rule.title or ''} {rule.text}"))
+            text = f"{rule.title or ''} {rule.text}"
+            df.update(self.stems(text))
+            words.update(_WORD.findall(text.casefold()))
+        #: every word of the rules, whole (is a question's first word a rules word?)
+        self.words = frozenset(words)
         self.vocabulary = frozenset(df)
         self._common = frozenset(w for w, n in df.items() if n > COMMON_RULE_WORD * len(rules))
 

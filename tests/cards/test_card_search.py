@@ -174,3 +174,17 @@ def test_only_the_keywords_an_english_question_is_about_are_raised() -> None:
     question = "mon sort peut-il cibler le Griffon d'essai ?"
     _rewritten, boosts = cards.expansion(question, cards.named(question))
     assert boosts.get("702.7", 1.0) > 1.5 and boosts.get("702.16", 1.0) > 1.5
+
+
+def test_a_card_named_by_the_first_word_alone(cards: CardSearch) -> None:
+    """A sentence's first word is capitalised anyway: it names a card only when it is a card's
+    exact name and no word of the English rules ("Spark" is not one; "Filler" would be)."""
+    from kb.search.cards import _Families
+
+    cards.families = _Families(_TwoKeywords())
+    question = "Spark on my creature with first strike"
+    named = cards.named(question)
+    assert [(n.name, n.start, n.end) for n in named] == [("Spark", 0, 5)]
+    assert cards.named("Étincelle sur ma créature")[0].name == "Étincelle"
+    assert cards.named("spark on my creature") == []  # not capitalised: a word, not a name
+    cards.families = None
