@@ -2,12 +2,14 @@
 interpreter's own start (``python -c pass``) and ``kb --version``, run alternately in one run.
 
     KB_INSTANCE=/tmp/kb-x python tests/bench/bench_cli_start.py [--runs N] [--card NAME]
+        [--ref CHECKOUT]
 
 The instance must be built with a card file (``kb build --cards PATH``). Prints the median and
 the spread of each command's wall time over ``--runs`` runs (the commands alternate, so a busy
 machine slows them alike) and each median's ratio to ``python -c pass``. Target (issue 24):
 ``kb card`` <= 0.2 s. Why: a card lookup should feel instant from a shell or an editor; it reads
-one indexed row, so what it costs is Python's start and the modules it imports.
+one indexed row, so what it costs is Python's start and the modules it imports. ``--ref``
+times the same two commands with another checkout's code (e.g. main) in the same loop.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -38,13 +41,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=15)
     parser.add_argument("--card", default="Llanowar Elves")
     parser.add_argument("--rule", default="702.9a")
+    parser.add_argument("--ref", help="another checkout whose kb to time alongside (main)")
     args = parser.parse_args(argv)
     if not os.environ.get("KB_INSTANCE"):
         raise SystemExit("set KB_INSTANCE to an instance built with `kb build --cards PATH`")
-    # As installed: the modules' bytecode cached (the first, untimed run writes it), not each
-    # module compiled from source at every start as PYTHONDONTWRITEBYTECODE would have it.
+    # As installed: the modules' bytecode cached (the first, untimed run writes it, in a
+    # folder of its own: no checkout is written to), not each module compiled from source at
+    # every start as PYTHONDONTWRITEBYTECODE would have it.
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     env["PYTHONPATH"] = str(ROOT)
+    env["PYTHONPYCACHEPREFIX"] = tempfile.mkdtemp(prefix="kb-bench-pycache-")
     py = sys.executable
     commands = {
         "python -c pass": [py, "-c", "pass"],
@@ -52,12 +58,18 @@ def main(argv: list[str] | None = None) -> int:
         f"kb rule {args.rule}": [py, "-m", "kb", "rule", args.rule],
         f"kb card {args.card!r}": [py, "-m", "kb", "card", args.card],
     }
-    for command in commands.values():  # warm the file cache, check each command works
-        timed(command, env)
+    envs = {name: env for name in commands}
+    if args.ref:
+        ref_env = {**env, "PYTHONPATH": str(Path(args.ref).resolve())}
+        for name in list(commands)[2:]:
+            commands[f"{name} (ref)"] = commands[name]
+            envs[f"{name} (ref)"] = ref_env
+    for name, command in commands.items():  # warm the file cache, check each command works
+        timed(command, envs[name])
     times: dict[str, list[float]] = {name: [] for name in commands}
     for _ in range(args.runs):
         for name, command in commands.items():
-            times[name].append(timed(command, env))
+            times[name].append(timed(command, envs[name]))
     base = statistics.median(times["python -c pass"])
     print(f"{'command':28} {'median s':>9} {'min s':>7} {'max s':>7} {'x python':>9}")
     for name, runs in times.items():
