@@ -460,6 +460,8 @@ class _Families:
             words.update(_WORD.findall(text.casefold()))
         #: every word of the rules, whole (is a question's first word a rules word?)
         self.words = frozenset(words)
+        self.vocabulary = frozenset(df)
+        self._common = frozenset(w for w, n in df.items() if n > COMMON_RULE_WORD * len(rules))
 
     @staticmethod
     def stems(text: str) -> set[str]:
