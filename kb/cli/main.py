@@ -8,7 +8,6 @@ Errors are one clear line on stderr and exit status 1, never a traceback. ``kb b
 from __future__ import annotations
 
 import argparse
-import html
 import io
 import json
 import os
@@ -357,6 +356,8 @@ def cmd_get(args: argparse.Namespace, out: TextIO) -> int:
 
 def _error_of(body: str) -> str:
     """The message of an error page or of its JSON envelope."""
+    import html  # here: its entity tables cost every other command's start
+
     try:
         data = json.loads(body)
     except ValueError:
