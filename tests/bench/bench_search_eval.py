@@ -246,6 +246,8 @@ def main(argv: list[str] | None = None) -> int:
                     # Questions in players' own phrasing (a public page as source) against the
                     # ones written for the set: the test half is all of the first sort.
                     for name, rows in (("real", real), ("ours", ours)):
+                        if not rows:  # --kinds may leave one of the two empty
+                            continue
                         mrr = sum(r["rr"] for r in rows) / len(rows)
                         rec = sum(r["recall"] for r in rows) / len(rows)
                         print(f"{half:6} {name:7} {len(rows):7} {mrr:6.3f} {rec:6.3f}")
