@@ -22,6 +22,7 @@ card names inside a question and returns each with its span in the question.
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Iterable
@@ -36,7 +37,16 @@ _QUOTES = (("《", "》"), ("«", "»"), ("[[", "]]"), ("“", "”"), ("「", "
 _QUOTED = re.compile(
     r"《([^《》]+)》|«\s*([^«»]+?)\s*»|\[\[([^\[\]]+)\]\]|“([^“”]+)”|「([^「」]+)」"
 )
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\uff66-\uff9f]")
+_CJK_CLASS = r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\uff66-\uff9f]"
+
+
+@functools.cache
+def _cjk() -> re.Pattern[str]:
+    """Kana and CJK ideographs, compiled on first use: ranges this wide take the regular
+    expression compiler 30 ms, which `kb card` with an English name need not spend."""
+    return re.compile(_CJK_CLASS)
+
+
 _JA_SKIP = re.compile(r"[\s・･]+")
 _PUNCT = str.maketrans({"’": "'", "‘": "'", "‐": "-", "‑": "-", "–": "-", "—": "-", "´": "'"})
 _WORD = re.compile(r"[^\W_]+(?:['\-][^\W_]+)*")
@@ -91,7 +101,7 @@ def fold(text: str) -> str:
             if not (unicodedata.combining(ch) and i and decomposed[i - 1] < "\u0250")
         ]
         text = unicodedata.normalize("NFC", "".join(kept))
-        if _CJK.search(text):
+        if _cjk().search(text):
             text = _JA_SKIP.sub("", text)
     return " ".join(text.split())
 
@@ -164,7 +174,7 @@ class NameIndex:
         entry_id = len(self.entries)
         self.entries.append((position, lang, name, key))
         ids.append(entry_id)
-        if _CJK.search(key):
+        if _cjk().search(key):
             self._ja.append(entry_id)
             self.longest_ja = max(self.longest_ja, len(key))
         words = _WORD.findall(key)
@@ -205,7 +215,7 @@ class NameIndex:
         """Names holding every word of ``key`` (Japanese: holding ``key``), most played first;
         names that hold ``raw`` (the query as typed) with its very accents come first."""
         typed = (raw or "").casefold()
-        if _CJK.search(key):
+        if _cjk().search(key):
             found = [i for i in self._ja if key in self.entries[i][3]]
             found.sort(key=lambda i: (not self.entries[i][3].startswith(key), self._order(i)))
             typed = ""
@@ -363,7 +373,7 @@ class NameIndex:
 
     @staticmethod
     def _plausible(tokens: list[str], before: str, lower: bool) -> bool:
-        if _CJK.search(tokens[0]):
+        if _cjk().search(tokens[0]):
             return False  # Japanese runs are scanned by character
         capitals = [t for t in tokens if t[:1].isupper() and t.casefold() not in _SMALL]
         if len(tokens) >= 2:
@@ -375,7 +385,7 @@ class NameIndex:
         out: list[Mention] = []
         i = 0
         while i < len(text):
-            if taken[i] or not _CJK.match(text[i]):
+            if taken[i] or not _cjk().match(text[i]):
                 i += 1
                 continue
             for n in range(min(self.longest_ja, len(text) - i), 2, -1):
