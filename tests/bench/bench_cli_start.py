@@ -34,7 +34,8 @@ def timed(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
     machine."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
-    done = subprocess.run(argv, env=env, capture_output=True, check=False)
+    # `python -m kb` imports kb from its working folder first: run it in the checkout timed
+    done = subprocess.run(argv, env=env, cwd=env["PYTHONPATH"], capture_output=True, check=False)
     took = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:
