@@ -22,6 +22,7 @@ card names inside a question and returns each with its span in the question.
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Iterable
@@ -36,7 +37,16 @@ _QUOTES = (("《", "》"), ("«", "»"), ("[[", "]]"), ("“", "”"), ("「", "
 _QUOTED = re.compile(
     r"《([^《》]+)》|«\s*([^«»]+?)\s*»|\[\[([^\[\]]+)\]\]|“([^“”]+)”|「([^「」]+)」"
 )
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\uff66-\uff9f]")
+_CJK_CLASS = r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\uff66-\uff9f]"
+
+
+@functools.cache
+def _cjk() -> re.Pattern[str]:
+    """Kana and CJK ideographs, compiled on first use: ranges this wide take the regular
+    expression compiler 30 ms, which `kb card` with an English name need not spend."""
+    return re.compile(_CJK_CLASS)
+
+
 _JA_SKIP = re.compile(r"[\s・･]+")
 _PUNCT = str.maketrans({"’": "'", "‘": "'", "‐": "-", "‑": "-", "–": "-", "—": "-", "´": "'"})
 _WORD = re.compile(r"[^\W_]+(?:['\-][^\W_]+)*")
@@ -70,6 +80,13 @@ _SMALL = frozenset(
     ]
 )
 _MAX_WORDS = 16
+_ELISION = re.compile(r"(?:[ldjmnst]|qu|jusqu|lorsqu|puisqu)['’](?=[^\W_])", re.I)
+
+
+def _elided(token: re.Match[str]) -> tuple[int, int]:
+    """A word's span without a French elided article or pronoun ("l'" of "l'Engin")."""
+    elided = _ELISION.match(token[0])
+    return (token.start() + (elided.end() if elided else 0), token.end())
 
 
 def fold(text: str) -> str:
@@ -84,7 +101,7 @@ def fold(text: str) -> str:
             if not (unicodedata.combining(ch) and i and decomposed[i - 1] < "\u0250")
         ]
         text = unicodedata.normalize("NFC", "".join(kept))
-        if _CJK.search(text):
+        if _cjk().search(text):
             text = _JA_SKIP.sub("", text)
     return " ".join(text.split())
 
@@ -157,7 +174,7 @@ class NameIndex:
         entry_id = len(self.entries)
         self.entries.append((position, lang, name, key))
         ids.append(entry_id)
-        if _CJK.search(key):
+        if _cjk().search(key):
             self._ja.append(entry_id)
             self.longest_ja = max(self.longest_ja, len(key))
         words = _WORD.findall(key)
@@ -198,7 +215,7 @@ class NameIndex:
         """Names holding every word of ``key`` (Japanese: holding ``key``), most played first;
         names that hold ``raw`` (the query as typed) with its very accents come first."""
         typed = (raw or "").casefold()
-        if _CJK.search(key):
+        if _cjk().search(key):
             found = [i for i in self._ja if key in self.entries[i][3]]
             found.sort(key=lambda i: (not self.entries[i][3].startswith(key), self._order(i)))
             typed = ""
@@ -312,40 +329,63 @@ class NameIndex:
         return sorted(found, key=lambda m: m.start)
 
     def _word_mentions(self, text: str, taken: list[bool]) -> list[Mention]:
-        tokens = [m for m in _TOKEN.finditer(text) if not taken[m.start()]]
+        """Unquoted names of whole words: at each word the longest run that is a name, then
+        the longest of overlapping runs wins ("Colère de Dieu" over "La Colère" in "La Colère
+        de Dieu"); a French elided article is not part of a name ("l'Engin de sorcière")."""
+        matched = [m for m in _TOKEN.finditer(text) if not taken[m.start()]]
+        tokens = [_elided(m) for m in matched]
         lower = text == text.lower()
-        out: list[Mention] = []
-        i = 0
-        while i < len(tokens):
-            for j in range(min(len(tokens), i + _MAX_WORDS, i + self.longest_words) - 1, i - 1, -1):
-                start, end = tokens[i].start(), tokens[j].end()
+        # a run can be a name only while each of its words (elided or not: "l'Engin", "d'essai")
+        # is a word of some name: one fold per word, not one per run
+        known = [
+            self._known(m[0]) or self._known(text[a:b])
+            for m, (a, b) in zip(matched, tokens, strict=True)
+        ]
+        runs: list[tuple[int, int]] = []
+        for i in range(len(tokens)):
+            reach = i
+            while reach < len(tokens) and known[reach] and reach - i < _MAX_WORDS:
+                reach += 1
+            for j in range(min(reach, i + self.longest_words) - 1, i - 1, -1):
+                start, end = tokens[i][0], tokens[j][1]
                 if any(taken[start:end]):
                     continue
-                ids = self.exact.get(fold(text[start:end]))
-                if not ids or not self._plausible(tokens[i : j + 1], text, lower):
-                    continue
-                matches = tuple(self._match(k, "exact") for k in ids[:5])
-                out.append(Mention(start, end, text[start:end], matches))
-                i = j
-                break
-            i += 1
+                if self.exact.get(fold(text[start:end])) and self._plausible(
+                    [text[a:b] for a, b in tokens[i : j + 1]], text[:start], lower
+                ):
+                    runs.append((i, j))
+                    break
+        chosen: list[tuple[int, int]] = []
+        for i, j in sorted(runs, key=lambda r: (r[0] - r[1], r[0])):
+            if all(j < a or i > b for a, b in chosen):
+                chosen.append((i, j))
+        out: list[Mention] = []
+        for i, j in sorted(chosen):
+            start, end = tokens[i][0], tokens[j][1]
+            ids = self.exact[fold(text[start:end])]
+            matches = tuple(self._match(k, "exact") for k in ids[:5])
+            out.append(Mention(start, end, text[start:end], matches))
         return out
 
+    def _known(self, token: str) -> bool:
+        """Whether every word of ``token`` is a word of some card's name."""
+        return all(w in self.words for w in _WORD.findall(fold(token)))
+
     @staticmethod
-    def _plausible(tokens: list[re.Match[str]], text: str, lower: bool) -> bool:
-        if _CJK.search(tokens[0][0]):
+    def _plausible(tokens: list[str], before: str, lower: bool) -> bool:
+        if _cjk().search(tokens[0]):
             return False  # Japanese runs are scanned by character
-        capitals = [t for t in tokens if t[0][:1].isupper() and t[0].casefold() not in _SMALL]
+        capitals = [t for t in tokens if t[:1].isupper() and t.casefold() not in _SMALL]
         if len(tokens) >= 2:
             return bool(capitals) or lower
-        first = not text[: tokens[0].start()].strip(" ¿¡\"'“«(")
-        return bool(capitals) and not first and len(tokens[0][0]) > 2
+        first = not before.strip(" ¿¡\"'“«(")
+        return bool(capitals) and not first and len(tokens[0]) > 2
 
     def _ja_mentions(self, text: str, taken: list[bool]) -> list[Mention]:
         out: list[Mention] = []
         i = 0
         while i < len(text):
-            if taken[i] or not _CJK.match(text[i]):
+            if taken[i] or not _cjk().match(text[i]):
                 i += 1
                 continue
             for n in range(min(self.longest_ja, len(text) - i), 2, -1):

@@ -3,8 +3,9 @@ Japanese (quoted or not, misspelt by a letter or two), with the rules it uses; a
 ``--cards`` option of ``kb build``.
 
 Imports stay inside the command, as for ``kb rule``: an exact name is one indexed query on the
-database, so the command answers in a fraction of a second; only a name that matches no card
-exactly loads the name index.
+database, opened directly (:meth:`kb.store.cards.CardStore.open`: neither the knowledge model
+nor the rules are loaded), so the command answers in a fraction of a second
+(tests/bench/bench_cli_start.py); only a name that matches no card exactly loads the name index.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import argparse
 import json
 from collections.abc import Callable
 from functools import partial
+from pathlib import Path
 from typing import Any, TextIO
 
 LANGS = ("en", "fr", "ja")
@@ -33,10 +35,10 @@ def add_parsers(
     common: argparse.ArgumentParser,
     build: argparse.ArgumentParser,
     error: type[Exception],
-    open_kb: Callable[[argparse.Namespace], Any],
+    instance_of: Callable[[argparse.Namespace], Path],
 ) -> None:
     """Register ``kb card`` and ``kb build --cards``; ``error`` is :class:`kb.cli.main.CommandError`
-    and ``open_kb`` its knowledge base of the instance (given, so this module imports no main)."""
+    and ``instance_of`` its built instance's folder (given, so this module imports no main)."""
     build.add_argument(
         "--cards",
         metavar="PATH",
@@ -47,19 +49,21 @@ def add_parsers(
     c.add_argument("name", help="a card's name in English, French or Japanese")
     c.add_argument("--lang", choices=LANGS, default="en")
     c.add_argument("--json", action="store_true")
-    c.set_defaults(func=partial(cmd_card, error, open_kb))
+    c.set_defaults(func=partial(cmd_card, error, instance_of))
 
 
 def cmd_card(
-    error: Any, open_kb: Callable[[argparse.Namespace], Any], args: argparse.Namespace, out: TextIO
+    error: Any,
+    instance_of: Callable[[argparse.Namespace], Path],
+    args: argparse.Namespace,
+    out: TextIO,
 ) -> int:
     """``kb card NAME``: the card's Oracle text, printed name and text in ``--lang``, rulings
     and the rules it uses; a name matching no card is an error naming the nearest cards."""
     from kb.cards.serialise import card_json
     from kb.store.cards import CardStore
 
-    kb = open_kb(args)
-    store = CardStore.of(kb)
+    store = CardStore.open(instance_of(args))
     if store is None:
         raise error("no cards in this build: run `kb build --cards PATH` first", 404)
     if len(args.name) > 200:

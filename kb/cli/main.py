@@ -8,7 +8,6 @@ Errors are one clear line on stderr and exit status 1, never a traceback. ``kb b
 from __future__ import annotations
 
 import argparse
-import html
 import io
 import json
 import os
@@ -357,6 +356,8 @@ def cmd_get(args: argparse.Namespace, out: TextIO) -> int:
 
 def _error_of(body: str) -> str:
     """The message of an error page or of its JSON envelope."""
+    import html  # here: its entity tables cost every other command's start
+
     try:
         data = json.loads(body)
     except ValueError:
@@ -451,7 +452,7 @@ def parser() -> argparse.ArgumentParser:
     b.set_defaults(func=cmd_build)
     from kb.cli.cards import add_parsers  # `kb card` and `kb build --cards`
 
-    add_parsers(sub, common, b, CommandError, _kb)
+    add_parsers(sub, common, b, CommandError, _ensure_built)
 
     r = sub.add_parser("rule", parents=[common], help="show one rule")
     r.add_argument("number", help="rule number in any spelling: 117.3a, rule 117.3a, １１７．３ａ")

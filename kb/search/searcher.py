@@ -222,6 +222,14 @@ class Searcher:
             finally:
                 self._index.forget()
 
+    def rule_list(
+        self, query: str, numbers: list[str], lang: str | None, limit: int, page: int
+    ) -> SearchResult:
+        """The rules ``numbers`` as hits in that order (the rules a card named by the query
+        uses: kb.search.cards), as a range of rule numbers is answered."""
+        result = SearchResult(query=query, lang=lang, page=page)
+        return self._range_search(numbers, lang, None, limit, page, result)
+
     def suggest(self, prefix: str, lang: str, limit: int = 8) -> list[str]:
         """Completions of the last word of ``prefix`` (glossary terms first), for OpenSearch."""
         if lang not in LANGS:

@@ -57,17 +57,47 @@ Layer: may import :mod:`kb.history.diffs`, :mod:`kb.align`, :mod:`kb.knowledge`,
 
 from __future__ import annotations
 
-from kb.knowledge.model import LANGS
-from kb.store.connection import connect
-from kb.store.reader import StoredKnowledgeBase, open_kb
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
 from kb.store.schema import DB_FILE, FORMAT, INDEXES, SCHEMA, StoreError
-from kb.store.writer import (
-    edition_row,
-    write,
-    write_edition_glossary,
-    write_edition_rules,
-    write_links,
-)
+
+if TYPE_CHECKING:
+    from kb.knowledge.model import LANGS
+    from kb.store.connection import connect
+    from kb.store.reader import StoredKnowledgeBase, open_kb
+    from kb.store.writer import (
+        edition_row,
+        write,
+        write_edition_glossary,
+        write_edition_rules,
+        write_links,
+    )
+
+#: Where each name the package exports lives: imported on first use, so that a reader (``kb
+#: card``, ``kb rule``) does not load the writer (the concordance, the diffs) it never calls.
+_LAZY = {
+    "LANGS": "kb.knowledge.model",
+    "connect": "kb.store.connection",
+    "StoredKnowledgeBase": "kb.store.reader",
+    "open_kb": "kb.store.reader",
+    "edition_row": "kb.store.writer",
+    "write": "kb.store.writer",
+    "write_edition_glossary": "kb.store.writer",
+    "write_edition_rules": "kb.store.writer",
+    "write_links": "kb.store.writer",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """The package's exports, each imported from its module on first use (PEP 562)."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'kb.store' has no attribute {name!r}")
+    value = getattr(import_module(module), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "DB_FILE",

@@ -252,6 +252,32 @@ class CardStore:
         kb.__dict__["_card_store"] = store
         return store
 
+    @classmethod
+    def open(cls, instance: Path) -> CardStore | None:
+        """The card store of an instance's published build, read straight from its database
+        (None: a build without cards). ``kb card`` opens it so: one indexed row needs neither
+        the knowledge model nor the rules (what :func:`kb.store.published.load` loads).
+        :class:`~kb.base.instance.BuildError` when nothing is built or the file is unreadable."""
+        from kb.base.instance import BuildError, current_build
+        from kb.store.connection import Database
+        from kb.store.schema import DB_FILE, StoreError
+
+        instance = Path(instance)
+        folder = current_build(instance)
+        if folder is None and (instance / DB_FILE).is_file():
+            folder = instance  # a build folder given directly
+        if folder is None:
+            raise BuildError(f"{instance}: no knowledge base built here yet (run `kb build`)")
+        try:
+            db = Database(folder / DB_FILE)
+            row = db.one("SELECT name FROM sqlite_master WHERE type='table' AND name='card_meta'")
+        except (StoreError, OSError, sqlite3.DatabaseError) as exc:
+            raise BuildError(
+                f"{folder / DB_FILE}: unreadable knowledge base ({exc}); "
+                "rebuild with `kb build --force`"
+            ) from exc
+        return cls(db.conn) if row else None
+
     def _all(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
         return self._conn_of().execute(sql, params).fetchall()
 
@@ -308,6 +334,12 @@ class CardStore:
                 (number, limit),
             )
         ]
+
+    def rule_counts(self) -> dict[str, int]:
+        """How many cards use each rule, and under "" how many cards there are (for search:
+        a rule few cards use says more about a card than one most use)."""
+        rows = self._all("SELECT number, COUNT(DISTINCT card) FROM card_rules GROUP BY number")
+        return {"": self.count, **{number: n for number, n in rows}}
 
     def examples(self, card_id: int) -> list[tuple[str, str]]:
         """The executable examples that name a card: (id, title)."""

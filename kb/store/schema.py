@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kb.base.dbwrite import ENCODE as _ENCODE
-from kb.knowledge.model import Ref
+
+if TYPE_CHECKING:  # a type only: opening a database (`kb card`) needs no knowledge model
+    from kb.knowledge.model import Ref
 
 #: Raised with every change of a table's columns: a database of another format is refused with
 #: a message naming both (5: tournament.title; 6: history.examples and the examples' word diffs

@@ -220,22 +220,33 @@ def _init_jinja(app: Flask) -> None:
     )
 
 
-#: (app, script root, locale, part) -> the rendered part of partials/chrome.html.
-_CHROME: dict[tuple[int, str, str, str], Markup] = {}
+#: (app, script root, locale, part, cards) -> the rendered part of partials/chrome.html.
+_CHROME: dict[tuple[int, str, str, str, bool], Markup] = {}
 
 
 def _chrome(part: str) -> Markup:
     """A part of every page that depends only on the locale (``head``, ``script``, ``nav`` of
     partials/chrome.html), rendered once per locale and kept: a dozen URLs and messages fewer
-    for every page to make."""
+    for every page to make. The navigation links the card index when the build has cards."""
     app = current_app._get_current_object()  # type: ignore[attr-defined]
-    key = (id(app), request.script_root, _locale(), part)
+    cards = part == "nav" and _has_cards()
+    key = (id(app), request.script_root, _locale(), part, cards)
     found = _CHROME.get(key)
     if found is None:
         macro = getattr(app.jinja_env.get_template("partials/chrome.html").module, part)
-        found = Markup(str(macro()).removesuffix("\n"))
+        found = Markup(str(macro(cards=True) if cards else macro()).removesuffix("\n"))
         _CHROME[key] = found
     return found
+
+
+def _has_cards() -> bool:
+    """Whether the request's build has cards (False for a page rendered without a build)."""
+    from kb.store.cards import CardStore
+
+    try:
+        return CardStore.of(resources.get_kb()) is not None
+    except (KeyError, AttributeError, RuntimeError):  # an error page of an app without a build
+        return False
 
 
 def _bytecode_cache() -> BytecodeCache | None:

@@ -142,6 +142,7 @@ def schemas(note_codes: Mapping[str, str]) -> dict[str, Any]:
                 "toc_edition": _opt(_ref("Edition")),
                 "toc": toc,
                 "examples": INT,
+                "cards": INT,
             },
             ("newest", "toc"),
         ),

@@ -15,7 +15,8 @@ The tuning half's figures are also given for its questions in players' own phras
 page as source) apart from those written for the set. ``--verbose`` prints every query of the
 TUNING half only: the test half's per-query results are
 not shown, so that nobody tunes on them. Targets (test half): MRR >= 0.9 and recall@5 >= 0.95
-overall, MRR >= 0.85 per kind, rule numbers 1.0.
+overall, MRR >= 0.85 per kind, rule numbers 1.0; the "column" kind (questions of judges' weekly
+columns, issue 24): MRR >= 0.4 and recall@10 >= 0.6, reported on its own line.
 """
 
 from __future__ import annotations
@@ -39,7 +40,21 @@ EVAL = HERE.parent / "search" / "eval"
 CR_EN = HERE.parents[2] / "shared" / "corpus-raw" / "cr-en"
 CARDS = HERE.parents[2] / "shared" / "corpus-raw" / "cards" / "AtomicCards-2022-04-25.json.xz"
 DEPTH = 10
-KINDS = ("en", "fr", "ja", "cross", "typo", "number", "slang", "card-en", "card-fr", "card-ja")
+KINDS = (
+    "en",
+    "fr",
+    "ja",
+    "cross",
+    "typo",
+    "number",
+    "slang",
+    "card-en",
+    "card-fr",
+    "card-ja",
+    "column",
+)
+#: The column kind's targets (issue 24, as it measures its 129 questions of a judges' column).
+COLUMN_TARGETS = {"MRR": 0.4, "R@10": 0.6}
 
 
 def load_kb() -> KnowledgeBase:
@@ -125,6 +140,21 @@ def score_hits(
     return rank, len(found) / len(expect), top
 
 
+def recall_at(hits: list[Any], expect: list[str], depth: int = DEPTH) -> float:
+    """The share of the expected rules found among the first ``depth`` ranked hits (glossary
+    hits skipped, as in :func:`score_hits`)."""
+    found: set[str] = set()
+    position = 0
+    for hit in hits:
+        if hit.kind == "glossary":
+            continue
+        position += 1
+        if position > depth:
+            break
+        found.update(relevant(expect, hit))
+    return len(found) / len(expect)
+
+
 def evaluate(searcher: Searcher, item: dict[str, Any]) -> dict[str, Any]:
     """Reciprocal rank of the first relevant hit and recall of the expected rules in the top 5."""
     started = time.perf_counter()
@@ -136,6 +166,7 @@ def evaluate(searcher: Searcher, item: dict[str, Any]) -> dict[str, Any]:
         "rr": 1.0 / rank if rank else 0.0,
         "exact_rr": 1.0 / exact if exact else 0.0,
         "recall": recall,
+        "recall10": recall_at(result.hits, item["expect"]),
         "rank": rank,
         "top": top,
         "ms": took * 1000,
@@ -145,11 +176,12 @@ def evaluate(searcher: Searcher, item: dict[str, Any]) -> dict[str, Any]:
 def table(
     name: str, rows_by_kind: dict[str, list[dict[str, Any]]]
 ) -> dict[str, tuple[float, float]]:
-    """Print MRR and recall@5 per kind and overall, and the MRR counting exact rule numbers
-    only (a hit on 702.19b does not answer an expected 702.19); return the first two."""
+    """Print MRR, recall@5 and recall@10 per kind and overall, and the MRR counting exact rule
+    numbers only (a hit on 702.19b does not answer an expected 702.19); return the first two."""
     out = {}
-    print(f"\n{name:6} {'kind':7} {'queries':>7} {'MRR':>6} {'R@5':>6} {'exact':>6}")
-    everything = [r for rows in rows_by_kind.values() for r in rows]
+    print(f"\n{name:6} {'kind':7} {'queries':>7} {'MRR':>6} {'R@5':>6} {'exact':>6} {'R@10':>6}")
+    # "all" stays the figure it was before the column kind: that kind has its own targets
+    everything = [r for kind, rows in rows_by_kind.items() if kind != "column" for r in rows]
     for kind in (*KINDS, "all"):
         rows = everything if kind == "all" else rows_by_kind.get(kind, [])
         if not rows:
@@ -157,8 +189,15 @@ def table(
         mrr = sum(r["rr"] for r in rows) / len(rows)
         rec = sum(r["recall"] for r in rows) / len(rows)
         exact = sum(r["exact_rr"] for r in rows) / len(rows)
+        rec10 = sum(r["recall10"] for r in rows) / len(rows)
         out[kind] = (mrr, rec)
-        print(f"{name:6} {kind:7} {len(rows):7} {mrr:6.3f} {rec:6.3f} {exact:6.3f}")
+        print(f"{name:6} {kind:7} {len(rows):7} {mrr:6.3f} {rec:6.3f} {exact:6.3f} {rec10:6.3f}")
+        if kind == "column":
+            met = mrr >= COLUMN_TARGETS["MRR"] and rec10 >= COLUMN_TARGETS["R@10"]
+            print(
+                f"{name:6} column targets (MRR >= {COLUMN_TARGETS['MRR']}, R@10 >= "
+                f"{COLUMN_TARGETS['R@10']}): {'met' if met else 'NOT met'}"
+            )
     return out
 
 
@@ -207,6 +246,8 @@ def main(argv: list[str] | None = None) -> int:
                     # Questions in players' own phrasing (a public page as source) against the
                     # ones written for the set: the test half is all of the first sort.
                     for name, rows in (("real", real), ("ours", ours)):
+                        if not rows:  # --kinds may leave one of the two empty
+                            continue
                         mrr = sum(r["rr"] for r in rows) / len(rows)
                         rec = sum(r["recall"] for r in rows) / len(rows)
                         print(f"{half:6} {name:7} {len(rows):7} {mrr:6.3f} {rec:6.3f}")

@@ -140,6 +140,28 @@ def test_kb_card(instance: Path) -> None:
     assert json.loads(out.getvalue())["status"] == 404
 
 
+def test_kb_card_imports_only_what_it_reads(instance: Path) -> None:
+    """``kb card`` reads one indexed row: it must not load the knowledge model, the store's
+    writer, search, the web app or the template engine (each costs start time, the 0.2 s budget
+    of tests/bench/bench_cli_start.py)."""
+    import subprocess
+    import sys
+
+    probe = (
+        "import sys, io; from kb.cli.main import main; out = io.StringIO(); "
+        f"status = main(['card', 'Test Gryphon', '--instance', {str(instance)!r}], out); "
+        "heavy = ('kb.knowledge.model', 'kb.store.writer', 'kb.search', 'kb.web', 'flask', "
+        "'whoosh', 'jinja2', 'kb.build'); "
+        "print(status, 'Test Gryphon' in out.getvalue(), sorted(m for m in sys.modules "
+        "if m.startswith(heavy)))"
+    )
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, cwd=root, check=True
+    )
+    assert done.stdout.strip() == "0 True []", done.stdout + done.stderr
+
+
 def test_card_pages(client: object) -> None:
     page = client.get("/fr/cards/test-gryphon")  # type: ignore[attr-defined]
     assert page.status_code == 200
@@ -154,6 +176,20 @@ def test_card_pages(client: object) -> None:
     assert client.get("/en/cards/no-such-card").status_code == 404  # type: ignore[attr-defined]
     index = client.get("/en/cards.json?q=gryphon").get_json()  # type: ignore[attr-defined]
     assert index["cards"][0]["url"] == "/en/cards/test-gryphon"
+
+
+def test_card_index_is_reachable_from_the_navigation_and_home(client: object) -> None:
+    """With cards, every page's navigation links the card index in the reader's language, and
+    the home page offers it with a name form; the page it leads to finds the card."""
+    for locale, label in (("en", "Cards"), ("fr", "Cartes"), ("ja", "カード")):
+        rule = client.get(f"/{locale}/rules/702.9").get_data(as_text=True)  # type: ignore[attr-defined]
+        nav = rule[rule.index('class="sections"') : rule.index("</nav>")]
+        assert f'href="/{locale}/cards/">{label}</a>' in nav, locale
+        home = client.get(f"/{locale}/").get_data(as_text=True)  # type: ignore[attr-defined]
+        assert f'action="/{locale}/cards/"' in home and 'name="q"' in home, locale
+    assert client.get("/en/index.json").get_json()["cards"] == 5  # type: ignore[attr-defined]
+    found = client.get("/en/cards/?q=gryphon").get_data(as_text=True)  # type: ignore[attr-defined]
+    assert 'href="/en/cards/test-gryphon"' in found
 
 
 def test_search_gives_the_card_first(client: object) -> None:

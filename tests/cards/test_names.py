@@ -106,3 +106,15 @@ def test_mentions_in_questions(full: NameIndex) -> None:
         ("《神の怒り》", "Wrath of God"),
     ]
     assert full.mentions("what happens when a creature dies during combat") == []
+
+
+def test_mentions_prefer_the_longest_overlapping_name(full: NameIndex) -> None:
+    """A name inside a longer one: in "La Colère de Dieu", "Colère de Dieu", not "La Colère"."""
+    found = full.mentions("La Colère de Dieu détruit-elle une créature indestructible ?")
+    assert [(m.text, m.matches[0].card.name) for m in found] == [("Colère de Dieu", "Wrath of God")]
+
+
+def test_mentions_skip_a_french_elided_article(full: NameIndex) -> None:
+    found = full.mentions("J'active l'Engin de sorcière et je le sacrifie en réponse")
+    assert [m.text for m in found] == ["Engin de sorcière"]
+    assert found[0].matches[0].card.name == "Witch Engine"

@@ -30,6 +30,7 @@ KINDS = {
     "card-en",
     "card-fr",
     "card-ja",
+    "column",
 }
 NUMBER = re.compile(r"^(\d{3}(?:\.\d+[a-z]?)?)\.?\s")
 

@@ -92,8 +92,18 @@ def home_page(kb: KnowledgeBase, locale: str) -> Page:
             "toc_edition": edition_info(ed, locale),
             "toc": toc(kb, locale),
             "examples": len(kb.examples),
+            "cards": card_count(kb),
         },
     )
+
+
+def card_count(kb: KnowledgeBase) -> int:
+    """How many cards the build has (0: a build without a card file; the home page then does
+    not offer the card index)."""
+    from kb.store.cards import CardStore
+
+    store = CardStore.of(kb)
+    return store.count if store is not None else 0
 
 
 def rules_index_page(kb: KnowledgeBase, locale: str) -> Page:
