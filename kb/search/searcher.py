@@ -46,13 +46,7 @@ from kb.search.results import SearchError, SearchResult
 from kb.search.snippets import SnippetSpans
 from kb.search.spelling import Speller
 from kb.search.understand import Concepts
-from kb.search.votes import (
-    ask_citations,
-    current_rule_docs,
-    example_citations,
-    split_asks,
-    withdrawn_docs,
-)
+from kb.search.votes import citations, current_rule_docs, split_asks, withdrawn_docs
 from kb.search.wording import corrected
 from kb.search.written import as_written
 from kb.text.rulenum import parse_number_query
@@ -138,9 +132,9 @@ class Searcher:
             self._withdrawn = withdrawn_docs(
                 kb, self._refs, self._langs, self._stop, self._editions
             )
-        cites = example_citations(kb, self._groups, self._langs, self._stop)
         english = current_rule_docs(self._groups, self._langs, self._stop)
-        ask_cites = ask_citations(kb, self._groups, self._stop, english)
+        cites = citations(kb, self._groups, self._stop, english, "example")
+        ask_cites = citations(kb, self._groups, self._stop, english, "ask")
         #: the questions players ask: documents that vote for rules, never hits
         self._asks = frozenset(d for d in range(self._stop) if self._kinds[d] == "ask")
         self._ranker = Ranker(

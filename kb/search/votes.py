@@ -36,36 +36,27 @@ def current_rule_docs(groups: Sequence[str], langs: Sequence[str], stop: int) ->
     return out
 
 
-def example_citations(
-    kb: KnowledgeBase, groups: list[str], langs: list[str], stop: int
+#: The documents that vote, by kind: the group prefix of their documents.
+VOTER_PREFIX = {"example": "x:", "ask": "a:"}
+
+
+def citations(
+    kb: KnowledgeBase, groups: list[str], stop: int, english: dict[str, int], kind: str
 ) -> dict[int, tuple[int, ...]]:
-    """Each current example document (group ``x:<id>``, in any language it is told in) -> the
-    current English documents of the rules its ``rules:`` line cites (tournament rules and
-    unknown numbers left out)."""
-    english = current_rule_docs(groups, langs, stop)
-    rules_of = {info.id: info.rules for info in kb.examples}
+    """Each current voting document of ``kind`` ("example": group ``x:<id>``, in any language
+    it is told in; "ask": a question, group ``a:<id>``) -> the current English documents of the
+    rules it cites (``english``: :func:`current_rule_docs`; tournament rules and unknown numbers
+    left out). One function for both: an example's ``rules:`` line and a question's citations
+    are the same kind of evidence."""
+    if kind not in VOTER_PREFIX:
+        raise ValueError(f"unknown voter kind {kind!r}: one of {sorted(VOTER_PREFIX)}")
+    prefix = VOTER_PREFIX[kind]
+    cited = kb.examples if kind == "example" else kb.asks
+    rules_of = {item.id: item.rules for item in cited}
     out: dict[int, tuple[int, ...]] = {}
     for doc in range(stop):
         group = groups[doc]
-        if group.startswith("x:"):
-            rules = tuple(
-                dict.fromkeys(english[r] for r in rules_of.get(group[2:], ()) if r in english)
-            )
-            if rules:
-                out[doc] = rules
-    return out
-
-
-def ask_citations(
-    kb: KnowledgeBase, groups: list[str], stop: int, english: dict[str, int]
-) -> dict[int, tuple[int, ...]]:
-    """Each question's document (group ``a:<id>``) -> the current English documents of the
-    rules it cites (``english``: :func:`current_rule_docs`)."""
-    rules_of = {ask.id: ask.rules for ask in kb.asks}
-    out: dict[int, tuple[int, ...]] = {}
-    for doc in range(stop):
-        group = groups[doc]
-        if group.startswith("a:"):
+        if group.startswith(prefix):
             rules = tuple(
                 dict.fromkeys(english[r] for r in rules_of.get(group[2:], ()) if r in english)
             )

@@ -260,7 +260,7 @@ def test_the_best_examples_raise_the_rules_they_cite() -> None:
 
 def test_example_citations_map_examples_to_their_rules_english_texts() -> None:
     from kb.knowledge.model import ExampleInfo
-    from kb.search.votes import example_citations
+    from kb.search.votes import citations, current_rule_docs
 
     kb = small_kb()
     kb.examples = [
@@ -269,7 +269,22 @@ def test_example_citations_map_examples_to_their_rules_english_texts() -> None:
     ]
     groups = ["r:117.5", "r:117.5", "x:ex1", "x:ex2", "r:117.3b"]
     langs = ["fr", "en", "en", "en", "en"]
-    assert example_citations(kb, groups, langs, len(groups)) == {2: (1,)}
+    english = current_rule_docs(groups, langs, len(groups))
+    assert citations(kb, groups, len(groups), english, "example") == {2: (1,)}
+
+
+def test_citations_of_questions_and_an_unknown_kind() -> None:
+    from kb.knowledge.asks import Ask
+    from kb.search.votes import citations, current_rule_docs
+
+    kb = small_kb()
+    kb.asks = [Ask("en/117#1", "en", "who acts first?", ["117.3b", "117.5", "999.9"])]
+    groups = ["r:117.5", "a:en/117#1", "r:117.3b", "x:ex1"]
+    langs = ["en", "en", "en", "en"]
+    english = current_rule_docs(groups, langs, len(groups))
+    assert citations(kb, groups, len(groups), english, "ask") == {1: (2, 0)}
+    with pytest.raises(ValueError, match="unknown voter kind 'card'"):
+        citations(kb, groups, len(groups), english, "card")
 
 
 class _Sequences:
