@@ -172,3 +172,21 @@ def test_nearby_numbers_surround_the_missing_one(full_searcher) -> None:
     assert not result.hits
     nearby = next(n for n in result.notes if n.code == "nearby").params["numbers"]
     assert nearby[0] == "505" and {"505.5", "505.6"} <= set(nearby)
+
+
+def test_the_searcher_keeps_the_questions_apart(full_searcher) -> None:
+    from whoosh import query as wq
+
+    from kb.search.analysis import terms
+    from kb.search.postings import Evaluation
+
+    asks = full_searcher._asks
+    assert asks and full_searcher._asks_apart
+    found = full_searcher._index.evaluate(
+        wq.Term("body_en", terms("priority", "en")[0]), False, Evaluation()
+    )
+    assert found and not asks.intersection(found)
+    voting = full_searcher._index.evaluate(
+        wq.Term("body_en", terms("priority", "en")[0]), False, Evaluation(), True
+    )
+    assert voting and set(voting) <= asks
