@@ -334,3 +334,14 @@ def test_proximity_counts_a_pair_in_the_other_order_in_part(monkeypatch) -> None
     assert _proximity(seq, [("lifelink", "damag")], 3) == 0.5
     assert _proximity(seq, [("damag", "lifelink")], 3) == 1.0
     assert _proximity(seq, [("lifelink", "damag")], 2) == 0.0  # not within the window
+
+
+def test_the_nearest_question_votes_loudest() -> None:
+    # A question matching half as well as the best one adds a quarter of the best one's vote
+    # (its score, times its share of the best score: kb.search.votes.ASK_SHARP).
+    from kb.search.votes import ASK_SHARP, ASK_VOTE, ask_votes
+
+    assert ASK_SHARP == 1.0
+    cites = {10: (1,), 11: (2,), 12: (3, 4)}
+    add = ask_votes([(8.0, 10), (4.0, 11), (8.0, 12), (7.0, 99)], cites, frozenset({12}))
+    assert add == {1: pytest.approx(8.0 * ASK_VOTE), 2: pytest.approx(2.0 * ASK_VOTE)}
