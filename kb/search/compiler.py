@@ -62,10 +62,6 @@ RELATIVE = 1.0
 #: their boost.
 FINAL = 2.0
 SETUP = 0.5
-#: A French or Japanese question that is, its frame gone, one concept's name of the term base
-#: ("c'est quoi le piétinement", "先制攻撃とは") asks what the concept is, as an English one
-#: naming nothing but concepts does (kb.search.ranking.DEFINITION_ASKED, OPENING_DEFINED).
-FOREIGN_DEFINED = True
 #: Weight of the rules on when players may act, for a question asking when one may act.
 WHEN_BOOST = 1.8
 #: Words players use for the rules' own: "get priority" is "receive priority" in the rules.
@@ -533,10 +529,6 @@ class QueryCompiler:
                     row = self._concepts.named(self._terms(name, "en"))
                     if row is not None:
                         found.append(row)
-                if FOREIGN_DEFINED and src == other and self._term_names.names(text, other):
-                    # "c'est quoi le piétinement", "先制攻撃とは": the question, its frame
-                    # gone, is one concept's name, as "what is trample" is in English.
-                    covered = True
         boosts: dict[str, float] = {}
         top = max((Concepts.weight(df) for _rules, df in found), default=1.0) or 1.0
         relative = RELATIVE if src in (None, "en") else 0.0

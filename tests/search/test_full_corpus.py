@@ -202,13 +202,3 @@ def test_the_searcher_keeps_the_questions_apart(full_searcher) -> None:
         wq.Term("body_en", terms("priority", "en")[0]), False, Evaluation(), True
     )
     assert voting and set(voting) <= asks
-
-
-def test_a_french_or_japanese_what_is_asks_for_the_definition(full_searcher) -> None:
-    # "c'est quoi le piétinement" is, its frame gone, the term base's French name of trample:
-    # it asks what trample is, as "what is trample" does (702.19a defines it; 702.19b led).
-    compiled = full_searcher._compile("c'est quoi le piétinement", ("en", "fr", "ja"), None)
-    assert compiled.defined == ("702.19",)
-    hits = full_searcher.search("c'est quoi le piétinement").hits
-    assert next(h.canonical for h in hits if h.kind != "glossary") == "702.19a"
-    assert full_searcher._compile("死亡するとは", ("en", "fr", "ja"), None).defined == ("700.4",)
