@@ -35,7 +35,7 @@ one run; quality as defined there, p50 per call):
   knows the rules' vocabulary.
 - Players' words reach the rules' words through the executable examples, which describe games
   as players do: the best-matching examples vote for the rules they cite
-  (:func:`kb.search.votes.example_citations`; test MRR 0.675 without, 0.692 with).
+  (:func:`kb.search.votes.citations`; test MRR 0.675 without, 0.692 with).
 - The questions players ask (``corpus/asks``, "Players ask") are documents of kind ``ask``,
   never hits: the best-matching ones, reranked like rules, vote for the rules they cite
   (:mod:`kb.search.votes`), so a French or Japanese question reaches the English rules its

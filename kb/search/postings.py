@@ -189,10 +189,12 @@ CREATE TABLE old_seq (field TEXT, doc INTEGER, terms BLOB, PRIMARY KEY (field, d
 @dataclass(slots=True)
 class Evaluation:
     """What evaluating a query found besides scores: the word groups, for coverage, and the
-    language of each group's fields (None if they are of several)."""
+    language of each group's fields (None if they are of several); ``side``: the evaluation
+    is of the side documents (:meth:`Postings.side`)."""
 
     groups: list[list[Weights]] = field(default_factory=list)
     langs: list[str | None] = field(default_factory=list)
+    side: bool = False
 
 
 class Coord(wq.Or):
@@ -243,6 +245,9 @@ class Postings:
         # Phrases known before any query (the term base's names), evaluated once: see
         # :meth:`learn_phrases`.
         self._phrases: dict[tuple[str, tuple[str, ...]], Weights] = {}
+        # The side documents' postings and phrases, taken out of the others' (see :meth:`side`).
+        self._side: dict[str, dict[str, Weights]] = {}
+        self._side_phrases: dict[tuple[str, tuple[str, ...]], Weights] = {}
         # Old documents' rows read by the search running now (searches hold the searcher's lock).
         self._old: dict[tuple[str, str], Weights] = {}
         self._old_seq: dict[tuple[str, int], tuple[str, ...] | None] = {}
@@ -268,13 +273,41 @@ class Postings:
             self._old_terms = found
         return found
 
+    def side(self, first: int) -> None:
+        """Keep the current documents from ``first`` on (the questions players ask, which vote
+        and are never hits) apart: :meth:`evaluate` scores the others, and scores these only
+        when asked (``side=True``). A search then never walks the questions' thousands of
+        postings to take them out of its hits, and scores them only when they vote. Once, when
+        the index opens, before any search."""
+        for name, rows in self._cur.items():
+            side: dict[str, Weights] = {}
+            for term, weights in rows.items():
+                taken = {d: w for d, w in weights.items() if first <= d < self.stop}
+                if taken:
+                    side[term] = taken
+                    rows[term] = {d: w for d, w in weights.items() if not first <= d < self.stop}
+            self._side[name] = side
+        for key, weights in self._phrases.items():
+            taken = {d: w for d, w in weights.items() if first <= d < self.stop}
+            if taken:
+                self._side_phrases[key] = taken
+                self._phrases[key] = {d: w for d, w in weights.items() if d not in taken}
+
     def knows(self, name: str, term: str) -> bool:
-        """True if any document (current or not) has ``term`` in field ``name``."""
-        return term in self._cur.get(name, ()) or term in self._old_vocabulary().get(name, ())
+        """True if any document (current or not, side ones too) has ``term`` in field ``name``."""
+        return (
+            term in self._cur.get(name, ())
+            or term in self._side.get(name, ())
+            or term in self._old_vocabulary().get(name, ())
+        )
 
     def frequency(self, name: str, term: str) -> int:
-        """How many documents (current or not) have ``term`` in field ``name``."""
-        return len(self._cur.get(name, {}).get(term, ())) + len(self._old_weights(name, term))
+        """How many documents (current or not, side ones too) have ``term`` in field ``name``."""
+        return (
+            len(self._cur.get(name, {}).get(term, ()))
+            + len(self._side.get(name, {}).get(term, ()))
+            + len(self._old_weights(name, term))
+        )
 
     def _old_weights(self, name: str, term: str) -> Weights:
         key = (name, term)
@@ -315,8 +348,11 @@ class Postings:
             ):
                 self._old_seq[(name, doc)] = marshal.loads(terms)
 
-    def term(self, name: str, term: str, everything: bool) -> Weights:
-        """The weights of one term (current documents, or every document); never modify it."""
+    def term(self, name: str, term: str, everything: bool, side: bool = False) -> Weights:
+        """The weights of one term (current documents, or every document; ``side``: the side
+        documents', see :meth:`side`); never modify it."""
+        if side:
+            return self._side.get(name, {}).get(term) or {}
         cur = self._cur.get(name, {}).get(term)
         if not everything:
             return cur or {}
@@ -327,35 +363,38 @@ class Postings:
             return old
         return {**cur, **old}
 
-    def evaluate(self, q: wq.Query, everything: bool, ev: Evaluation) -> Weights:
-        """Scores of the documents matching ``q`` (a tree of Whoosh query objects)."""
+    def evaluate(
+        self, q: wq.Query, everything: bool, ev: Evaluation, side: bool = False
+    ) -> Weights:
+        """Scores of the documents matching ``q`` (a tree of Whoosh query objects); ``side``:
+        of the side documents only (:meth:`side`), else of the others."""
         if isinstance(q, wq.Term):
-            weights = self.term(q.fieldname, q.text, everything)
+            weights = self.term(q.fieldname, q.text, everything, side)
             if q.boost != 1.0:
                 return {d: w * q.boost for d, w in weights.items()}
             return weights
         if isinstance(q, wq.Phrase):
-            return self._phrase(q.fieldname, list(q.words), everything, q.boost)
+            return self._phrase(q.fieldname, list(q.words), everything, q.boost, side)
         if isinstance(q, wq.Or):
-            parts = [self.evaluate(s, everything, ev) for s in q.subqueries]
+            parts = [self.evaluate(s, everything, ev, side) for s in q.subqueries]
             if isinstance(q, Coord) and len(parts) > 1:
                 ev.groups.append(parts)
                 ev.langs.append(q.lang or _language(q))
             return _union(parts, q.boost)
         if isinstance(q, wq.And):
-            parts = [self.evaluate(s, everything, ev) for s in q.subqueries]
+            parts = [self.evaluate(s, everything, ev, side) for s in q.subqueries]
             return _intersection(parts)
         if isinstance(q, wq.AndMaybe):
-            base = self.evaluate(q.a, everything, ev)
+            base = self.evaluate(q.a, everything, ev, side)
             if not base:
                 return base
-            extra = self.evaluate(q.b, everything, ev)
+            extra = self.evaluate(q.b, everything, ev, side)
             return {d: w + extra.get(d, 0.0) for d, w in base.items()}
         if isinstance(q, wq.AndNot):
-            base = self.evaluate(q.a, everything, ev)
+            base = self.evaluate(q.a, everything, ev, side)
             if not base:
                 return base
-            out = self.evaluate(q.b, everything, Evaluation())
+            out = self.evaluate(q.b, everything, Evaluation(), side)
             return {d: w for d, w in base.items() if d not in out}
         raise TypeError(f"cannot evaluate {type(q).__name__} queries")
 
@@ -368,6 +407,8 @@ class Postings:
             key = (name, tuple(words))
             if len(key[1]) > 1 and key not in self._phrases:
                 self._phrases[key] = self._match(name, list(words), False, 1.0)
+                if self._side:
+                    self._side_phrases[key] = self._match(name, list(words), False, 1.0, True)
 
     def phrases(self) -> list[tuple[tuple[str, tuple[str, ...]], Weights]]:
         """The phrases learnt so far with their current documents' weights (the build stores
@@ -379,16 +420,21 @@ class Postings:
         learnt: a searcher opening the index does not evaluate them again."""
         self._phrases.update(phrases)
 
-    def _phrase(self, name: str, words: list[str], everything: bool, boost: float) -> Weights:
+    def _phrase(
+        self, name: str, words: list[str], everything: bool, boost: float, side: bool = False
+    ) -> Weights:
         if not everything:
-            known = self._phrases.get((name, tuple(words)))
-            if known is not None:
+            key = (name, tuple(words))
+            if key in self._phrases:  # a phrase having only side documents has none here
+                known = self._side_phrases.get(key, {}) if side else self._phrases[key]
                 return known if boost == 1.0 else {d: w * boost for d, w in known.items()}
-        return self._match(name, words, everything, boost)
+        return self._match(name, words, everything, boost, side)
 
-    def _match(self, name: str, words: list[str], everything: bool, boost: float) -> Weights:
+    def _match(
+        self, name: str, words: list[str], everything: bool, boost: float, side: bool = False
+    ) -> Weights:
         """The documents having ``words`` in a row in field ``name``, with their weights."""
-        parts = [self.term(name, w, everything) for w in words]
+        parts = [self.term(name, w, everything, side) for w in words]
         if not parts or not all(parts):
             return {}
         rarest = min(parts, key=len)

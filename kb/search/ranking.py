@@ -12,15 +12,14 @@ subrules lead later ones (:meth:`Ranker._level`)."""
 
 from __future__ import annotations
 
-import heapq
-from collections.abc import Callable, Iterable
-from itertools import compress, pairwise
-from operator import itemgetter
+from collections.abc import Callable
+from itertools import pairwise
 
 from kb.knowledge.model import LANGS
 from kb.search.compiled import Compiled
 from kb.search.learned import LearnedOrder
 from kb.search.postings import Evaluation, Postings
+from kb.search.scored import _among, _below, _best_first, _scale, _top
 from kb.search.understand import Concepts
 from kb.search.votes import ASK_DEPTH, ask_votes
 
@@ -92,6 +91,24 @@ LANG_FUSION = 0.5
 #: history, and ranks below what the rules say today.
 WITHDRAWN = 0.2
 
+#: The rules of the multiplayer and casual variants (chapters 8 and 9: Two-Headed Giant, Team vs.
+#: Team, Commander, draft variants) weigh this much unless the question names a concept of
+#: those chapters ("commander", "two-headed giant", "multiplayer"): a question about the game
+#: is a question about the two-player game, and a variant rule answering the same words ("goes
+#: first" in Team vs. Team, "passing" cards in a draft) needs the question's word for it, not
+#: only the votes of the variant's own questions. Tuning half MRR unchanged at 1.0, 0.7, 0.5
+#: and 0.3 (0.747 without cards); the questions as queries held out by rule, English 0.510 ->
+#: 0.506 at 0.5 (tests/search/test_full_corpus.py has the two cases, 103.1 and 117.4).
+VARIANT = 0.5
+#: The first digit of the chapters whose rules are variants (808.4, 903.3, 905.1a).
+VARIANT_CHAPTERS = ("8", "9")
+
+#: A question naming one concept only ("who goes first", "what is scry") is answered by its
+#: rules: the votes of the questions players ask for other rules weigh this much. Tuning half
+#: unchanged (0.747 without cards), held-out questions unchanged; for every question whose words
+#: the concepts cover (several concepts) it lost 0.747 -> 0.744, so one concept only.
+OFF_CONCEPT_VOTE = 0.5
+
 #: The rule opening a concept the question names weighs this much more (see Ranker._open),
 #: when the question names only concepts, and when it names more.
 OPENING_DEFINED = 1.3
@@ -139,6 +156,8 @@ class Ranker:
         self._example_docs = frozenset(d for d, k in enumerate(kinds) if k == "example")
         self._tournament_docs = frozenset(d for d, k in enumerate(kinds) if k == "tournament")
         self._defining_docs: dict[tuple[str, int], frozenset[int]] = {}  # see _defining
+        #: the current texts of the variants' rules (see :data:`VARIANT`)
+        self._variant_docs = frozenset(d for d, n in concepts.number_of.items() if _is_variant(n))
 
     def order(
         self,
@@ -152,12 +171,14 @@ class Ranker:
         examples_wanted: bool,
         fetch: int,
         asks: dict[int, float] | None = None,
+        ask_ev: Evaluation | None = None,
     ) -> tuple[list[tuple[float, int]], set[int]]:
         """The best ``fetch`` documents as ``(score, doc)``, best first (``scores`` reweighed,
         reranked, a reader's language ``prefer`` led first), and the documents it added that
         ``scores`` lacks (rules the examples cite: they count in the total). ``current``: the
         search sees current documents only (concept boosts apply). ``asks``: the scores of the
-        questions players ask, taken out of ``scores`` (they vote, never rank)."""
+        questions players ask, apart from ``scores`` (they vote, never rank), and ``ask_ev``
+        what evaluating them found (``ev`` when they were evaluated with the rest)."""
         # One copy, reweighed in place below (the caller counts its own scores' documents).
         scores = dict(scores)
         if current and not compiled.defined and DEFINITION_UNASKED != 1.0:
@@ -180,9 +201,10 @@ class Ranker:
         if current and self._cites and not examples_wanted and EXAMPLE_VOTE:
             scored = self._cited(scored)
         if current and asks and self._ask_cites:
-            scored = self._asked(scored, asks, compiled, ev)
+            scored = self._asked(scored, asks, compiled, ask_ev or ev)
         if current:
-            scored = self._question_priors(scored, examples_wanted)
+            variant = 1.0 if any(map(_is_variant, compiled.boosts)) else VARIANT
+            scored = self._question_priors(scored, examples_wanted, variant)
         if current and self.learned.active:
             facts = (self._kinds, self._langs, self._concepts.number_of)
             scored = self.learned.rerank(scored, scores, self._votes, facts, compiled)
@@ -270,11 +292,18 @@ class Ranker:
         """The reranked list with the rules the best-matching questions cite raised by their
         votes (:func:`kb.search.votes.ask_votes`; a cited rule the question's words missed joins
         the list): the questions are reranked like the rules first, on the same words."""
-        ranked = self._rank(asks, ASK_DEPTH, compiled, ev)
+        ranked = self._rank(asks, ASK_DEPTH, compiled, ev, side=ev.side)
         counts: dict[int, float] = {}
         add = ask_votes(ranked, self._ask_cites, self.hidden_asks, counts)
         if not add:
             return scored
+        if len(compiled.defined) == 1 and OFF_CONCEPT_VOTE != 1.0:
+            named: set[int] = set()
+            for root in compiled.defined:
+                named |= self._concepts.subtree(root)
+            for doc in add:
+                if doc not in named:
+                    add[doc] *= OFF_CONCEPT_VOTE
         self._votes["asks"], self._votes["ask_voters"] = dict(add), counts
         out = [(score + add.pop(doc, 0.0), doc) for score, doc in scored]
         out.extend((w, d) for d, w in add.items())
@@ -282,12 +311,13 @@ class Ranker:
         return out
 
     def _question_priors(
-        self, scored: list[tuple[float, int]], examples_wanted: bool
+        self, scored: list[tuple[float, int]], examples_wanted: bool, variant: float = 1.0
     ) -> list[tuple[float, int]]:
         """The reranked list with priors that hold for any question: a rule's texts in the
         other languages add to its best one (a French question matching both the French and
-        the English text of a rule is about that rule) and commentary yields to the rules it
-        comments on."""
+        the English text of a rule is about that rule), commentary yields to the rules it
+        comments on, and the variants' rules weigh ``variant`` (:data:`VARIANT` when the
+        question names none of their concepts)."""
         number_of = self._concepts.number_of
         kinds = self._kinds
         best: dict[str, tuple[float, int]] = {}
@@ -308,6 +338,8 @@ class Ranker:
                 score *= COMMENTARY_DEMOTION
             if doc in self._withdrawn:
                 score *= WITHDRAWN
+            if variant != 1.0 and doc in self._variant_docs:
+                score *= variant
             number = number_of.get(doc)
             if number is not None and best[number][1] == doc and number in extra:
                 score += LANG_FUSION * extra[number]
@@ -421,9 +453,11 @@ class Ranker:
         compiled: Compiled,
         ev: Evaluation,
         demote_examples: bool = False,
+        side: bool = False,
     ) -> list[tuple[float, int]]:
         """The best ``depth`` documents, reranked: more of the query's words, and rules that
-        the glossary names for a term of the query, count for more than raw term weights."""
+        the glossary names for a term of the query, count for more than raw term weights
+        (``side``: the documents are the postings' side ones, the questions players ask)."""
         best = [(d, scores[d]) for d in _top(scores, depth)]
         # A document is only in the word groups of its own language's fields.
         groups_of: dict[str, list[list[dict[int, float]]]] = {}
@@ -453,7 +487,7 @@ class Ranker:
             if len(wanted) > 1:
                 pairs = _pairs(wanted)
                 words = frozenset(t for pair in pairs for t in pair)
-                rows = [(w, term(name, w, False)) for w in words]
+                rows = [(w, term(name, w, False, side)) for w in words]
                 window = 1 if name == "gram_ja" else WINDOW
                 pairs_of[code] = (name, pairs, window, words, rows)
         for doc, score in best:
@@ -491,47 +525,10 @@ class Ranker:
         return out
 
 
-def _among(docs: frozenset[int], scores: dict[int, float]) -> Iterable[int]:
-    """The documents of ``docs`` that ``scores`` has, walking the smaller of the two (in C)."""
-    if len(docs) < len(scores):
-        return scores.keys() & docs  # walks docs, looking each up in the scores
-    return docs.intersection(scores)  # walks the scores
-
-
-def _scale(scores: dict[int, float], docs: Iterable[int], factor: float) -> None:
-    """Multiply in place the scores of ``docs`` (all in ``scores``) by ``factor``, in C: a
-    common word's documents are hundreds, of which a concept or a language holds many."""
-    docs = list(docs)
-    if docs:
-        scaled = map(factor.__rmul__, map(scores.__getitem__, docs))
-        scores.update(zip(docs, scaled, strict=False))  # as long as docs: strict costs a check
-
-
-def _top(scores: dict[int, float], depth: int) -> list[int]:
-    """The ``depth`` best documents of ``scores``, ties in the dictionary's order (as
-    heapq.nlargest over its items would give them, but sorted in C with the dictionary's own
-    lookup as key). Past a few thousand documents, the ``depth``-th best score is found among the bare values
-    (heapq's C loop, no key function) and only the documents reaching it are sorted."""
-    if len(scores) <= 2000:
-        return sorted(scores, key=scores.__getitem__, reverse=True)[:depth]
-    floor = heapq.nlargest(depth, scores.values())[-1]
-    found = list(compress(scores, map(floor.__le__, scores.values())))
-    return sorted(found, key=scores.__getitem__, reverse=True)[:depth]
-
-
-def _below(
-    scores: dict[int, float], ranked: list[tuple[float, int]], fetch: int
-) -> list[tuple[float, int]]:
-    """The documents after the reranked ones, up to ``fetch`` in all, in the postings' order
-    and scored below the last reranked one (a deeper page continues the first, never reorders
-    it)."""
-    seen = {doc for _score, doc in ranked}
-    rest = [d for d in _top(scores, fetch) if d not in seen][: fetch - len(ranked)]
-    if not rest:
-        return []
-    floor = min((score for score, _doc in ranked), default=1.0)
-    first = scores[rest[0]] or 1.0
-    return [(floor * 0.99 * scores[d] / first, d) for d in rest]
+def _is_variant(number: str) -> bool:
+    """True if the rule ``number`` (canonical) is one of the variants' (:data:`VARIANT_CHAPTERS`):
+    a three-digit rule of chapter 8 or 9, not a section's own number ("8")."""
+    return number[:1] in VARIANT_CHAPTERS and number[3:4] in (".", "") and len(number) >= 3
 
 
 def _pairs(wanted: list[str]) -> list[tuple[str, str]]:
@@ -583,14 +580,3 @@ def _near(index: Callable[..., int], seq: tuple[str, ...], a: str, b: str, windo
                 return True
     except ValueError:
         return False
-
-
-def _best_first(scored: list[tuple[float, int]], rank: list[int]) -> None:
-    """Sort ``(score, doc)`` pairs in place, best score first, equal scores in the rules'
-    order (``rank``: each document's place, :attr:`kb.search.understand.Concepts.rule_rank`),
-    702.9a before 702.10a whatever their document numbers: two stable sorts."""
-    scored.sort(key=lambda pair: rank[pair[1]])
-    scored.sort(key=_SCORE, reverse=True)
-
-
-_SCORE = itemgetter(0)

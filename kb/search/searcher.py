@@ -46,13 +46,7 @@ from kb.search.results import SearchError, SearchResult
 from kb.search.snippets import SnippetSpans
 from kb.search.spelling import Speller
 from kb.search.understand import Concepts
-from kb.search.votes import (
-    ask_citations,
-    current_rule_docs,
-    example_citations,
-    split_asks,
-    withdrawn_docs,
-)
+from kb.search.votes import citations, current_rule_docs, split_asks, withdrawn_docs
 from kb.search.wording import corrected
 from kb.search.written import as_written
 from kb.text.rulenum import parse_number_query
@@ -138,11 +132,17 @@ class Searcher:
             self._withdrawn = withdrawn_docs(
                 kb, self._refs, self._langs, self._stop, self._editions
             )
-        cites = example_citations(kb, self._groups, self._langs, self._stop)
         english = current_rule_docs(self._groups, self._langs, self._stop)
-        ask_cites = ask_citations(kb, self._groups, self._stop, english)
+        cites = citations(kb, self._groups, self._stop, english, "example")
+        ask_cites = citations(kb, self._groups, self._stop, english, "ask")
         #: the questions players ask: documents that vote for rules, never hits
         self._asks = frozenset(d for d in range(self._stop) if self._kinds[d] == "ask")
+        # The build puts them last among the current documents: their postings are then kept
+        # apart, scored only when they vote (kb.search.postings.Postings.side).
+        first = self._stop - len(self._asks)
+        self._asks_apart = bool(self._asks) and min(self._asks) == first
+        if self._asks_apart:
+            self._index.side(first)
         self._ranker = Ranker(
             self._index,
             self._langs,
@@ -474,8 +474,16 @@ class Searcher:
         scores = self._index.evaluate(compiled.query, ed is not None, ev)
         if allowed is not None:
             scores = {d: w for d, w in scores.items() if d in allowed}
-        # The questions vote for the rules' English texts: not in a search of another language.
-        scores, asks = split_asks(scores, self._asks)
+        # The questions vote for the rules' English texts: not in a search of another language,
+        # of an edition or of one kind of document.
+        ask_ev = Evaluation(side=True)
+        if not self._asks_apart:
+            scores, asks = split_asks(scores, self._asks)
+            ask_ev = ev
+        elif allowed is None and lang in (None, "en"):
+            asks = self._index.evaluate(compiled.query, False, ask_ev, side=True)
+        else:
+            asks = {}
         if lang not in (None, "en"):
             asks = {}
         fetch = page * limit * (1 if lang else 2) + 10
@@ -491,6 +499,7 @@ class Searcher:
             examples_wanted=compiled.about_examples or kind == "example",
             fetch=fetch,
             asks=asks,
+            ask_ev=ask_ev,
         )
         top = scored[0][0] if scored else 1.0
         stop = self._stop if ed is None else len(self._refs)

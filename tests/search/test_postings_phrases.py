@@ -58,3 +58,34 @@ def test_the_searcher_learns_the_term_base_names(searcher) -> None:
     finally:
         learned.update(saved)
     assert with_learned == without
+
+
+def test_side_documents_are_scored_apart(index_dir: Path) -> None:
+    # The questions players ask are kept apart (Postings.side): a search scores the others,
+    # and the questions only when they vote; together they are what one evaluation gave.
+    postings = Postings(index_dir / FILE)
+    try:
+        words = terms("receives priority", "en")
+        priority = terms("priority", "en")[0]
+        queries = [
+            wq.Term("body_en", priority),
+            wq.Phrase("body_en", words),
+            wq.Or([wq.Phrase("body_en", words), wq.Term("body_en", "spell")]),
+            wq.And([wq.Term("body_en", "spell"), wq.Term("body_en", priority)]),
+        ]
+        postings.learn_phrases([("body_en", words)])
+        whole = [_evaluate(postings, q) for q in queries]
+        # Any split point among the current documents: one some of the queries' documents pass.
+        first = max(d for found in whole for d in found)
+        before = postings.frequency("body_en", priority)
+        postings.side(first)
+        for q, all_docs in zip(queries, whole, strict=True):
+            rest = _evaluate(postings, q)
+            side = postings.evaluate(q, False, Evaluation(side=True), side=True)
+            assert all(d < first for d in rest) and all(first <= d for d in side)
+            assert {**rest, **side} == all_docs
+        assert before and postings.frequency("body_en", priority) == before
+        assert postings.knows("body_en", priority)
+        assert any(whole) and any(d >= first for found in whole for d in found)
+    finally:
+        postings.close()

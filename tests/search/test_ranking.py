@@ -260,7 +260,7 @@ def test_the_best_examples_raise_the_rules_they_cite() -> None:
 
 def test_example_citations_map_examples_to_their_rules_english_texts() -> None:
     from kb.knowledge.model import ExampleInfo
-    from kb.search.votes import example_citations
+    from kb.search.votes import citations, current_rule_docs
 
     kb = small_kb()
     kb.examples = [
@@ -269,7 +269,22 @@ def test_example_citations_map_examples_to_their_rules_english_texts() -> None:
     ]
     groups = ["r:117.5", "r:117.5", "x:ex1", "x:ex2", "r:117.3b"]
     langs = ["fr", "en", "en", "en", "en"]
-    assert example_citations(kb, groups, langs, len(groups)) == {2: (1,)}
+    english = current_rule_docs(groups, langs, len(groups))
+    assert citations(kb, groups, len(groups), english, "example") == {2: (1,)}
+
+
+def test_citations_of_questions_and_an_unknown_kind() -> None:
+    from kb.knowledge.asks import Ask
+    from kb.search.votes import citations, current_rule_docs
+
+    kb = small_kb()
+    kb.asks = [Ask("en/117#1", "en", "who acts first?", ["117.3b", "117.5", "999.9"])]
+    groups = ["r:117.5", "a:en/117#1", "r:117.3b", "x:ex1"]
+    langs = ["en", "en", "en", "en"]
+    english = current_rule_docs(groups, langs, len(groups))
+    assert citations(kb, groups, len(groups), english, "ask") == {1: (2, 0)}
+    with pytest.raises(ValueError, match="unknown voter kind 'card'"):
+        citations(kb, groups, len(groups), english, "card")
 
 
 class _Sequences:
@@ -319,3 +334,14 @@ def test_proximity_counts_a_pair_in_the_other_order_in_part(monkeypatch) -> None
     assert _proximity(seq, [("lifelink", "damag")], 3) == 0.5
     assert _proximity(seq, [("damag", "lifelink")], 3) == 1.0
     assert _proximity(seq, [("lifelink", "damag")], 2) == 0.0  # not within the window
+
+
+def test_the_nearest_question_votes_loudest() -> None:
+    # A question matching half as well as the best one adds a quarter of the best one's vote
+    # (its score, times its share of the best score: kb.search.votes.ASK_SHARP).
+    from kb.search.votes import ASK_SHARP, ASK_VOTE, ask_votes
+
+    assert ASK_SHARP == 1.0
+    cites = {10: (1,), 11: (2,), 12: (3, 4)}
+    add = ask_votes([(8.0, 10), (4.0, 11), (8.0, 12), (7.0, 99)], cites, frozenset({12}))
+    assert add == {1: pytest.approx(8.0 * ASK_VOTE), 2: pytest.approx(2.0 * ASK_VOTE)}
