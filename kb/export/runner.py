@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kb.export.files import STRINGS, export_extras, redirect_html, redirect_page
+from kb.export.files import STRINGS, export_extras, redirect_html
 from kb.export.pages import (
     Site,
     internal_links,
@@ -47,7 +47,16 @@ from kb.export.pages import (
     quote_path,
     seed_urls,
 )
-from kb.export.redirects import write_redirects
+from kb.export.redirects import (
+    Patterns,
+    Stubs,
+    anchor_pairs,
+    json_stub,
+    norm,
+    redirect_lines,
+    stub_pairs,
+    write_redirects,
+)
 from kb.export.static import (
     MANIFEST,
     ExportError,
@@ -181,18 +190,29 @@ def export(
     try:
         t = time.perf_counter()
         versions = Versions(site.kb)
+        patterns = Patterns(list(redirect_lines(site.kb, versions)))
         report.timings["versions"] = time.perf_counter() - t
-        _STATE.update(site=site, out=out, instance=Path(instance), versions=versions)
+        _STATE.update(
+            site=site,
+            out=out,
+            instance=Path(instance),
+            versions=versions,
+            patterns=patterns,
+            stubs=Stubs(site),
+        )
         t = time.perf_counter()
         pages = _export_pages(site, writer, report, jobs, progress)
         report.timings["pages"] = time.perf_counter() - t
         t = time.perf_counter()
         _export_permalinks(site, writer, report, jobs, progress)
-        _STATE.clear()
         report.timings["permalinks"] = time.perf_counter() - t
         t = time.perf_counter()
+        _write_stubs(site, writer, report, versions)
+        _STATE.clear()
+        report.timings["stubs"] = time.perf_counter() - t
+        t = time.perf_counter()
         export_extras(site, writer, base, pages)
-        write_redirects(site.kb, versions, writer, report.moves)
+        write_redirects(site.kb, versions, writer)
         report.timings["extras"] = time.perf_counter() - t
         if search:
             t = time.perf_counter()
@@ -278,7 +298,7 @@ def _render_pages(urls: list[str]) -> Batch:
             continue
         answer = site.get(url)
         if answer.status in (301, 302, 303, 307, 308) and answer.location:
-            redirect_page(site, writer, url, answer.location)
+            writer.put(file_for(url), _STATE["stubs"].page(url, answer.location))
             batch.redirects += 1
             batch.moves.append((url, answer.location))
             batch.links.append(urllib.parse.urlsplit(answer.location).path)
@@ -401,9 +421,55 @@ def _export_pages(
                 if path in seen or not is_page_link(path) or path.endswith(".json"):
                     continue
                 seen.add(path)
-                if versions.redirect(path) is None:  # else a line of _redirects
-                    queue.append(path)
+                if versions.redirect(path) is None and not folded(path):
+                    queue.append(path)  # else a stub or a pattern of _redirects answers it
     return pages
+
+
+def folded(path: str) -> bool:
+    """True for an edition's contents (or one-page rules) in another locale than the edition's:
+    a pattern of ``_redirects`` sends it to the page in the edition's own."""
+    return _EDITION_PAGE.match(path) is not None and _STATE["patterns"].match(path) is not None
+
+
+_EDITION_PAGE = re.compile(r"^/(en|fr|ja)/editions/[^/]+/rules(/|\.json$)")
+
+
+def _write_stubs(site: Site, writer: Writer, report: ExportReport, versions: Versions) -> None:
+    """The files that stand for redirects: a stub page for each redirect met that has no file
+    yet (another spelling of a glossary entry), the JSON a redirecting twin leads to, the stubs
+    of pinned rules (see :class:`Versions`) and ``/<locale>/rules/R1173a`` anchors."""
+    stubs: Stubs = _STATE["stubs"]
+    out: Path = _STATE["out"]
+
+    def put_json(source: str, target: str) -> None:
+        data = json_stub(out, target)
+        if data is None:  # its target is no file of the export: what the server ends at
+            answer = site.final(source)
+            if answer.status != 200 or answer.mimetype != "application/json":
+                report.missing.append(source)
+                return
+            data = answer.body
+        writer.put(file_for(norm(source)), data)
+        report.json += 1
+
+    for source, target in dict.fromkeys(report.moves):
+        if file_for(norm(source)) in writer.files:
+            continue
+        if source.endswith(".json"):
+            put_json(source, target)
+        else:
+            writer.put(file_for(norm(source)), stubs.page(source, target))
+            report.redirects += 1
+    for source, target in stub_pairs(versions):
+        writer.put(file_for(source), stubs.page(source, target))
+        put_json(source + ".json", target + ".json")
+        report.redirects += 1
+    numbers = list(dict.fromkeys([*site.kb.concordance, *permalink_numbers(site.kb)]))
+    for source, target in anchor_pairs(numbers):
+        if file_for(norm(target)) in writer.files:
+            writer.put(file_for(source), stubs.page(source, target))
+            report.redirects += 1
 
 
 def _render_permalinks(numbers: list[str]) -> Batch:
