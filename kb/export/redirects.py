@@ -48,10 +48,15 @@ def _q(part: str) -> str:
     return urllib.parse.quote(part, safe="")
 
 
-def redirect_lines(kb: Any, versions: Versions) -> Iterator[str]:
-    """The patterns of ``_redirects`` (see the module docstring), in the order a host tries them."""
+def redirect_lines(kb: Any, versions: Versions, cards: bool = False) -> Iterator[str]:
+    """The patterns of ``_redirects`` (see the module docstring), in the order a host tries them.
+    With ``cards``, a card's JSON twin in French or Japanese is the English one (its page is in
+    each language, its JSON once: 24,000 cards would be 48,000 files more)."""
     from kb.web.i18n import LOCALES
 
+    if cards:
+        yield "/fr/cards/* /en/cards/:splat 301"
+        yield "/ja/cards/* /en/cards/:splat 301"
     for ed in kb.editions.values():
         home, q_ed = versions.home[ed.id], _q(ed.id)
         for loc in LOCALES:
@@ -66,11 +71,11 @@ def redirect_lines(kb: Any, versions: Versions) -> Iterator[str]:
             yield f"/{home}/{_q(ed.id)}/rules/* /{home}/{_q(previous)}/rules/:splat 301"
 
 
-def write_redirects(kb: Any, versions: Versions, writer: Any) -> None:
+def write_redirects(kb: Any, versions: Versions, writer: Any, cards: bool = False) -> None:
     """The export's ``_redirects``."""
     lines = [
         "# kb export: patterns for hosts that read _redirects (a file shadows a pattern)",
-        *redirect_lines(kb, versions),
+        *redirect_lines(kb, versions, cards),
     ]
     writer.put(REDIRECTS, ("\n".join(lines) + "\n").encode())
 

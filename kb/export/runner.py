@@ -38,9 +38,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kb.export.files import STRINGS, export_extras, redirect_html
+from kb.export.files import STRINGS, export_extras, redirect_html, static_page
 from kb.export.pages import (
     Site,
+    card_slugs,
     internal_links,
     is_page_link,
     permalink_numbers,
@@ -190,7 +191,7 @@ def export(
     try:
         t = time.perf_counter()
         versions = Versions(site.kb)
-        patterns = Patterns(list(redirect_lines(site.kb, versions)))
+        patterns = Patterns(list(redirect_lines(site.kb, versions, bool(card_slugs(site.kb)))))
         report.timings["versions"] = time.perf_counter() - t
         _STATE.update(
             site=site,
@@ -212,7 +213,7 @@ def export(
         report.timings["stubs"] = time.perf_counter() - t
         t = time.perf_counter()
         export_extras(site, writer, base, pages)
-        write_redirects(site.kb, versions, writer)
+        write_redirects(site.kb, versions, writer, bool(card_slugs(site.kb)))
         report.timings["extras"] = time.perf_counter() - t
         if search:
             t = time.perf_counter()
@@ -272,6 +273,7 @@ class Batch:
 _STATE: dict[str, Any] = {}
 _RULE = re.compile(r"^/(en|fr|ja)/([^/]+/)?rules/[^/]+$")
 _GLOSSARY_ENTRY = re.compile(r"^/(en|fr|ja)/glossary/[^/]+$")
+_OTHER_CARD = re.compile(r"^/(fr|ja)/cards/[^/]+$")
 
 
 def _init_worker(instance: Path, base_url: str) -> None:
@@ -307,15 +309,18 @@ def _render_pages(urls: list[str]) -> Batch:
                 batch.moves.append((twin, data.location))
             continue
         if answer.status == 200 and answer.mimetype == "text/html":
-            writer.put(file_for(url), answer.body)
+            body = static_page(site, url, answer.body)
+            writer.put(file_for(url), body)
             batch.pages.append(url)
-            for link in internal_links(answer.body.decode("utf-8")):
+            for link in internal_links(body.decode("utf-8")):
                 if "?" in link:
                     batch.skipped_links += 1
                 batch.links.append(link.split("?", 1)[0])
         else:
             batch.missing.append(url)
             continue
+        if _OTHER_CARD.match(url):
+            continue  # a card's JSON twin is written once, in English (a pattern for the others)
         data = site.get(twin)
         if data.status == 200 and data.mimetype == "application/json":
             writer.put(file_for(twin), data.body)
