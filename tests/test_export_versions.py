@@ -83,7 +83,9 @@ def test_every_url_the_server_answers_is_in_the_export(exported: Path, site: Sit
     # redirects are stub pages (and the JSON they lead to)
     lines = (exported / REDIRECTS).read_text(encoding="utf-8").splitlines()
     assert len(lines) <= 10 * len(site.kb.editions)
-    assert all(line.startswith("#") or "/rules/* " in line or "rules.json" in line for line in lines)
+    assert all(
+        line.startswith("#") or "/rules/* " in line or "rules.json" in line for line in lines
+    )
     host = StaticHost(exported)
     assert host.answer("/en/rules/R1173a") == (302, "/en/rules/117.3a")
     assert host.final("/fr/glossary/priorit%C3%A9") == (200, "/fr/glossary/priority")
