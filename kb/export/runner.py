@@ -501,11 +501,21 @@ def _render_permalinks(numbers: list[str]) -> Batch:
         editions: dict[str, str] = {}
         with site.app.test_request_context(f"/r/{quoted}", base_url=site.base_url):
             site.app.preprocess_request()
+            versions: Versions = _STATE["versions"]
+            # An edition that printed the rule as an earlier one did leads where that one does
+            # (its own pinned page for a rule without a current one): asked once per version.
+            by_version: dict[str, str] = {}
             for ed in english:
-                if number not in _STATE["versions"].numbers.get(ed.id, ()):
+                if number not in versions.numbers.get(ed.id, ()):
                     continue
-                found = find_rule(kb, "en", number, ed.id, read=False)
-                location = found.url + found.via
+                version = versions.target(ed.id, number)[1]
+                location = by_version.get(version)
+                if location is None:
+                    found = find_rule(kb, "en", number, version, read=False)
+                    location = by_version[version] = found.url + found.via
+                pinned = f"/en/{urllib.parse.quote(version)}/rules/"
+                if location.startswith(pinned):
+                    location = f"/en/{urllib.parse.quote(ed.id)}/rules/" + location[len(pinned) :]
                 if location != targets.get("en"):
                     editions[ed.id] = location.removeprefix("/en/")
         dates = {ed.id: ed.date for ed in english if ed.id in editions and ed.date}
