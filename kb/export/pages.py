@@ -150,7 +150,6 @@ def seed_urls(kb: Any, versions: Versions | None = None) -> list[str]:
         urls += [f"/{loc}/editions/{span}" for span in kb.changes]
         urls += [f"/{loc}/examples/{ex.id}" for ex in kb.examples]
         urls += [f"/{loc}/play"]
-        urls += [f"/{loc}/compare/{n}" for n in kb.concordance if try_parse(n) is not None]
         urls += [f"/{loc}/cards/{slug}" for slug in ["", *card_slugs(kb)]] if card_slugs(kb) else []
     return [quote_path(u) for u in urls]
 
