@@ -217,7 +217,7 @@ def export(
         report.timings["extras"] = time.perf_counter() - t
         if search:
             t = time.perf_counter()
-            report.search = build_search(out, writer, indexed_pages(pages, site.kb, versions))
+            report.search = build_search(out, writer, indexed_pages(pages))
             report.timings["search index"] = time.perf_counter() - t
         else:
             report.search = "not built (--no-search)"
@@ -470,8 +470,7 @@ def _write_stubs(site: Site, writer: Writer, report: ExportReport, versions: Ver
         writer.put(file_for(source), stubs.page(source, target))
         put_json(source + ".json", target + ".json")
         report.redirects += 1
-    numbers = list(dict.fromkeys([*site.kb.concordance, *permalink_numbers(site.kb)]))
-    for source, target in anchor_pairs(numbers):
+    for source, target in anchor_pairs(list(site.kb.concordance)):
         if file_for(norm(target)) in writer.files:
             writer.put(file_for(source), stubs.page(source, target))
             report.redirects += 1

@@ -72,7 +72,7 @@ def _digest(row: tuple[str, list[str]], below: dict[str, bytes]) -> bytes:
 
 #: Pattern hops a visitor may follow before reaching a file: every ``CHAIN``-th edition of a
 #: version's run holds a stub that goes straight to the version's page.
-CHAIN = 8
+CHAIN = 10
 
 
 class Versions:
@@ -86,7 +86,7 @@ class Versions:
     which holds the page, or a stub (a small redirect page and a copy of the JSON twin), or sends
     it on. Every ``CHAIN``-th edition of a version's run, and wherever the edition before does not
     print the same version (a rule that came back to an earlier text, a partial edition between),
-    holds a stub: at most ``CHAIN`` redirects from any pinned URL to its page, and some 20,000
+    holds a stub: at most ``CHAIN`` redirects from any pinned URL to its page, and some 13,000
     stubs instead of 190,000 for the archive's 105 editions.
     """
 
@@ -170,18 +170,14 @@ class Versions:
         return f"/{home}/{urllib.parse.quote(version)}/rules/{number}{twin or ''}"
 
 
-def indexed_pages(pages: list[str], kb: Any, versions: Versions) -> list[str]:
-    """The files Pagefind indexes: the current rules, glossary entries and examples, and each
-    older version of a rule once (not the pinned pages of the current versions, whose hits
-    would repeat the current rule's)."""
-    current = versions.current(kb)
+def indexed_pages(pages: list[str]) -> list[str]:
+    """The files Pagefind indexes: the current rules, glossary entries and examples. An older
+    version of a rule is found from its current rule (its history); indexing each of them, some
+    24,000 pages for the archive, would double the index and its memory for hits that repeat
+    the current rule's words."""
     files = []
     for url in pages:
         parts = url.strip("/").split("/")
         if len(parts) == 3 and parts[1] in ("rules", "glossary", "examples"):
             files.append(url)
-        elif len(parts) == 4 and parts[2] == "rules":
-            key = (urllib.parse.unquote(parts[1]), urllib.parse.unquote(parts[3]))
-            if key not in current:
-                files.append(url)
     return [urllib.parse.unquote(u).lstrip("/") + "/index.html" for u in files]
