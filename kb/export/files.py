@@ -3,10 +3,13 @@ and permalink pages of the static copy, OpenSearch, sitemaps, robots.txt, 404 an
 
 from __future__ import annotations
 
+import html
 import json
+import re
+import urllib.parse
 from typing import Any
 
-from kb.export.pages import Site
+from kb.export.pages import SAFE, Site
 from kb.export.static import Writer, file_for
 from kb.web.i18n import LOCALES
 
@@ -26,6 +29,10 @@ STRINGS: dict[str, dict[str, str]] = {
         "rule references in your own text (/api/linkify) and search filters need the server "
         "(kb serve).",
         "redirect": "This address moved to",
+        "play": "This is a static copy of the site: running a scenario needs the server "
+        "(kb serve). The form and its examples are shown as they are.",
+        "cards": "This is a static copy of the site: finding a card by a name typed here needs "
+        "the server (kb serve). Every card of this build is listed below.",
     },
     "fr": {
         "results": "{n} résultats pour « {q} »",
@@ -38,6 +45,11 @@ STRINGS: dict[str, dict[str, str]] = {
         "navigateur. Lier les références de règles d’un texte (/api/linkify) et filtrer la "
         "recherche demandent le serveur (kb serve).",
         "redirect": "Cette adresse a changé :",
+        "play": "Ceci est une copie statique du site : exécuter un scénario demande le serveur "
+        "(kb serve). Le formulaire et ses exemples sont présentés tels quels.",
+        "cards": "Ceci est une copie statique du site : trouver une carte par un nom saisi ici "
+        "demande le serveur (kb serve). Toutes les cartes de cette construction sont listées "
+        "ci-dessous.",
     },
     "ja": {
         "results": "「{q}」の検索結果 {n} 件",
@@ -50,8 +62,51 @@ STRINGS: dict[str, dict[str, str]] = {
         "テキスト中のルール参照のリンク化（/api/linkify）と検索の絞り込みにはサーバー"
         "（kb serve）が必要です。",
         "redirect": "このアドレスの移動先：",
+        "play": "これはサイトの静的コピーです。シナリオの実行にはサーバー（kb serve）が必要です。"
+        "フォームと例はそのまま表示しています。",
+        "cards": "これはサイトの静的コピーです。ここに入力した名前でカードを探すにはサーバー"
+        "（kb serve）が必要です。このビルドのカードをすべて下に並べています。",
     },
 }
+
+
+_PLAY = re.compile(r"^/(en|fr|ja)/play$")
+_CARD_INDEX = re.compile(r"^/(en|fr|ja)/cards/$")
+
+
+def static_page(site: Site, url: str, body: bytes) -> bytes:
+    """A page of the app as the export writes it: the playground and the card index say what
+    needs the server (the card index also lists every card, as its search box can't run)."""
+    m = _PLAY.match(url) or _CARD_INDEX.match(url)
+    if m is None:
+        return body
+    locale = m.group(1)
+    kind = "play" if _PLAY.match(url) else "cards"
+    note = f'<p class="notice export-note">{html.escape(STRINGS[locale][kind])}</p>'
+    if kind == "cards":
+        note += _card_list(site, locale)
+    page = body.decode("utf-8")
+    at = page.find("</h1>")
+    if at < 0:
+        return body
+    at += len("</h1>")
+    return (page[:at] + "\n" + note + page[at:]).encode("utf-8")
+
+
+def _card_list(site: Site, locale: str) -> str:
+    """Every card of the build, by name, linked to its page."""
+    from kb.store.cards import CardStore
+
+    store = CardStore.of(site.kb)
+    if store is None:
+        return ""
+    rows = store.slugs()
+    items = "".join(
+        f'<li><a href="/{locale}/cards/{urllib.parse.quote(slug, safe=SAFE)}" lang="en">'
+        f"{html.escape(name)}</a></li>"
+        for slug, name in rows
+    )
+    return f'<ul class="cards export-cards">{items}</ul>'
 
 
 def redirect_html(

@@ -45,7 +45,9 @@ class Site:
         self.base_url = f"{parts.scheme}://{parts.netloc}"
         from kb.web.resources import get_kb
 
-        self.app = create_app({"INSTANCE": Path(instance), "PAGE_CACHE": False})
+        # EXPORT: a page per version of a rule links to the current rule's history and examples
+        # rather than repeating them (kb.web.pages.rules)
+        self.app = create_app({"INSTANCE": Path(instance), "PAGE_CACHE": False, "EXPORT": True})
         self.client = self.app.test_client()
         with self.app.app_context():
             self.kb = get_kb()
@@ -147,7 +149,22 @@ def seed_urls(kb: Any, versions: Versions | None = None) -> list[str]:
         urls += [f"/{loc}/glossary/{alias}" for alias in _glossary_aliases(kb)]
         urls += [f"/{loc}/editions/{span}" for span in kb.changes]
         urls += [f"/{loc}/examples/{ex.id}" for ex in kb.examples]
+        urls += [f"/{loc}/play"]
+        urls += [f"/{loc}/cards/{slug}" for slug in ["", *card_slugs(kb)]] if card_slugs(kb) else []
     return [quote_path(u) for u in urls]
+
+
+def card_slugs(kb: Any) -> list[str]:
+    """The URL names of the build's cards (none without ``kb build --cards``)."""
+    from kb.store.cards import CardStore
+
+    store = CardStore.of(kb)
+    if store is None:
+        return []
+    cached = kb.__dict__.get("_export_card_slugs")
+    if cached is None:
+        cached = kb.__dict__["_export_card_slugs"] = [slug for slug, _ in store.slugs()]
+    return list(cached)
 
 
 def quote_path(path: str) -> str:

@@ -1,24 +1,30 @@
-"""The redirects of an export: the ``_redirects`` file that CDNs read (Netlify, Cloudflare Pages
-and the hosts that copied their format), and :class:`StaticHost`, which answers a URL the way
-such a host serves the export (what the tests and the benchmark compare with the server).
+"""The redirects of an export: the ``_redirects`` file that CDNs read (Netlify and the hosts that
+copied its format), the stubs that stand for the server's other redirects, and
+:class:`StaticHost`, which answers a URL the way such a host serves the export (what the tests
+and the benchmark compare with the server).
 
-Three kinds of lines, in this order (a host takes the first that matches):
+``_redirects`` holds patterns only, one or two per edition, a few hundred lines whatever the
+number of rules (CDNs take a few thousand: Netlify advises it, Cloudflare Pages stops at 2,000
+static and 100 dynamic lines). A file of the export shadows them, as on Netlify:
 
-- ``/en/rules/116.3b /en/rules/117.3b 301!``: a redirect the server makes. The export also
-  writes a redirect page there, for hosts that read no ``_redirects``; ``!`` makes the host
-  answer with the redirect rather than that page.
-- ``/:locale/en-2019-06-14/rules/117.3b /en/en-2019-01-25/rules/117.3b 301``: a rule an
-  edition printed as an earlier one did, in any locale, goes to its version's page (the page of
-  that version itself is a file, which a host serves before a redirect that is not forced).
-- ``/:locale/rules/R1173a /:locale/rules/117.3a 301``: the anchors of other rule sites.
+- ``/fr/en-2019-06-14/rules/* /en/en-2019-06-14/rules/:splat 301``: a pinned rule in another
+  locale than its edition's goes to its edition's page (``*`` takes the ``.json`` twins too);
+  the same for an edition's contents and its one-page rules (``/fr/editions/<id>/rules/*``);
+- ``/en/en-2019-06-14/rules/* /en/en-2019-05-03/rules/:splat 301``: a rule this edition printed
+  as the one before did goes to that edition, which holds its page, a stub, or sends it on (see
+  :class:`kb.export.versions.Versions`: at most ``CHAIN`` redirects).
+
+Everything else the server redirects is a file: a stub page (a meta refresh, a canonical link,
+the redirect script for ``#R1173a`` anchors) and, for a JSON twin, the JSON it leads to.
 """
 
 from __future__ import annotations
 
 import html
+import json
 import re
 import urllib.parse
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +35,8 @@ from kb.export.versions import Versions
 REDIRECTS = "_redirects"
 _CANONICAL = re.compile(rb'<link rel="canonical" href="([^"]+)"')
 _STUB = b'name="kb-redirect"'
+#: Placeholders of a stub page rendered once per locale, then filled for each URL.
+_MARK = "/__kb_target__"
 
 
 def norm(path: str) -> str:
@@ -36,75 +44,119 @@ def norm(path: str) -> str:
     return quote_path(urllib.parse.urlsplit(path).path)
 
 
-def version_lines(kb: Any, versions: Versions) -> Iterator[str]:
-    """Every pinned rule URL, in any locale, to its version's page (and the JSON twins)."""
+def _q(part: str) -> str:
+    return urllib.parse.quote(part, safe="")
+
+
+def redirect_lines(kb: Any, versions: Versions, cards: bool = False) -> Iterator[str]:
+    """The patterns of ``_redirects`` (see the module docstring), in the order a host tries them.
+    With ``cards``, a card's JSON twin in French or Japanese is the English one (its page is in
+    each language, its JSON once: 24,000 cards would be 48,000 files more)."""
+    from kb.web.i18n import LOCALES
+
+    if cards:
+        yield "/fr/cards/* /en/cards/:splat 301"
+        yield "/ja/cards/* /en/cards/:splat 301"
     for ed in kb.editions.values():
-        q_ed = urllib.parse.quote(ed.id, safe="")
-        for number in kb.ordered_numbers(ed.id):
-            home, version = versions.target(ed.id, number)
-            q_n = urllib.parse.quote(number, safe="")
-            target = f"/{home}/{urllib.parse.quote(version, safe='')}/rules/{q_n}"
-            yield f"/:locale/{q_ed}/rules/{q_n} {target} 301"
-            yield f"/:locale/{q_ed}/rules/{q_n}.json {target}.json 301"
+        home, q_ed = versions.home[ed.id], _q(ed.id)
+        for loc in LOCALES:
+            if loc != home:
+                yield f"/{loc}/{q_ed}/rules/* /{home}/{q_ed}/rules/:splat 301"
+                yield f"/{loc}/editions/{q_ed}/rules/* /{home}/editions/{q_ed}/rules/:splat 301"
+                yield f"/{loc}/editions/{q_ed}/rules.json /{home}/editions/{q_ed}/rules.json 301"
+    for ed in kb.editions.values():
+        previous = versions.previous.get(ed.id)
+        if previous is not None:
+            home = versions.home[ed.id]
+            yield f"/{home}/{_q(ed.id)}/rules/* /{home}/{_q(previous)}/rules/:splat 301"
 
 
-def number_lines(numbers: Iterable[str]) -> Iterator[str]:
-    """``/<locale>/rules/R1173a``, the anchors of other rule sites, to the rule's URL."""
-    for number in numbers:
-        m = re.fullmatch(r"(\d{3})(?:\.(\d{1,3})([a-z]?))?", number)
-        if m:
-            anchor = "R" + number.replace(".", "")
-            yield f"/:locale/rules/{anchor} /:locale/rules/{number} 301"
-
-
-def server_lines(redirects: Iterable[tuple[str, str]]) -> Iterator[str]:
-    """The server's redirects (each also a page of the export, hence forced)."""
-    for source, target in redirects:
-        yield f"{norm(source)} {_quote_target(target)} 301!"
-
-
-def _quote_target(target: str) -> str:
-    parts = urllib.parse.urlsplit(target)
-    return urllib.parse.urlunsplit(("", "", norm(parts.path), parts.query, parts.fragment))
-
-
-def write_redirects(kb: Any, versions: Versions, writer: Any, moves: list[tuple[str, str]]) -> None:
-    """The export's ``_redirects``: the server's redirects, the version pages, the anchors."""
-    from kb.export.pages import permalink_numbers
-
+def write_redirects(kb: Any, versions: Versions, writer: Any, cards: bool = False) -> None:
+    """The export's ``_redirects``."""
     lines = [
-        "# kb export: the redirects of the site, for hosts that read _redirects "
-        "(Netlify, Cloudflare Pages)",
-        *dict.fromkeys(server_lines(moves)),
-        *version_lines(kb, versions),
-        *number_lines(dict.fromkeys([*kb.concordance, *permalink_numbers(kb)])),
+        "# kb export: patterns for hosts that read _redirects (a file shadows a pattern)",
+        *redirect_lines(kb, versions, cards),
     ]
     writer.put(REDIRECTS, ("\n".join(lines) + "\n").encode())
 
 
+class Patterns:
+    """The lines of a ``_redirects`` file, matched as Netlify does (``*`` at the end of a path,
+    ``:splat`` in the target; the first line that matches wins)."""
+
+    def __init__(self, lines: list[str]) -> None:
+        self.rules: list[tuple[re.Pattern[str], str, int]] = []
+        for line in lines:
+            fields = line.split()
+            if len(fields) < 2 or line.startswith("#"):
+                continue
+            source, target = fields[0], fields[1]
+            code = int(fields[2].rstrip("!")) if len(fields) > 2 else 301
+            regex = "^" + re.escape(source).replace(r"\*", "(?P<splat>.*)") + "$"
+            self.rules.append((re.compile(regex), target, code))
+
+    def match(self, path: str) -> tuple[int, str] | None:
+        """(status, location) of the first line that takes ``path``, else None."""
+        for regex, target, code in self.rules:
+            m = regex.match(path)
+            if m is not None:
+                splat = m.groupdict().get("splat")
+                return code, target.replace(":splat", splat or "")
+        return None
+
+
+# ---- stubs ----------------------------------------------------------------------------------
+class Stubs:
+    """Small redirect pages, made from one rendering of the redirect page per locale."""
+
+    def __init__(self, site: Any) -> None:
+        from kb.export.files import redirect_html
+        from kb.web.i18n import LOCALES
+
+        self.shells = {loc: redirect_html(site, f"/{loc}/", _MARK).decode() for loc in LOCALES}
+
+    def page(self, path: str, target: str) -> bytes:
+        """The stub page of ``path`` that goes to ``target``."""
+        first = path.split("/", 2)[1]
+        shell = self.shells.get(first, self.shells["en"])
+        return shell.replace(_MARK, html.escape(target)).encode()
+
+
+def stub_pairs(versions: Versions) -> Iterator[tuple[str, str]]:
+    """(URL, its version's URL) of each pinned rule that holds a stub."""
+    for edition, number in sorted(versions.stubs):
+        home, version = versions.target(edition, number)
+        yield (
+            f"/{home}/{_q(edition)}/rules/{_q(number)}",
+            f"/{home}/{_q(version)}/rules/{_q(number)}",
+        )
+
+
+def anchor_pairs(numbers: list[str]) -> Iterator[tuple[str, str]]:
+    """``/<locale>/rules/R1173a`` (the anchors of other rule sites) and the rule's URL."""
+    from kb.web.i18n import LOCALES
+
+    for number in numbers:
+        if re.fullmatch(r"(\d{3})(?:\.(\d{1,3})([a-z]?))?", number):
+            anchor = "R" + number.replace(".", "")
+            for loc in LOCALES:
+                yield f"/{loc}/rules/{anchor}", f"/{loc}/rules/{_q(number)}"
+
+
+# ---- how a host serves the export ------------------------------------------------------------
 class StaticHost:
     """How a host that reads ``_redirects`` answers the export: 200 for a page, the redirect of a
-    redirect page or of a ``_redirects`` line, else 404."""
+    stub page or of a ``_redirects`` pattern, else 404."""
 
     def __init__(self, out: Path) -> None:
         self.out = out
-        self.forced: dict[str, str] = {}
-        self.rules: dict[str, str] = {}
         path = out / REDIRECTS
         lines = path.read_text(encoding="utf-8").splitlines() if path.is_file() else []
-        for line in lines:
-            fields = line.split()
-            if len(fields) < 3 or line.startswith("#"):
-                continue
-            table = self.forced if fields[2].endswith("!") else self.rules
-            table.setdefault(fields[0].rstrip("/") or "/", fields[1])
+        self.patterns = Patterns(lines)
 
     def answer(self, url: str) -> tuple[int, str | None]:
         """(status, location) for a URL path."""
         path = norm(url)
-        key = path.rstrip("/") or "/"
-        if key in self.forced:
-            return 301, self.forced[key]
         try:
             rel = file_for(path)
         except Exception:
@@ -116,19 +168,31 @@ class StaticHost:
                 m = _CANONICAL.search(data)
                 return 302, html.unescape(m.group(1).decode()) if m else None
             return 200, None
-        first, _, rest = key.lstrip("/").partition("/")
-        for pattern in (key, f"/:locale/{rest}"):
-            target = self.rules.get(pattern)
-            if target is not None:
-                return 301, target.replace(":locale", first)
+        found = self.patterns.match(path)
+        if found is not None:
+            return found
         return 404, None
 
     def final(self, url: str) -> tuple[int, str]:
-        """The status and path a client following redirects ends at."""
+        """The status and path a client following redirects (as browsers do, up to 20) ends at."""
         path = norm(url)
-        for _ in range(10):
+        for _ in range(20):
             status, location = self.answer(path)
             if location is None or status not in (301, 302):
                 return status, path
             path = norm(location)
         return 508, path
+
+
+def json_stub(out: Path, target: str) -> bytes | None:
+    """The bytes of the export's JSON file at ``target`` (what a client following the redirect
+    gets), or None when the export has none."""
+    try:
+        data = (out / file_for(norm(target))).read_bytes()
+    except (OSError, Exception):
+        return None
+    try:
+        json.loads(data)
+    except ValueError:
+        return None
+    return data

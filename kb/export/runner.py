@@ -38,16 +38,26 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kb.export.files import STRINGS, export_extras, redirect_html, redirect_page
+from kb.export.files import STRINGS, export_extras, redirect_html, static_page
 from kb.export.pages import (
     Site,
+    card_slugs,
     internal_links,
     is_page_link,
     permalink_numbers,
     quote_path,
     seed_urls,
 )
-from kb.export.redirects import write_redirects
+from kb.export.redirects import (
+    Patterns,
+    Stubs,
+    anchor_pairs,
+    json_stub,
+    norm,
+    redirect_lines,
+    stub_pairs,
+    write_redirects,
+)
 from kb.export.static import (
     MANIFEST,
     ExportError,
@@ -181,22 +191,33 @@ def export(
     try:
         t = time.perf_counter()
         versions = Versions(site.kb)
+        patterns = Patterns(list(redirect_lines(site.kb, versions, bool(card_slugs(site.kb)))))
         report.timings["versions"] = time.perf_counter() - t
-        _STATE.update(site=site, out=out, instance=Path(instance), versions=versions)
+        _STATE.update(
+            site=site,
+            out=out,
+            instance=Path(instance),
+            versions=versions,
+            patterns=patterns,
+            stubs=Stubs(site),
+        )
         t = time.perf_counter()
         pages = _export_pages(site, writer, report, jobs, progress)
         report.timings["pages"] = time.perf_counter() - t
         t = time.perf_counter()
         _export_permalinks(site, writer, report, jobs, progress)
-        _STATE.clear()
         report.timings["permalinks"] = time.perf_counter() - t
         t = time.perf_counter()
+        _write_stubs(site, writer, report, versions)
+        _STATE.clear()
+        report.timings["stubs"] = time.perf_counter() - t
+        t = time.perf_counter()
         export_extras(site, writer, base, pages)
-        write_redirects(site.kb, versions, writer, report.moves)
+        write_redirects(site.kb, versions, writer, bool(card_slugs(site.kb)))
         report.timings["extras"] = time.perf_counter() - t
         if search:
             t = time.perf_counter()
-            report.search = build_search(out, writer, indexed_pages(pages, site.kb, versions))
+            report.search = build_search(out, writer, indexed_pages(pages))
             report.timings["search index"] = time.perf_counter() - t
         else:
             report.search = "not built (--no-search)"
@@ -252,6 +273,7 @@ class Batch:
 _STATE: dict[str, Any] = {}
 _RULE = re.compile(r"^/(en|fr|ja)/([^/]+/)?rules/[^/]+$")
 _GLOSSARY_ENTRY = re.compile(r"^/(en|fr|ja)/glossary/[^/]+$")
+_OTHER_CARD = re.compile(r"^/(fr|ja)/cards/[^/]+$")
 
 
 def _init_worker(instance: Path, base_url: str) -> None:
@@ -278,7 +300,7 @@ def _render_pages(urls: list[str]) -> Batch:
             continue
         answer = site.get(url)
         if answer.status in (301, 302, 303, 307, 308) and answer.location:
-            redirect_page(site, writer, url, answer.location)
+            writer.put(file_for(url), _STATE["stubs"].page(url, answer.location))
             batch.redirects += 1
             batch.moves.append((url, answer.location))
             batch.links.append(urllib.parse.urlsplit(answer.location).path)
@@ -287,15 +309,18 @@ def _render_pages(urls: list[str]) -> Batch:
                 batch.moves.append((twin, data.location))
             continue
         if answer.status == 200 and answer.mimetype == "text/html":
-            writer.put(file_for(url), answer.body)
+            body = static_page(site, url, answer.body)
+            writer.put(file_for(url), body)
             batch.pages.append(url)
-            for link in internal_links(answer.body.decode("utf-8")):
+            for link in internal_links(body.decode("utf-8")):
                 if "?" in link:
                     batch.skipped_links += 1
                 batch.links.append(link.split("?", 1)[0])
         else:
             batch.missing.append(url)
             continue
+        if _OTHER_CARD.match(url):
+            continue  # a card's JSON twin is written once, in English (a pattern for the others)
         data = site.get(twin)
         if data.status == 200 and data.mimetype == "application/json":
             writer.put(file_for(twin), data.body)
@@ -401,9 +426,54 @@ def _export_pages(
                 if path in seen or not is_page_link(path) or path.endswith(".json"):
                     continue
                 seen.add(path)
-                if versions.redirect(path) is None:  # else a line of _redirects
-                    queue.append(path)
+                if versions.redirect(path) is None and not folded(path):
+                    queue.append(path)  # else a stub or a pattern of _redirects answers it
     return pages
+
+
+def folded(path: str) -> bool:
+    """True for an edition's contents (or one-page rules) in another locale than the edition's:
+    a pattern of ``_redirects`` sends it to the page in the edition's own."""
+    return _EDITION_PAGE.match(path) is not None and _STATE["patterns"].match(path) is not None
+
+
+_EDITION_PAGE = re.compile(r"^/(en|fr|ja)/editions/[^/]+/rules(/|\.json$)")
+
+
+def _write_stubs(site: Site, writer: Writer, report: ExportReport, versions: Versions) -> None:
+    """The files that stand for redirects: a stub page for each redirect met that has no file
+    yet (another spelling of a glossary entry), the JSON a redirecting twin leads to, the stubs
+    of pinned rules (see :class:`Versions`) and ``/<locale>/rules/R1173a`` anchors."""
+    stubs: Stubs = _STATE["stubs"]
+    out: Path = _STATE["out"]
+
+    def put_json(source: str, target: str) -> None:
+        data = json_stub(out, target)
+        if data is None:  # its target is no file of the export: what the server ends at
+            answer = site.final(source)
+            if answer.status != 200 or answer.mimetype != "application/json":
+                report.missing.append(source)
+                return
+            data = answer.body
+        writer.put(file_for(norm(source)), data)
+        report.json += 1
+
+    for source, target in dict.fromkeys(report.moves):
+        if file_for(norm(source)) in writer.files:
+            continue
+        if source.endswith(".json"):
+            put_json(source, target)
+        else:
+            writer.put(file_for(norm(source)), stubs.page(source, target))
+            report.redirects += 1
+    for source, target in stub_pairs(versions):
+        writer.put(file_for(source), stubs.page(source, target))
+        put_json(source + ".json", target + ".json")
+        report.redirects += 1
+    for source, target in anchor_pairs(list(site.kb.concordance)):
+        if file_for(norm(target)) in writer.files:
+            writer.put(file_for(source), stubs.page(source, target))
+            report.redirects += 1
 
 
 def _render_permalinks(numbers: list[str]) -> Batch:
@@ -430,11 +500,21 @@ def _render_permalinks(numbers: list[str]) -> Batch:
         editions: dict[str, str] = {}
         with site.app.test_request_context(f"/r/{quoted}", base_url=site.base_url):
             site.app.preprocess_request()
+            versions: Versions = _STATE["versions"]
+            # An edition that printed the rule as an earlier one did leads where that one does
+            # (its own pinned page for a rule without a current one): asked once per version.
+            by_version: dict[str, str] = {}
             for ed in english:
-                if number not in _STATE["versions"].numbers.get(ed.id, ()):
+                if number not in versions.numbers.get(ed.id, ()):
                     continue
-                found = find_rule(kb, "en", number, ed.id, read=False)
-                location = found.url + found.via
+                version = versions.target(ed.id, number)[1]
+                location = by_version.get(version)
+                if location is None:
+                    found = find_rule(kb, "en", number, version, read=False)
+                    location = by_version[version] = found.url + found.via
+                pinned = f"/en/{urllib.parse.quote(version)}/rules/"
+                if location.startswith(pinned):
+                    location = f"/en/{urllib.parse.quote(ed.id)}/rules/" + location[len(pinned) :]
                 if location != targets.get("en"):
                     editions[ed.id] = location.removeprefix("/en/")
         dates = {ed.id: ed.date for ed in english if ed.id in editions and ed.date}

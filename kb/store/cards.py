@@ -311,6 +311,10 @@ class CardStore:
             seen.setdefault(card_id, (card_id, lang, name))
         return list(seen.values())
 
+    def slugs(self) -> list[tuple[str, str]]:
+        """(URL name, Oracle name) of every card, by name: a static export's pages and list."""
+        return [(row[0], row[1]) for row in self._all("SELECT slug, name FROM cards ORDER BY name")]
+
     def slug_of(self, card_id: int) -> str | None:
         """The URL name of a card id."""
         rows = self._all("SELECT slug FROM cards WHERE id = ?", (card_id,))

@@ -165,3 +165,26 @@ def test_the_layout_is_filled_in_as_the_template_writes_it(app: Flask) -> None:
             assert written == expected
             assert "{0} {content} %s" in written
     assert any(v is not None for v in layout._LAYOUTS.values())
+
+
+def test_written_pinned_pages_of_an_export_equal_the_template(
+    web_instance: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # An export's version pages link to the current rule's history and examples
+    app = create_app(
+        {"INSTANCE": web_instance, "TESTING": True, "PAGE_CACHE": False, "EXPORT": True}
+    )
+    try:
+        kb = load(web_instance)
+        urls = [u for u in _sample_urls(kb, 25) if u.count("/") == 4]
+        assert _pages(app, urls, monkeypatch) == []
+        client = app.test_client()
+        linked = 0
+        for url in urls:
+            page = client.get(url).get_data(as_text=True)
+            if '#history">' in page:  # a rule of today: its history is on its current page
+                linked += 1
+                assert 'class="history-table"' not in page and 'class="example-run"' not in page
+        assert linked > len(urls) / 2
+    finally:
+        app.extensions["kb_search"].close()

@@ -177,14 +177,14 @@ def content(data: dict[str, Any], env: Any, locale: str, url_for: Callable[..., 
                 w(f'<li><a href="{esc(r["url"])}">{esc(r["number"])}</a></li>')
         w("</ul>\n</section>\n")
     w("\n")
-    if data["history"] or data["old_numbers"]:
+    if data["history"] or data["old_numbers"] or data.get("history_url"):
         _history(w, t, data, rule)
     w("\n")
     asks = data.get("asks")
     if asks:
         _asks(w, t, asks)
     w("\n")
-    if data["examples"]:
+    if data["examples"] or data["more_examples"]:
         _examples(w, t, data, locale, url_for)
     return Markup("".join(out))
 
@@ -344,6 +344,12 @@ def _history(w: Callable[[str], Any], t: _Text, data: dict[str, Any], rule: dict
         '<section class="history" id="history" aria-labelledby="h-history">\n'
         f'  <h2 id="h-history">{t.m("History")}</h2>\n'
     )
+    if data.get("history_url"):
+        number = rule["canonical"] or rule["number"]
+        w(
+            f'<p><a href="{esc(data["history_url"])}">'
+            f"{esc(t.gettext('History of rule %(number)s in English', number=number))}</a></p>"
+        )
     old_numbers = data["old_numbers"]
     if old_numbers:
         w(f"  <p>{t.m('Earlier numbers:')}\n")

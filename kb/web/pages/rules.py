@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from flask import Response, redirect, request
+from flask import Response, current_app, redirect, request
 
 from kb.base.cachemap import MISSING, keep, shared_cache
 from kb.history import diffs as stored_history
@@ -437,7 +437,11 @@ def rule_page(
     nxt = head(next_number)
     examples = kb.examples_for(canonical) if canonical else []
     asks = _asks(kb, canonical, locale) if canonical else None
-    shown = [_example_item(kb, ex, locale) for ex in examples[:MAX_PAGE_EXAMPLES]]
+    # A static export writes a page per version of a rule: there, the history and the engine's
+    # examples (the rule's, the same on every version) are on the current rule's page, linked.
+    shared = bool(pinned and canonical and current_app.config.get("EXPORT"))
+    shown_examples = [] if shared else examples[:MAX_PAGE_EXAMPLES]
+    shown = [_example_item(kb, ex, locale) for ex in shown_examples]
     permalink = (
         url_for("links.permalink", number=canonical)
         if canonical
@@ -468,11 +472,14 @@ def rule_page(
         "previews": _previews(kb, nodes, locale, pinned)[:MAX_PREVIEWS],
         "terms": _terms(kb, nodes[:1] if shallow else nodes, locale)[:MAX_TERMS],
         "translations": _translations(kb, rule, locale, by_lang),
-        "history": history(kb, lineage, locale, by_lang, full=False) if lineage else [],
+        "history": history(kb, lineage, locale, by_lang, full=False)
+        if lineage and not shared
+        else [],
+        "history_url": rule_url(locale, canonical) + "#history" if shared and canonical else None,
         "old_numbers": old_numbers(kb, lineage, locale, by_lang) if lineage else [],
         "referenced_by": [link(head(n)) for n in back],
         "examples": shown,
-        "more_examples": max(0, len(examples) - MAX_PAGE_EXAMPLES),
+        "more_examples": max(0, len(examples) - len(shown)),
         "asks": asks,
         "permalink": permalink,
         "numbering": numbering_notices(kb, rule, locale, request.args.get("via"), pinned),
@@ -490,7 +497,9 @@ def rule_page(
                 **rule_json(kb, rule),
                 "page": {
                     **data,
-                    "history": history(kb, lineage, locale, by_lang) if lineage else [],
+                    "history": history(kb, lineage, locale, by_lang)
+                    if lineage and not shared
+                    else [],
                 },
             },
             locale,
