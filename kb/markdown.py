@@ -43,7 +43,7 @@ _PLACEHOLDER = re.compile(re.escape(HTML_PLACEHOLDER % "@").replace("@", r"(\d+)
 # A raw tag in the prose: an opening or closing tag of a skipped element, such as <a href=...>.
 _RAW_TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9]*)\b[^>]*?(/?)>\Z")
 
-BuildUrl = Callable[[str, str, str], str]
+BuildUrl = Callable[[str, str, str], str | None]
 
 
 def default_url(number: str, base_url: str, lang: str) -> str:
@@ -153,9 +153,15 @@ class RuleRefTreeprocessor(Treeprocessor):
         return el
 
     def _link(self, label: str, numbers: list[str]) -> etree.Element:
+        url = self.build_url(numbers[0], self.base_url, self.lang)
+        if not url:  # the instance has no page for it: the reference stays, unlinked
+            el = etree.Element("span")
+            el.set("class", self.html_class)
+            el.text = AtomicString(label)
+            return el
         el = etree.Element("a")
         el.set("class", self.html_class)
-        el.set("href", self.build_url(numbers[0], self.base_url, self.lang))
+        el.set("href", url)
         el.set("data-rule", numbers[0])
         if len(numbers) > 1:
             el.set("data-rules", " ".join(numbers))
@@ -175,7 +181,11 @@ class RuleRefExtension(Extension):
             ],
             "lang": ["en", "Language of the prose (en, fr or ja): how references are read."],
             "html_class": ["ref", "CSS class of the links."],
-            "build_url": [default_url, "Callable (number, base_url, lang) -> URL."],
+            "build_url": [
+                default_url,
+                "Callable (number, base_url, lang) -> URL, or None to leave the reference "
+                "unlinked (a rule the instance has no page for).",
+            ],
             "card_url": [
                 default_card_url,
                 "Callable (card name, base_url, lang) -> URL for [[Card Name]] and 《カード名》 "

@@ -186,3 +186,11 @@ def test_the_extension_needs_neither_flask_nor_the_search() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
+
+
+def test_a_url_builder_may_leave_a_reference_unlinked() -> None:
+    # An instance without a page for 103.8a answers None: the reference stays, as a span.
+    ext = RuleRefExtension(build_url=lambda n, _b, _l: None if n == "103.8a" else f"/r/{n}")
+    html = markdown.markdown("See rules 103.8a and 117.3b.", extensions=[ext])
+    assert '<span class="ref">103.8a</span>' in html
+    assert '<a class="ref" data-rule="117.3b" href="/r/117.3b">117.3b</a>' in html

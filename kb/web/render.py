@@ -59,9 +59,10 @@ def rule_html(
     return Markup(link_html(text, list(refs), href, terms=terms, term_href=term_href))
 
 
-def markdown_html(text: str, rule_url: Callable[[str], str], lang: str = "en") -> Markup:
+def markdown_html(text: str, rule_url: Callable[[str], str | None], lang: str = "en") -> Markup:
     """Markdown prose with rule references linked (by :mod:`kb.markdown`, the extension other
-    projects use), then sanitised (no script, no raw HTML)."""
+    projects use; ``rule_url`` None leaves one unlinked), then sanitised (no script, no raw
+    HTML)."""
     ext = RuleRefExtension(build_url=lambda number, _base, _lang: rule_url(number), lang=lang)
     html = markdown.markdown(text, extensions=[ext, "fenced_code", "tables"])
     clean = nh3.clean(

@@ -6,6 +6,7 @@ import difflib
 import re
 from typing import Any
 
+from kb.knowledge import lookup
 from kb.knowledge.model import LANGS, ExampleInfo, KnowledgeBase, parsed_number
 from kb.text.rulenum import try_parse
 from kb.web.i18n import text as _
@@ -29,8 +30,9 @@ def local_title(ex: ExampleInfo, locale: str) -> tuple[str, str]:
 
 def cited_links(locale: str, numbers: list[str]) -> list[dict[str, Any]]:
     """The rules an example cites, each with the URL of its page; a tournament rule ("MTR
-    4.2") links to its section of the tournament rules' page (None, shown unlinked, when the
-    corpus holds no text of it)."""
+    4.2") links to its section of the tournament rules' page. The URL is None (the number is
+    shown unlinked) where no page would answer: a rule the built texts do not hold (the embedded
+    corpus alone has no 103.8a), a tournament rule the corpus holds no text of."""
     from kb.web.pages.texts import tournament_section_url
 
     kb = get_kb()
@@ -38,13 +40,22 @@ def cited_links(locale: str, numbers: list[str]) -> list[dict[str, Any]]:
         {
             "number": n,
             "url": rule_url(locale, n)
-            if parsed_number(n)
+            if parsed_number(n) and _has_page(kb, locale, n)
             else tournament_section_url(kb, locale, n)
             if n.startswith("MTR")
             else None,
         }
         for n in numbers
     ]
+
+
+def _has_page(kb: KnowledgeBase, locale: str, number: str) -> bool:
+    """Whether the rule page of ``number`` answers (a current rule, an old number of one, or a
+    rule deleted since): the first test is a dict lookup, the others run only for the rare rest."""
+    return (
+        lookup.canonical_for(kb, locale, number) is not None
+        or lookup.lookup_rule(kb, locale, number) is not None
+    )
 
 
 def example_summary(ex: ExampleInfo, locale: str) -> dict[str, Any]:
@@ -119,7 +130,9 @@ def example_page(kb: KnowledgeBase, locale: str, ex: ExampleInfo) -> Page:
     prose, prose_lang = ex.prose.get(locale), locale
     if not prose:
         prose, prose_lang = english_prose(ex), "en"
-    data["html"] = markdown_html(prose, lambda n: rule_url(locale, n))
+    data["html"] = markdown_html(
+        prose, lambda n: rule_url(locale, n) if _has_page(kb, locale, n) else None
+    )
     data["prose_lang"] = prose_lang
     data["trace"] = trace_rows(ex, locale)
     data["checks"] = checks(ex, locale)
