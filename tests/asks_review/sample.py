@@ -12,6 +12,10 @@ language.  Usage: sample.py --new-since 28a0857 --seed 2027 [ASKS_DIR]
 Third sample (review-2026-12-08b): the same new questions still present, minus those an earlier
 review already judged (--exclude REVIEW.toml, repeatable), seed 2028, round(10%) of each language.
 Usage: sample.py --new-since 28a0857 --seed 2028 --exclude tests/asks_review/review-2026-12-08.toml
+
+Fourth sample (review-2026-12-08c), after the dedupe: seed 2029, excluding both earlier samples.
+Usage: sample.py --new-since 28a0857 --seed 2029 --exclude tests/asks_review/review-2026-12-08.toml
+       --exclude tests/asks_review/review-2026-12-08b.toml
 """
 
 import json

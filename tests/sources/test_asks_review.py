@@ -36,7 +36,12 @@ def _deleted_later() -> set[tuple[str, str]]:
 
 def test_every_sample_is_there() -> None:
     names = {p.name for p in REVIEWS}
-    assert {"review-2026-12-07.toml", "review-2026-12-08.toml", "review-2026-12-08b.toml"} <= names
+    assert {
+        "review-2026-12-07.toml",
+        "review-2026-12-08.toml",
+        "review-2026-12-08b.toml",
+        "review-2026-12-08c.toml",
+    } <= names
 
 
 @pytest.mark.parametrize("path", REVIEWS, ids=lambda p: p.name)
@@ -130,6 +135,43 @@ def test_the_third_sample_is_drawn_from_questions_not_already_judged() -> None:
     assert third["summary"]["seed"] != second["summary"]["seed"]
 
 
+def test_the_fourth_sample_leaves_out_both_earlier_samples() -> None:
+    fourth = _load(ROOT / "tests" / "asks_review" / "review-2026-12-08c.toml")
+    earlier = [
+        _load(ROOT / "tests" / "asks_review" / name) for name in fourth["summary"]["excludes"]
+    ]
+    assert len(earlier) == 2
+    judged = {(e["lang"], e["q"]) for data in earlier for e in data["review"]}
+    drawn = [(e["lang"], e["q"]) for e in fourth["review"]]
+    assert len(set(drawn)) == len(drawn)
+    assert not judged & set(drawn)
+    assert fourth["summary"]["seed"] not in {data["summary"]["seed"] for data in earlier}
+
+
+def test_the_weighted_share_of_todays_samples_follows_from_their_verdicts() -> None:
+    """Each sample's share (answers / sample) weighted by the pool it was drawn from."""
+    weighted = _load(ROOT / "tests" / "asks_review" / "review-2026-12-08c.toml")["summary"][
+        "weighted"
+    ]
+    samples = [
+        _load(ROOT / "tests" / "asks_review" / name)["summary"] for name in weighted["samples"]
+    ]
+    total = pooled = 0.0
+    for lang in ("en", "fr", "ja"):
+        pools = weighted["pools"][lang]
+        assert len(pools) == len(samples)
+        for pool, summary in zip(pools, samples, strict=True):
+            assert summary[lang]["sample"] == round(pool / 10), (lang, pool)
+        share = sum(
+            pool * s[lang]["answers"] / s[lang]["sample"]
+            for pool, s in zip(pools, samples, strict=True)
+        )
+        assert weighted[lang] == round(100 * share / sum(pools), 1), lang
+        total += share
+        pooled += sum(pools)
+    assert weighted["overall"] == round(100 * total / pooled, 1)
+
+
 def test_the_dedupe_summary_counts_its_entries() -> None:
     data = _load(DEDUPE)
     entries, summary = data["dedupe"], data["summary"]
@@ -152,11 +194,12 @@ def test_the_dedupe_summary_counts_its_entries() -> None:
 
 
 def test_the_dedupe_judged_only_questions_no_review_sample_had() -> None:
+    """The samples drawn before the dedupe (its excludes) share no question with it."""
+    before = _load(DEDUPE)["summary"]["excludes"]
     sampled = {
         (e["lang"], e["q"])
-        for path in REVIEWS
-        if path.name != "review-2026-12-07.toml"
-        for e in _load(path)["review"]
+        for name in before
+        for e in _load(ROOT / "tests" / "asks_review" / name)["review"]
     }
     keys = [(e["lang"], e["q"]) for e in _load(DEDUPE)["dedupe"]]
     assert len(set(keys)) == len(keys)
