@@ -220,3 +220,34 @@ def test_the_dedupe_deletions_are_gone_and_corrections_present() -> None:
             assert entry["corrected"] != entry["rules"], entry["q"]
             assert corpus.get(key) == entry["corrected"], entry["q"]
             assert entry["note"].strip(), entry["q"]
+
+
+def test_the_english_and_french_citation_check_is_in_the_corpus() -> None:
+    """citecheck-2026-12-08-a: every corrected citation is what corpus/asks cites now, every deleted
+    question is gone while the question it repeats stays, and the summary counts the changes."""
+    data = _load(ROOT / "tests" / "asks_review" / "citecheck-2026-12-08-a.toml")
+    corpus = _corpus()
+    changes, summary = data["change"], data["summary"]
+    assert [e["n"] for e in changes] == list(range(len(changes)))
+    assert len({(e["lang"], e["q"]) for e in changes}) == len(changes)
+    total = Counter()
+    for lang in ("en", "fr"):
+        mine = [e for e in changes if e["lang"] == lang]
+        deleted = sum(1 for e in mine if e["action"] == "deleted")
+        row = summary[lang]
+        assert row["changed"] == len(mine) and row["deleted"] == deleted, lang
+        assert row["corrected"] == len(mine) - deleted <= row["judged"], lang
+        total.update({k: row[k] for k in ("judged", "changed", "corrected", "deleted")})
+    for key in ("judged", "changed", "corrected", "deleted"):
+        assert summary["overall"][key] == total[key], key
+    for entry in changes:
+        assert entry["lang"] in ("en", "fr") and entry["note"].strip(), entry["q"]
+        key = (entry["lang"], entry["q"])
+        if entry["action"] == "deleted":
+            assert key not in corpus, f"deleted question still in corpus/asks: {entry['q']}"
+            kept = (entry["lang"], entry["duplicate_of"])
+            assert kept in corpus, f"the question it repeats is gone: {entry['duplicate_of']}"
+        else:
+            assert entry["action"] == "corrected", entry
+            assert entry["rules_now"] != entry["rules"], entry["q"]
+            assert corpus.get(key) == entry["rules_now"], entry["q"]
