@@ -252,3 +252,32 @@ def test_the_english_and_french_citation_check_is_in_the_corpus() -> None:
             assert entry["action"] == "corrected", entry
             assert entry["rules_now"] != entry["rules"], entry["q"]
             assert corpus.get(key) == entry["rules_now"], entry["q"]
+
+
+def test_the_ja_citation_check_is_counted_and_in_the_corpus() -> None:
+    """citecheck-2026-12-08-b.toml counts its changes, judged only questions no sample had, and every
+    correction (new rules) or deletion it records is in corpus/asks/ja."""
+    data = _load(ROOT / "tests" / "asks_review" / "citecheck-2026-12-08-b.toml")
+    summary, changes = data["summary"], data["change"]
+    deleted = [c for c in changes if c["new"] == "deleted"]
+    assert summary["changed"] == len(changes) <= summary["judged"]
+    assert summary["deleted"] == len(deleted)
+    assert summary["corrected"] == len(changes) - len(deleted)
+    keys = [(c["lang"], c["q"]) for c in changes]
+    assert len(set(keys)) == len(keys)
+    assert all(lang == summary["lang"] for lang, _ in keys)
+    sampled = {
+        (e["lang"], e["q"])
+        for name in summary["excludes"]
+        for e in _load(ROOT / "tests" / "asks_review" / name)["review"]
+    }
+    assert not sampled & set(keys)
+    corpus = _corpus()
+    for change in changes:
+        key = (change["lang"], change["q"])
+        assert change["why"].strip(), change["q"]
+        if change["new"] == "deleted":
+            assert key not in corpus, f"deleted question still in corpus/asks: {change['q']}"
+        else:
+            assert change["new"] != change["rules"], change["q"]
+            assert corpus.get(key) == change["new"], change["q"]
