@@ -10,17 +10,7 @@ from kb.engine.cards import CardError, default_pool, parse_card
 from kb.engine.game import Action, Game, IllegalAction
 from kb.engine.layers import type_line
 from kb.engine.steps import Step
-
-
-def _game(alice: list[str], bob: list[str] | None = None, hand: list[str] | None = None) -> Game:
-    game = Game(["Alice", "Bob"], default_pool())
-    game.put("Alice", "battlefield", alice)
-    game.put("Bob", "battlefield", bob or [])
-    game.put("Alice", "hand", hand or [])
-    for name in ("Alice", "Bob"):
-        game.set_library_count(name, 10)
-    game.start("Alice", Step.PRECOMBAT_MAIN, 2)
-    return game
+from tests.engine.test_layers import _game
 
 
 def _resolve(game: Game, card: str, choice: tuple[str, str], targets: tuple[str, ...] = ()) -> None:
