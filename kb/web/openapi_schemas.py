@@ -51,6 +51,9 @@ def _opt(schema: dict[str, Any]) -> dict[str, Any]:
 
 STR, INT, BOOL = {"type": "string"}, {"type": "integer"}, {"type": "boolean"}
 LINK = _obj({"number": STR, "url": STR}, ("number", "url"))
+#: A rule an example cites: its URL is null where no page would answer (a rule the built texts
+#: do not hold, a tournament rule the corpus has no text of); the number is shown unlinked.
+CITED = _obj({"number": STR, "url": _opt(STR)}, ("number", "url"))
 
 
 #: The side-by-side page (kb.web.pages.sidebyside): a row per English rule, a cell per column.
@@ -363,9 +366,9 @@ def schemas(note_codes: Mapping[str, str]) -> dict[str, Any]:
                             {
                                 "html": STR,
                                 "trace": _arr(
-                                    _obj({"step": INT, "text": STR, "rules": _arr(LINK)})
+                                    _obj({"step": INT, "text": STR, "rules": _arr(CITED)})
                                 ),
-                                "rule_links": _arr(LINK),
+                                "rule_links": _arr(CITED),
                             }
                         ),
                     ]
