@@ -67,18 +67,17 @@ class Site:
         response.close()  # a static file's handle, say
         return Rendered(response.status_code, body, location, response.mimetype)
 
-    def rule_and_twin(self, path: str) -> tuple[bytes, bytes] | None:
-        """A rule page and its JSON twin, from one reading of the rule (the server's two requests
-        read it twice): their bodies, the bytes the server sends, or None when the URL is not a
-        rule page the app shows (a redirect, an error: ask :meth:`get`)."""
-        from flask import request
+    def page_and_twin(self, path: str) -> tuple[bytes, bytes] | None:
+        """A page and its JSON twin, from one reading of what it shows (the server's two
+        requests read it twice): their bodies, the bytes the server sends, or None when the URL
+        is not a page of the app's twin views it shows (a redirect, an error: ask :meth:`get`)."""
+        from flask import g, request
 
-        from kb.web.pages import rules
         from kb.web.pages.base import Page, respond
 
-        views = {"pages.rule": rules.rule, "pages.rule_pinned": rules.rule_pinned}
         with self.app.test_request_context(path, base_url=self.base_url):
-            view = views.get(request.url_rule.endpoint if request.url_rule else "")
+            endpoint = request.url_rule.endpoint if request.url_rule else ""
+            view = getattr(self.app.view_functions.get(endpoint), "page_view", None)
             if view is None or self.app.preprocess_request() is not None:
                 return None
             try:
@@ -88,9 +87,10 @@ class Site:
             if not isinstance(page, Page) or page.status != 200:
                 return None
             body = respond(page, "html").get_data()
-        twin = path + ".json"
-        with self.app.test_request_context(twin, base_url=self.base_url):
-            self.app.preprocess_request()
+            # The twin in the same request: what its own request would set apart from the
+            # view's (same endpoint less ``_json``, arguments and locale) is only that it is JSON.
+            # A second request context cost a tenth of a version page.
+            g.is_json = True
             return body, respond(page, "json").get_data()
 
     def final(self, path: str) -> Rendered:

@@ -290,13 +290,21 @@ def _render_pages(urls: list[str]) -> Batch:
     batch = Batch()
     for url in urls:
         twin = json_twin(url)
-        both = site.rule_and_twin(url) if _RULE.match(url) else None
-        if both is not None:  # a rule page and its twin, the rule read once
-            writer.put(file_for(url), both[0])
+        # a page and its twin from one run of the view (a card's twin in French and Japanese is
+        # a pattern, not a file: that page is asked alone)
+        both = None if _OTHER_CARD.match(url) else site.page_and_twin(url)
+        if both is not None:
+            rule = _RULE.match(url) is not None
+            body = both[0] if rule else static_page(site, url, both[0])
+            writer.put(file_for(url), body)
             writer.put(file_for(twin), both[1])
             batch.pages.append(url)
             batch.json += 1
-            batch.links += [link.split("?", 1)[0] for link in internal_links(both[0].decode())]
+            for link in internal_links(body.decode("utf-8")):
+                batch.skipped_links += not rule and "?" in link
+                batch.links.append(link.split("?", 1)[0])
+            if _GLOSSARY_ENTRY.match(url):
+                batch.moves += _spellings(site, url, both[1])
             continue
         answer = site.get(url)
         if answer.status in (301, 302, 303, 307, 308) and answer.location:

@@ -154,6 +154,7 @@ def twin(rule: str, endpoint: str) -> Callable[[Callable[..., Page]], Callable[.
             result = fn(**kwargs, fmt="json")
             return result if isinstance(result, Response) else respond(result, "json")
 
+        as_html.page_view = fn  # type: ignore[attr-defined]  # the export renders both forms
         bp.add_url_rule(rule, endpoint, as_html)
         bp.add_url_rule(json_rule(rule), endpoint + "_json", as_json)
         return fn  # type: ignore[return-value]
