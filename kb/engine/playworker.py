@@ -59,6 +59,19 @@ class CpuLimit(Exception):
     """The run used up its CPU time."""
 
 
+def not_run() -> dict[str, Any]:
+    """What a run that did not finish answers besides its outcome (the playground's pool says the
+    same of a run it stopped): a fresh dict each time, as callers add to it."""
+    return {
+        "passed": False,
+        "started": False,
+        "problems": [],
+        "events": [],
+        "events_left_out": 0,
+        "lines": 0,
+    }
+
+
 def read_frame(stream: BinaryIO) -> dict[str, Any] | None:
     """The next JSON object, or None at end of input."""
     head = stream.read(_LENGTH.size)
@@ -146,14 +159,7 @@ def run_one(request: dict[str, Any], cpu_ms: int) -> tuple[dict[str, Any], bool]
         traceback.print_exc(file=sys.stderr)
         outcome, end = "error", True
     if outcome != "done":
-        answer = {
-            "passed": False,
-            "started": False,
-            "problems": [],
-            "events": [],
-            "events_left_out": 0,
-            "lines": 0,
-        }
+        answer = not_run()
     answer["outcome"] = outcome
     answer["cpu_ms"] = round((_cpu_seconds() - start) * 1000, 1)
     return answer, end

@@ -40,6 +40,16 @@ def resolve(kb: KnowledgeBase, ref: Ref, lang: str, edition: str | None) -> str 
     return found[0].canonical if found else None
 
 
+def preflight() -> Response:
+    """The answer to a CORS preflight (OPTIONS) of a POST endpoint: POST with a JSON body allowed,
+    cached a day."""
+    response = Response(status=204)
+    response.headers["Access-Control-Allow-Methods"] = "POST, OPTIONS"
+    response.headers["Access-Control-Allow-Headers"] = "Content-Type"
+    response.headers["Access-Control-Max-Age"] = "86400"
+    return response
+
+
 def json_body() -> dict[str, Any]:
     """The request's JSON object, or a 400 naming what is wrong with it.
 
@@ -115,11 +125,7 @@ def linkify() -> Response:
     """
     g.is_json = True
     if request.method == "OPTIONS":
-        response = Response(status=204)
-        response.headers["Access-Control-Allow-Methods"] = "POST, OPTIONS"
-        response.headers["Access-Control-Allow-Headers"] = "Content-Type"
-        response.headers["Access-Control-Max-Age"] = "86400"
-        return response
+        return preflight()
     payload = json_body() if request.is_json else request.form.to_dict()
     text, lang = payload.get("text"), payload.get("lang") or "en"
     edition = payload.get("edition") or None

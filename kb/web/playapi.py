@@ -12,7 +12,7 @@ from __future__ import annotations
 from flask import Blueprint, Response, g, jsonify, request
 
 from kb.knowledge.model import LANGS
-from kb.web.api import json_body
+from kb.web.api import json_body, preflight
 from kb.web.i18n import text as _
 from kb.web.pages.base import PageError
 from kb.web.pages.play import run
@@ -35,11 +35,7 @@ def run_scenario() -> Response:
     g.is_json = True
     g.uncacheable = True
     if request.method == "OPTIONS":
-        response = Response(status=204)
-        response.headers["Access-Control-Allow-Methods"] = "POST, OPTIONS"
-        response.headers["Access-Control-Allow-Headers"] = "Content-Type"
-        response.headers["Access-Control-Max-Age"] = "86400"
-        return response
+        return preflight()
     payload = json_body() if request.is_json else request.form.to_dict()
     scenario = payload.get("scenario")
     locale = payload.get("locale", "en")

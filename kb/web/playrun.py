@@ -36,6 +36,8 @@ import weakref
 from pathlib import Path
 from typing import Any
 
+from kb.engine.playworker import not_run
+
 log = logging.getLogger(__name__)
 
 _LENGTH = struct.Struct(">I")
@@ -214,16 +216,7 @@ class RunPool:
         worker = self._take()
         answer = worker.call({"scenario": scenario, "rule_url": rule_url}, self.timeout)
         if answer.get("outcome") in ("ended", "timeout"):
-            return {
-                **answer,
-                "passed": False,
-                "started": False,
-                "problems": [],
-                "events": [],
-                "events_left_out": 0,
-                "lines": 0,
-                "cpu_ms": None,
-            }
+            return {**answer, **not_run(), "cpu_ms": None}
         if answer.get("outcome") in ("done", "cpu") and not answer.get("last") and worker.alive():
             with self._lock:
                 self._idle.append(worker)

@@ -10,16 +10,11 @@ from pathlib import Path
 import pytest
 
 from .conftest import serving, watched_tab
+from .test_play import BOLT
 
 pytestmark = pytest.mark.browser
 
-SCENARIO = """players: Alice, Bob
-Alice has: hand [Lightning Bolt]; battlefield [Mountain]
-Alice taps Mountain for {R}
-Alice casts Lightning Bolt targeting Bob
-Alice passes
-Bob passes
-? life Bob: 17"""
+SCENARIO = BOLT  # the scenario the server-side tests run
 
 
 @pytest.fixture(scope="module")
